@@ -1,0 +1,34 @@
+export { FW_ERROR_CODES } from './error-codes.js';
+export type { FwErrorCode } from './error-codes.js';
+export { FwError, FwDefinitionError, FwConfigError, isFwError } from './errors.js';
+export type { FwErrorBody, FwErrorDetail } from './errors.js';
+export { POWER_FLAGS, DEFAULT_POWER, runPowerHandler } from './power.js';
+export type { PowerFlag, PowerFlags, PowerObject, PowerHandler, PowerHandlerFn, PowerHandlerContext, PowerDeclaration } from './power.js';
+export { EditType, CONDITION_OPERATORS, defineModel, isModelDefinition } from './model.js';
+export type {
+  Choice,
+  CollectionOptions,
+  Condition,
+  ConditionOperator,
+  DataHookContext,
+  DataProxy,
+  DataSource,
+  FieldDefinition,
+  FieldDefinitionInput,
+  FieldEdit,
+  FieldRule,
+  FieldViews,
+  ModelDefinition,
+  ModelDefinitionInput,
+  ModelFieldRule,
+  ReferenceOptions,
+  RowRule,
+  RuleOutcome,
+} from './model.js';
+export { ModelRegistry, createRegistry } from './registry.js';
+export { CONFIG_KEYS, envNames, loadConfig } from './config.js';
+export type { FwConfig, FwConfigKey, LoadConfigOptions } from './config.js';
+export { USER_STATUS, MENU_STATUS } from './user.js';
+export type { FwUser, UserStatus, MenuStatus } from './user.js';
+export { hashPassword, verifyPassword } from './password.js';
+export type { PasswordHash } from './password.js';

@@ -1,0 +1,4 @@
+export { sqlBackends, createTestDatabase, describeEachSql } from './backends.js';
+export type { SqlBackendSpec, SqlDialect, TestDatabase } from './backends.js';
+export { createRedisNamespace, describeRedis } from './redis.js';
+export type { RedisNamespace } from './redis.js';
