@@ -33,14 +33,19 @@ export class FwError extends Error {
   /** Extra response headers (for example `Retry-After` on 429). */
   readonly headers: Record<string, string> | undefined;
 
+  /**
+   * @param code a code of {@link FW_ERROR_CODES}, or a package's own code with `options.status`.
+   * @param message defaults to the code's message.
+   */
   constructor(
-    code: FwErrorCode,
+    code: FwErrorCode | (string & {}),
     message?: string,
     options: { details?: FwErrorDetail[]; headers?: Record<string, string>; cause?: unknown; status?: number } = {},
   ) {
-    super(message ?? FW_ERROR_CODES[code].message, options.cause === undefined ? undefined : { cause: options.cause });
+    const known = (FW_ERROR_CODES as Record<string, { status: number; message: string } | undefined>)[code];
+    super(message ?? known?.message ?? code, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
-    this.status = options.status ?? FW_ERROR_CODES[code].status;
+    this.status = options.status ?? known?.status ?? 500;
     this.details = options.details;
     this.headers = options.headers;
   }

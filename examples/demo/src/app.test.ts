@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import request from 'supertest';
+import { verifyPassword } from '@fw/core';
+import { createDemoApp, defaultDbUrl } from './app.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+function setup() {
+  const dir = mkdtempSync(join(tmpdir(), 'fw-demo-'));
+  return { dir, dbUrl: `sqlite:${join(dir, 'demo.db')}`, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+describe('examples/demo', () => {
+  it('defaults to a SQLite file under ./data', () => {
+    expect(defaultDbUrl('/srv/app')).to.equal('sqlite:/srv/app/data/fw-demo.db');
+  });
+
+  it('migrates, creates the demo tables and menus, seeds admin with FW_ADMIN_PASSWORD, and serves /', async () => {
+    const { dbUrl, cleanup } = setup();
+    const demo = await createDemoApp({ dbUrl, adminPassword: 'demo-pass-1' });
+    try {
+      expect(demo.generatedAdminPassword).to.equal(undefined);
+      const admin = await demo.store.users.findByAccount('admin');
+      expect(admin?.isAdmin).to.equal(true);
+      const credentials = await demo.store.users.getCredentials('admin');
+      expect(credentials).to.not.equal(undefined);
+      expect(await verifyPassword('demo-pass-1', credentials!)).to.equal(true);
+      for (const model of demo.registry.list()) {
+        expect(await demo.store.knex.schema.hasTable(model.table), model.table).to.equal(true);
+        expect(await demo.store.menus.findByCode(model.name), `${model.name} menu`).to.not.equal(undefined);
+      }
+      expect(await demo.store.menus.findByCode('Book@EXPORT')).to.not.equal(undefined);
+      expect(await demo.store.menus.findByCode('Salary@EXPORT')).to.equal(undefined);
+      const home = await request(demo.app.callback()).get('/').expect(200);
+      expect(home.text).to.contain('Fw demo');
+      const health = await request(demo.app.callback()).get('/health').expect(200);
+      expect(health.body.models).to.deep.equal(['Book', 'Salary', 'Contract', 'Project', 'Task']);
+    } finally {
+      await demo.close();
+      cleanup();
+    }
+  });
+
+  it('generates the admin password once and keeps the account on the next start', async () => {
+    const { dbUrl, cleanup } = setup();
+    try {
+      const first = await createDemoApp({ dbUrl });
+      const generated = first.generatedAdminPassword;
+      expect(generated).to.be.a('string').with.length.greaterThan(11);
+      const menusAfterFirstStart = (await first.store.menus.list()).length;
+      const usersAfterFirstStart = (await first.store.users.list()).length;
+      await first.close();
+      const second = await createDemoApp({ dbUrl, adminPassword: 'ignored-now' });
+      try {
+        expect(second.generatedAdminPassword).to.equal(undefined);
+        const credentials = await second.store.users.getCredentials('admin');
+        expect(await verifyPassword(generated!, credentials!)).to.equal(true);
+        // A restart creates no second admin and no duplicate menus.
+        expect(await second.store.menus.list()).to.have.length(menusAfterFirstStart);
+        expect(await second.store.users.list()).to.have.length(usersAfterFirstStart);
+        expect(menusAfterFirstStart).to.be.greaterThan(5);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('issues tokens that resolve through the SQL token store', async () => {
+    const { dbUrl, cleanup } = setup();
+    const demo = await createDemoApp({ dbUrl, adminPassword: 'x-password' });
+    try {
+      const admin = (await demo.store.users.findByAccount('admin'))!;
+      const { token } = await demo.tokens.loginToken(admin, demo.tokens.generateToken());
+      expect((await demo.tokens.resolve(token))?.userId).to.equal(admin.id);
+      const rows = await demo.store.knex('fw_token').select('*');
+      expect(JSON.stringify(rows)).to.not.contain(token);
+    } finally {
+      await demo.close();
+      cleanup();
+    }
+  });
+
+  it('starts as `npm start` does: a real process answering GET /', async function () {
+    this.timeout(60_000);
+    const { dir, cleanup } = setup();
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=fw-source', join(here, 'main.ts')], {
+      env: { ...process.env, PORT: '0', FW_DB_URL: `sqlite:${join(dir, 'start.db')}`, FW_ADMIN_PASSWORD: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no "listening" line in time; output so far:\n${output}`)), 50_000);
+        const onData = (chunk: Buffer) => {
+          output += chunk.toString();
+          const match = /listening on (http:\/\/\S+)/.exec(output);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+      });
+      expect(output).to.match(/Created the administrator account "admin" with the password: \S{12,}/);
+      const response = await fetch(url);
+      expect(response.status).to.equal(200);
+      expect(await response.text()).to.contain('Fw demo');
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
+      cleanup();
+    }
+  });
+});

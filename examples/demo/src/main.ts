@@ -1,0 +1,30 @@
+// `npm start`: the demo admin app on an embedded SQLite file (or FW_DB_URL).
+import { createDemoApp } from './app.js';
+
+const port = Number(process.env.PORT ?? 3000);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`PORT must be a port number, got ${JSON.stringify(process.env.PORT)}`);
+  process.exit(1);
+}
+
+const demo = await createDemoApp({
+  ...(process.env.FW_DB_URL ? { dbUrl: process.env.FW_DB_URL } : {}),
+  ...(process.env.FW_ADMIN_PASSWORD ? { adminPassword: process.env.FW_ADMIN_PASSWORD } : {}),
+});
+if (demo.generatedAdminPassword) {
+  console.log(`Created the administrator account "admin" with the password: ${demo.generatedAdminPassword}`);
+  console.log('It is shown only this once; set FW_ADMIN_PASSWORD to choose it yourself on a new database.');
+}
+const host = process.env.HOST || '127.0.0.1';
+const server = demo.app.listen(port, host, () => {
+  const address = server.address();
+  const actual = typeof address === 'object' && address ? address.port : port;
+  console.log(`Fw demo listening on http://${host.includes(':') ? `[${host}]` : host}:${actual}/`);
+});
+
+async function shutdown(): Promise<void> {
+  server.close();
+  await demo.close();
+}
+process.once('SIGINT', () => void shutdown());
+process.once('SIGTERM', () => void shutdown());

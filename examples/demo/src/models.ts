@@ -1,0 +1,116 @@
+import { defineModel, type ModelDefinition } from '@fw/core';
+
+/**
+ * Demo models, one per switch of the power table, so each can be tried in the admin UI and
+ * over the API.
+ */
+
+/** Everything on, including export and import; the ISBN cannot be edited in a table cell. */
+export const Book = defineModel({
+  name: 'Book',
+  title: 'Books',
+  table: 'demo_book',
+  power: { export: true, importable: true },
+  fields: {
+    title: { views: { title: 'Title' }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 200 }] },
+    isbn: {
+      views: { title: 'ISBN' },
+      edit: { cellEdit: false },
+      rules: [{ type: 'pattern', pattern: '^(97[89])?\\d{9}[\\dX]$', message: 'ISBN must be 10 or 13 digits' }],
+    },
+    genre: {
+      views: { title: 'Genre' },
+      edit: { type: 'CHOICE', choices: [{ value: 'novel', label: 'Novel' }, { value: 'essay', label: 'Essay' }, { value: 'poetry', label: 'Poetry' }] },
+    },
+    price: { views: { title: 'Price' }, edit: { type: 'NUMBER' }, rules: [{ type: 'range', min: 0, max: 10000 }] },
+    published: { views: { title: 'Published' }, edit: { type: 'DATE' } },
+    inPrint: { views: { title: 'In print' }, edit: { type: 'BOOLEAN', defaultValue: true } },
+  },
+});
+
+/** Kept away from AI tools: `ai: false` holds for administrators too. */
+export const Salary = defineModel({
+  name: 'Salary',
+  title: 'Salaries',
+  table: 'demo_salary',
+  power: { ai: false },
+  fields: {
+    employee: { views: { title: 'Employee' }, edit: { notNull: true } },
+    amount: { views: { title: 'Amount' }, edit: { type: 'NUMBER', notNull: true }, rules: [{ type: 'range', min: 0 }] },
+  },
+});
+
+/** No in-table cell editing on the whole model; the edit form still works. */
+export const Contract = defineModel({
+  name: 'Contract',
+  title: 'Contracts',
+  table: 'demo_contract',
+  power: { cellEdit: false },
+  fields: {
+    party: { views: { title: 'Party' }, edit: { notNull: true } },
+    signedOn: { views: { title: 'Signed on' }, edit: { type: 'DATE' } },
+  },
+});
+
+/** A cross-field invariant: a project cannot end before it starts, whichever cell is edited. */
+export const Project = defineModel({
+  name: 'Project',
+  title: 'Projects',
+  table: 'demo_project',
+  fields: {
+    name: { views: { title: 'Name' }, edit: { notNull: true } },
+    startDate: { views: { title: 'Start' }, edit: { type: 'DATE', notNull: true } },
+    endDate: { views: { title: 'End' }, edit: { type: 'DATE' } },
+    budget: {
+      views: { title: 'Budget' },
+      edit: { type: 'NUMBER' },
+      rules: [
+        {
+          type: 'dynamic',
+          name: 'budgetNeedsEnd',
+          dependsOn: ['endDate'],
+          test: (value, row) => value === null || value === undefined || row.endDate != null || 'a budget needs an end date',
+        },
+      ],
+    },
+  },
+  rowRules: [
+    {
+      name: 'endAfterStart',
+      fields: ['startDate', 'endDate'],
+      path: 'endDate',
+      test: (row) => row.endDate == null || row.startDate == null || String(row.endDate) >= String(row.startDate),
+      message: 'the end date must not be before the start date',
+    },
+  ],
+});
+
+/**
+ * Row visibility by owner (a user sees only their own tasks, administrators see all), and a
+ * power handler: nobody deletes through the API on weekends... here simply: only administrators
+ * may delete tasks.
+ */
+export const Task = defineModel({
+  name: 'Task',
+  title: 'Tasks',
+  table: 'demo_task',
+  power: {
+    powerHandler: (power, { user }) => {
+      if (!user.isAdmin) power.delete = false;
+    },
+  },
+  fields: {
+    subject: { views: { title: 'Subject' }, edit: { notNull: true } },
+    done: { views: { title: 'Done' }, edit: { type: 'BOOLEAN', defaultValue: false } },
+    ownerId: { views: { title: 'Owner', show: false }, edit: { type: 'HIDDEN', readonly: true, cellEdit: false, integer: true } },
+  },
+  dataProxy: {
+    beforeFetch: ({ user }) => (user.isAdmin ? [] : [{ field: 'ownerId', op: 'eq', value: user.id }]),
+    beforeAdd: (row, { user }) => {
+      row.ownerId = user.id;
+    },
+  },
+});
+
+/** Every demo model, in menu order. */
+export const demoModels: ModelDefinition[] = [Book, Salary, Contract, Project, Task];
