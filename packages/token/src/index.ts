@@ -1,0 +1,10 @@
+export { TOKEN_ALPHABET, TOKEN_LENGTH, generateToken, hashToken, isTokenShape } from './generate.js';
+export { FwTokenService, createTokenService } from './service.js';
+export type { FwTokenServiceOptions, IssuedToken, ResolvedToken } from './service.js';
+export type { TokenRecord, TokenStore } from './store.js';
+export { MemoryTokenStore } from './memory-store.js';
+export type { MemoryTokenStoreOptions } from './memory-store.js';
+export { KnexTokenStore } from './knex-store.js';
+export type { KnexTokenStoreOptions } from './knex-store.js';
+export { RedisTokenStore } from './redis-store.js';
+export type { RedisTokenStoreOptions } from './redis-store.js';

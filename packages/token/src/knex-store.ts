@@ -1,0 +1,139 @@
+import { FwDefinitionError } from '@fw/core';
+import type { Knex } from 'knex';
+import { checkNow, checkRecord, checkUserId, isHashShape, type TokenRecord, type TokenStore } from './store.js';
+
+/** Options of {@link KnexTokenStore}. */
+export interface KnexTokenStoreOptions {
+  /** A knex instance on any supported dialect (SQLite, PostgreSQL, MySQL/MariaDB, SQL Server). */
+  knex: Knex;
+  /**
+   * Table holding the tokens, optionally schema-qualified (`auth.fw_token`). It must exist with
+   * the columns `token_hash` char(64) primary key, `user_id` int not null (indexed),
+   * `expires_at` bigint not null (epoch ms, indexed), `created_at` bigint not null (epoch ms);
+   * `@fw/store`'s migrations create it.
+   * @default 'fw_token'
+   */
+  table?: string;
+}
+
+interface TokenRow {
+  token_hash: string;
+  user_id: number | string;
+  expires_at: number | string;
+  created_at: number | string;
+}
+
+const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
+
+// pg returns bigint (and mysql2 may return big numbers) as strings, to avoid silent precision
+// loss; epoch milliseconds stay far below 2^53, so the conversion is exact.
+function toNumber(value: unknown, column: string): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' || typeof value === 'bigint' ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) throw new TypeError(`${column} read from the token table is not a whole number`);
+  return n;
+}
+
+function toRecord(row: TokenRow): TokenRecord {
+  return {
+    hash: row.token_hash,
+    userId: toNumber(row.user_id, 'user_id'),
+    expiresAt: toNumber(row.expires_at, 'expires_at'),
+    createdAt: toNumber(row.created_at, 'created_at'),
+  };
+}
+
+/**
+ * Tokens in a SQL table through knex: every app instance on the same database sees the same
+ * tokens, so a logout on one instance holds on all of them at once. Expired rows are ignored by
+ * every read and removed by `purgeExpired` (run it from a timer or a job).
+ *
+ * @throws {FwDefinitionError} when `knex` is not a knex instance or `table` is not a plain
+ * (optionally schema-qualified) identifier.
+ * @example
+ * const store = new KnexTokenStore({ knex: knex({ client: 'pg', connection: process.env.DATABASE_URL }) });
+ */
+export class KnexTokenStore implements TokenStore {
+  /** The knex instance the store queries. */
+  readonly knex: Knex;
+  /** The token table. */
+  readonly table: string;
+
+  constructor(options: KnexTokenStoreOptions) {
+    if (typeof options !== 'object' || options === null) throw new FwDefinitionError('KnexTokenStore', 'options must be an object');
+    const { knex, table = 'fw_token' } = options;
+    if (typeof knex !== 'function' || typeof knex.raw !== 'function' || typeof knex.transaction !== 'function') {
+      throw new FwDefinitionError('KnexTokenStore.knex', 'must be a knex instance');
+    }
+    if (typeof table !== 'string' || !TABLE_NAME.test(table)) {
+      throw new FwDefinitionError('KnexTokenStore.table', `must be a table name such as fw_token or schema.fw_token, got ${JSON.stringify(table)}`);
+    }
+    this.knex = knex;
+    this.table = table;
+  }
+
+  async save(record: TokenRecord, now: number): Promise<boolean> {
+    checkRecord(record, now);
+    // An expired row with the same hash may linger until the next purge; it must not block the
+    // insert (the primary key would refuse it).
+    await this.rows().where('token_hash', record.hash).andWhere('expires_at', '<=', now).del();
+    try {
+      await this.rows().insert({
+        token_hash: record.hash,
+        user_id: record.userId,
+        expires_at: record.expiresAt,
+        created_at: record.createdAt,
+      });
+      return true;
+    } catch (error) {
+      // Primary-key violations have a different code on every dialect; asking for the row is
+      // the portable way to tell "already registered" from a real failure.
+      const existing = await this.rows().where('token_hash', record.hash).first('token_hash');
+      if (existing) return false;
+      throw error;
+    }
+  }
+
+  async find(hash: string, now: number): Promise<TokenRecord | undefined> {
+    checkNow(now);
+    if (!isHashShape(hash)) return undefined;
+    const row = await this.rows()
+      .where('token_hash', hash)
+      .andWhere('expires_at', '>', now)
+      .first('token_hash', 'user_id', 'expires_at', 'created_at');
+    return row ? toRecord(row) : undefined;
+  }
+
+  async delete(hash: string): Promise<boolean> {
+    if (!isHashShape(hash)) return false;
+    return (await this.rows().where('token_hash', hash).del()) > 0;
+  }
+
+  async deleteByUser(userId: number): Promise<number> {
+    checkUserId(userId);
+    return this.rows().where('user_id', userId).del();
+  }
+
+  async extend(hash: string, expiresAt: number, now: number): Promise<boolean> {
+    checkNow(now);
+    if (!Number.isSafeInteger(expiresAt)) throw new TypeError('expiresAt must be a whole number of epoch milliseconds');
+    if (!isHashShape(hash)) return false;
+    // One conditional UPDATE: a row deleted by another instance is not recreated, and two
+    // instances renewing at once can only move the expiry forward.
+    const changed = await this.rows()
+      .where('token_hash', hash)
+      .andWhere('expires_at', '>', now)
+      .andWhere('expires_at', '<', expiresAt)
+      .update({ expires_at: expiresAt });
+    if (changed > 0) return true;
+    return (await this.rows().where('token_hash', hash).andWhere('expires_at', '>', now).first('token_hash')) !== undefined;
+  }
+
+  async purgeExpired(now: number): Promise<number> {
+    checkNow(now);
+    return this.rows().where('expires_at', '<=', now).del();
+  }
+
+  private rows(): Knex.QueryBuilder<TokenRow, TokenRow[]> {
+    return this.knex<TokenRow, TokenRow[]>(this.table);
+  }
+}

@@ -1,0 +1,219 @@
+import { CONFIG_KEYS, FwDefinitionError, FwError, type FwConfig, type FwUser } from '@fw/core';
+import { generateToken, hashToken, isTokenShape } from './generate.js';
+import { checkUserId, type TokenStore } from './store.js';
+
+/** Options of {@link FwTokenService} / {@link createTokenService}. */
+export interface FwTokenServiceOptions {
+  /** Where token records live: `MemoryTokenStore`, `KnexTokenStore`, `RedisTokenStore` or your own. */
+  store: TokenStore;
+  /**
+   * Token lifetime in minutes, a whole number from 1 to 527,040 (366 days).
+   * @default config['fw.upms.expireTimeByLogin'] when `config` is given, else 120
+   */
+  expireMinutes?: number;
+  /**
+   * Resolved Fw configuration (`loadConfig()`); supplies `expireMinutes` and `sliding` when they
+   * are not given here.
+   */
+  config?: FwConfig;
+  /**
+   * Sliding expiration: a token in use gets a full lifetime again, so only idle tokens expire.
+   * @default config['fw.upms.slidingExpiration'] when `config` is given, else false
+   */
+  sliding?: boolean;
+  /**
+   * With `sliding`, the fraction of the lifetime that must have passed since the token was
+   * issued or last renewed before `resolve` writes a new expiry. Renewing on every request
+   * would turn each read into a write; at 0.5 a token used all day is written about twice per
+   * lifetime and always has at least half of it left. From 0 (every call) to below 1.
+   * @default 0.5
+   */
+  renewAfter?: number;
+  /**
+   * The clock, epoch milliseconds. Inject one to test expiry without waiting.
+   * @default Date.now
+   */
+  now?: () => number;
+}
+
+/** A token just issued by {@link FwTokenService.loginToken}. */
+export interface IssuedToken {
+  /** The token to hand to the client; the only moment it exists in clear on the server. */
+  token: string;
+  /** When it stops being valid (unless renewed by sliding expiration). */
+  expiresAt: Date;
+}
+
+/** What a valid token stands for. */
+export interface ResolvedToken {
+  /** Id of the `fw_user` row the token was issued to. */
+  userId: number;
+  /** When the token stops being valid, after any renewal this call made. */
+  expiresAt: Date;
+}
+
+const EXPIRE = CONFIG_KEYS['fw.upms.expireTimeByLogin'];
+
+function checkMinutes(value: unknown, key: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < EXPIRE.min || value > EXPIRE.max) {
+    throw new FwDefinitionError(key, `must be a whole number of minutes from ${EXPIRE.min} to ${EXPIRE.max}, got ${String(value)}`);
+  }
+  return value;
+}
+
+const STORE_METHODS = ['save', 'find', 'delete', 'deleteByUser', 'extend', 'purgeExpired'] as const;
+
+// A freshly generated token colliding with a live one has probability ~n / 62^16; a few retries
+// only guard against a broken random source turning into a silent session takeover.
+const GENERATE_ATTEMPTS = 3;
+
+/**
+ * Issues, resolves and revokes Fw login tokens. Tokens are 16 characters from `[A-Za-z0-9]`;
+ * the store only ever sees their SHA-256, and nothing here logs them.
+ *
+ * @throws {FwDefinitionError} (from the constructor) for a missing store, a lifetime out of
+ * range, a non-boolean `sliding`, a `renewAfter` outside [0, 1) or a `now` that is not a function.
+ * @example
+ * const tokens = new FwTokenService({ store: new MemoryTokenStore(), config: loadConfig() });
+ * const { token, expiresAt } = await tokens.loginToken(user);
+ * const session = await tokens.resolve(ctx.get('token')); // { userId, expiresAt } | undefined
+ */
+export class FwTokenService {
+  /** The store in use. */
+  readonly store: TokenStore;
+  /** Token lifetime in minutes. */
+  readonly expireMinutes: number;
+  /** Whether `resolve` renews tokens in use. */
+  readonly sliding: boolean;
+  /** Fraction of the lifetime after which a sliding renewal is written. */
+  readonly renewAfter: number;
+  private readonly now: () => number;
+  private readonly lifetimeMs: number;
+
+  constructor(options: FwTokenServiceOptions) {
+    if (typeof options !== 'object' || options === null) throw new FwDefinitionError('FwTokenService', 'options must be an object');
+    const { store, config, now = Date.now, renewAfter = 0.5 } = options;
+    if (typeof store !== 'object' || store === null || STORE_METHODS.some((m) => typeof store[m] !== 'function')) {
+      throw new FwDefinitionError('FwTokenService.store', `must implement TokenStore (${STORE_METHODS.join(', ')})`);
+    }
+    if (config !== undefined && (typeof config !== 'object' || config === null)) {
+      throw new FwDefinitionError('FwTokenService.config', 'must be the object returned by loadConfig()');
+    }
+    const expireMinutes =
+      options.expireMinutes !== undefined
+        ? checkMinutes(options.expireMinutes, 'FwTokenService.expireMinutes')
+        : config !== undefined
+          ? checkMinutes(config['fw.upms.expireTimeByLogin'], 'fw.upms.expireTimeByLogin')
+          : EXPIRE.default;
+    const sliding = options.sliding ?? (config !== undefined ? config['fw.upms.slidingExpiration'] : false);
+    if (typeof sliding !== 'boolean') {
+      const key = options.sliding !== undefined ? 'FwTokenService.sliding' : 'fw.upms.slidingExpiration';
+      throw new FwDefinitionError(key, `must be true or false, got ${String(sliding)}`);
+    }
+    if (typeof renewAfter !== 'number' || !(renewAfter >= 0 && renewAfter < 1)) {
+      throw new FwDefinitionError('FwTokenService.renewAfter', `must be a number from 0 to below 1, got ${String(renewAfter)}`);
+    }
+    if (typeof now !== 'function') throw new FwDefinitionError('FwTokenService.now', 'must be a function returning epoch milliseconds');
+    this.store = store;
+    this.expireMinutes = expireMinutes;
+    this.sliding = sliding;
+    this.renewAfter = renewAfter;
+    this.now = now;
+    this.lifetimeMs = expireMinutes * 60_000;
+  }
+
+  /** A new random token (16 characters from `[A-Za-z0-9]`), not yet registered. */
+  generateToken(): string {
+    return generateToken();
+  }
+
+  /**
+   * Registers a token for `user` and returns it with its expiry. Without `token`, a new one is
+   * generated; a given token (for example one the sign-on bridge generated) is registered as is.
+   *
+   * @throws {TypeError} when `user.id` is not a whole number or `token` is given but does not
+   * have the 16-character shape (the message never contains the token).
+   * @throws {FwError} `CONFLICT` when the given token is already registered.
+   */
+  async loginToken(user: FwUser, token?: string): Promise<IssuedToken> {
+    if (typeof user !== 'object' || user === null) throw new TypeError('loginToken: user must be an FwUser');
+    checkUserId(user.id);
+    if (token !== undefined && !isTokenShape(token)) {
+      throw new TypeError('loginToken: token must be 16 characters from [A-Za-z0-9]');
+    }
+    for (let attempt = 1; ; attempt++) {
+      const candidate = token ?? generateToken();
+      const now = this.readClock();
+      const expiresAt = now + this.lifetimeMs;
+      if (await this.store.save({ hash: hashToken(candidate), userId: user.id, expiresAt, createdAt: now }, now)) {
+        return { token: candidate, expiresAt: new Date(expiresAt) };
+      }
+      if (token !== undefined || attempt >= GENERATE_ATTEMPTS) {
+        throw new FwError('CONFLICT', 'This token is already registered');
+      }
+    }
+  }
+
+  /**
+   * The user a token stands for, or `undefined` when it is malformed (rejected without a store
+   * lookup), unknown, revoked or expired. With sliding expiration, renews the token once the
+   * `renewAfter` part of its lifetime has passed.
+   */
+  async resolve(token: unknown): Promise<ResolvedToken | undefined> {
+    if (!isTokenShape(token)) return undefined;
+    const hash = hashToken(token);
+    const now = this.readClock();
+    const record = await this.store.find(hash, now);
+    if (!record) return undefined;
+    let expiresAt = record.expiresAt;
+    if (this.sliding && record.expiresAt - now < this.lifetimeMs * (1 - this.renewAfter)) {
+      const renewed = now + this.lifetimeMs;
+      // A revoke on another instance between the read and this write wins: the token is not
+      // brought back and this request is treated as unauthenticated.
+      if (!(await this.store.extend(hash, renewed, now))) return undefined;
+      expiresAt = Math.max(renewed, record.expiresAt);
+    }
+    return { userId: record.userId, expiresAt: new Date(expiresAt) };
+  }
+
+  /** Revokes one token (logout); `true` when it was registered. Malformed tokens resolve `false`. */
+  async revoke(token: unknown): Promise<boolean> {
+    if (!isTokenShape(token)) return false;
+    return this.store.delete(hashToken(token));
+  }
+
+  /**
+   * Revokes every token of a user (password change, account locked); resolves how many were
+   * removed.
+   * @throws {TypeError} when `userId` is not a 32-bit whole number.
+   */
+  async revokeUser(userId: number): Promise<number> {
+    checkUserId(userId);
+    return this.store.deleteByUser(userId);
+  }
+
+  /** Removes expired records from the store (call it from a timer or a job); resolves how many. */
+  async purgeExpired(): Promise<number> {
+    return this.store.purgeExpired(this.readClock());
+  }
+
+  private readClock(): number {
+    const now = this.now();
+    if (typeof now !== 'number' || !Number.isFinite(now) || now < 0) {
+      throw new TypeError('FwTokenService: the clock (options.now) must return epoch milliseconds');
+    }
+    // Stores keep whole milliseconds; a clock with sub-millisecond precision is truncated.
+    return Math.floor(now);
+  }
+}
+
+/**
+ * Creates a {@link FwTokenService}; options are checked now, so a bad one fails at start-up.
+ *
+ * @throws {FwDefinitionError} for a bad option (see {@link FwTokenService}).
+ * @example
+ * const tokens = createTokenService({ store: new RedisTokenStore({ redis }), expireMinutes: 60, sliding: true });
+ */
+export function createTokenService(options: FwTokenServiceOptions): FwTokenService {
+  return new FwTokenService(options);
+}
