@@ -1,0 +1,32 @@
+export { createStore } from './store.js';
+export type { FwMigrator, FwStore, StoreKnexOptions, StoreOptions, StorePoolOptions, StoreUrlOptions } from './store.js';
+export { parseStoreUrl, redactUrl } from './url.js';
+export type { MssqlConnection, MysqlConnection, ParsedStoreUrl, SqliteConnection } from './url.js';
+export { DIALECTS, KNEX_CLIENT, dialectOfKnex } from './dialect.js';
+export type { FwDialect } from './dialect.js';
+export { BUILTIN_TABLES, MIGRATIONS, MIGRATION_TABLE, compileMigrations, fwMigrationSource } from './migrations.js';
+export type { BuiltinTable, CompiledMigration, FwMigration } from './migrations.js';
+export { FwMenuModel, FwOrgModel, FwRoleModel, FwUserModel, bindModels } from './models.js';
+export type { BoundModels } from './models.js';
+export type { ListOptions } from './context.js';
+export type { CreateUserInput, FwUserRecord, UpdateUserInput, UserCredentials, UserRepository } from './users.js';
+export { ROLE_STATUS } from './roles.js';
+export type { CreateRoleInput, FwRoleRecord, RoleRepository, RoleStatus, UpdateRoleInput } from './roles.js';
+export { FUNCTION_MENUS, MENU_TYPES, functionMenuCode } from './menus.js';
+export type { CreateMenuInput, FwMenuRecord, MenuRepository, MenuType, ModelMenu, ModelMenuOptions, UpdateMenuInput } from './menus.js';
+export type { CreateOrgInput, FwOrgRecord, OrgRepository } from './orgs.js';
+export { OPERATE_STATUS } from './logs.js';
+export type {
+  FwLoginLogRecord,
+  FwOperateLogRecord,
+  LoginLogInput,
+  LoginLogListOptions,
+  LoginLogRepository,
+  OperateLogInput,
+  OperateLogListOptions,
+  OperateLogRepository,
+  OperateStatus,
+} from './logs.js';
+export { OPEN_API_STATUS } from './open-apis.js';
+export type { CreateOpenApiInput, CreatedOpenApi, FwOpenApiRecord, OpenApiRepository, OpenApiStatus } from './open-apis.js';
+export { createModelTables } from './model-tables.js';

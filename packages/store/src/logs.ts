@@ -1,0 +1,226 @@
+import { FwError } from '@fw/core';
+import type { RepositoryContext } from './context.js';
+import { checkInteger, checkLimit, checkOneOf, checkOptionalDate, checkOptionalId, checkText, clip, insertReturningId, isRowId, toId, toOptionalId, toOptionalString, toRequiredDate } from './values.js';
+
+/** One successful sign-in, as stored in `fw_login_log`. */
+export interface FwLoginLogRecord {
+  id: number;
+  /** Null when the user was deleted since, or signed in through an account with no `fw_user` row. */
+  userId: number | null;
+  account: string;
+  loginTime: Date;
+  ip: string | null;
+  userAgent: string | null;
+  /** How the user signed in: `password`, `oauth:<provider>`, … */
+  method: string;
+  /** Lowercase hex SHA-256 of the token issued (never the token itself). */
+  tokenHash: string | null;
+}
+
+/** What `loginLogs.insert` accepts. Over-long ip / user agent values are cut to their column size. */
+export interface LoginLogInput {
+  userId: number | null;
+  /** At most 64 characters. */
+  account: string;
+  ip?: string | null;
+  userAgent?: string | null;
+  /** At most 64 characters. */
+  method: string;
+  /** Lowercase hex SHA-256 (64 characters) of the issued token. */
+  tokenHash?: string | null;
+  /** @default now */
+  loginTime?: Date;
+}
+
+/** Filters of `loginLogs.list`. */
+export interface LoginLogListOptions {
+  /** Only this user's sign-ins. */
+  userId?: number;
+  /** @default 100 */
+  limit?: number;
+}
+
+/** The `fw_login_log` table. */
+export interface LoginLogRepository {
+  /** Records one sign-in. @throws {FwError} `VALIDATION_FAILED` for a missing account or method, or a malformed token hash. */
+  insert(input: LoginLogInput): Promise<FwLoginLogRecord>;
+  /** Sign-ins, newest first. */
+  list(options?: LoginLogListOptions): Promise<FwLoginLogRecord[]>;
+}
+
+/** Outcome values of `fw_operate_log.status`. */
+export const OPERATE_STATUS = Object.freeze({ SUCCESS: 'success', FAILURE: 'failure' } as const);
+/** One of {@link OPERATE_STATUS}. */
+export type OperateStatus = (typeof OPERATE_STATUS)[keyof typeof OPERATE_STATUS];
+const OPERATE_STATUSES = Object.values(OPERATE_STATUS);
+
+/** One data operation, as stored in `fw_operate_log`. */
+export interface FwOperateLogRecord {
+  id: number;
+  userId: number | null;
+  account: string | null;
+  ip: string | null;
+  /** The model's name. */
+  model: string;
+  /** `add`, `update`, `update-cell`, `delete`, `import`, … */
+  action: string;
+  /** Where the operation came from: `http`, `ai`, `import`, `cell`. */
+  source: string;
+  /** The row's primary key, as text. */
+  targetId: string | null;
+  /** The row before the change, as stored (JSON text). */
+  beforeData: string | null;
+  /** The request body, as stored (JSON text). */
+  request: string | null;
+  status: OperateStatus;
+  /** The failure message when `status` is `failure`. */
+  error: string | null;
+  durationMs: number;
+  createdAt: Date;
+}
+
+/** What `operateLogs.insert` accepts. */
+export interface OperateLogInput {
+  userId?: number | null;
+  account?: string | null;
+  ip?: string | null;
+  /** At most 64 characters. */
+  model: string;
+  /** At most 32 characters. */
+  action: string;
+  /** @default 'http' */
+  source?: string;
+  targetId?: string | number | null;
+  /** Stored as is when a string, else as JSON. */
+  beforeData?: unknown;
+  /** Stored as is when a string, else as JSON. */
+  request?: unknown;
+  status: OperateStatus;
+  error?: string | null;
+  /** @default 0 */
+  durationMs?: number;
+  /** @default now */
+  createdAt?: Date;
+}
+
+/** Filters of `operateLogs.list`. */
+export interface OperateLogListOptions {
+  /** Only operations on this model. */
+  model?: string;
+  /** @default 100 */
+  limit?: number;
+}
+
+/** The `fw_operate_log` table. */
+export interface OperateLogRepository {
+  /** Records one operation. @throws {FwError} `VALIDATION_FAILED` for a missing model, action or status. */
+  insert(input: OperateLogInput): Promise<FwOperateLogRecord>;
+  /** Operations, newest first. */
+  list(options?: OperateLogListOptions): Promise<FwOperateLogRecord[]>;
+}
+
+type Row = Record<string, unknown>;
+
+function toLoginLog(row: Row): FwLoginLogRecord {
+  return {
+    id: toId(row.id),
+    userId: toOptionalId(row.user_id),
+    account: String(row.account),
+    loginTime: toRequiredDate(row.login_time),
+    ip: toOptionalString(row.ip),
+    userAgent: toOptionalString(row.user_agent),
+    method: String(row.method),
+    // PostgreSQL pads char(n); hashes are exactly 64 characters, but a hand-written row may not be.
+    tokenHash: row.token_hash === null || row.token_hash === undefined ? null : String(row.token_hash).trimEnd(),
+  };
+}
+
+function toOperateLog(row: Row): FwOperateLogRecord {
+  return {
+    id: toId(row.id),
+    userId: toOptionalId(row.user_id),
+    account: toOptionalString(row.account),
+    ip: toOptionalString(row.ip),
+    model: String(row.model),
+    action: String(row.action),
+    source: String(row.source),
+    targetId: toOptionalString(row.target_id),
+    beforeData: toOptionalString(row.before_data),
+    request: toOptionalString(row.request),
+    status: String(row.status) as OperateStatus,
+    error: toOptionalString(row.error),
+    durationMs: Number(row.duration_ms),
+    createdAt: toRequiredDate(row.created_at),
+  };
+}
+
+function asText(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** The login-log repository of one store. */
+export function createLoginLogRepository(ctx: RepositoryContext): LoginLogRepository {
+  const { knex, dialect } = ctx;
+  return {
+    async insert(input) {
+      const tokenHash = input.tokenHash ?? null;
+      if (tokenHash !== null && !/^[0-9a-f]{64}$/.test(tokenHash)) {
+        const message = 'must be the lowercase hex SHA-256 of the token (64 characters)';
+        throw new FwError('VALIDATION_FAILED', `tokenHash ${message}`, { details: [{ path: 'tokenHash', type: 'matches', message }] });
+      }
+      const row = {
+        user_id: checkOptionalId('userId', input.userId),
+        account: checkText('account', input.account, 64),
+        login_time: checkOptionalDate('loginTime', input.loginTime) ?? new Date(),
+        ip: clip(input.ip, 64),
+        user_agent: clip(input.userAgent, 512),
+        method: checkText('method', input.method, 64),
+        token_hash: tokenHash,
+      };
+      const id = await insertReturningId(knex, dialect, 'fw_login_log', row);
+      return toLoginLog({ id, ...row });
+    },
+
+    async list(options = {}) {
+      let query = knex('fw_login_log').orderBy('login_time', 'desc').orderBy('id', 'desc').limit(checkLimit(options.limit, 100)).select('*');
+      if (options.userId !== undefined) {
+        if (!isRowId(options.userId)) return [];
+        query = query.where('user_id', options.userId);
+      }
+      return (await query).map(toLoginLog);
+    },
+  };
+}
+
+/** The operate-log repository of one store. */
+export function createOperateLogRepository(ctx: RepositoryContext): OperateLogRepository {
+  const { knex, dialect } = ctx;
+  return {
+    async insert(input) {
+      const row = {
+        user_id: checkOptionalId('userId', input.userId),
+        account: clip(input.account, 64),
+        ip: clip(input.ip, 64),
+        model: checkText('model', input.model, 64),
+        action: checkText('action', input.action, 32),
+        source: input.source === undefined ? 'http' : checkText('source', input.source, 16),
+        target_id: clip(input.targetId, 64),
+        before_data: asText(input.beforeData),
+        request: asText(input.request),
+        status: checkOneOf('status', input.status, OPERATE_STATUSES),
+        error: asText(input.error),
+        duration_ms: checkInteger('durationMs', input.durationMs, 0),
+        created_at: checkOptionalDate('createdAt', input.createdAt) ?? new Date(),
+      };
+      const id = await insertReturningId(knex, dialect, 'fw_operate_log', row);
+      return toOperateLog({ id, ...row });
+    },
+
+    async list(options = {}) {
+      let query = knex('fw_operate_log').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(checkLimit(options.limit, 100)).select('*');
+      if (options.model !== undefined) query = query.where('model', options.model);
+      return (await query).map(toOperateLog);
+    },
+  };
+}

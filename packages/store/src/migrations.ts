@@ -1,0 +1,261 @@
+import knexFactory, { type Knex } from 'knex';
+import { dialectOfKnex, KNEX_CLIENT, nowDefault, type FwDialect } from './dialect.js';
+
+/** knex's bookkeeping table for Fw's migrations (its lock table is `fw_migrations_lock`). */
+export const MIGRATION_TABLE = 'fw_migrations';
+
+/** Every table the built-in migrations create, in creation order. */
+export const BUILTIN_TABLES = Object.freeze([
+  'fw_user',
+  'fw_role',
+  'fw_user_role',
+  'fw_org',
+  'fw_user_org',
+  'fw_menu',
+  'fw_role_menu',
+  'fw_login_log',
+  'fw_operate_log',
+  'fw_open_api',
+  'fw_token',
+] as const);
+
+/** The name of one built-in table. */
+export type BuiltinTable = (typeof BUILTIN_TABLES)[number];
+
+/**
+ * One versioned schema change. `up` and `down` only build schema statements on the knex they are
+ * given (they never read data), so the same code runs as a migration and compiles to SQL on a
+ * knex with no connection (see {@link compileMigrations}).
+ */
+export interface FwMigration {
+  /** Sortable, never renamed: it is what `fw_migrations` records. */
+  readonly name: string;
+  up(knex: Knex): Knex.SchemaBuilder;
+  down(knex: Knex): Knex.SchemaBuilder;
+}
+
+// Datetimes keep milliseconds everywhere (MySQL's DATETIME would otherwise round them away);
+// on SQLite the column holds epoch milliseconds.
+function datetime(t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder {
+  return t.datetime(name, { precision: 3 });
+}
+
+function timestamps(knex: Knex, t: Knex.CreateTableBuilder): void {
+  datetime(t, 'created_at').notNullable().defaultTo(nowDefault(knex));
+  datetime(t, 'updated_at').notNullable().defaultTo(nowDefault(knex));
+}
+
+// `unsigned` matters on MySQL only, where `increments` is INT UNSIGNED and a foreign key must
+// match it exactly; the other dialects ignore it.
+function userId(t: Knex.CreateTableBuilder): Knex.ColumnBuilder {
+  return t.integer('user_id').unsigned();
+}
+
+function cascade(column: Knex.ColumnBuilder, table: string): void {
+  column.notNullable().references('id').inTable(table).onDelete('CASCADE');
+}
+
+// Long JSON bodies do not fit MySQL's 64 KiB TEXT; the other dialects' text types are unbounded.
+function longText(t: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder {
+  return t.text(name, 'mediumtext');
+}
+
+function createTable(knex: Knex, schema: Knex.SchemaBuilder, name: BuiltinTable, build: (t: Knex.CreateTableBuilder) => void): Knex.SchemaBuilder {
+  const mysql = dialectOfKnex(knex) === 'mysql';
+  return schema.createTable(name, (t) => {
+    // A database created with a legacy charset would otherwise truncate non-Latin names.
+    if (mysql) t.charset('utf8mb4');
+    build(t);
+  });
+}
+
+function joinTable(knex: Knex, schema: Knex.SchemaBuilder, name: BuiltinTable, left: [string, BuiltinTable], right: [string, BuiltinTable]): Knex.SchemaBuilder {
+  return createTable(knex, schema, name, (t) => {
+    cascade(t.integer(left[0]).unsigned(), left[1]);
+    cascade(t.integer(right[0]).unsigned(), right[1]);
+    t.primary([left[0], right[0]]);
+    // The primary key serves lookups by the left column; this one serves the reverse direction.
+    t.index([right[0]]);
+  });
+}
+
+function dropAll(knex: Knex, tables: readonly BuiltinTable[]): Knex.SchemaBuilder {
+  let schema = knex.schema;
+  for (const table of [...tables].reverse()) schema = schema.dropTableIfExists(table);
+  return schema;
+}
+
+const builtinTables: FwMigration = {
+  name: '0001_builtin_tables',
+  up(knex) {
+    let s = knex.schema;
+    s = createTable(knex, s, 'fw_user', (t) => {
+      t.increments('id');
+      t.string('account', 64).notNullable().unique();
+      t.string('name', 128).nullable();
+      // Null hash: no local password (directory or sign-on users).
+      t.string('password_hash', 128).nullable();
+      t.string('password_salt', 64).nullable();
+      t.boolean('is_admin').notNullable().defaultTo(false);
+      t.string('status', 16).notNullable().defaultTo('normal');
+      datetime(t, 'expire_date').nullable();
+      t.string('white_ip', 1024).nullable();
+      datetime(t, 'reset_pwd_time').nullable();
+      timestamps(knex, t);
+    });
+    s = createTable(knex, s, 'fw_role', (t) => {
+      t.increments('id');
+      t.string('code', 64).notNullable().unique();
+      t.string('name', 128).notNullable();
+      t.string('status', 16).notNullable().defaultTo('normal');
+      t.string('remark', 512).nullable();
+      timestamps(knex, t);
+    });
+    s = joinTable(knex, s, 'fw_user_role', ['user_id', 'fw_user'], ['role_id', 'fw_role']);
+    s = createTable(knex, s, 'fw_org', (t) => {
+      t.increments('id');
+      t.string('code', 64).nullable().unique();
+      t.string('name', 128).notNullable();
+      t.integer('parent_id').unsigned().nullable().index();
+      t.integer('sort').notNullable().defaultTo(0);
+      timestamps(knex, t);
+    });
+    s = joinTable(knex, s, 'fw_user_org', ['user_id', 'fw_user'], ['org_id', 'fw_org']);
+    s = createTable(knex, s, 'fw_menu', (t) => {
+      t.increments('id');
+      t.string('code', 128).nullable().unique();
+      t.string('name', 128).notNullable();
+      t.string('type', 16).notNullable();
+      t.string('value', 255).nullable();
+      t.string('icon', 64).nullable();
+      t.integer('parent_id').unsigned().nullable().index();
+      t.integer('sort').notNullable().defaultTo(0);
+      t.string('status', 16).notNullable().defaultTo('open');
+      timestamps(knex, t);
+    });
+    s = joinTable(knex, s, 'fw_role_menu', ['role_id', 'fw_role'], ['menu_id', 'fw_menu']);
+    return s;
+  },
+  down(knex) {
+    return dropAll(knex, ['fw_user', 'fw_role', 'fw_user_role', 'fw_org', 'fw_user_org', 'fw_menu', 'fw_role_menu']);
+  },
+};
+
+const logs: FwMigration = {
+  name: '0002_logs',
+  up(knex) {
+    let s = knex.schema;
+    s = createTable(knex, s, 'fw_login_log', (t) => {
+      t.bigIncrements('id');
+      // No foreign key: a log row outlives the user it names.
+      userId(t).nullable().index();
+      t.string('account', 64).notNullable();
+      datetime(t, 'login_time').notNullable().index();
+      t.string('ip', 64).nullable();
+      t.string('user_agent', 512).nullable();
+      t.string('method', 64).notNullable();
+      t.specificType('token_hash', 'char(64)').nullable();
+    });
+    s = createTable(knex, s, 'fw_operate_log', (t) => {
+      t.bigIncrements('id');
+      userId(t).nullable();
+      t.string('account', 64).nullable();
+      t.string('ip', 64).nullable();
+      t.string('model', 64).notNullable();
+      t.string('action', 32).notNullable();
+      t.string('source', 16).notNullable().defaultTo('http');
+      t.string('target_id', 64).nullable();
+      longText(t, 'before_data').nullable();
+      longText(t, 'request').nullable();
+      t.string('status', 16).notNullable();
+      longText(t, 'error').nullable();
+      t.integer('duration_ms').notNullable().defaultTo(0);
+      datetime(t, 'created_at').notNullable().defaultTo(nowDefault(knex));
+      t.index(['model', 'created_at']);
+    });
+    return s;
+  },
+  down(knex) {
+    return dropAll(knex, ['fw_login_log', 'fw_operate_log']);
+  },
+};
+
+const openApi: FwMigration = {
+  name: '0003_open_api',
+  up(knex) {
+    return createTable(knex, knex.schema, 'fw_open_api', (t) => {
+      t.increments('id');
+      t.string('app_id', 64).notNullable().unique();
+      t.string('secret_hash', 128).notNullable();
+      t.string('secret_salt', 64).notNullable();
+      t.string('name', 128).notNullable();
+      cascade(userId(t), 'fw_user');
+      datetime(t, 'expire_date').nullable();
+      t.string('status', 16).notNullable().defaultTo('normal');
+      timestamps(knex, t);
+    });
+  },
+  down(knex) {
+    return dropAll(knex, ['fw_open_api']);
+  },
+};
+
+const token: FwMigration = {
+  name: '0004_token',
+  up(knex) {
+    return createTable(knex, knex.schema, 'fw_token', (t) => {
+      t.specificType('token_hash', 'char(64)').notNullable().primary();
+      // No foreign key: the token store is also used with hosts' own user tables.
+      userId(t).notNullable().index();
+      // Epoch milliseconds, so expiry checks compare numbers the same way on every dialect.
+      t.bigInteger('expires_at').notNullable().index();
+      t.bigInteger('created_at').notNullable();
+    });
+  },
+  down(knex) {
+    return dropAll(knex, ['fw_token']);
+  },
+};
+
+/** The built-in migrations, oldest first. */
+export const MIGRATIONS: readonly FwMigration[] = Object.freeze([builtinTables, logs, openApi, token]);
+
+/**
+ * The in-code migration source handed to knex's migrator: no migration files to locate at run
+ * time, so the package works the same bundled, from `dist/` or from source.
+ */
+export function fwMigrationSource(): Knex.MigrationSource<FwMigration> {
+  return {
+    getMigrations: async () => [...MIGRATIONS],
+    getMigrationName: (migration) => migration.name,
+    getMigration: async (migration) => ({ up: (knex: Knex) => migration.up(knex), down: (knex: Knex) => migration.down(knex) }),
+  };
+}
+
+/** The SQL of one migration for one dialect. */
+export interface CompiledMigration {
+  /** The migration's name, as recorded in `fw_migrations`. */
+  name: string;
+  /** Statements `latest()` runs, in order. */
+  up: string[];
+  /** Statements `rollback()` runs, in order. */
+  down: string[];
+}
+
+function statements(knex: Knex, builder: Knex.SchemaBuilder): string[] {
+  return builder.toSQL().map((q) => (q.bindings && q.bindings.length > 0 ? knex.raw(q.sql, q.bindings).toQuery() : q.sql));
+}
+
+/**
+ * The SQL every built-in migration runs on `dialect`, compiled by a knex of that client with no
+ * connection: how the SQL Server schema is checked where no SQL Server can run.
+ * @example compileMigrations('mssql')[0].up[0] // 'CREATE TABLE [fw_user] (…)'
+ */
+export async function compileMigrations(dialect: FwDialect): Promise<CompiledMigration[]> {
+  const knex = knexFactory({ client: KNEX_CLIENT[dialect], useNullAsDefault: true });
+  try {
+    return MIGRATIONS.map((m) => ({ name: m.name, up: statements(knex, m.up(knex)), down: statements(knex, m.down(knex)) }));
+  } finally {
+    await knex.destroy();
+  }
+}

@@ -1,0 +1,257 @@
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { FwDefinitionError, type ModelDefinition } from '@fw/core';
+import knexFactory, { type Knex } from 'knex';
+import type { RepositoryContext } from './context.js';
+import { dialectOfKnex, type FwDialect } from './dialect.js';
+import { createLoginLogRepository, createOperateLogRepository, type LoginLogRepository, type OperateLogRepository } from './logs.js';
+import { createMenuRepository, type MenuRepository } from './menus.js';
+import { fwMigrationSource, MIGRATION_TABLE, type FwMigration } from './migrations.js';
+import { createModelTables } from './model-tables.js';
+import { bindModels } from './models.js';
+import { createOpenApiRepository, type OpenApiRepository } from './open-apis.js';
+import { createOrgRepository, type OrgRepository } from './orgs.js';
+import { createRoleRepository, type RoleRepository } from './roles.js';
+import { parseStoreUrl, type ParsedStoreUrl } from './url.js';
+import { createUserRepository, type UserRepository } from './users.js';
+
+/** Connection-pool bounds for a store that opens its own connections. */
+export interface StorePoolOptions {
+  /** Connections kept open while idle. @default 0 (1 for SQLite) */
+  min?: number;
+  /** Most connections at once. @default 10 (1 for SQLite: one writer at a time, and an in-memory database lives in one connection) */
+  max?: number;
+}
+
+/** A store that opens its own connections from a URL. */
+export interface StoreUrlOptions {
+  /**
+   * Database URL: `sqlite:data/app.db`, `sqlite:///abs/app.db`, `sqlite::memory:`,
+   * `postgres://…`, `postgresql://…`, `mysql://…`, `mariadb://…`, `mssql://…`.
+   * @example 'postgres://app:secret@db.internal:5432/app'
+   */
+  url: string;
+  /** Connection-pool bounds. */
+  pool?: StorePoolOptions;
+  /** Log every query through knex's debug output. @default false */
+  debug?: boolean;
+}
+
+/** A store over a knex instance the host already owns (and keeps owning: `destroy()` leaves it open). */
+export interface StoreKnexOptions {
+  /**
+   * The host's knex. Its client must be better-sqlite3 / sqlite3, pg, mysql2 / mysql or mssql. On
+   * SQLite, the host turns foreign keys on for each connection (`PRAGMA foreign_keys = ON`), or
+   * deletes do not cascade; on MySQL, the session time zone should be UTC (`+00:00`).
+   */
+  knex: Knex;
+}
+
+/** What {@link createStore} accepts besides a bare URL. */
+export type StoreOptions = StoreUrlOptions | StoreKnexOptions;
+
+/** Fw's built-in migrations, run through knex's migrator (bookkeeping in `fw_migrations`). */
+export interface FwMigrator {
+  /** Runs every pending migration. @returns the names it ran, oldest first. */
+  latest(): Promise<string[]>;
+  /** Reverts every applied migration, leaving none of the built-in tables. @returns the names it reverted, newest first. */
+  rollback(): Promise<string[]>;
+  /** Which migrations ran and which are pending, each oldest first. */
+  status(): Promise<{ applied: string[]; pending: string[] }>;
+}
+
+/** A connection to Fw's database with its migrations and repositories. */
+export interface FwStore {
+  /** The knex instance every repository uses. */
+  readonly knex: Knex;
+  /** The SQL dialect. */
+  readonly dialect: FwDialect;
+  /** The built-in migrations. */
+  readonly migrate: FwMigrator;
+  /** `fw_user` and the user-role / user-org links. */
+  readonly users: UserRepository;
+  /** `fw_role` and the role-menu links. */
+  readonly roles: RoleRepository;
+  /** `fw_menu` and menu grants. */
+  readonly menus: MenuRepository;
+  /** `fw_org`. */
+  readonly orgs: OrgRepository;
+  /** `fw_login_log`. */
+  readonly loginLogs: LoginLogRepository;
+  /** `fw_operate_log`. */
+  readonly operateLogs: OperateLogRepository;
+  /** `fw_open_api`. */
+  readonly openApis: OpenApiRepository;
+  /**
+   * Creates the missing tables (and COLLECTION join tables) of Fw model definitions.
+   * @returns the tables created.
+   */
+  createModelTables(models: readonly ModelDefinition[]): Promise<string[]>;
+  /** Closes the store's connections; a host-owned knex (`{ knex }`) is left open. */
+  destroy(): Promise<void>;
+}
+
+// Minimal shapes of the raw driver connections the pool hands to `afterCreate`.
+interface SqliteRawConnection {
+  pragma(source: string): unknown;
+}
+interface MysqlRawConnection {
+  query(sql: string, callback: (error: Error | null) => void): void;
+}
+type Done = (error: Error | null, connection: unknown) => void;
+
+function isPoolBound(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function checkPool(pool: unknown, dialect: FwDialect, memory: boolean): { min: number; max: number } {
+  const defaults = dialect === 'sqlite' ? { min: 1, max: 1 } : { min: 0, max: 10 };
+  if (pool === undefined) return defaults;
+  if (typeof pool !== 'object' || pool === null) throw new FwDefinitionError('store.pool', 'must be an object { min?, max? }');
+  const { min = defaults.min, max = defaults.max } = pool as StorePoolOptions;
+  if (!isPoolBound(min)) throw new FwDefinitionError('store.pool.min', `must be a non-negative integer, got ${String(min)}`);
+  if (!isPoolBound(max) || max < 1) throw new FwDefinitionError('store.pool.max', `must be a positive integer, got ${String(max)}`);
+  if (min > max) throw new FwDefinitionError('store.pool.min', `must not exceed pool.max (${max}), got ${min}`);
+  // Each connection to :memory: is a separate, empty database.
+  if (memory && max !== 1) throw new FwDefinitionError('store.pool.max', 'must be 1 for sqlite::memory: (each connection would see its own empty database)');
+  return { min, max };
+}
+
+const requireCjs = createRequire(import.meta.url);
+
+function knexConfig(parsed: ParsedStoreUrl, pool: { min: number; max: number }, debug: boolean): Knex.Config {
+  const base = { client: parsed.client, debug, pool: { ...pool } };
+  switch (parsed.dialect) {
+    case 'sqlite':
+      return {
+        ...base,
+        connection: { filename: parsed.connection.filename },
+        useNullAsDefault: true,
+        pool: {
+          ...base.pool,
+          // A pooled in-memory database must never be reaped, or its data goes with it.
+          ...(parsed.memory ? { min: 1, idleTimeoutMillis: Number.MAX_SAFE_INTEGER } : {}),
+          afterCreate(conn: SqliteRawConnection, done: Done) {
+            try {
+              // SQLite leaves foreign keys off per connection unless asked: cascades depend on it.
+              conn.pragma('foreign_keys = ON');
+              // WAL lets readers run beside the one writer, and several processes share the file.
+              if (!parsed.memory) conn.pragma('journal_mode = WAL');
+              done(null, conn);
+            } catch (error) {
+              done(error instanceof Error ? error : new Error(String(error)), conn);
+            }
+          },
+        },
+      };
+    case 'postgres':
+      return { ...base, connection: parsed.connection };
+    case 'mysql':
+      return {
+        ...base,
+        // 'Z': Dates are written and read as UTC, whatever the server's or this process's zone.
+        connection: { ...parsed.connection, charset: 'utf8mb4', timezone: 'Z' },
+        pool: {
+          ...base.pool,
+          afterCreate(conn: MysqlRawConnection, done: Done) {
+            // Column defaults (CURRENT_TIMESTAMP) use the session zone; keep them UTC like the rest.
+            conn.query("SET time_zone = '+00:00'", (error) => done(error, conn));
+          },
+        },
+      };
+    case 'mssql':
+      return {
+        ...base,
+        connection: {
+          ...parsed.connection,
+          options: {
+            ...parsed.connection.options,
+            // knex binds Dates as DATETIME (3.33 ms steps); DATETIME2 keeps the exact millisecond.
+            mapBinding(value: unknown) {
+              if (!(value instanceof Date)) return undefined;
+              const tedious: typeof import('tedious') = requireCjs('tedious');
+              return { value, type: tedious.TYPES.DateTime2 };
+            },
+          },
+        },
+      };
+  }
+}
+
+function isKnexOptions(options: StoreOptions): options is StoreKnexOptions {
+  return 'knex' in options && options.knex !== undefined;
+}
+
+/**
+ * Opens Fw's database. Nothing connects until the first query, so a bad password shows up at
+ * `migrate.latest()`, while a malformed URL or option fails here.
+ *
+ * @example
+ * const store = createStore(process.env.FW_DB_URL ?? 'sqlite:data/fw.db');
+ * await store.migrate.latest();
+ * const admin = await store.users.create({ account: 'admin', password: 's3cret', isAdmin: true });
+ * @throws {FwDefinitionError} key `store.url` for an unsupported or malformed URL (its password
+ * never appears in the message), `store.pool.*` for bad pool bounds, `store.knex` for an
+ * unsupported knex client.
+ */
+export function createStore(urlOrOptions: string | StoreOptions): FwStore {
+  if (typeof urlOrOptions !== 'string' && (typeof urlOrOptions !== 'object' || urlOrOptions === null)) {
+    throw new FwDefinitionError('store', 'createStore takes a database URL or { url, pool?, debug? } or { knex }');
+  }
+  let knex: Knex;
+  let owned: boolean;
+  if (typeof urlOrOptions !== 'string' && isKnexOptions(urlOrOptions)) {
+    knex = urlOrOptions.knex;
+    owned = false;
+  } else {
+    const options: StoreUrlOptions = typeof urlOrOptions === 'string' ? { url: urlOrOptions } : urlOrOptions;
+    const parsed = parseStoreUrl(options.url);
+    const pool = checkPool(options.pool, parsed.dialect, parsed.dialect === 'sqlite' && parsed.memory);
+    if (options.debug !== undefined && typeof options.debug !== 'boolean') throw new FwDefinitionError('store.debug', 'must be true or false');
+    if (parsed.dialect === 'sqlite' && !parsed.memory) mkdirSync(dirname(parsed.connection.filename), { recursive: true });
+    knex = knexFactory(knexConfig(parsed, pool, options.debug ?? false));
+    owned = true;
+  }
+  const dialect = dialectOfKnex(knex);
+  const ctx: RepositoryContext = { knex, dialect, models: bindModels(knex) };
+  const source = fwMigrationSource();
+  const config: Knex.MigratorConfig = { migrationSource: source, tableName: MIGRATION_TABLE };
+  // An older instance of a scale-out deployment must still start after a newer one migrated the
+  // shared database, so applying and listing tolerate applied names this version does not know.
+  const tolerant: Knex.MigratorConfig = { ...config, disableMigrationsListValidation: true };
+  let destroyed = false;
+
+  return {
+    knex,
+    dialect,
+    migrate: {
+      async latest() {
+        const [, names]: [number, string[]] = await knex.migrate.latest(tolerant);
+        return names;
+      },
+      async rollback() {
+        const [, names]: [number, string[]] = await knex.migrate.rollback(config, true);
+        return names;
+      },
+      async status() {
+        // Completed entries are rows of fw_migrations; pending ones are our source's migrations.
+        const [applied, pending]: [Array<{ name: string }>, FwMigration[]] = await knex.migrate.list(tolerant);
+        return { applied: applied.map((m) => m.name), pending: pending.map((m) => source.getMigrationName(m)) };
+      },
+    },
+    users: createUserRepository(ctx),
+    roles: createRoleRepository(ctx),
+    menus: createMenuRepository(ctx),
+    orgs: createOrgRepository(ctx),
+    loginLogs: createLoginLogRepository(ctx),
+    operateLogs: createOperateLogRepository(ctx),
+    openApis: createOpenApiRepository(ctx),
+    createModelTables: (models) => createModelTables(knex, models),
+    async destroy() {
+      if (!owned || destroyed) return;
+      destroyed = true;
+      await knex.destroy();
+    },
+  };
+}
