@@ -182,6 +182,15 @@ describe('compileMigrations(dialect)', function () {
       expect(up).to.include('CREATE INDEX [fw_token_expires_at_index] ON [fw_token] ([expires_at])');
     });
 
+    it('keys fw_kv by a 191-character key with a bigint expiry', function () {
+      const kv = create('fw_kv');
+      expect(kv).to.include('[key] nvarchar(191) not null');
+      expect(kv).to.include('[value] nvarchar(1024) not null');
+      expect(kv).to.include('[expires_at] bigint not null');
+      expect(kv).to.include('PRIMARY KEY ([key])');
+      expect(up).to.include('CREATE INDEX [fw_kv_expires_at_index] ON [fw_kv] ([expires_at])');
+    });
+
     it('indexes the logs for their list queries', function () {
       expect(up).to.include('CREATE INDEX [fw_login_log_user_id_index] ON [fw_login_log] ([user_id])');
       expect(up).to.include('CREATE INDEX [fw_login_log_login_time_index] ON [fw_login_log] ([login_time])');

@@ -17,6 +17,7 @@ export const BUILTIN_TABLES = Object.freeze([
   'fw_operate_log',
   'fw_open_api',
   'fw_token',
+  'fw_kv',
 ] as const);
 
 /** The name of one built-in table. */
@@ -217,8 +218,24 @@ const token: FwMigration = {
   },
 };
 
+const ephemeral: FwMigration = {
+  name: '0005_ephemeral',
+  up(knex) {
+    // Short-lived values of @fw/token's KnexEphemeralStore: failed-login counters, lockouts and
+    // captcha answers, shared by every instance on this database.
+    return createTable(knex, knex.schema, 'fw_kv', (t) => {
+      t.string('key', 191).notNullable().primary();
+      t.string('value', 1024).notNullable();
+      t.bigInteger('expires_at').notNullable().index();
+    });
+  },
+  down(knex) {
+    return dropAll(knex, ['fw_kv']);
+  },
+};
+
 /** The built-in migrations, oldest first. */
-export const MIGRATIONS: readonly FwMigration[] = Object.freeze([builtinTables, logs, openApi, token]);
+export const MIGRATIONS: readonly FwMigration[] = Object.freeze([builtinTables, logs, openApi, token, ephemeral]);
 
 /**
  * The in-code migration source handed to knex's migrator: no migration files to locate at run

@@ -1,0 +1,128 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import request from 'supertest';
+import { encodePassword } from '@fw/login/client';
+import { createLdapApp } from './app.js';
+import { LDAP_REASONS } from './ldap-proxy.js';
+import { SLAPD, peopleLdif, startSlapd, type Slapd } from './slapd-fixture.js';
+
+describe('examples/ldap-login: ldapLogin() against a real slapd', function () {
+  if (!existsSync(SLAPD)) {
+    it('skipped: slapd is not installed (apt-get install slapd; .ci/run installs it)', function () {
+      this.skip();
+    });
+    return;
+  }
+
+  let slapd: Slapd;
+  before(async () => {
+    slapd = await startSlapd(
+      peopleLdif([
+        { uid: 'alice', password: 'ldap-alice' },
+        { uid: 'dora', password: 'ldap-dora', name: 'Dora, only in the directory' },
+      ]),
+    );
+  });
+  after(() => slapd?.stop());
+
+  async function setup(config: Record<string, unknown> = {}) {
+    const dir = mkdtempSync(join(tmpdir(), 'fw-ldap-'));
+    const host = await createLdapApp({
+      dbUrl: `sqlite:${join(dir, 'app.db')}`,
+      ldap: { url: slapd.url, searchBase: `ou=people,${slapd.suffix}` },
+      config: { 'fw-app.verifyCodeCount': 2, ...config },
+    });
+    // alice exists in both; dora only in the directory. alice's local password differs from LDAP's.
+    await host.store.users.create({ account: 'alice', name: 'Alice', password: 'local-password' });
+    const agent = request(host.app.callback());
+    return {
+      ...host,
+      agent,
+      login: (account: string, pwd: string, extra: Record<string, unknown> = {}) => agent.post('/fw-api/login').send({ account, pwd: encodePassword(pwd), ...extra }),
+      async cleanup() {
+        await host.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  it('logs in with the directory password, and the token works', async () => {
+    const h = await setup();
+    try {
+      const res = await h.login('alice', 'ldap-alice').expect(200);
+      expect(res.body.pass).to.equal(true);
+      await h.agent.get('/anything').set('token', res.body.token).expect(200, { hello: 'alice' });
+      // The local password is not what counts any more.
+      await h.login('alice', 'local-password').expect(401);
+      const [log] = await h.store.loginLogs.list({ limit: 1 });
+      expect(log).to.include({ account: 'alice', method: 'password' });
+    } finally {
+      await h.cleanup();
+    }
+  });
+
+  it('fails a wrong password with the directory’s reason', async () => {
+    const h = await setup();
+    try {
+      const res = await h.login('alice', 'not-it').expect(401);
+      expect(res.body.pass).to.equal(false);
+      expect(res.body.reason).to.match(/^Directory: /);
+      expect(res.body.reason.toLowerCase()).to.contain('invalid credentials');
+    } finally {
+      await h.cleanup();
+    }
+  });
+
+  it('fails a directory user with no stored fw_user row', async () => {
+    const h = await setup();
+    try {
+      const res = await h.login('dora', 'ldap-dora').expect(401);
+      expect(res.body.reason).to.equal('No stored user matches this login');
+      expect(await h.store.loginLogs.list({ limit: 10 })).to.have.length(0);
+    } finally {
+      await h.cleanup();
+    }
+  });
+
+  it('refuses an empty password and filter injection instead of binding anonymously', async () => {
+    const h = await setup({ 'fw-app.pwdTransferEncrypt': false });
+    try {
+      const empty = await h.agent.post('/fw-api/login').send({ account: 'alice', pwd: '' }).expect(400);
+      expect(empty.body.error.code).to.equal('BAD_REQUEST');
+      const star = await h.agent.post('/fw-api/login').send({ account: '*', pwd: 'ldap-alice' }).expect(401);
+      expect(star.body.reason).to.equal(LDAP_REASONS.NOT_IN_DIRECTORY);
+      const injected = await h.agent.post('/fw-api/login').send({ account: 'alice)(uid=*', pwd: 'ldap-alice' }).expect(401);
+      expect(injected.body.reason).to.equal(LDAP_REASONS.NOT_IN_DIRECTORY);
+    } finally {
+      await h.cleanup();
+    }
+  });
+
+  it('still applies the failure counter and the captcha', async () => {
+    const h = await setup();
+    try {
+      await h.login('alice', 'bad-1').expect(401);
+      const second = await h.login('alice', 'bad-2').expect(401);
+      expect(second.body.useVerifyCode).to.equal(true);
+      const res = await h.login('alice', 'ldap-alice').expect(401);
+      expect(res.body.reason).to.equal('A verification code is required');
+    } finally {
+      await h.cleanup();
+    }
+  });
+
+  it('reports an unreachable directory as such', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fw-ldap-'));
+    const host = await createLdapApp({ dbUrl: `sqlite:${join(dir, 'app.db')}`, ldap: { url: 'ldap://127.0.0.1:1', searchBase: 'ou=people,dc=fw,dc=test', timeoutMs: 1000 } });
+    try {
+      await host.store.users.create({ account: 'alice', password: 'x' });
+      const res = await request(host.app.callback()).post('/fw-api/login').send({ account: 'alice', pwd: encodePassword('ldap-alice') }).expect(401);
+      expect(res.body.reason).to.equal(LDAP_REASONS.UNAVAILABLE);
+    } finally {
+      await host.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,80 @@
+import { Client, EqualityFilter, InvalidCredentialsError } from 'ldapts';
+import { FwDefinitionError, type FwUser } from '@fw/core';
+import { BaseLoginProxy, type LoginProxyClass, type LoginProxyDeps } from '@fw/login';
+
+/** Options of {@link ldapLogin}. */
+export interface LdapLoginOptions {
+  /** Directory URL, e.g. `ldaps://ldap.example.com` (use ldaps or StartTLS in production). */
+  url: string;
+  /** Where users live, e.g. `ou=people,dc=example,dc=com`. */
+  searchBase: string;
+  /** Attribute holding the login account. @default 'uid' */
+  accountAttribute?: string;
+  /** Service account that may search for users; anonymous search when absent. */
+  bindDn?: string;
+  bindPassword?: string;
+  /** Connect and operation timeout, in milliseconds. @default 5000 */
+  timeoutMs?: number;
+}
+
+/** Reasons the directory check gives; the wrong-password one is the directory's own. */
+export const LDAP_REASONS = {
+  EMPTY_PASSWORD: 'A password is required',
+  NOT_IN_DIRECTORY: 'Incorrect account or password',
+  UNAVAILABLE: 'The directory cannot be reached; try again later',
+} as const;
+
+/**
+ * A login hook that checks the password against an LDAP directory (search the user's entry with
+ * a service account, then bind as that entry with the given password), and then returns the
+ * stored `fw_user` of the same account: the directory decides who you are, Fw's own tables still
+ * decide what you may do.
+ *
+ * @example
+ * app.use(fwLogin({ store, tokens, ephemeral, proxy: ldapLogin({ url: 'ldaps://ldap.corp', searchBase: 'ou=people,dc=corp' }) }));
+ */
+export function ldapLogin(options: LdapLoginOptions): LoginProxyClass {
+  if (typeof options?.url !== 'string' || !/^ldaps?:\/\//.test(options.url)) throw new FwDefinitionError('ldapLogin.url', 'must be an ldap:// or ldaps:// URL');
+  if (typeof options.searchBase !== 'string' || options.searchBase === '') throw new FwDefinitionError('ldapLogin.searchBase', 'is required');
+  const settings = { accountAttribute: 'uid', timeoutMs: 5000, ...options };
+
+  return class LdapLoginProxy extends BaseLoginProxy {
+    constructor(deps: LoginProxyDeps) {
+      super(deps);
+    }
+
+    override async login(account: string, pwd: string): Promise<FwUser> {
+      // An empty password would be an anonymous ("unauthenticated") bind, which many directories accept.
+      if (pwd.length === 0) throw new Error(LDAP_REASONS.EMPTY_PASSWORD);
+      const client = new Client({ url: settings.url, timeout: settings.timeoutMs, connectTimeout: settings.timeoutMs });
+      try {
+        const dn = await findDn(client, account);
+        if (!dn) throw new Error(LDAP_REASONS.NOT_IN_DIRECTORY);
+        try {
+          await client.bind(dn, pwd);
+        } catch (error) {
+          if (error instanceof InvalidCredentialsError) throw new Error(`Directory: ${error.message}`);
+          throw error;
+        }
+      } catch (error) {
+        if (error instanceof Error && (error.message.startsWith('Directory:') || error.message === LDAP_REASONS.NOT_IN_DIRECTORY)) throw error;
+        throw new Error(LDAP_REASONS.UNAVAILABLE, { cause: error });
+      } finally {
+        await client.unbind().catch(() => undefined);
+      }
+      return this.users.requireStoredUser(account);
+    }
+  };
+
+  async function findDn(client: Client, account: string): Promise<string | undefined> {
+    if (settings.bindDn) await client.bind(settings.bindDn, settings.bindPassword ?? '');
+    // EqualityFilter escapes the value, so an account such as `*)(uid=*` matches nothing.
+    const { searchEntries } = await client.search(settings.searchBase, {
+      scope: 'sub',
+      filter: new EqualityFilter({ attribute: settings.accountAttribute, value: account }),
+      attributes: ['dn'],
+      sizeLimit: 2,
+    });
+    return searchEntries.length === 1 ? searchEntries[0]!.dn : undefined;
+  }
+}

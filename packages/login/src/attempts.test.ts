@@ -1,0 +1,122 @@
+import { expect } from 'chai';
+import { describeRedis } from '@fw/test-utils';
+import { RedisEphemeralStore, type EphemeralStore } from '@fw/token';
+import { encodePassword } from './client.js';
+import { type LoginProxy } from './login-proxy.js';
+import { setup, type LoginFixture } from './test-setup.js';
+
+const login = (f: LoginFixture, account: string, password: string, extra: Record<string, unknown> = {}) =>
+  f.agent.post('/fw-api/login').send({ account, pwd: encodePassword(password), ...extra });
+
+/** Fetches a captcha image for `mark` and reads its answer back from the store, as a person reads the image. */
+async function solveCaptcha(f: LoginFixture, mark: string): Promise<string> {
+  const res = await f.agent.get(`/fw-api/code-img?mark=${mark}`).expect(200).expect('Content-Type', 'image/png').expect('Cache-Control', 'no-store');
+  expect(res.body).to.be.instanceOf(Buffer);
+  expect((res.body as Buffer).subarray(1, 4).toString()).to.equal('PNG');
+  expect((res.body as Buffer).length).to.be.below(16 * 1024);
+  const answer = await f.ephemeral.get(`captcha:${mark}`);
+  expect(answer, 'captcha answer stored').to.be.a('string');
+  return answer!.toUpperCase();
+}
+
+const customProxy: Partial<LoginProxy> = {
+  async login(account, pwd) {
+    if (account !== 'alice' || pwd !== 'directory-pass') throw new Error('directory refused');
+    return { id: 1, account: 'alice' };
+  },
+};
+
+for (const variant of ['default proxy', 'custom proxy'] as const) {
+  const password = variant === 'default proxy' ? 'alice-pass' : 'directory-pass';
+  const options = variant === 'default proxy' ? {} : { login: { proxy: customProxy } };
+
+  describe(`failed-login limiter (${variant})`, () => {
+    let f: LoginFixture;
+    beforeEach(async () => {
+      f = await setup({ ...options, config: { 'fw-app.verifyCodeCount': 2, 'fw-app.loginLockCount': 4 } });
+    });
+    afterEach(() => f.cleanup());
+
+    it('asks for a captcha after verifyCodeCount failures and enforces it', async () => {
+      expect((await login(f, 'alice', 'bad').expect(401)).body.useVerifyCode).to.equal(false);
+      expect((await login(f, 'alice', 'bad').expect(401)).body.useVerifyCode).to.equal(true);
+      const missing = await login(f, 'alice', password).expect(401);
+      expect(missing.body).to.deep.equal({ pass: false, reason: 'A verification code is required', useVerifyCode: true });
+      const wrongCode = await login(f, 'alice', password, { verifyCodeMark: 'mark-0001', verifyCode: 'ZZZZ' }).expect(401);
+      expect(wrongCode.body.reason).to.equal('The verification code is wrong or has expired');
+    });
+
+    it('accepts a right captcha case-insensitively, once only', async () => {
+      await login(f, 'alice', 'bad');
+      await login(f, 'alice', 'bad');
+      const answer = await solveCaptcha(f, 'mark-0002');
+      await login(f, 'alice', password, { verifyCodeMark: 'mark-0002', verifyCode: answer.toLowerCase() }).expect(200);
+      // Counters were reset by the success; a new failure does not need a captcha yet, and the used captcha is gone.
+      expect(await f.ephemeral.get('captcha:mark-0002')).to.equal(undefined);
+      expect((await login(f, 'alice', 'bad').expect(401)).body.useVerifyCode).to.equal(false);
+    });
+
+    it('locks the account+IP out with 429 and Retry-After, even for the right password', async () => {
+      for (let i = 0; i < 3; i += 1) await login(f, 'alice', 'bad').expect(401);
+      const fourth = await login(f, 'alice', 'bad').expect(429);
+      expect(Number(fourth.headers['retry-after'])).to.be.within(1, 15 * 60);
+      expect(fourth.body).to.include({ pass: false, reason: 'Too many failed logins; try again later' });
+      const right = await login(f, 'alice', password).expect(429);
+      expect(right.body.retryAfter).to.be.within(1, 15 * 60);
+      expect((await f.store.loginLogs.list({ limit: 10 })).length).to.equal(0);
+    });
+
+    it('counts per IP across accounts (captcha for a new account after failures on others)', async () => {
+      await login(f, 'bob', 'x').expect(401);
+      await login(f, 'carol', 'x').expect(401);
+      expect((await login(f, 'alice', password).expect(401)).body.reason).to.equal('A verification code is required');
+    });
+  });
+}
+
+describe('failed-login limiter with verifyCodeCount 0', () => {
+  it('always asks for a captcha', async () => {
+    const f = await setup({ config: { 'fw-app.verifyCodeCount': 0 } });
+    try {
+      const res = await login(f, 'alice', 'alice-pass').expect(401);
+      expect(res.body).to.deep.equal({ pass: false, reason: 'A verification code is required', useVerifyCode: true });
+      const answer = await solveCaptcha(f, 'always-01');
+      await login(f, 'alice', 'alice-pass', { verifyCodeMark: 'always-01', verifyCode: answer }).expect(200);
+    } finally {
+      await f.cleanup();
+    }
+  });
+});
+
+describe('GET /fw-api/code-img', () => {
+  it('refuses a malformed mark and makes one when none is given', async () => {
+    const f = await setup();
+    try {
+      const bad = await f.agent.get('/fw-api/code-img?mark=%3Cscript%3E').expect(400);
+      expect(bad.body.error.code).to.equal('CAPTCHA_MARK_INVALID');
+      await f.agent.get(`/fw-api/code-img?mark=${'a'.repeat(65)}`).expect(400);
+      const made = await f.agent.get('/fw-api/code-img').expect(200);
+      expect(made.headers['x-verify-code-mark']).to.match(/^[A-Za-z0-9_-]{8,64}$/);
+    } finally {
+      await f.cleanup();
+    }
+  });
+});
+
+describeRedis('failed-login counters shared by two instances', (ns) => {
+  it('a failure on one instance counts on the other', async () => {
+    const shared = (): EphemeralStore => new RedisEphemeralStore({ redis: ns().redis, prefix: ns().prefix });
+    const a = await setup({ ephemeral: shared(), config: { 'fw-app.verifyCodeCount': 2 } });
+    const b = await setup({ ephemeral: shared(), config: { 'fw-app.verifyCodeCount': 2 } });
+    try {
+      await login(a, 'alice', 'bad').expect(401);
+      await login(b, 'alice', 'bad').expect(401);
+      expect((await login(a, 'alice', 'alice-pass').expect(401)).body.reason).to.equal('A verification code is required');
+      const answer = await solveCaptcha(b, 'shared-01');
+      await login(a, 'alice', 'alice-pass', { verifyCodeMark: 'shared-01', verifyCode: answer }).expect(200);
+    } finally {
+      await a.cleanup();
+      await b.cleanup();
+    }
+  });
+});

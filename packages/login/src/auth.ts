@@ -1,0 +1,99 @@
+import type { Context, Middleware } from 'koa';
+import { FwDefinitionError, FwError, type FwUser } from '@fw/core';
+import type { FwStore } from '@fw/store';
+import type { FwTokenService } from '@fw/token';
+import { UserService } from './user-service.js';
+
+/** What Fw keeps for a request, under `ctx.state.fw`. */
+export interface FwRequestState {
+  /** The signed-in user (fresh from `fw_user` on every request). */
+  user: FwUser;
+  /** The token the request carried. */
+  token: string;
+}
+
+declare module 'koa' {
+  interface DefaultState {
+    /** Set by `fwAuth` (and the login routes) for an authenticated request. */
+    fw?: FwRequestState;
+  }
+}
+
+/** Options of {@link fwAuth}. */
+export interface FwAuthOptions {
+  /** The token service that issued the tokens. */
+  tokens: FwTokenService;
+  /** The store holding `fw_user`. */
+  store: FwStore;
+  /**
+   * Whether this request may carry its token as the `_token` query parameter (links that
+   * download a file cannot set headers). Query tokens end up in logs and browser history, so only
+   * GET downloads may use them.
+   * @default GET requests whose path contains `/export` or `/print`
+   */
+  allowQueryToken?: (ctx: Context) => boolean;
+  /** Let requests without a token through (without `ctx.state.fw`) instead of answering 401. @default false */
+  optional?: boolean;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+function defaultAllowQueryToken(ctx: Context): boolean {
+  return ctx.method === 'GET' && /\/(export|print)(\/|$)/.test(ctx.path);
+}
+
+/** The token a request carries, by the rules of {@link FwAuthOptions.allowQueryToken}. */
+export function requestToken(ctx: Context, allowQueryToken: (ctx: Context) => boolean = defaultAllowQueryToken): string | undefined {
+  const header = ctx.get('token');
+  if (header) return header.trim();
+  const bearer = BEARER.exec(ctx.get('authorization'));
+  if (bearer) return bearer[1];
+  const query = ctx.query._token;
+  if (typeof query === 'string' && query !== '' && allowQueryToken(ctx)) return query;
+  return undefined;
+}
+
+/**
+ * Authenticates requests: turns the `token` header, `Authorization: Bearer <t>` or (GET downloads
+ * only) `_token` into `ctx.state.fw.user`. Answers 401 in the Fw error shape when the token is
+ * missing, malformed, expired or revoked, or its user is gone, locked, expired or outside the IP
+ * allowlist; the user is read afresh on every request, so a lock takes effect at once.
+ *
+ * @example
+ * router.get('/reports', fwAuth({ tokens, store }), (ctx) => { ctx.body = report(ctx.state.fw!.user); });
+ */
+export function fwAuth(options: FwAuthOptions): Middleware {
+  if (!options?.tokens || typeof options.tokens.resolve !== 'function') throw new FwDefinitionError('fwAuth.tokens', 'an FwTokenService is required');
+  if (!options.store?.users) throw new FwDefinitionError('fwAuth.store', 'an FwStore is required');
+  const allowQueryToken = options.allowQueryToken ?? defaultAllowQueryToken;
+  const users = new UserService(options.store);
+  const { tokens } = options;
+  const optional = options.optional === true;
+  return async function fwAuth(ctx, next) {
+    const state = await authenticate(ctx, tokens, users, allowQueryToken);
+    if (state) ctx.state.fw = state;
+    else if (!optional) throw new FwError('UNAUTHENTICATED');
+    await next();
+  };
+}
+
+/**
+ * Resolves the request's token to its user, or undefined when it carries none.
+ * @throws {FwError} 401 `TOKEN_EXPIRED` / `ACCOUNT_DISABLED` when it carries a token that no longer works.
+ */
+export async function authenticate(
+  ctx: Context,
+  tokens: FwTokenService,
+  users: UserService,
+  allowQueryToken: (ctx: Context) => boolean = defaultAllowQueryToken,
+): Promise<FwRequestState | undefined> {
+  const token = requestToken(ctx, allowQueryToken);
+  if (token === undefined) return undefined;
+  const session = await tokens.resolve(token);
+  if (!session) throw new FwError('TOKEN_EXPIRED');
+  const stored = await users.findStored(session.userId);
+  if (!stored) throw new FwError('TOKEN_EXPIRED');
+  const refusal = users.refusal(stored, ctx.ip);
+  if (refusal) throw new FwError('ACCOUNT_DISABLED', refusal, { status: 401 });
+  return { user: { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin === true }, token };
+}

@@ -1,0 +1,354 @@
+import type { Context, Middleware } from 'koa';
+import Router from '@koa/router';
+import { FwDefinitionError, FwError, loadConfig, type FwConfig, type FwErrorDetail, type FwUser } from '@fw/core';
+import type { FwStore } from '@fw/store';
+import { hashToken, type EphemeralStore, type FwTokenService } from '@fw/token';
+import { LoginAttempts } from './attempts.js';
+import { authenticate, type FwRequestState } from './auth.js';
+import { Captchas } from './captcha.js';
+import { loginError } from './error-codes.js';
+import { isJsonObject, readJsonBody, toFwError } from './http.js';
+import { registeredLoginProxy, resolveLoginProxy, type LoginProxy, type LoginProxyInput } from './login-proxy.js';
+import { decodeTransferredPassword } from './password-transfer.js';
+import { runWithLoginRequest } from './request-context.js';
+import { LOGIN_REASONS, UserService } from './user-service.js';
+
+/** Options of {@link fwLogin}. */
+export interface FwLoginOptions {
+  /** The store holding users, roles, menus and the login log. */
+  store: FwStore;
+  /** Issues and resolves tokens. */
+  tokens: FwTokenService;
+  /**
+   * Where failed-attempt counters and captcha answers live: the token store's backend (memory,
+   * SQL or Redis), so they hold across instances that share it.
+   */
+  ephemeral: EphemeralStore;
+  /** Resolved configuration (`fw-app.pwdTransferEncrypt`, `fw-app.verifyCodeCount`, lockout keys, prefix). @default loadConfig() */
+  config?: FwConfig;
+  /** The login hook: a class, an instance, or a partial object. @default the built-in user service */
+  proxy?: LoginProxyInput;
+  /** An entry class decorated with `@FwLogin(Proxy)`; used when `proxy` is not given. */
+  entry?: object;
+  /** Captcha lifetime in seconds. @default 120 */
+  captchaTtlSeconds?: number;
+  /** Largest accepted request body of these routes, in bytes. @default 16384 */
+  bodyLimit?: number;
+  /** Same as `fwAuth`'s option: who may send the token as `_token`. */
+  allowQueryToken?: (ctx: Context) => boolean;
+}
+
+/** The answer of `POST /login`. */
+export type LoginResponse =
+  | { pass: true; token: string; expire: string; resetPwd: boolean; useVerifyCode: false }
+  | { pass: false; reason: string; useVerifyCode: boolean; retryAfter?: number };
+
+const ACCOUNT_MAX = 128;
+const PWD_MAX = 4096;
+
+interface ResolvedOptions {
+  store: FwStore;
+  tokens: FwTokenService;
+  config: FwConfig;
+  users: UserService;
+  proxy: LoginProxy;
+  attempts: LoginAttempts;
+  captchas: Captchas;
+  bodyLimit: number;
+  allowQueryToken: ((ctx: Context) => boolean) | undefined;
+}
+
+function positiveInteger(key: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) throw new FwDefinitionError(key, `must be a positive whole number, got ${String(value)}`);
+  return value;
+}
+
+function resolveOptions(options: FwLoginOptions): ResolvedOptions {
+  if (!options || typeof options !== 'object') throw new FwDefinitionError('fwLogin', 'options are required');
+  if (!options.store?.users) throw new FwDefinitionError('fwLogin.store', 'an FwStore is required');
+  if (!options.tokens || typeof options.tokens.loginToken !== 'function') throw new FwDefinitionError('fwLogin.tokens', 'an FwTokenService is required');
+  if (!options.ephemeral || typeof options.ephemeral.increment !== 'function') {
+    throw new FwDefinitionError('fwLogin.ephemeral', 'an EphemeralStore is required (memory, knex or Redis, from @fw/token)');
+  }
+  const config = options.config ?? loadConfig();
+  const users = new UserService(options.store);
+  const proxyInput = options.proxy ?? (options.entry ? registeredLoginProxy(options.entry) : undefined);
+  if (options.entry && !options.proxy && !proxyInput) throw new FwDefinitionError('fwLogin.entry', 'the entry class carries no @FwLogin(...) decorator');
+  const captchaTtl = positiveInteger('fwLogin.captchaTtlSeconds', options.captchaTtlSeconds, 120);
+  return {
+    store: options.store,
+    tokens: options.tokens,
+    config,
+    users,
+    proxy: resolveLoginProxy(proxyInput, { users }),
+    attempts: new LoginAttempts(options.ephemeral, {
+      captchaAfter: config['fw-app.verifyCodeCount'],
+      lockAfter: config['fw-app.loginLockCount'],
+      ipLockAfter: config['fw-app.loginIpLockCount'],
+      windowMs: config['fw-app.loginLockMinutes'] * 60_000,
+    }),
+    captchas: new Captchas(options.ephemeral, captchaTtl * 1000),
+    bodyLimit: positiveInteger('fwLogin.bodyLimit', options.bodyLimit, 16 * 1024),
+    allowQueryToken: options.allowQueryToken,
+  };
+}
+
+type Handler = (ctx: Context, o: ResolvedOptions) => Promise<void>;
+
+/** Runs a route handler and renders its errors in the Fw shape (only for Fw's own routes). */
+function route(o: ResolvedOptions, handler: Handler): Middleware {
+  return async (ctx) => {
+    try {
+      await handler(ctx, o);
+    } catch (error) {
+      const fw = toFwError(error);
+      if (fw.status >= 500) ctx.app.emit('error', error, ctx);
+      ctx.status = fw.status;
+      if (fw.headers) ctx.set(fw.headers);
+      ctx.body = fw.toBody();
+    }
+  };
+}
+
+async function requireAuth(ctx: Context, o: ResolvedOptions): Promise<FwRequestState> {
+  const state = ctx.state.fw ?? (await authenticate(ctx, o.tokens, o.users, o.allowQueryToken));
+  if (!state) throw new FwError('UNAUTHENTICATED');
+  ctx.state.fw = state;
+  return state;
+}
+
+function badField(path: string, message: string): FwErrorDetail {
+  return { path, type: 'typeError', message };
+}
+
+function readLoginBody(body: unknown): { account: string; pwd: string; verifyCode?: string; verifyCodeMark?: string } {
+  if (!isJsonObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
+  const details: FwErrorDetail[] = [];
+  const { account, pwd, verifyCode, verifyCodeMark } = body;
+  if (typeof account !== 'string' || account.length === 0 || account.length > ACCOUNT_MAX) {
+    details.push(badField('account', `account must be a string of 1 to ${ACCOUNT_MAX} characters`));
+  }
+  if (typeof pwd !== 'string' || pwd.length === 0 || pwd.length > PWD_MAX) details.push(badField('pwd', `pwd must be a string of 1 to ${PWD_MAX} characters`));
+  for (const [name, value] of [
+    ['verifyCode', verifyCode],
+    ['verifyCodeMark', verifyCodeMark],
+  ] as const) {
+    if (value !== undefined && value !== null && (typeof value !== 'string' || value.length > 64)) details.push(badField(name, `${name} must be a string of at most 64 characters`));
+  }
+  if (details.length > 0) throw new FwError('BAD_REQUEST', 'The login body is malformed', { details });
+  return {
+    account: account as string,
+    pwd: pwd as string,
+    ...(typeof verifyCode === 'string' ? { verifyCode } : {}),
+    ...(typeof verifyCodeMark === 'string' ? { verifyCodeMark } : {}),
+  };
+}
+
+function fail(ctx: Context, reason: string, captchaRequired: boolean, lockedForMs?: number): void {
+  if (lockedForMs !== undefined) {
+    const seconds = Math.max(1, Math.ceil(lockedForMs / 1000));
+    ctx.status = 429;
+    ctx.set('Retry-After', String(seconds));
+    ctx.body = { pass: false, reason, useVerifyCode: captchaRequired, retryAfter: seconds } satisfies LoginResponse;
+    return;
+  }
+  ctx.status = 401;
+  ctx.body = { pass: false, reason, useVerifyCode: captchaRequired } satisfies LoginResponse;
+}
+
+const TOO_MANY = 'Too many failed logins; try again later';
+
+async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
+  const body = await readJsonBody(ctx, { limit: o.bodyLimit });
+  const input = readLoginBody(body);
+  const ip = ctx.ip;
+  const before = await o.attempts.state(input.account, ip);
+  if (before.lockedForMs !== undefined) return fail(ctx, TOO_MANY, before.captchaRequired, before.lockedForMs);
+
+  // Decoding errors are the client's bug, not a guess: 400, and not counted.
+  const pwd = o.config['fw-app.pwdTransferEncrypt'] ? decodeTransferredPassword(input.pwd) : input.pwd;
+
+  const refuse = async (reason: string): Promise<void> => {
+    const after = await o.attempts.fail(input.account, ip);
+    fail(ctx, after.lockedForMs !== undefined ? TOO_MANY : reason, after.captchaRequired, after.lockedForMs);
+  };
+  if (before.captchaRequired) {
+    if (input.verifyCode === undefined || input.verifyCodeMark === undefined) return refuse('A verification code is required');
+    if (!(await o.captchas.check(input.verifyCodeMark, input.verifyCode))) return refuse('The verification code is wrong or has expired');
+  }
+
+  const request = { ip, headers: ctx.headers, body: body as Record<string, unknown>, query: ctx.query, ctx };
+  let user: FwUser;
+  try {
+    const returned = await runWithLoginRequest(request, async () => o.proxy.login(input.account, pwd));
+    if (!returned || typeof returned.id !== 'number') throw new Error(LOGIN_REASONS.NOT_STORED);
+    const stored = await o.users.findStored(returned.id);
+    if (!stored) throw new Error(LOGIN_REASONS.NOT_STORED);
+    const refusal = o.users.refusal(stored, ip);
+    if (refusal) throw new Error(refusal);
+    // The stored row is the truth (and is re-read on every request): a hook that decides who is
+    // an administrator writes fw_user.is_admin rather than returning a flag that would not last.
+    user = { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin === true };
+  } catch (error) {
+    return refuse(reasonOf(error));
+  }
+
+  const issued = await issueToken(ctx, o, user, 'password');
+  if (!issued) return refuse('The login was refused after it succeeded');
+  await o.attempts.succeed(input.account, ip);
+  const stored = await o.store.users.findById(user.id);
+  ctx.status = 200;
+  ctx.body = {
+    pass: true,
+    token: issued.token,
+    expire: issued.expiresAt.toISOString(),
+    resetPwd: needsPasswordReset(stored),
+    useVerifyCode: false,
+  } satisfies LoginResponse;
+}
+
+function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : '';
+  return message.trim() === '' ? 'Login failed' : message.slice(0, 500);
+}
+
+/** True when the user holds a local password that an administrator set and the user has not changed since. */
+function needsPasswordReset(stored: { hasPassword: boolean; resetPwdTime: Date | null } | undefined): boolean {
+  return stored !== undefined && stored.hasPassword && stored.resetPwdTime === null;
+}
+
+/**
+ * Issues a token for a checked user: registers it, calls `loginSuccess`, writes the login log.
+ * A throwing `loginSuccess` revokes the token again and returns undefined.
+ */
+async function issueToken(ctx: Context, o: ResolvedOptions, user: FwUser, method: string): Promise<{ token: string; expiresAt: Date } | undefined> {
+  const token = o.tokens.generateToken();
+  const issued = await o.tokens.loginToken(user, token);
+  try {
+    await o.proxy.loginSuccess(user, token);
+  } catch {
+    await o.tokens.revoke(token);
+    return undefined;
+  }
+  await o.store.loginLogs.insert({
+    userId: user.id,
+    account: user.account,
+    ip: ctx.ip,
+    userAgent: ctx.get('user-agent').slice(0, 512) || null,
+    method,
+    tokenHash: hashToken(token),
+  });
+  return issued;
+}
+
+async function logout(ctx: Context, o: ResolvedOptions): Promise<void> {
+  const state = await requireAuth(ctx, o);
+  await o.tokens.revoke(state.token);
+  await o.proxy.logout(state.token);
+  ctx.body = { ok: true };
+}
+
+async function changePassword(ctx: Context, o: ResolvedOptions): Promise<void> {
+  const state = await requireAuth(ctx, o);
+  const body = await readJsonBody(ctx, { limit: o.bodyLimit });
+  if (!isJsonObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
+  const details: FwErrorDetail[] = [];
+  for (const name of ['pwd', 'newPwd', 'newPwd2'] as const) {
+    const value = body[name];
+    if (typeof value !== 'string' || value.length === 0 || value.length > PWD_MAX) details.push(badField(name, `${name} must be a string of 1 to ${PWD_MAX} characters`));
+  }
+  if (details.length > 0) throw new FwError('BAD_REQUEST', 'The change-password body is malformed', { details });
+  const decode = (value: string) => (o.config['fw-app.pwdTransferEncrypt'] ? decodeTransferredPassword(value) : value);
+  const [pwd, newPwd, newPwd2] = [decode(body.pwd as string), decode(body.newPwd as string), decode(body.newPwd2 as string)];
+  const { user } = state;
+
+  const attempt = await o.attempts.state(user.account, ctx.ip);
+  if (attempt.lockedForMs !== undefined) {
+    throw new FwError('TOO_MANY_ATTEMPTS', TOO_MANY, { headers: { 'Retry-After': String(Math.ceil(attempt.lockedForMs / 1000)) } });
+  }
+  if (!(await o.store.users.findById(user.id))?.hasPassword) throw loginError('NO_LOCAL_PASSWORD');
+  // Checked first, and counted like a failed login, so this route cannot be used to guess.
+  if (!(await o.users.checkPassword(user.id, pwd))) {
+    await o.attempts.fail(user.account, ctx.ip);
+    throw loginError('WRONG_PASSWORD', undefined, [{ path: 'pwd', type: 'wrongPassword', message: 'The current password is wrong' }]);
+  }
+  if (newPwd !== newPwd2) throw loginError('PASSWORDS_DIFFER', undefined, [{ path: 'newPwd2', type: 'oneOf', message: 'The two new passwords differ' }]);
+  try {
+    await o.proxy.beforeChangePwd(user, newPwd);
+  } catch (error) {
+    throw loginError('PASSWORD_REFUSED', reasonOf(error), [{ path: 'newPwd', type: 'beforeChangePwd', message: reasonOf(error) }]);
+  }
+  await o.users.setPassword(user.id, newPwd);
+  await o.attempts.succeed(user.account, ctx.ip);
+  await o.proxy.afterChangePwd(user, pwd, newPwd);
+  ctx.body = { ok: true };
+}
+
+async function codeImage(ctx: Context, o: ResolvedOptions): Promise<void> {
+  const mark = typeof ctx.query.mark === 'string' && ctx.query.mark !== '' ? ctx.query.mark : undefined;
+  if (Array.isArray(ctx.query.mark)) throw loginError('CAPTCHA_MARK_INVALID');
+  const captcha = await o.captchas.issue(mark);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Verify-Code-Mark', captcha.mark);
+  ctx.type = 'image/png';
+  ctx.body = captcha.png;
+}
+
+async function userInfo(ctx: Context, o: ResolvedOptions): Promise<void> {
+  const { user } = await requireAuth(ctx, o);
+  const stored = await o.store.users.findById(user.id);
+  const roleIds = await o.store.users.roleIds(user.id);
+  const roles = (await Promise.all(roleIds.map((id) => o.store.roles.findById(id))))
+    .filter((role): role is NonNullable<typeof role> => Boolean(role))
+    .map((role) => ({ id: role.id, code: role.code, name: role.name }));
+  ctx.body = {
+    id: user.id,
+    account: user.account,
+    name: user.name ?? null,
+    isAdmin: user.isAdmin === true,
+    resetPwd: needsPasswordReset(stored),
+    roles,
+  };
+}
+
+async function menu(ctx: Context, o: ResolvedOptions): Promise<void> {
+  const { user } = await requireAuth(ctx, o);
+  const menus = user.isAdmin ? (await o.store.menus.allMenus()).filter((m) => m.status !== 'disabled') : await o.store.menus.menusForUser(user.id);
+  ctx.body = menus.map((m) => ({
+    id: m.id,
+    code: m.code ?? null,
+    name: m.name,
+    type: m.type,
+    value: m.value ?? null,
+    icon: m.icon ?? null,
+    parentId: m.parentId ?? null,
+    status: m.status,
+  }));
+}
+
+/**
+ * The login routes under the configured prefix (`/fw-api` by default): `POST /login`,
+ * `GET|POST /logout`, `POST /change-pwd`, `GET /code-img`, `GET /userinfo`, `GET /menu`.
+ * Requests to other paths pass through untouched.
+ *
+ * @throws {FwDefinitionError} at once for a missing store, token service or ephemeral store, a
+ * proxy method that is not a function, or a bad option.
+ * @example
+ * app.use(fwLogin({ store, tokens, ephemeral: new MemoryEphemeralStore(), proxy: LdapLogin }));
+ */
+export function fwLogin(options: FwLoginOptions): Middleware {
+  const o = resolveOptions(options);
+  const router = new Router({ prefix: o.config['fw-app.apiPrefix'] });
+  router.post('/login', route(o, login));
+  router.get('/logout', route(o, logout));
+  router.post('/logout', route(o, logout));
+  router.post('/change-pwd', route(o, changePassword));
+  router.get('/code-img', route(o, codeImage));
+  router.get('/userinfo', route(o, userInfo));
+  router.get('/menu', route(o, menu));
+  const routes = router.routes() as unknown as Middleware;
+  return async function fwLogin(ctx, next) {
+    await routes(ctx, next);
+  };
+}

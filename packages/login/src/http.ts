@@ -1,0 +1,123 @@
+import type { Context, Middleware } from 'koa';
+import { FwError, isFwError } from '@fw/core';
+
+/** Options of {@link fwErrorHandler}. */
+export interface FwErrorHandlerOptions {
+  /**
+   * Called with every unexpected error (a 500) before the generic body is sent.
+   * @default emits the error on the Koa app, so `app.on('error')` sees it
+   */
+  onUnexpected?: (error: unknown, ctx: Context) => void;
+}
+
+/**
+ * Turns errors thrown below it into the Fw error body `{ error: { code, message, details } }`
+ * with their status. `FwError`s keep their code; Koa's own `ctx.throw(4xx)` errors keep their
+ * status; anything else is a 500 whose text is not shown to the client.
+ */
+export function fwErrorHandler(options: FwErrorHandlerOptions = {}): Middleware {
+  const onUnexpected = options.onUnexpected ?? ((error: unknown, ctx: Context) => ctx.app.emit('error', error, ctx));
+  return async function fwErrorHandler(ctx, next) {
+    try {
+      await next();
+    } catch (error) {
+      const fw = toFwError(error);
+      if (fw.status >= 500) onUnexpected(error, ctx);
+      ctx.status = fw.status;
+      if (fw.headers) ctx.set(fw.headers);
+      ctx.body = fw.toBody();
+    }
+  };
+}
+
+/** Maps any thrown value to an {@link FwError}; unknown errors become an opaque 500. */
+export function toFwError(error: unknown): FwError {
+  if (isFwError(error)) return error;
+  const status = typeof (error as { status?: unknown })?.status === 'number' ? (error as { status: number }).status : 500;
+  if (status === 413) return new FwError('PAYLOAD_TOO_LARGE');
+  if (status >= 400 && status < 500 && (error as { expose?: boolean }).expose !== false) {
+    const code = status === 401 ? 'UNAUTHENTICATED' : status === 403 ? 'FORBIDDEN' : status === 404 ? 'NOT_FOUND' : 'BAD_REQUEST';
+    return new FwError(code, (error as Error).message || undefined, { status });
+  }
+  return new FwError('INTERNAL', undefined, { cause: error });
+}
+
+/** Options of {@link readJsonBody}. */
+export interface ReadJsonOptions {
+  /** Largest body accepted, in bytes; a larger one is a 413 and is not read to the end. @default 1 MiB */
+  limit?: number;
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * Reads and parses a JSON request body, bounded by `limit`. A body already parsed by a body
+ * parser the host mounted is used as it is (its own limits then apply).
+ * @throws {FwError} 415 for a non-JSON content type, 413 beyond the limit, 400 for broken JSON.
+ */
+export async function readJsonBody(ctx: Context, options: ReadJsonOptions = {}): Promise<unknown> {
+  const parsed = (ctx.request as { body?: unknown }).body;
+  if (parsed !== undefined) return parsed;
+  const limit = options.limit ?? 1024 * 1024;
+  const type = ctx.get('content-type');
+  const declared = Number(ctx.get('content-length') || NaN);
+  if (declared === 0 || (!type && !ctx.req.readable)) throw new FwError('BAD_REQUEST', 'A JSON request body is required');
+  if (!JSON_TYPE.test(type)) throw new FwError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json)');
+  if (Number.isFinite(declared) && declared > limit) {
+    ctx.req.resume(); // drain without buffering, so the connection can still answer
+    throw new FwError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
+  }
+  const raw = await readLimited(ctx, limit);
+  const text = raw.toString('utf8');
+  if (text.trim() === '') throw new FwError('BAD_REQUEST', 'A JSON request body is required');
+  try {
+    const body: unknown = JSON.parse(text);
+    (ctx.request as { body?: unknown }).body = body;
+    return body;
+  } catch {
+    throw new FwError('INVALID_JSON');
+  }
+}
+
+/**
+ * Buffers the request body up to `limit` bytes. Past the limit the rest is drained, not
+ * destroyed, so the client still receives the 413 instead of a reset connection.
+ */
+function readLimited(ctx: Context, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const req = ctx.req;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.resume();
+        reject(new FwError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(new FwError('BAD_REQUEST', 'The request body could not be read', { cause: error }));
+    };
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+  });
+}
+
+/** True for a plain JSON object (not an array, not null). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
