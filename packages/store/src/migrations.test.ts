@@ -84,6 +84,17 @@ describeEachSql('FwStore.migrate', (db, spec) => {
     await store.knex('fw_token').delete();
   });
 
+  it('fw_kv tells keys apart by case (binary collation where the default folds case)', async function () {
+    await store.knex('fw_kv').insert([
+      { key: 'login-fail:a:aB', value: '1', expires_at: Date.now() + 60_000 },
+      { key: 'login-fail:a:Ab', value: '2', expires_at: Date.now() + 60_000 },
+    ]);
+    const row = await store.knex('fw_kv').where('key', 'login-fail:a:Ab').first();
+    expect(row.value).to.equal('2');
+    expect(await store.knex('fw_kv').where('key', 'login-fail:a:ab')).to.have.length(0);
+    await store.knex('fw_kv').delete();
+  });
+
   it('fills created_at / updated_at from the database clock when a writer leaves them out', async function () {
     const before = Date.now();
     await store.knex('fw_role').insert({ code: 'clock', name: 'Clock' });
@@ -184,7 +195,7 @@ describe('compileMigrations(dialect)', function () {
 
     it('keys fw_kv by a 191-character key with a bigint expiry', function () {
       const kv = create('fw_kv');
-      expect(kv).to.include('[key] nvarchar(191) not null');
+      expect(kv).to.include('[key] nvarchar(191) collate Latin1_General_BIN2 not null');
       expect(kv).to.include('[value] nvarchar(1024) not null');
       expect(kv).to.include('[expires_at] bigint not null');
       expect(kv).to.include('PRIMARY KEY ([key])');

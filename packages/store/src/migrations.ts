@@ -223,8 +223,15 @@ const ephemeral: FwMigration = {
   up(knex) {
     // Short-lived values of @fw/token's KnexEphemeralStore: failed-login counters, lockouts and
     // captcha answers, shared by every instance on this database.
+    const dialect = dialectOfKnex(knex);
     return createTable(knex, knex.schema, 'fw_kv', (t) => {
-      t.string('key', 191).notNullable().primary();
+      // Keys are case-sensitive (base64url hashes among them): MySQL's and SQL Server's default
+      // collations would fold "aB" and "Ab" into one row.
+      if (dialect === 'mssql') t.specificType('key', 'nvarchar(191) collate Latin1_General_BIN2').notNullable().primary();
+      else {
+        const key = t.string('key', 191).notNullable().primary();
+        if (dialect === 'mysql') key.collate('utf8mb4_bin');
+      }
       t.string('value', 1024).notNullable();
       t.bigInteger('expires_at').notNullable().index();
     });

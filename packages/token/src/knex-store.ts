@@ -23,13 +23,14 @@ interface TokenRow {
   created_at: number | string;
 }
 
-const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
+/** A table name, optionally schema-qualified: plain identifiers only, so it is never SQL. */
+export const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
 
 // pg returns bigint (and mysql2 may return big numbers) as strings, to avoid silent precision
 // loss; epoch milliseconds stay far below 2^53, so the conversion is exact.
-function toNumber(value: unknown, column: string): number {
+export function toNumber(value: unknown, column: string): number {
   const n = typeof value === 'number' ? value : typeof value === 'string' || typeof value === 'bigint' ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n)) throw new TypeError(`${column} read from the token table is not a whole number`);
+  if (!Number.isSafeInteger(n)) throw new TypeError(`${column} read from the table is not a whole number`);
   return n;
 }
 

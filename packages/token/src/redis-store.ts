@@ -84,13 +84,27 @@ for _, hash in ipairs(hashes) do count = count + redis.call('DEL', ARGV[1] .. ha
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
 return count`;
 
-interface Script {
+/** A Lua script and its SHA-1, for EVALSHA. */
+export interface Script {
   source: string;
   sha: string;
 }
 
-function script(source: string): Script {
+/** Wraps Lua source for {@link runScript}. */
+export function script(source: string): Script {
   return { source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+/** Runs `s` by its SHA-1, sending the source once when the server does not know it yet. */
+export async function runScript(redis: Redis, s: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
+  try {
+    return await redis.evalsha(s.sha, keys.length, ...keys, ...args);
+  } catch (error) {
+    // The script cache is empty after a Redis restart or on a fresh server; send the source
+    // once, after which EVALSHA hits again.
+    if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return redis.eval(s.source, keys.length, ...keys, ...args);
+    throw error;
+  }
 }
 
 const SCRIPTS = {
@@ -195,14 +209,7 @@ export class RedisTokenStore implements TokenStore {
     return count;
   }
 
-  private async run(s: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(s.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      // The script cache is empty after a Redis restart or on a fresh server; send the source
-      // once, after which EVALSHA hits again.
-      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.redis.eval(s.source, keys.length, ...keys, ...args);
-      throw error;
-    }
+  private run(s: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
+    return runScript(this.redis, s, keys, args);
   }
 }
