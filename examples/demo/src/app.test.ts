@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import request from 'supertest';
 import { verifyPassword } from '@fw/core';
+import { encodePassword } from '@fw/login/client';
 import { createDemoApp, defaultDbUrl } from './app.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -68,6 +69,27 @@ describe('examples/demo', () => {
         await second.close();
       }
     } finally {
+      cleanup();
+    }
+  });
+
+  it('serves the login routes: admin logs in, sees every model menu, logs out', async () => {
+    const { dbUrl, cleanup } = setup();
+    const demo = await createDemoApp({ dbUrl, adminPassword: 'admin-pass-9' });
+    try {
+      const agent = request(demo.app.callback());
+      const { body } = await agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('admin-pass-9') }).expect(200);
+      expect(body).to.include({ pass: true, resetPwd: true });
+      const me = await agent.get('/fw-api/userinfo').set('token', body.token).expect(200);
+      expect(me.body).to.include({ account: 'admin', isAdmin: true });
+      const menus = await agent.get('/fw-api/menu').set('token', body.token).expect(200);
+      const tables = menus.body.filter((m: { type: string }) => m.type === 'table').map((m: { value: string }) => m.value);
+      expect(tables).to.deep.equal(['Book', 'Salary', 'Contract', 'Project', 'Task']);
+      await agent.get('/fw-api/logout').set('token', body.token).expect(200);
+      await agent.get('/fw-api/userinfo').set('token', body.token).expect(401);
+      await agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('nope') }).expect(401);
+    } finally {
+      await demo.close();
       cleanup();
     }
   });

@@ -5,7 +5,8 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { createRegistry, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
 import { createStore, type FwStore } from '@fw/store';
-import { FwTokenService, KnexTokenStore } from '@fw/token';
+import { fwErrorHandler, fwLogin } from '@fw/login';
+import { FwTokenService, KnexEphemeralStore, KnexTokenStore } from '@fw/token';
 import { demoModels } from './models.js';
 
 /** Options of {@link createDemoApp}. */
@@ -68,6 +69,9 @@ export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp>
 
   const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config });
   const app = new Koa();
+  app.use(fwErrorHandler());
+  // Counters and captcha answers in the same database, so several demo instances share them.
+  app.use(fwLogin({ store, tokens, config, ephemeral: new KnexEphemeralStore({ knex: store.knex }) }));
   const router = new Router();
   router.get('/', (ctx) => {
     ctx.type = 'html';

@@ -53,7 +53,7 @@ export function ldapLogin(options: LdapLoginOptions): LoginProxyClass {
         try {
           await client.bind(dn, pwd);
         } catch (error) {
-          if (error instanceof InvalidCredentialsError) throw new Error(`Directory: ${error.message}`);
+          if (error instanceof InvalidCredentialsError) throw new Error(directoryReason(error));
           throw error;
         }
       } catch (error) {
@@ -65,6 +65,12 @@ export function ldapLogin(options: LdapLoginOptions): LoginProxyClass {
       return this.users.requireStoredUser(account);
     }
   };
+
+  /** The directory's own words: its diagnostic text when it sent one, and the LDAP result code. */
+  function directoryReason(error: InvalidCredentialsError): string {
+    const diagnostic = error.message.replace(/\s*Code: 0x[0-9a-f]+\s*$/i, '').trim();
+    return `Directory: ${diagnostic || 'invalid credentials'} (LDAP result ${error.code})`;
+  }
 
   async function findDn(client: Client, account: string): Promise<string | undefined> {
     if (settings.bindDn) await client.bind(settings.bindDn, settings.bindPassword ?? '');

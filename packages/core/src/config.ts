@@ -35,6 +35,27 @@ export const CONFIG_KEYS = {
     max: 1000,
     doc: 'Failed logins after which a captcha is required (0: always).',
   },
+  'fw-app.loginLockCount': {
+    type: 'integer',
+    default: 5,
+    min: 1,
+    max: 1000,
+    doc: 'Failed logins of one account from one IP address that lock that pair out.',
+  },
+  'fw-app.loginIpLockCount': {
+    type: 'integer',
+    default: 50,
+    min: 1,
+    max: 100000,
+    doc: 'Failed logins from one IP address, whatever the accounts, that lock the address out.',
+  },
+  'fw-app.loginLockMinutes': {
+    type: 'integer',
+    default: 15,
+    min: 1,
+    max: 60 * 24 * 30,
+    doc: 'How long a lockout lasts, and how long failed logins are remembered, in minutes.',
+  },
   'fw-app.apiPrefix': {
     type: 'string',
     default: '/fw-api',

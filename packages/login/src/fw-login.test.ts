@@ -40,7 +40,8 @@ describe('fwLogin(options)', () => {
   describe('with the default proxy', () => {
     let f: LoginFixture;
     beforeEach(async () => {
-      f = await setup();
+      // Limiter out of the way: these tests are about the credential check itself.
+      f = await setup({ config: { 'fw-app.verifyCodeCount': 100, 'fw-app.loginLockCount': 100 } });
     });
     afterEach(() => f.cleanup());
 

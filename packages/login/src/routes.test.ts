@@ -219,3 +219,30 @@ describe('GET /fw-api/userinfo and /fw-api/menu', () => {
     }
   });
 });
+
+describe('login timing (the figure is measured in bench/login-timing.bench.ts)', () => {
+  it('takes about as long for an unknown account as for a wrong password (generous bound)', async function () {
+    this.timeout(60_000);
+    const f = await setup({ config: { 'fw-app.verifyCodeCount': 1000, 'fw-app.loginLockCount': 1000, 'fw-app.loginIpLockCount': 100000 } });
+    try {
+      const time = async (account: string) => {
+        const start = performance.now();
+        await login(f, account, 'wrong-password').expect(401);
+        return performance.now() - start;
+      };
+      await time('alice');
+      const unknown: number[] = [];
+      const wrong: number[] = [];
+      for (let i = 0; i < 9; i += 1) {
+        unknown.push(await time(`nobody-${i}`));
+        wrong.push(await time('alice'));
+      }
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+      const ratio = median(unknown) / median(wrong);
+      // Without the dummy hash an unknown account answers in well under a tenth of the time.
+      expect(ratio).to.be.within(0.5, 2);
+    } finally {
+      await f.cleanup();
+    }
+  });
+});

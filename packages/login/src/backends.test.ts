@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import Koa from 'koa';
+import request from 'supertest';
+import { loadConfig } from '@fw/core';
+import { createStore, type FwStore } from '@fw/store';
+import { describeEachSql } from '@fw/test-utils';
+import { FwTokenService, KnexEphemeralStore, KnexTokenStore, hashToken } from '@fw/token';
+import { encodePassword } from './client.js';
+import { fwAuth } from './auth.js';
+import { fwLogin } from './fw-login.js';
+import { fwErrorHandler } from './http.js';
+
+describeEachSql('fwLogin with tokens and counters in SQL', (db) => {
+  let store: FwStore;
+  let instances: Array<ReturnType<typeof request>>;
+
+  before(async () => {
+    store = await createStore(db().url);
+    await store.migrate.latest();
+    await store.users.create({ account: 'alice', password: 'alice-pass' });
+    const config = loadConfig({ env: false, values: { 'fw-app.verifyCodeCount': 2, 'fw-app.loginLockCount': 4 } });
+    // Two app instances on one database: what one writes, the other sees.
+    instances = [0, 1].map(() => {
+      const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config });
+      const app = new Koa();
+      app.use(fwErrorHandler());
+      app.use(fwLogin({ store, tokens, config, ephemeral: new KnexEphemeralStore({ knex: store.knex }) }));
+      app.use(fwAuth({ tokens, store }));
+      app.use((ctx) => {
+        ctx.body = { account: ctx.state.fw?.user.account };
+      });
+      return request(app.callback());
+    });
+  });
+  after(() => store?.destroy());
+
+  const login = (i: number, pwd: string) => instances[i]!.post('/fw-api/login').send({ account: 'alice', pwd: encodePassword(pwd) });
+
+  it('logs in on one instance, is known on the other, and logs out everywhere', async () => {
+    const { body } = await login(0, 'alice-pass').expect(200);
+    await instances[1]!.get('/me').set('token', body.token).expect(200, { account: 'alice' });
+    const [log] = await store.loginLogs.list({ limit: 1 });
+    expect(log?.tokenHash).to.equal(hashToken(body.token));
+    const raw = await store.knex('fw_token').select('token_hash');
+    expect(raw.map((r: { token_hash: string }) => r.token_hash)).to.include(hashToken(body.token));
+    expect(JSON.stringify(raw)).to.not.contain(body.token);
+    await instances[1]!.get('/fw-api/logout').set('token', body.token).expect(200);
+    await instances[0]!.get('/me').set('token', body.token).expect(401);
+  });
+
+  it('counts failures across instances: captcha, then lockout', async () => {
+    await login(0, 'bad').expect(401);
+    expect((await login(1, 'bad').expect(401)).body.useVerifyCode).to.equal(true);
+    await login(0, 'bad').expect(401);
+    await login(1, 'bad').expect(429);
+    const locked = await login(0, 'alice-pass').expect(429);
+    expect(Number(locked.headers['retry-after'])).to.be.greaterThan(0);
+    const counters = await store.knex('fw_kv').select('key');
+    expect(counters.length).to.be.greaterThan(0);
+  });
+});
