@@ -9,6 +9,8 @@ export interface RepositoryContext {
   dialect: FwDialect;
   /** The built-in objection models bound to `knex`. */
   models: BoundModels;
+  /** Called after every write that changes what users are granted (roles, menus, user roles). */
+  grantsChanged(): Promise<void>;
 }
 
 /** Paging of a list. */

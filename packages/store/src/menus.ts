@@ -240,6 +240,8 @@ export function createMenuRepository(ctx: RepositoryContext): MenuRepository {
       if (Object.keys(fields).length > 0) {
         const count = await conflictOnDuplicate(() => Menu.query().findById(id).patch({ ...fields, updatedAt: new Date() }), 'code', duplicateCode(fields.code));
         if (count === 0) return undefined;
+        // Status (disabled grants nothing) and code (what power checks look for) decide grants.
+        await ctx.grantsChanged();
       }
       return findById(id);
     },
@@ -258,6 +260,9 @@ export function createMenuRepository(ctx: RepositoryContext): MenuRepository {
         let deleted = 0;
         for (let i = 0; i < ids.length; i += 500) deleted += await trx('fw_menu').whereIn('id', ids.slice(i, i + 500)).delete();
         return deleted > 0;
+      }).then(async (deleted) => {
+        if (deleted) await ctx.grantsChanged();
+        return deleted;
       });
     },
 

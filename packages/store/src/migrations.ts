@@ -18,6 +18,7 @@ export const BUILTIN_TABLES = Object.freeze([
   'fw_open_api',
   'fw_token',
   'fw_kv',
+  'fw_meta',
 ] as const);
 
 /** The name of one built-in table. */
@@ -241,8 +242,22 @@ const ephemeral: FwMigration = {
   },
 };
 
+const meta: FwMigration = {
+  name: '0006_meta',
+  up(knex) {
+    // Small counters of the framework itself, such as the grants version that power caches key on.
+    return createTable(knex, knex.schema, 'fw_meta', (t) => {
+      t.string('name', 64).notNullable().primary();
+      t.bigInteger('value').notNullable().defaultTo(0);
+    });
+  },
+  down(knex) {
+    return dropAll(knex, ['fw_meta']);
+  },
+};
+
 /** The built-in migrations, oldest first. */
-export const MIGRATIONS: readonly FwMigration[] = Object.freeze([builtinTables, logs, openApi, token, ephemeral]);
+export const MIGRATIONS: readonly FwMigration[] = Object.freeze([builtinTables, logs, openApi, token, ephemeral, meta]);
 
 /**
  * The in-code migration source handed to knex's migrator: no migration files to locate at run

@@ -96,7 +96,7 @@ describe('FwStore on SQL Server, compiled (no server)', function () {
     ]);
   });
 
-  it('users.setRoles replaces the links inside one transaction', async function () {
+  it('users.setRoles replaces the links inside one transaction, then bumps the grants version', async function () {
     const { store, sent } = setup((sql) => (sql.includes('[fw_role]') ? [{ id: 2 }, { id: 3 }] : sql.startsWith('select') ? [{ id: 7 }] : 1));
     await store.users.setRoles(7, [3, 2]);
     expect(sent.map((s) => s.sql)).to.deep.equal([
@@ -106,6 +106,7 @@ describe('FwStore on SQL Server, compiled (no server)', function () {
       'delete from [fw_user_role] where [user_id] = @p0;select @@rowcount',
       'insert into [fw_user_role] ([role_id], [user_id]) values (@p0, @p1), (@p2, @p3)',
       'COMMIT',
+      'update [fw_meta] set [value] = [value] + @p0 where [name] = @p1;select @@rowcount',
     ]);
   });
 

@@ -132,22 +132,27 @@ export function createRoleRepository(ctx: RepositoryContext): RoleRepository {
       if (Object.keys(fields).length > 0) {
         const count = await conflictOnDuplicate(() => Role.query().findById(id).patch({ ...fields, updatedAt: new Date() }), 'code', duplicateCode(fields.code));
         if (count === 0) return undefined;
+        // A locked role stops granting; a renamed code may be referred to elsewhere.
+        await ctx.grantsChanged();
       }
       return findById(id);
     },
 
     async delete(id) {
       if (!isRowId(id)) return false;
-      return (await Role.query().deleteById(id)) > 0;
+      const deleted = (await Role.query().deleteById(id)) > 0;
+      if (deleted) await ctx.grantsChanged();
+      return deleted;
     },
 
-    setMenus(roleId, menuIds) {
-      return replaceLinks(
+    async setMenus(roleId, menuIds) {
+      await replaceLinks(
         ctx,
         { table: 'fw_role_menu', ownerColumn: 'role_id', targetColumn: 'menu_id', ownerTable: 'fw_role', targetTable: 'fw_menu', ownerName: 'role', path: 'menuIds' },
         roleId,
         menuIds,
       );
+      await ctx.grantsChanged();
     },
 
     menuIds(roleId) {

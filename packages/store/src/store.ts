@@ -6,6 +6,7 @@ import knexFactory, { type Knex } from 'knex';
 import type { RepositoryContext } from './context.js';
 import { dialectOfKnex, type FwDialect } from './dialect.js';
 import { createLoginLogRepository, createOperateLogRepository, type LoginLogRepository, type OperateLogRepository } from './logs.js';
+import { createGrantsRepository, type GrantsRepository } from './grants.js';
 import { createMenuRepository, type MenuRepository } from './menus.js';
 import { fwMigrationSource, MIGRATION_TABLE, type FwMigration } from './migrations.js';
 import { createModelTables } from './model-tables.js';
@@ -70,6 +71,8 @@ export interface FwStore {
   /** The built-in migrations. */
   readonly migrate: FwMigrator;
   /** `fw_user` and the user-role / user-org links. */
+  /** The grants version (for power caches) and the menu codes granted to a user. */
+  readonly grants: GrantsRepository;
   readonly users: UserRepository;
   /** `fw_role` and the role-menu links. */
   readonly roles: RoleRepository;
@@ -214,7 +217,10 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
     owned = true;
   }
   const dialect = dialectOfKnex(knex);
-  const ctx: RepositoryContext = { knex, dialect, models: bindModels(knex) };
+  // The grants repository is built first: the others report grant changes to it.
+  let grants: GrantsRepository | undefined;
+  const ctx: RepositoryContext = { knex, dialect, models: bindModels(knex), grantsChanged: () => grants!.bump() };
+  grants = createGrantsRepository(ctx);
   const source = fwMigrationSource();
   const config: Knex.MigratorConfig = { migrationSource: source, tableName: MIGRATION_TABLE };
   // An older instance of a scale-out deployment must still start after a newer one migrated the
@@ -240,6 +246,7 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
         return { applied: applied.map((m) => m.name), pending: pending.map((m) => source.getMigrationName(m)) };
       },
     },
+    grants,
     users: createUserRepository(ctx),
     roles: createRoleRepository(ctx),
     menus: createMenuRepository(ctx),

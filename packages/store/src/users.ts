@@ -208,13 +208,14 @@ export function createUserRepository(ctx: RepositoryContext): UserRepository {
       return (await User.query().deleteById(id)) > 0;
     },
 
-    setRoles(userId, roleIds) {
-      return replaceLinks(
+    async setRoles(userId, roleIds) {
+      await replaceLinks(
         ctx,
         { table: 'fw_user_role', ownerColumn: 'user_id', targetColumn: 'role_id', ownerTable: 'fw_user', targetTable: 'fw_role', ownerName: 'user', path: 'roleIds' },
         userId,
         roleIds,
       );
+      await ctx.grantsChanged();
     },
 
     roleIds(userId) {
