@@ -1,0 +1,13 @@
+export { coerceValue, calendarDateOf, findChoice, isEmptyInput } from './coerce.js';
+export type { ChoiceValue, CoerceResult, FormValue } from './coerce.js';
+export { toFormRow, toDbValues, changedColumns } from './storage.js';
+export type { DbRow, FormRow } from './storage.js';
+export { buildRowSchema, validateRow } from './schema.js';
+export type { RowSchema } from './schema.js';
+export { readEntity } from './read-entity.js';
+export type { EntityIssue, ReadEntityMode, ReadEntityResult } from './read-entity.js';
+export { patchRow, cellEditRefusal } from './patch-row.js';
+export type { RowPatchRejection, RowPatchResult, RowPatchSuccess } from './patch-row.js';
+export { ROW_PATCH_ERROR_CODES, rowPatchError } from './error-codes.js';
+export type { RowPatchErrorCode } from './error-codes.js';
+export { formValuesEqual } from './values.js';

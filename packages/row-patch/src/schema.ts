@@ -1,0 +1,322 @@
+import * as yup from 'yup';
+import { EditType, FwDefinitionError, type FieldDefinition, type FieldRule, type FwErrorDetail, type ModelDefinition, type RuleOutcome } from '@fw/core';
+import { coerceValue, expectation, findChoice, isTextField } from './coerce.js';
+import type { FormRow } from './storage.js';
+import { formValuesEqual, isPlainObject } from './values.js';
+
+/** The yup object schema of a model's form row (see {@link buildRowSchema}). */
+export type RowSchema = yup.ObjectSchema<yup.AnyObject>;
+
+type FieldSchema = yup.AnySchema;
+type TestContext = yup.TestContext<yup.AnyObject>;
+
+const cache = new WeakMap<ModelDefinition, RowSchema>();
+
+const DEFAULT_MESSAGES = {
+  required: '${path} is a required field',
+  minChars: '${path} must be at least ${min} characters',
+  maxChars: '${path} must be at most ${max} characters',
+  minItems: '${path} must have at least ${min} items',
+  maxItems: '${path} must have at most ${max} items',
+  minNumber: '${path} must be greater than or equal to ${min}',
+  maxNumber: '${path} must be less than or equal to ${max}',
+  minDate: '${path} must be ${min} or later',
+  maxDate: '${path} must be ${max} or earlier',
+  matches: '${path} must match the following: "${regex}"',
+  oneOf: '${path} must be one of the following values: ${values}',
+  invalid: '${path} is invalid',
+} as const;
+
+function isAbsent(value: unknown): value is null | undefined {
+  return value === null || value === undefined;
+}
+
+/** A value whose length a `length` rule measures: text, lists, and numbers by their text. */
+function lengthOf(value: unknown): number | undefined {
+  if (typeof value === 'string' || Array.isArray(value)) return value.length;
+  if (typeof value === 'number') return String(value).length;
+  return undefined;
+}
+
+/**
+ * The failure of a rule whose test returned `outcome`: only `true` passes (a JS rule that forgets
+ * to return fails closed); a non-empty string is the message; otherwise the rule's message.
+ */
+function outcomeError(ctx: TestContext, outcome: RuleOutcome | unknown, message: string | undefined, extra: { path?: string; params?: Record<string, unknown> } = {}): true | yup.ValidationError {
+  if (outcome === true) return true;
+  const text = typeof outcome === 'string' && outcome !== '' ? outcome : (message ?? DEFAULT_MESSAGES.invalid);
+  return ctx.createError({ message: text, ...extra });
+}
+
+function requiredTest(field: FieldDefinition, message: string | undefined): yup.TestConfig<unknown, yup.AnyObject> {
+  // A PASSWORD (never loaded) or COLLECTION (join table) field absent from a stored row keeps
+  // its stored value; readEntity on add puts null there, so a missing one still fails.
+  const absentIsKept = field.edit.type === EditType.PASSWORD || field.edit.type === EditType.COLLECTION;
+  return {
+    name: 'required',
+    message: message ?? DEFAULT_MESSAGES.required,
+    test: (value) => {
+      if (value === undefined && absentIsKept) return true;
+      return !(isAbsent(value) || value === '' || (Array.isArray(value) && value.length === 0));
+    },
+  };
+}
+
+function lengthTests(rule: Extract<FieldRule, { type: 'length' }>): yup.TestConfig<unknown, yup.AnyObject>[] {
+  const tests: yup.TestConfig<unknown, yup.AnyObject>[] = [];
+  const { min, max } = rule;
+  if (min !== undefined) {
+    tests.push({
+      name: 'min',
+      params: { min },
+      test(value) {
+        const n = lengthOf(value);
+        return n === undefined || n >= min || this.createError({ message: rule.message ?? (Array.isArray(value) ? DEFAULT_MESSAGES.minItems : DEFAULT_MESSAGES.minChars) });
+      },
+    });
+  }
+  if (max !== undefined) {
+    tests.push({
+      name: 'max',
+      params: { max },
+      test(value) {
+        const n = lengthOf(value);
+        return n === undefined || n <= max || this.createError({ message: rule.message ?? (Array.isArray(value) ? DEFAULT_MESSAGES.maxItems : DEFAULT_MESSAGES.maxChars) });
+      },
+    });
+  }
+  return tests;
+}
+
+function patternTest(rule: Extract<FieldRule, { type: 'pattern' }>): yup.TestConfig<unknown, yup.AnyObject> {
+  // A global or sticky RegExp keeps `lastIndex` between calls and would pass and fail in turn.
+  const source = typeof rule.pattern === 'string' ? new RegExp(rule.pattern) : rule.pattern;
+  const regex = new RegExp(source.source, source.flags.replace(/[gy]/g, ''));
+  const matches = (item: unknown): boolean => (typeof item === 'string' || typeof item === 'number' ? regex.test(String(item)) : true);
+  return {
+    name: 'matches',
+    message: rule.message ?? DEFAULT_MESSAGES.matches,
+    params: { regex },
+    test: (value) => (Array.isArray(value) ? value.every(matches) : matches(value)),
+  };
+}
+
+/**
+ * Range bounds: numbers compare as numbers; DATE and DATETIME values compare as text, which for
+ * `YYYY-MM-DD` and `toISOString()` text is chronological order. DATETIME bounds are normalized
+ * to `toISOString()` so `'2024-01-01'` bounds a DATETIME as its UTC midnight.
+ */
+function rangeTests(field: FieldDefinition, rule: Extract<FieldRule, { type: 'range' }>): yup.TestConfig<unknown, yup.AnyObject>[] {
+  const bound = (b: number | string): number | string => {
+    if (field.edit.type === EditType.DATETIME && typeof b === 'string') {
+      const normalized = coerceValue(field, b);
+      if (normalized.ok && typeof normalized.value === 'string') return normalized.value;
+    }
+    return b;
+  };
+  const compare = (value: unknown, b: number | string): number | undefined => {
+    if (typeof value === 'number') {
+      const n = typeof b === 'number' ? b : Number(b);
+      return Number.isNaN(n) ? undefined : value - n;
+    }
+    if (typeof value === 'string') {
+      const text = String(b);
+      return value < text ? -1 : value > text ? 1 : 0;
+    }
+    return undefined;
+  };
+  const dates = field.edit.type === EditType.DATE || field.edit.type === EditType.DATETIME;
+  const tests: yup.TestConfig<unknown, yup.AnyObject>[] = [];
+  if (rule.min !== undefined) {
+    const min = bound(rule.min);
+    tests.push({
+      name: 'min',
+      message: rule.message ?? (dates ? DEFAULT_MESSAGES.minDate : DEFAULT_MESSAGES.minNumber),
+      params: { min },
+      test: (value) => {
+        const c = compare(value, min);
+        return c === undefined || c >= 0;
+      },
+    });
+  }
+  if (rule.max !== undefined) {
+    const max = bound(rule.max);
+    tests.push({
+      name: 'max',
+      message: rule.message ?? (dates ? DEFAULT_MESSAGES.maxDate : DEFAULT_MESSAGES.maxNumber),
+      params: { max },
+      test: (value) => {
+        const c = compare(value, max);
+        return c === undefined || c <= 0;
+      },
+    });
+  }
+  return tests;
+}
+
+function choicesTest(model: ModelDefinition, field: FieldDefinition, rule: Extract<FieldRule, { type: 'choices' }>): yup.TestConfig<unknown, yup.AnyObject> {
+  const values = rule.values ?? field.edit.choices?.map((c) => c.value);
+  if (!values) {
+    throw new FwDefinitionError(`${model.name}.fields.${field.name}.rules`, 'a choices rule needs `values` on a field without edit.choices');
+  }
+  const choices = values.filter((v): v is string | number | boolean => ['string', 'number', 'boolean'].includes(typeof v)).map((value) => ({ value }));
+  const allowed = (item: unknown): boolean => findChoice(choices, item) !== undefined;
+  return {
+    name: 'oneOf',
+    message: rule.message ?? DEFAULT_MESSAGES.oneOf,
+    params: { values: values.map(String).join(', ') },
+    test: (value) => isAbsent(value) || (Array.isArray(value) ? value.every(allowed) : allowed(value)),
+  };
+}
+
+function dynamicTest(rule: Extract<FieldRule, { type: 'dynamic' }>): yup.TestConfig<unknown, yup.AnyObject> {
+  return {
+    name: rule.name ?? 'dynamic',
+    // Runs on null too: "required when another field is set" is a dynamic rule.
+    async test(value) {
+      const row: unknown = this.parent;
+      const outcome = await rule.test(value, isPlainObject(row) ? row : {});
+      return outcomeError(this, outcome, rule.message);
+    },
+  };
+}
+
+/**
+ * The type check of a field: the value must already be in its form representation, i.e.
+ * converting it changes nothing. CHOICE and MULTI_CHOICE report it as `oneOf`, the others as
+ * `typeError`. `''` is a string (text fields), and on a required field `required` reports it.
+ */
+function typeTest(field: FieldDefinition, required: boolean): yup.TestConfig<unknown, yup.AnyObject> {
+  const choiceType = field.edit.type === EditType.CHOICE || field.edit.type === EditType.MULTI_CHOICE;
+  const emptyIsFine = required || isTextField(field);
+  return {
+    name: choiceType ? 'oneOf' : 'typeError',
+    skipAbsent: true,
+    test(value) {
+      if (value === '' && emptyIsFine) return true;
+      const result = coerceValue(field, value);
+      if (result.ok && formValuesEqual(result.value, value)) return true;
+      return this.createError({ message: `\${path} ${result.ok ? expectation(field) : result.message}` });
+    },
+  };
+}
+
+function fieldSchema(model: ModelDefinition, field: FieldDefinition): FieldSchema {
+  let schema: FieldSchema = yup.mixed().nullable().strict(true).label(field.edit.title);
+  const requiredRule = field.rules.find((r) => r.type === 'required');
+  const required = field.edit.notNull || requiredRule !== undefined;
+  schema = schema.test(typeTest(field, required));
+  if (required) schema = schema.test(requiredTest(field, requiredRule?.message));
+  for (const rule of field.rules) {
+    const tests: yup.TestConfig<unknown, yup.AnyObject>[] = [];
+    switch (rule.type) {
+      case 'required':
+        break;
+      case 'length':
+        tests.push(...lengthTests(rule));
+        break;
+      case 'pattern':
+        tests.push(patternTest(rule));
+        break;
+      case 'range':
+        tests.push(...rangeTests(field, rule));
+        break;
+      case 'choices':
+        tests.push(choicesTest(model, field, rule));
+        break;
+      case 'dynamic':
+        tests.push(dynamicTest(rule));
+        break;
+    }
+    for (const test of tests) {
+      // Only `required` and dynamic rules judge a missing value; the others pass it.
+      schema = schema.test(rule.type === 'dynamic' ? test : { skipAbsent: true, ...test });
+    }
+  }
+  return schema;
+}
+
+function createRowSchema(model: ModelDefinition): RowSchema {
+  const shape: Record<string, FieldSchema> = {};
+  for (const name of model.fieldNames) {
+    const field = model.fields[name];
+    if (field) shape[name] = fieldSchema(model, field);
+  }
+  let schema: RowSchema = yup.object(shape).strict(true);
+  for (const rule of model.rowRules) {
+    const path = rule.path ?? rule.fields[0] ?? model.primaryKey;
+    const label = model.fields[path]?.edit.title ?? path;
+    schema = schema.test({
+      name: rule.name,
+      async test(row) {
+        const outcome = await rule.test(isPlainObject(row) ? row : {});
+        return outcomeError(this, outcome, rule.message, { path, params: { label } });
+      },
+    });
+  }
+  return schema;
+}
+
+/**
+ * The yup object schema of a model's form row, built once per model (cached in a `WeakMap`).
+ * The add path, the edit form, import, copy, AI writes and the cell editor all validate with it,
+ * through {@link validateRow}.
+ *
+ * Each field gets, in this order: a type check (the value must be in its form representation:
+ * `typeError`, or `oneOf` for CHOICE/MULTI_CHOICE), `required` (from `edit.notNull` or a
+ * `required` rule: null, `''` and `[]` fail), then its rules: `length` → `min`/`max` (characters,
+ * or items of a list), `pattern` → `matches`, `range` → `min`/`max` (numbers numerically,
+ * DATE/DATETIME text chronologically), `choices` → `oneOf`, `dynamic` → its `name` (default
+ * `dynamic`), called as `test(value, row)` with the whole row. Then the model's `rowRules` run on
+ * the whole row and report on their `path` (default their first field), typed by their `name`.
+ * A rule's `message` replaces the default; a string returned by a test is the message. Messages
+ * may use `${path}` (the field's title) and the rule's `${min}`, `${max}`, `${values}`.
+ *
+ * The schema is strict: it never converts or rewrites a value.
+ *
+ * @throws {FwDefinitionError} for a `choices` rule without values on a field without choices.
+ */
+export function buildRowSchema(model: ModelDefinition): RowSchema {
+  let schema = cache.get(model);
+  if (!schema) {
+    schema = createRowSchema(model);
+    cache.set(model, schema);
+  }
+  return schema;
+}
+
+/** A copy the rules can read but not change, so validation never alters the caller's row. */
+function snapshot(row: Readonly<FormRow>): Readonly<FormRow> {
+  const copy: FormRow = {};
+  for (const [key, value] of Object.entries(row)) {
+    Object.defineProperty(copy, key, { value: Array.isArray(value) ? Object.freeze([...value]) : value, enumerable: true });
+  }
+  return Object.freeze(copy);
+}
+
+/**
+ * Validates a complete form row against {@link buildRowSchema}`(model)`, reporting every failure
+ * (yup's `abortEarly: false`). Async rules are awaited. The row is not changed.
+ *
+ * @returns `[]` when the row is valid, else one `{ path, type, message }` per failure as yup
+ * reports it (`type` is the rule: `required`, `min`, `max`, `matches`, `oneOf`, `typeError`, a
+ * dynamic rule's name, a row rule's name).
+ * @example
+ * const details = await validateRow(Project, { name: 'X', startDate: '2024-05-01', endDate: '2024-04-01' });
+ * // [{ path: 'endDate', type: 'endAfterStart', message: 'the end date must not be before the start date' }]
+ */
+export async function validateRow(model: ModelDefinition, row: Readonly<FormRow>): Promise<FwErrorDetail[]> {
+  if (!isPlainObject(row)) return [{ type: 'typeError', message: 'the row must be an object' }];
+  try {
+    await buildRowSchema(model).validate(snapshot(row), { abortEarly: false, strict: true });
+    return [];
+  } catch (error) {
+    if (!(error instanceof yup.ValidationError)) throw error;
+    const failures = error.inner.length > 0 ? error.inner : [error];
+    return failures.map((failure) => ({
+      ...(failure.path !== undefined && failure.path !== '' ? { path: failure.path } : {}),
+      ...(failure.type !== undefined ? { type: failure.type } : {}),
+      message: failure.message,
+    }));
+  }
+}
