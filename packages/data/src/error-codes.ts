@@ -1,0 +1,19 @@
+import { FwError, type FwErrorDetail } from '@fw/core';
+
+/** Error codes of the data API beyond the core ones, with status and default message. */
+export const DATA_ERROR_CODES = {
+  UNKNOWN_FIELD: { status: 400, message: 'The request names a field the model does not declare' },
+  BAD_QUERY: { status: 400, message: 'The query is malformed' },
+  BAD_ID: { status: 400, message: 'A row id must be a positive whole number' },
+  READONLY_FIELD: { status: 422, message: 'A read-only field cannot be changed' },
+  IMPORT_FAILED: { status: 422, message: 'The import was refused; nothing was written' },
+  TOO_MANY_ROWS: { status: 413, message: 'Too many rows in one request' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+/** A code of {@link DATA_ERROR_CODES}. */
+export type DataErrorCode = keyof typeof DATA_ERROR_CODES;
+
+/** An {@link FwError} with one of the data API's codes. */
+export function dataError(code: DataErrorCode, message?: string, details?: FwErrorDetail[]): FwError {
+  return new FwError(code, message ?? DATA_ERROR_CODES[code].message, { status: DATA_ERROR_CODES[code].status, ...(details ? { details } : {}) });
+}

@@ -1,0 +1,16 @@
+export { fwData } from './router.js';
+export type { FwDataMiddleware, FwDataOptions } from './router.js';
+export { DataService } from './service.js';
+export type { Actor, DataServiceOptions, TablePage } from './service.js';
+export { DataEvents } from './events.js';
+export type { DataEventMap, EditEvent } from './events.js';
+export { DEFAULT_QUERY_LIMITS, applyConditions, likePattern, parseConditions, parseTableQuery, queryableField } from './query.js';
+export type { QueryLimits, TableQuery } from './query.js';
+export { csvCell, csvLine, parseCsv } from './csv.js';
+export type { CsvLimits } from './csv.js';
+export { MASK, maskForLog } from './operate-log.js';
+export { escapeHtml, printPage } from './print.js';
+export { modelView } from './schema-view.js';
+export type { FieldView, ModelView } from './schema-view.js';
+export { DATA_ERROR_CODES, dataError } from './error-codes.js';
+export type { DataErrorCode } from './error-codes.js';

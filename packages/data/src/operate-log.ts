@@ -1,0 +1,70 @@
+import { EditType, type ModelDefinition } from '@fw/core';
+import type { FwStore } from '@fw/store';
+
+/** Replaces every secret in logged data. */
+export const MASK = '******';
+const SECRET_NAME = /pass(word)?|pwd|secret|token|api[-_]?key/i;
+const MAX_TEXT = 16_000;
+
+/**
+ * A copy of `data` fit for a log: the model's PASSWORD fields and anything whose name looks
+ * secret are masked, and the JSON is capped in size.
+ */
+export function maskForLog(model: ModelDefinition | undefined, data: unknown): string | null {
+  if (data === undefined) return null;
+  const passwords = new Set(model ? Object.values(model.fields).filter((f) => f.edit.type === EditType.PASSWORD).map((f) => f.name) : []);
+  const seen = new WeakSet<object>();
+  const mask = (value: unknown, key: string | undefined): unknown => {
+    if (key !== undefined && (passwords.has(key) || SECRET_NAME.test(key))) return value === null || value === undefined ? value : MASK;
+    if (typeof value !== 'object' || value === null) return value;
+    if (seen.has(value)) return '[circular]';
+    seen.add(value);
+    if (Array.isArray(value)) return value.map((v) => mask(v, undefined));
+    if (value instanceof Date) return value.toISOString();
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mask(v, k)]));
+  };
+  const text = JSON.stringify(mask(data, undefined)) ?? null;
+  return text !== null && text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+}
+
+/** One operate-log entry as the data service writes it. */
+export interface OperateLogEntry {
+  model: ModelDefinition;
+  action: string;
+  source: string;
+  user: { id: number; account: string };
+  ip: string | null;
+  targetId: string | null;
+  before: unknown;
+  request: unknown;
+  error: unknown;
+  startedAt: number;
+}
+
+/** Writes an operate-log row; a failure to log is reported, never thrown over the request's own answer. */
+export async function writeOperateLog(store: FwStore, entry: OperateLogEntry, onError: (error: unknown) => void): Promise<void> {
+  try {
+    await store.operateLogs.insert({
+      userId: entry.user.id,
+      account: entry.user.account,
+      ip: entry.ip,
+      model: entry.model.name,
+      action: entry.action,
+      source: entry.source,
+      targetId: entry.targetId,
+      beforeData: maskForLog(entry.model, entry.before),
+      request: maskForLog(entry.model, entry.request),
+      status: entry.error === undefined ? 'success' : 'failure',
+      error: entry.error === undefined ? null : errorText(entry.error),
+      durationMs: Math.max(0, Math.round(performance.now() - entry.startedAt)),
+    });
+  } catch (error) {
+    onError(error);
+  }
+}
+
+function errorText(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown };
+  const text = typeof e?.code === 'string' ? `${e.code}: ${String(e.message)}` : error instanceof Error ? error.message : String(error);
+  return text.slice(0, 2000);
+}

@@ -1,0 +1,42 @@
+import { EditType, type ModelDefinition } from '@fw/core';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text made safe for HTML element content and quoted attributes. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+function display(model: ModelDefinition, field: string, value: unknown): string {
+  const def = model.fields[field]!;
+  if (value === null || value === undefined) return '';
+  if (def.edit.choices) {
+    const label = (v: unknown) => def.edit.choices!.find((c) => c.value === v)?.label ?? String(v);
+    return Array.isArray(value) ? value.map(label).join(', ') : label(value);
+  }
+  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  if (Array.isArray(value)) return value.join(', ');
+  return String(value);
+}
+
+/** A printable HTML page of one row: every shown field with its title; values are escaped. */
+export function printPage(model: ModelDefinition, row: Record<string, unknown>): string {
+  const fields = model.fieldNames.filter((name) => {
+    const f = model.fields[name]!;
+    return f.edit.type !== EditType.PASSWORD && (f.views.show || f.primaryKey);
+  });
+  const rows = fields
+    .map((name) => `<tr><th>${escapeHtml(model.fields[name]!.views.title)}</th><td>${escapeHtml(display(model, name, row[name]))}</td></tr>`)
+    .join('\n');
+  const title = escapeHtml(`${model.title} #${String(row[model.primaryKey] ?? '')}`);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
+<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}th,td{border:1px solid #999;padding:4px 10px;text-align:left;vertical-align:top}th{background:#eee}@media print{button{display:none}}</style>
+</head><body><h1>${title}</h1>
+<table>
+${rows}
+</table>
+<p><button onclick="window.print()">Print</button></p>
+</body></html>
+`;
+}

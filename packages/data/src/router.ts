@@ -1,0 +1,173 @@
+import { Readable } from 'node:stream';
+import type { Context, Middleware } from 'koa';
+import Router from '@koa/router';
+import { FwDefinitionError, FwError, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
+import { authenticate, fwRoute, readJsonBody, readTextBody, UserService } from '@fw/login';
+import type { PowerResolver } from '@fw/power';
+import type { FwStore } from '@fw/store';
+import type { FwTokenService } from '@fw/token';
+import type { DataEvents } from './events.js';
+import type { QueryLimits } from './query.js';
+import { DataService, type Actor } from './service.js';
+
+/** Options of {@link fwData}. */
+export interface FwDataOptions {
+  /** The store holding the model tables and the operate log. */
+  store: FwStore;
+  /** Resolves request tokens (unless an `fwAuth` mounted before already did). */
+  tokens: FwTokenService;
+  /** The models served. */
+  registry: ModelRegistry;
+  /** Configuration (`fw-app.apiPrefix`). @default loadConfig() */
+  config?: FwConfig;
+  /** Table-query bounds. @default { defaultSize: 20, maxSize: 200, maxConditions: 50, maxInValues: 1000 } */
+  limits?: Partial<QueryLimits>;
+  /** Largest JSON body, bytes. @default 1 MiB */
+  bodyLimit?: number;
+  /** Largest CSV import body, bytes. @default 5 MiB */
+  importBodyLimit?: number;
+  /** Most rows per export. @default 100000 */
+  exportMaxRows?: number;
+  /** Most rows per import. @default 10000 */
+  importMaxRows?: number;
+  /** A shared power engine (e.g. the one the AI tools use). */
+  power?: PowerResolver;
+  /** Errors that must not fail a request (operate-log writes, event listeners). @default console.error */
+  onBackgroundError?: (error: unknown) => void;
+}
+
+/** The data-API middleware, with the service behind it and its edit events. */
+export type FwDataMiddleware = Middleware & { service: DataService; events: DataEvents };
+
+// Path segments of the data routes: a model of one of these names would be shadowed.
+const RESERVED = new Set(['table', 'export', 'import', 'print', 'modify']);
+const CSV_TYPE = /^(text\/csv|application\/csv|text\/plain)\s*(;|$)/i;
+
+function positive(key: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) throw new FwDefinitionError(key, `must be a positive whole number, got ${String(value)}`);
+  return value;
+}
+
+/**
+ * The data API of Fw models under the configured prefix (`/fw-api`): schema, table query,
+ * details, add, edit, cell edit, delete, export, import, print and copy. Every route checks its
+ * power flag on the server, applies row visibility, validates with the model's whole-row schema,
+ * runs the data-proxy hooks in one transaction and writes the operate log.
+ *
+ * @throws {FwDefinitionError} at once for missing options, bad limits, or a model whose name is
+ * one of the route words (`table`, `export`, `import`, `print`, `modify`).
+ * @example
+ * const data = fwData({ store, tokens, registry });
+ * data.events.on('update', (e) => console.log(`${e.user.account} changed ${e.model} #${e.id}`, e.changed));
+ * app.use(data);
+ */
+export function fwData(options: FwDataOptions): FwDataMiddleware {
+  if (!options?.tokens || typeof options.tokens.resolve !== 'function') throw new FwDefinitionError('fwData.tokens', 'an FwTokenService is required');
+  const service = new DataService({
+    store: options.store,
+    registry: options.registry,
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.exportMaxRows !== undefined ? { exportMaxRows: positive('fwData.exportMaxRows', options.exportMaxRows, 100_000) } : {}),
+    ...(options.importMaxRows !== undefined ? { importMaxRows: positive('fwData.importMaxRows', options.importMaxRows, 10_000) } : {}),
+    ...(options.power ? { power: options.power } : {}),
+    ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
+  });
+  for (const model of options.registry.list()) {
+    if (RESERVED.has(model.name)) throw new FwDefinitionError(`${model.name}.name`, `is a word of the data routes (${[...RESERVED].join(', ')}); rename the model`);
+  }
+  const bodyLimit = positive('fwData.bodyLimit', options.bodyLimit, 1024 * 1024);
+  const importBodyLimit = positive('fwData.importBodyLimit', options.importBodyLimit, 5 * 1024 * 1024);
+  const config = options.config ?? loadConfig();
+  const users = new UserService(options.store);
+  const { tokens } = options;
+
+  async function actor(ctx: Context): Promise<Actor> {
+    const state = ctx.state.fw ?? (await authenticate(ctx, tokens, users));
+    if (!state) throw new FwError('UNAUTHENTICATED');
+    ctx.state.fw = state;
+    return { user: state.user, ip: ctx.ip || null, source: 'http' };
+  }
+  const json = (ctx: Context) => readJsonBody(ctx, { limit: bodyLimit });
+  const param = (ctx: Context, name: string): string => (ctx.params as Record<string, string>)[name] ?? '';
+
+  const router = new Router({ prefix: config['fw-app.apiPrefix'] });
+  router.get('/build/:fw', fwRoute(async (ctx) => {
+    ctx.body = await service.schema(param(ctx, 'fw'), await actor(ctx));
+  }));
+  router.post('/data/table/:fw', fwRoute(async (ctx) => {
+    const who = await actor(ctx);
+    const body = ctx.get('content-length') === '0' || !ctx.get('content-type') ? {} : await json(ctx);
+    ctx.body = await service.query(param(ctx, 'fw'), who, body);
+  }));
+  router.get('/data/export/:fw', fwRoute(async (ctx) => {
+    const who = await actor(ctx);
+    const parse = (name: string): unknown => {
+      const raw = ctx.query[name];
+      if (raw === undefined) return undefined;
+      if (typeof raw !== 'string') throw new FwError('BAD_REQUEST', `${name} must be given once`);
+      if (name === 'sort' && !raw.trim().startsWith('[')) return raw;
+      try {
+        return JSON.parse(raw);
+      } catch {
+        throw new FwError('BAD_REQUEST', `${name} must be JSON`);
+      }
+    };
+    const lines = service.exportCsv(param(ctx, 'fw'), who, parse('conditions'), parse('sort'));
+    // Pull the first line before answering, so a refused export is still a clean error response.
+    const first = await lines.next();
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.set('Content-Disposition', `attachment; filename="${param(ctx, 'fw')}.csv"`);
+    ctx.set('Cache-Control', 'no-store');
+    // A byte-order mark, so spreadsheet programs read the UTF-8 correctly; then stream the rest.
+    ctx.body = Readable.from(
+      (async function* () {
+        if (first.done) return;
+        yield `\ufeff${first.value}`;
+        yield* lines;
+      })(),
+    );
+  }));
+  router.post('/data/import/:fw', fwRoute(async (ctx) => {
+    const who = await actor(ctx);
+    const text = await readTextBody(ctx, { limit: importBodyLimit, type: CSV_TYPE, typeName: 'CSV (Content-Type: text/csv)' });
+    ctx.body = await service.importCsv(param(ctx, 'fw'), who, text);
+  }));
+  router.get('/data/print/:fw/:id', fwRoute(async (ctx) => {
+    const html = await service.print(param(ctx, 'fw'), await actor(ctx), param(ctx, 'id'));
+    ctx.type = 'html';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = html;
+  }));
+  router.post('/data/modify/:fw', fwRoute(async (ctx) => {
+    const who = await actor(ctx);
+    ctx.body = await service.add(param(ctx, 'fw'), who, await json(ctx));
+  }));
+  router.post('/data/modify/:fw/update', fwRoute(async (ctx) => {
+    const who = await actor(ctx);
+    ctx.body = await service.update(param(ctx, 'fw'), who, await json(ctx));
+  }));
+  router.post('/data/modify/:fw/update-cell', fwRoute(async (ctx) => {
+    const who = await actor(ctx);
+    ctx.body = await service.updateCell(param(ctx, 'fw'), who, await json(ctx));
+  }));
+  router.post('/data/modify/:fw/delete', fwRoute(async (ctx) => {
+    const who = await actor(ctx);
+    ctx.body = await service.delete(param(ctx, 'fw'), who, await json(ctx));
+  }));
+  router.post('/data/modify/:fw/copy', fwRoute(async (ctx) => {
+    const who = await actor(ctx);
+    ctx.body = await service.copy(param(ctx, 'fw'), who, await json(ctx));
+  }));
+  router.get('/data/:fw/:id', fwRoute(async (ctx) => {
+    ctx.body = await service.details(param(ctx, 'fw'), await actor(ctx), param(ctx, 'id'));
+  }));
+
+  const routes = router.routes() as unknown as Middleware;
+  const middleware = async function fwData(ctx: Context, next: () => Promise<unknown>) {
+    await routes(ctx, next as never);
+  } as FwDataMiddleware;
+  middleware.service = service;
+  middleware.events = service.events;
+  return middleware;
+}

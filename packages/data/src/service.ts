@@ -1,0 +1,600 @@
+import {
+  EditType,
+  FwDefinitionError,
+  FwError,
+  hashPassword,
+  type Condition,
+  type DataHookContext,
+  type DataSource,
+  type FieldDefinition,
+  type FwErrorDetail,
+  type FwUser,
+  type ModelDefinition,
+  type ModelRegistry,
+  type PowerFlag,
+  type PowerObject,
+} from '@fw/core';
+import { PowerResolver, assertPower } from '@fw/power';
+import { changedColumns, patchRow, readEntity, toDbValues, toFormRow, validateRow, cellEditRefusal, type FormRow } from '@fw/row-patch';
+import type { FwStore } from '@fw/store';
+import type { Knex } from 'knex';
+import { csvLine, parseCsv } from './csv.js';
+import { dataError } from './error-codes.js';
+import { DataEvents, type EditEvent } from './events.js';
+import { writeOperateLog } from './operate-log.js';
+import { printPage } from './print.js';
+import { DEFAULT_QUERY_LIMITS, applyConditions, parseConditions, parseTableQuery, type QueryLimits } from './query.js';
+import { modelView, type ModelView } from './schema-view.js';
+
+/** Who is acting, from where. */
+export interface Actor {
+  user: FwUser;
+  /** Client address, for the operate log. */
+  ip: string | null;
+  /** `http` for the data API (form and cell edits alike), `ai` for AI tools, `import` for imports. */
+  source: DataSource;
+}
+
+/** Options of {@link DataService}. */
+export interface DataServiceOptions {
+  store: FwStore;
+  registry: ModelRegistry;
+  /** Page-size and condition bounds of table queries. */
+  limits?: Partial<QueryLimits>;
+  /** Most rows one export writes. @default 100000 */
+  exportMaxRows?: number;
+  /** Most rows one import reads. @default 10000 */
+  importMaxRows?: number;
+  /** The power engine; one is made when absent. */
+  power?: PowerResolver;
+  /** Called with errors that must not fail the request (operate-log writes, event listeners). @default console.error */
+  onBackgroundError?: (error: unknown) => void;
+}
+
+/** One page of a table query. */
+export interface TablePage {
+  rows: FormRow[];
+  total: number;
+  page: number;
+  size: number;
+}
+
+/** What an operation tells its operate-log row once it knows (the row before, the id, the request as logged). */
+interface LogNotes {
+  before?: unknown;
+  targetId?: string | null;
+  request?: unknown;
+}
+
+/** Power of every grant: administrators skip the menu lookup. */
+const ADMIN_GRANTS = { codes: new Set<string>(), version: 'admin' } as const;
+
+function positiveId(value: unknown, path = 'id'): number {
+  const n = typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw dataError('BAD_ID', undefined, [{ path, type: 'typeError', message: 'must be a positive whole number' }]);
+  return n;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function validationError(details: FwErrorDetail[], message = 'The row is not valid'): FwError {
+  return new FwError('VALIDATION_FAILED', message, { details });
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/**
+ * The data operations of Fw models, with every permission, visibility rule, validation, hook,
+ * operate log and edit event applied. The HTTP routes and the AI tools both go through it, so
+ * there is one code path per operation.
+ */
+export class DataService {
+  /** Edit events: `events.on('update', (event) => …)`. */
+  readonly events = new DataEvents();
+  readonly store: FwStore;
+  readonly registry: ModelRegistry;
+  readonly limits: QueryLimits;
+  readonly #power: PowerResolver;
+  readonly #exportMaxRows: number;
+  readonly #importMaxRows: number;
+  readonly #onBackgroundError: (error: unknown) => void;
+  // Menu codes per user, valid for one grants version.
+  readonly #grants = new Map<number, { version: number; codes: Set<string> }>();
+
+  constructor(options: DataServiceOptions) {
+    if (!options?.store?.knex) throw new FwDefinitionError('fwData.store', 'an FwStore is required');
+    if (!options.registry || typeof options.registry.get !== 'function') throw new FwDefinitionError('fwData.registry', 'a ModelRegistry is required');
+    this.store = options.store;
+    this.registry = options.registry;
+    this.limits = { ...DEFAULT_QUERY_LIMITS, ...options.limits };
+    for (const [key, value] of Object.entries(this.limits)) {
+      if (!Number.isInteger(value) || value < 1) throw new FwDefinitionError(`fwData.limits.${key}`, `must be a positive whole number, got ${String(value)}`);
+    }
+    if (this.limits.defaultSize > this.limits.maxSize) throw new FwDefinitionError('fwData.limits.defaultSize', 'must not exceed maxSize');
+    this.#exportMaxRows = options.exportMaxRows ?? 100_000;
+    this.#importMaxRows = options.importMaxRows ?? 10_000;
+    this.#power = options.power ?? new PowerResolver();
+    this.#onBackgroundError = options.onBackgroundError ?? ((error) => console.error('[fw/data]', error));
+    this.events.on('error', (error) => this.#onBackgroundError(error));
+  }
+
+  /**
+   * The registered model called `name`.
+   * @throws {FwError} 404 `MODEL_NOT_FOUND`.
+   */
+  model(name: unknown): ModelDefinition {
+    const model = typeof name === 'string' ? this.registry.get(name) : undefined;
+    if (!model) throw new FwError('MODEL_NOT_FOUND', `Unknown model ${JSON.stringify(name)}`);
+    return model;
+  }
+
+  async #grantsOf(user: FwUser): Promise<{ codes: ReadonlySet<string>; version: number | string }> {
+    if (user.isAdmin) return ADMIN_GRANTS;
+    const version = await this.store.grants.version();
+    const cached = this.#grants.get(user.id);
+    if (cached && cached.version === version) return cached;
+    const codes = await this.store.grants.codesForUser(user.id);
+    if (this.#grants.size >= 10_000) this.#grants.clear();
+    const entry = { version, codes };
+    this.#grants.set(user.id, entry);
+    return entry;
+  }
+
+  /** The user's effective power on the model (declared flags, menu grants, handler). */
+  async power(model: ModelDefinition, user: FwUser): Promise<PowerObject> {
+    return this.#power.resolve(model, user, await this.#grantsOf(user));
+  }
+
+  /** Resolves the power and checks `flags`; returns the power. @throws {FwError} 403 `POWER_DENIED`. */
+  async require(model: ModelDefinition, user: FwUser, flags: PowerFlag | PowerFlag[]): Promise<PowerObject> {
+    const power = await this.power(model, user);
+    assertPower(power, flags, model.name);
+    return power;
+  }
+
+  #hookContext(model: ModelDefinition, actor: Actor, action: DataHookContext['action']): DataHookContext {
+    return { user: actor.user, model: model.name, action, source: actor.source };
+  }
+
+  /** Row-visibility conditions from `beforeFetch`, checked to name declared fields. */
+  async visibility(model: ModelDefinition, actor: Actor, action: DataHookContext['action']): Promise<Condition[]> {
+    const extra = await model.dataProxy.beforeFetch?.(this.#hookContext(model, actor, action));
+    if (!extra) return [];
+    if (!Array.isArray(extra)) throw new Error(`${model.name}.dataProxy.beforeFetch must return an array of conditions`);
+    return extra;
+  }
+
+  #columns(model: ModelDefinition, withSecrets = false): string[] {
+    return Object.values(model.fields)
+      .filter((f) => f.stored && (withSecrets || f.edit.type !== EditType.PASSWORD))
+      .map((f) => `${model.table}.${f.column}`);
+  }
+
+  #pkColumn(model: ModelDefinition): string {
+    return model.fields[model.primaryKey]!.column;
+  }
+
+  async #afterFetch(model: ModelDefinition, actor: Actor, action: DataHookContext['action'], rows: FormRow[]): Promise<FormRow[]> {
+    const hook = model.dataProxy.afterFetch;
+    if (!hook) return rows;
+    const result = await hook(rows, this.#hookContext(model, actor, action));
+    return Array.isArray(result) ? result : rows;
+  }
+
+  async #collections(model: ModelDefinition, db: Knex, ids: number[]): Promise<Map<number, Record<string, number[]>>> {
+    const out = new Map<number, Record<string, number[]>>(ids.map((id) => [id, {}]));
+    for (const field of Object.values(model.fields)) {
+      const c = field.edit.collection;
+      if (!c) continue;
+      for (const id of ids) out.get(id)![field.name] = [];
+      if (ids.length === 0) continue;
+      const links: Array<Record<string, unknown>> = await db(c.joinTable).whereIn(c.ownKey, ids).orderBy(c.foreignKey).select(c.ownKey, c.foreignKey);
+      for (const link of links) out.get(Number(link[c.ownKey]))?.[field.name]?.push(Number(link[c.foreignKey]));
+    }
+    return out;
+  }
+
+  /** Loads one visible row (with collections) as the edit form sees it, locking it inside a transaction. */
+  async #loadVisible(model: ModelDefinition, actor: Actor, action: DataHookContext['action'], id: number, db: Knex, lock: boolean): Promise<FormRow> {
+    const conditions = await this.visibility(model, actor, action);
+    const qb = db(model.table).select(this.#columns(model)).where(`${model.table}.${this.#pkColumn(model)}`, id);
+    applyConditions(qb, model, conditions);
+    if (lock && this.store.dialect !== 'sqlite') qb.forUpdate();
+    const row: Record<string, unknown> | undefined = await qb.first();
+    // A row the user cannot see is a row that does not exist, as far as they can tell.
+    if (!row) throw new FwError('ROW_NOT_FOUND', `No ${model.name} with id ${id}`);
+    const form = toFormRow(model, row);
+    Object.assign(form, (await this.#collections(model, db, [id])).get(id));
+    return form;
+  }
+
+  /** Schema and effective power, for a UI. Needs at least one permitted operation. */
+  async schema(name: string, actor: Actor): Promise<{ model: ModelView; power: PowerObject }> {
+    const model = this.model(name);
+    const power = await this.power(model, actor.user);
+    if (!(['query', 'add', 'edit', 'delete', 'viewDetails'] as const).some((flag) => power[flag])) {
+      throw new FwError('POWER_DENIED', `Not permitted: any operation on ${model.name}`);
+    }
+    return { model: modelView(model), power };
+  }
+
+  /** One page of visible rows. Needs `query`. */
+  async query(name: string, actor: Actor, body: unknown): Promise<TablePage> {
+    const model = this.model(name);
+    await this.require(model, actor.user, 'query');
+    const query = parseTableQuery(model, body, this.limits);
+    const conditions = [...query.conditions, ...(await this.visibility(model, actor, 'query'))];
+    const knex = this.store.knex;
+    const pk = `${model.table}.${this.#pkColumn(model)}`;
+    const select = applyConditions(knex(model.table).select(this.#columns(model)), model, conditions);
+    for (const s of query.sort) select.orderBy(`${model.table}.${model.fields[s.field]!.column}`, s.order);
+    select.orderBy(pk, 'asc');
+    select.limit(query.size).offset((query.page - 1) * query.size);
+    const count = applyConditions(knex(model.table).count({ n: '*' }), model, conditions);
+    const [rows, counted] = await Promise.all([select, count]);
+    const total = Number((counted as Array<{ n: unknown }>)[0]?.n ?? 0);
+    const form = (rows as Array<Record<string, unknown>>).map((row) => toFormRow(model, row));
+    return { rows: await this.#afterFetch(model, actor, 'query', form), total, page: query.page, size: query.size };
+  }
+
+  /** One visible row with its collections. Needs `viewDetails` (or `edit`). */
+  async details(name: string, actor: Actor, rawId: unknown): Promise<FormRow> {
+    const model = this.model(name);
+    const power = await this.power(model, actor.user);
+    if (!power.viewDetails && !power.edit) assertPower(power, 'viewDetails', model.name);
+    const id = positiveId(rawId);
+    const row = await this.#loadVisible(model, actor, 'details', id, this.store.knex, false);
+    const [shown] = await this.#afterFetch(model, actor, 'details', [row]);
+    return shown ?? row;
+  }
+
+  async #hashPasswords(model: ModelDefinition, values: FormRow): Promise<FormRow> {
+    const out = { ...values };
+    for (const field of Object.values(model.fields)) {
+      if (field.edit.type !== EditType.PASSWORD) continue;
+      const plain = out[field.name];
+      if (plain === undefined || plain === null || plain === '') delete out[field.name];
+      else {
+        const { hash, salt } = await hashPassword(String(plain));
+        out[field.name] = `scrypt:${salt}:${hash}`;
+      }
+    }
+    return out;
+  }
+
+  async #extraValidation(model: ModelDefinition, row: FormRow, context: DataHookContext): Promise<void> {
+    const details = await validateRow(model, row);
+    if (details.length > 0) throw validationError(details);
+    const extra = await model.dataProxy.validate?.(row, context);
+    if (Array.isArray(extra) && extra.length > 0) {
+      throw validationError(extra.map((e) => ({ path: e.path ?? '', type: e.type ?? 'validate', message: e.message })));
+    }
+  }
+
+  async #writeCollections(model: ModelDefinition, trx: Knex.Transaction, id: number, row: FormRow, only?: Set<string>): Promise<void> {
+    for (const field of Object.values(model.fields)) {
+      const c = field.edit.collection;
+      if (!c || !(field.name in row) || (only && !only.has(field.name))) continue;
+      const ids = (row[field.name] as number[] | null) ?? [];
+      await trx(c.joinTable).where(c.ownKey, id).delete();
+      for (let i = 0; i < ids.length; i += 500) {
+        await trx(c.joinTable).insert(ids.slice(i, i + 500).map((other) => ({ [c.ownKey]: id, [c.foreignKey]: other })));
+      }
+    }
+  }
+
+  /** A new row: the given values, then each absent field's default (or null / no links). */
+  #newRow(model: ModelDefinition, values: FormRow): FormRow {
+    const row: FormRow = {};
+    for (const field of Object.values(model.fields)) {
+      if (field.primaryKey) continue;
+      if (field.name in values) row[field.name] = values[field.name];
+      else if (field.edit.defaultValue !== undefined) row[field.name] = field.edit.defaultValue;
+      else row[field.name] = field.edit.collection ? [] : null;
+    }
+    return row;
+  }
+
+  async #insert(model: ModelDefinition, actor: Actor, trx: Knex.Transaction, values: FormRow, context: DataHookContext): Promise<number> {
+    const row = this.#newRow(model, values);
+    await this.#extraValidation(model, row, context);
+    await model.dataProxy.beforeAdd?.(row, context);
+    const stored = await this.#hashPasswords(model, row);
+    const pk = this.#pkColumn(model);
+    const result: unknown[] = await trx(model.table).insert(toDbValues(model, stored), [pk]);
+    const first = result[0];
+    const id = Number(isObject(first) ? first[pk] : first);
+    if (!Number.isSafeInteger(id) || id < 1) throw new Error(`${model.name}: the insert returned no id`);
+    await this.#writeCollections(model, trx, id, row);
+    row[model.primaryKey] = id;
+    await model.dataProxy.afterAdd?.(row, context);
+    return id;
+  }
+
+  /** Runs an operation and writes its operate-log row, success or failure; `run` may fill in what it learns. */
+  async #logged<T>(model: ModelDefinition, actor: Actor, action: string, targetId: string | null, request: unknown, run: (log: LogNotes) => Promise<T>): Promise<T> {
+    const startedAt = performance.now();
+    const log: LogNotes = {};
+    let error: unknown;
+    try {
+      return await run(log);
+    } catch (e) {
+      error = e;
+      throw e;
+    } finally {
+      await writeOperateLog(
+        this.store,
+        { model, action, source: actor.source, user: actor.user, ip: actor.ip, targetId: log.targetId ?? targetId, before: log.before, request: log.request ?? request, error, startedAt },
+        this.#onBackgroundError,
+      );
+    }
+  }
+
+  /** Adds a row. Needs `add`. Returns the new row as the details view shows it. */
+  async add(name: string, actor: Actor, body: unknown): Promise<FormRow> {
+    const model = this.model(name);
+    await this.require(model, actor.user, 'add');
+    const values = this.#readBody(model, body, 'add');
+    const context = this.#hookContext(model, actor, 'add');
+    const id = await this.#logged(model, actor, 'add', null, values, async (log) => {
+      const created = await this.store.knex.transaction((trx) => this.#insert(model, actor, trx, values, context));
+      log.targetId = String(created);
+      return created;
+    });
+    return this.#shown(model, actor, id);
+  }
+
+  #readBody(model: ModelDefinition, body: unknown, mode: 'add' | 'update', stored?: FormRow): FormRow {
+    if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
+    let input = body;
+    if (mode === 'update' && stored) {
+      // The edit form sends the whole entity back, read-only fields included: unchanged ones are fine.
+      input = Object.fromEntries(Object.entries(body).filter(([k, v]) => !(model.fields[k]?.edit.readonly && !model.fields[k]?.primaryKey && sameValue(v, stored[k]))));
+      delete input[model.primaryKey];
+    }
+    const { values, errors } = readEntity(model, input, mode);
+    if (errors.length > 0) {
+      const unknown = errors.filter((e) => e.type === 'unknownField');
+      if (unknown.length > 0) throw dataError('UNKNOWN_FIELD', `${model.name} has no field ${unknown.map((e) => e.path).join(', ')}`, unknown);
+      const readonly = errors.filter((e) => e.type === 'readonly');
+      if (readonly.length > 0) throw dataError('READONLY_FIELD', undefined, readonly);
+      throw validationError(errors, 'Some values have the wrong type');
+    }
+    return values;
+  }
+
+  async #shown(model: ModelDefinition, actor: Actor, id: number): Promise<FormRow> {
+    const knex = this.store.knex;
+    const row: Record<string, unknown> | undefined = await knex(model.table).select(this.#columns(model)).where(this.#pkColumn(model), id).first();
+    if (!row) throw new FwError('ROW_NOT_FOUND', `No ${model.name} with id ${id}`);
+    const form = toFormRow(model, row);
+    Object.assign(form, (await this.#collections(model, knex, [id])).get(id));
+    const [shown] = await this.#afterFetch(model, actor, 'details', [form]);
+    return shown ?? form;
+  }
+
+  /**
+   * The shared update path of the edit form, the cell editor and AI updates: inside one
+   * transaction, load the visible row, build the complete entity, validate it whole,
+   * `beforeUpdate`, write only the columns that changed, `afterUpdate`; then log and emit.
+   */
+  async #update(model: ModelDefinition, actor: Actor, id: number, build: (stored: FormRow) => FormRow | Promise<FormRow>): Promise<FormRow> {
+    const context = this.#hookContext(model, actor, 'update');
+    let event: EditEvent | undefined;
+    await this.#logged(model, actor, 'update', String(id), undefined, async (log) => {
+      await this.store.knex.transaction(async (trx) => {
+        const stored = await this.#loadVisible(model, actor, 'update', id, trx, true);
+        log.before = stored;
+        const next = await build(stored);
+        next[model.primaryKey] = id;
+        // What was asked, in one shape for the edit form and the cell editor: the values that differ.
+        log.request = { id, changes: this.#changes(model, stored, next) };
+        await this.#extraValidation(model, next, context);
+        await model.dataProxy.beforeUpdate?.(next, context);
+        next[model.primaryKey] = id;
+        const withSecrets = await this.#hashPasswords(model, next);
+        const columns = changedColumns(model, stored, withSecrets);
+        delete columns[this.#pkColumn(model)];
+        if (Object.keys(columns).length > 0) await trx(model.table).where(this.#pkColumn(model), id).update(columns);
+        const changes = this.#changes(model, stored, next);
+        const collections = new Set(Object.keys(changes).filter((f) => model.fields[f]?.edit.collection));
+        await this.#writeCollections(model, trx, id, next, collections);
+        await model.dataProxy.afterUpdate?.(next, context);
+        const after = { ...stored, ...Object.fromEntries(Object.entries(next).filter(([k]) => model.fields[k]?.edit.type !== EditType.PASSWORD)) };
+        event = { model: model.name, id, user: { id: actor.user.id, account: actor.user.account }, source: actor.source, before: stored, after, changed: Object.keys(changes) };
+      });
+    });
+    if (event) this.#emit(event);
+    return this.#shown(model, actor, id);
+  }
+
+  /** The fields (passwords and the key aside) whose value differs between two form rows. */
+  #changes(model: ModelDefinition, before: FormRow, after: FormRow): FormRow {
+    const out: FormRow = {};
+    for (const field of Object.values(model.fields)) {
+      if (field.primaryKey || !(field.name in after)) continue;
+      if (field.edit.type === EditType.PASSWORD) {
+        if (after[field.name] !== undefined && after[field.name] !== null && after[field.name] !== '') out[field.name] = after[field.name];
+      } else if (!sameValue(after[field.name], before[field.name])) out[field.name] = after[field.name];
+    }
+    return out;
+  }
+
+  #emit(event: EditEvent): void {
+    for (const listener of this.events.listeners('update')) {
+      try {
+        const result: unknown = (listener as (e: EditEvent) => unknown)(event);
+        if (result instanceof Promise) result.catch((error: unknown) => this.events.emit('error', error));
+      } catch (error) {
+        this.events.emit('error', error);
+      }
+    }
+  }
+
+  /** The edit form: the whole entity; absent fields keep their stored value. Needs `edit`. */
+  async update(name: string, actor: Actor, body: unknown): Promise<FormRow> {
+    const model = this.model(name);
+    await this.require(model, actor.user, 'edit');
+    if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
+    const id = positiveId(body[model.primaryKey], model.primaryKey);
+    return this.#update(model, actor, id, (stored) => ({ ...stored, ...this.#readBody(model, body, 'update', stored) }));
+  }
+
+  /**
+   * One cell: `{ id, field, value }`. Needs `edit` and both cell-edit switches (checked against
+   * the definition before the row is read); the patched row goes through the edit form's path.
+   */
+  async updateCell(name: string, actor: Actor, body: unknown): Promise<FormRow> {
+    const model = this.model(name);
+    if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be { id, field, value }');
+    const refusal = cellEditRefusal(model, body.field);
+    if (refusal) throw new FwError(refusal.code, refusal.message, { status: refusal.status, ...(refusal.details ? { details: refusal.details } : {}) });
+    const power = await this.require(model, actor.user, 'edit');
+    assertPower(power, 'cellEdit', model.name);
+    const id = positiveId(body.id);
+    if (!('value' in body)) throw new FwError('BAD_REQUEST', 'The body must carry a value (null clears the cell)');
+    const field = body.field as string;
+    return this.#update(model, actor, id, async (stored) => {
+      const patched = await patchRow(model, stored, field, body.value);
+      if (!patched.ok) throw new FwError(patched.code, patched.message, { status: patched.status, ...(patched.details ? { details: patched.details } : {}) });
+      return patched.row;
+    });
+  }
+
+  /** Deletes visible rows, all or none. Needs `delete`. */
+  async delete(name: string, actor: Actor, body: unknown): Promise<{ deleted: number }> {
+    const model = this.model(name);
+    await this.require(model, actor.user, 'delete');
+    const rawIds = isObject(body) ? body.ids : undefined;
+    if (!Array.isArray(rawIds) || rawIds.length === 0 || rawIds.length > 1000) throw new FwError('BAD_REQUEST', 'The body must be { ids: [...] } with 1 to 1000 ids');
+    const ids = [...new Set(rawIds.map((id, i) => positiveId(id, `ids[${i}]`)))];
+    const context = this.#hookContext(model, actor, 'delete');
+    return this.#logged(model, actor, 'delete', ids.join(','), { ids }, async (log) =>
+      this.store.knex.transaction(async (trx) => {
+        const rows: FormRow[] = [];
+        for (const id of ids) rows.push(await this.#loadVisible(model, actor, 'delete', id, trx, true));
+        log.before = rows;
+        await model.dataProxy.beforeDelete?.(rows, context);
+        for (const field of Object.values(model.fields)) {
+          const c = field.edit.collection;
+          if (c) await trx(c.joinTable).whereIn(c.ownKey, ids).delete();
+        }
+        const deleted = await trx(model.table).whereIn(this.#pkColumn(model), ids).delete();
+        await model.dataProxy.afterDelete?.(rows, context);
+        return { deleted };
+      }),
+    );
+  }
+
+  /** A new row from an existing visible one (editable fields and collections). Needs `copy` and `add`. */
+  async copy(name: string, actor: Actor, body: unknown): Promise<FormRow> {
+    const model = this.model(name);
+    await this.require(model, actor.user, ['copy', 'add']);
+    const sourceId = positiveId(isObject(body) ? body.id : undefined);
+    const source = await this.#loadVisible(model, actor, 'copy', sourceId, this.store.knex, false);
+    const values: FormRow = {};
+    for (const field of Object.values(model.fields)) {
+      if (!field.primaryKey && !field.edit.readonly && field.edit.type !== EditType.PASSWORD) values[field.name] = source[field.name];
+    }
+    const context = this.#hookContext(model, actor, 'add');
+    const id = await this.#logged(model, actor, 'copy', null, { from: sourceId }, async (log) => {
+      const created = await this.store.knex.transaction((trx) => this.#insert(model, actor, trx, values, context));
+      log.targetId = String(created);
+      return created;
+    });
+    return this.#shown(model, actor, id);
+  }
+
+  /**
+   * The visible rows matching the conditions, as CSV lines (header of field names first), for at
+   * most `exportMaxRows` rows. Needs `export`.
+   */
+  async *exportCsv(name: string, actor: Actor, rawConditions: unknown, rawSort?: unknown): AsyncGenerator<string> {
+    const model = this.model(name);
+    await this.require(model, actor.user, 'export');
+    const { conditions: asked, sort } = parseTableQuery(model, { conditions: rawConditions, sort: rawSort, size: 1 }, this.limits);
+    const conditions = [...asked, ...(await this.visibility(model, actor, 'export'))];
+    const fields = Object.values(model.fields).filter((f) => f.stored && f.edit.type !== EditType.PASSWORD);
+    yield csvLine(fields.map((f) => f.name));
+    const pk = `${model.table}.${this.#pkColumn(model)}`;
+    const batch = 1000;
+    for (let offset = 0; offset < this.#exportMaxRows; offset += batch) {
+      const qb = applyConditions(this.store.knex(model.table).select(this.#columns(model)), model, conditions);
+      for (const s of sort) qb.orderBy(`${model.table}.${model.fields[s.field]!.column}`, s.order);
+      const rows: Array<Record<string, unknown>> = await qb.orderBy(pk, 'asc').limit(Math.min(batch, this.#exportMaxRows - offset)).offset(offset);
+      const shown = await this.#afterFetch(model, actor, 'export', rows.map((r) => toFormRow(model, r)));
+      for (const row of shown) yield csvLine(fields.map((f) => row[f.name]));
+      if (rows.length < batch) break;
+    }
+  }
+
+  /**
+   * Imports CSV rows (header = field names), all or nothing: every row is converted and
+   * validated, and hooks run, inside one transaction. Needs `importable` and `add`.
+   */
+  async importCsv(name: string, actor: Actor, text: string): Promise<{ imported: number }> {
+    const model = this.model(name);
+    await this.require(model, actor.user, ['importable', 'add']);
+    const { header, rows } = parseCsv(text, { maxRows: this.#importMaxRows, maxColumns: 500 });
+    const unknown = header.filter((h) => !Object.hasOwn(model.fields, h));
+    if (unknown.length > 0) throw dataError('UNKNOWN_FIELD', `${model.name} has no field ${unknown.join(', ')}`, unknown.map((h) => ({ path: h, type: 'unknownField', message: `unknown column ${h}` })));
+    const context = this.#hookContext(model, { ...actor, source: 'import' }, 'import');
+    const entities: FormRow[] = [];
+    const details: FwErrorDetail[] = [];
+    rows.forEach((cells, n) => {
+      const body: Record<string, unknown> = {};
+      header.forEach((h, i) => {
+        const field = model.fields[h]!;
+        if (field.primaryKey) return;
+        // Undo the export's protection against spreadsheet formulas.
+        const cell = cells[i]!;
+        body[h] = /^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell;
+      });
+      const { values, errors } = readEntity(model, body, 'add');
+      for (const e of errors) details.push({ path: `rows[${n + 1}].${e.path ?? ''}`, type: e.type, message: e.message });
+      entities.push(values);
+    });
+    // Every row is checked before anything is written, so the answer names all failing rows.
+    for (const [n, values] of entities.entries()) {
+      if (details.some((d) => d.path?.startsWith(`rows[${n + 1}].`))) continue;
+      for (const e of await validateRow(model, this.#newRow(model, values))) details.push({ ...e, path: `rows[${n + 1}].${e.path ?? ''}` });
+    }
+    if (details.length > 0) throw dataError('IMPORT_FAILED', undefined, details.slice(0, 200));
+    return this.#logged(model, { ...actor, source: 'import' }, 'import', null, { rows: entities.length }, async () =>
+      this.store.knex.transaction(async (trx) => {
+        for (const [n, values] of entities.entries()) {
+          try {
+            await this.#insert(model, actor, trx, values, context);
+          } catch (error) {
+            if (error instanceof FwError && error.details) {
+              throw dataError('IMPORT_FAILED', `Row ${n + 1}: ${error.message}`, error.details.map((d) => ({ ...d, path: `rows[${n + 1}].${d.path ?? ''}` })));
+            }
+            throw error;
+          }
+        }
+        return { imported: entities.length };
+      }),
+    );
+  }
+
+  /** A printable HTML page of one visible row. Needs `print`. */
+  async print(name: string, actor: Actor, rawId: unknown): Promise<string> {
+    const model = this.model(name);
+    await this.require(model, actor.user, 'print');
+    const id = positiveId(rawId);
+    const row = await this.#loadVisible(model, actor, 'print', id, this.store.knex, false);
+    const [shown] = await this.#afterFetch(model, actor, 'print', [row]);
+    return printPage(model, shown ?? row);
+  }
+
+  /** Fields shown in the table (for UIs and exports). */
+  tableFields(model: ModelDefinition): FieldDefinition[] {
+    return Object.values(model.fields).filter((f) => f.views.show && f.stored && f.edit.type !== EditType.PASSWORD);
+  }
+}
+
+export { parseConditions };
