@@ -7,7 +7,7 @@ import { LoginAttempts } from './attempts.js';
 import { authenticate, type FwRequestState } from './auth.js';
 import { Captchas } from './captcha.js';
 import { loginError } from './error-codes.js';
-import { isJsonObject, readJsonBody, toFwError } from './http.js';
+import { fwRoute, isJsonObject, readJsonBody } from './http.js';
 import { registeredLoginProxy, resolveLoginProxy, type LoginProxy, type LoginProxyInput } from './login-proxy.js';
 import { decodeTransferredPassword } from './password-transfer.js';
 import { runWithLoginRequest } from './request-context.js';
@@ -96,19 +96,9 @@ function resolveOptions(options: FwLoginOptions): ResolvedOptions {
 
 type Handler = (ctx: Context, o: ResolvedOptions) => Promise<void>;
 
-/** Runs a route handler and renders its errors in the Fw shape (only for Fw's own routes). */
+/** Binds a handler to the resolved options; errors are answered in the Fw shape, for Fw's own routes only. */
 function route(o: ResolvedOptions, handler: Handler): Middleware {
-  return async (ctx) => {
-    try {
-      await handler(ctx, o);
-    } catch (error) {
-      const fw = toFwError(error);
-      if (fw.status >= 500) ctx.app.emit('error', error, ctx);
-      ctx.status = fw.status;
-      if (fw.headers) ctx.set(fw.headers);
-      ctx.body = fw.toBody();
-    }
-  };
+  return fwRoute((ctx) => handler(ctx, o));
 }
 
 async function requireAuth(ctx: Context, o: ResolvedOptions): Promise<FwRequestState> {

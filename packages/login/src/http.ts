@@ -21,11 +21,30 @@ export function fwErrorHandler(options: FwErrorHandlerOptions = {}): Middleware 
     try {
       await next();
     } catch (error) {
-      const fw = toFwError(error);
-      if (fw.status >= 500) onUnexpected(error, ctx);
-      ctx.status = fw.status;
-      if (fw.headers) ctx.set(fw.headers);
-      ctx.body = fw.toBody();
+      renderError(ctx, error, onUnexpected);
+    }
+  };
+}
+
+/** Answers `error` in the Fw error shape; unexpected ones (500) are reported first. */
+export function renderError(ctx: Context, error: unknown, onUnexpected: (error: unknown, ctx: Context) => void = (e, c) => c.app.emit('error', e, c)): void {
+  const fw = toFwError(error);
+  if (fw.status >= 500) onUnexpected(error, ctx);
+  ctx.status = fw.status;
+  if (fw.headers) ctx.set(fw.headers);
+  ctx.body = fw.toBody();
+}
+
+/**
+ * Wraps a route handler so its errors are answered in the Fw error shape. Unlike
+ * {@link fwErrorHandler} it covers only that route, never the host's own middleware.
+ */
+export function fwRoute(handler: (ctx: Context) => Promise<void> | void): Middleware {
+  return async function fwRouteHandler(ctx) {
+    try {
+      await handler(ctx);
+    } catch (error) {
+      renderError(ctx, error);
     }
   };
 }
@@ -77,6 +96,22 @@ export async function readJsonBody(ctx: Context, options: ReadJsonOptions = {}):
   } catch {
     throw new FwError('INVALID_JSON');
   }
+}
+
+/**
+ * Reads a text request body of an accepted content type, bounded by `limit` bytes.
+ * @throws {FwError} 415 for another content type, 413 beyond the limit, 400 when empty.
+ */
+export async function readTextBody(ctx: Context, options: { limit: number; type: RegExp; typeName: string }): Promise<string> {
+  const declared = Number(ctx.get('content-length') || NaN);
+  if (!options.type.test(ctx.get('content-type'))) throw new FwError('UNSUPPORTED_MEDIA_TYPE', `The request body must be ${options.typeName}`);
+  if (Number.isFinite(declared) && declared > options.limit) {
+    ctx.req.resume();
+    throw new FwError('PAYLOAD_TOO_LARGE', `The request body is larger than ${options.limit} bytes`);
+  }
+  const text = (await readLimited(ctx, options.limit)).toString('utf8');
+  if (text.trim() === '') throw new FwError('BAD_REQUEST', 'The request body is empty');
+  return text;
 }
 
 /**

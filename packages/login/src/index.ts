@@ -16,5 +16,5 @@ export { Captchas } from './captcha.js';
 export { CAPTCHA_ALPHABET, CAPTCHA_SIZE, renderCaptchaPng, randomCaptchaText } from './captcha-image.js';
 export { LOGIN_ERROR_CODES, loginError } from './error-codes.js';
 export type { LoginErrorCode } from './error-codes.js';
-export { fwErrorHandler, readJsonBody, toFwError, isJsonObject } from './http.js';
+export { fwErrorHandler, fwRoute, renderError, readJsonBody, readTextBody, toFwError, isJsonObject } from './http.js';
 export type { FwErrorHandlerOptions, ReadJsonOptions } from './http.js';
