@@ -125,6 +125,8 @@ describe('defineModel(input)', () => {
       ['two fields on one column', () => defineModel(setup({ fields: { a: {}, b: { column: 'a' } } })), 'Book.fields.b.column'],
       ['an unknown data-proxy hook', () => defineModel(setup({ dataProxy: { beforeSave: () => undefined } as never })), 'Book.dataProxy.beforeSave'],
       ['a field name that is not an identifier', () => defineModel(setup({ fields: { 'a b': {} } })), 'Book.fields.a b'],
+      ['a field that would reach the prototype', () => defineModel(setup({ fields: JSON.parse('{"__proto__": {}}') })), 'Book.fields.__proto__'],
+      ['a field named constructor', () => defineModel(setup({ fields: { constructor: {} } as never })), 'Book.fields.constructor'],
       ['a column that is not an identifier', () => defineModel(setup({ fields: { a: { column: 'a; drop table x' } } })), 'Book.fields.a.column'],
     ];
     for (const [what, fn, key, text] of cases) {

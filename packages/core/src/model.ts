@@ -277,6 +277,7 @@ export interface ModelDefinition<R extends Row = Row> {
 
 const NAME_RE = /^[A-Za-z][A-Za-z0-9_]*$/;
 const IDENT_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const RESERVED_FIELD_NAMES = new Set(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf']);
 const RULE_TYPES = new Set(['required', 'length', 'pattern', 'range', 'choices', 'dynamic']);
 const DATA_PROXY_HOOKS = [
   'beforeAdd',
@@ -418,6 +419,8 @@ function checkChoices(key: string, choices: unknown): readonly Choice[] {
 function checkField(model: string, name: string, input: unknown, primaryKey: string): Omit<FieldDefinition, 'rules'> & { rawRules: unknown } {
   const key = `${model}.fields.${name}`;
   if (!IDENT_RE.test(name)) throw new FwDefinitionError(key, 'a field name must be an identifier (letters, digits, _)');
+  // Rows are plain objects keyed by field name: these names would reach the prototype chain.
+  if (RESERVED_FIELD_NAMES.has(name)) throw new FwDefinitionError(key, `${name} cannot be a field name`);
   if (!isPlainObject(input)) throw new FwDefinitionError(key, `must be an object, got ${describe(input)}`);
   const edit = input.edit === undefined ? {} : input.edit;
   if (!isPlainObject(edit)) throw new FwDefinitionError(`${key}.edit`, `must be an object, got ${describe(edit)}`);

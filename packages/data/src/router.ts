@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
 import { FwDefinitionError, FwError, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
-import { authenticate, fwRoute, readJsonBody, readTextBody, UserService } from '@fw/login';
+import { Authenticator, fwRoute, readJsonBody, readTextBody } from '@fw/login';
 import type { PowerResolver } from '@fw/power';
 import type { FwStore } from '@fw/store';
 import type { FwTokenService } from '@fw/token';
@@ -79,14 +79,13 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   const bodyLimit = positive('fwData.bodyLimit', options.bodyLimit, 1024 * 1024);
   const importBodyLimit = positive('fwData.importBodyLimit', options.importBodyLimit, 5 * 1024 * 1024);
   const config = options.config ?? loadConfig();
-  const users = new UserService(options.store);
-  const { tokens } = options;
+  const authenticator = new Authenticator({ tokens: options.tokens, store: options.store });
 
   async function actor(ctx: Context): Promise<Actor> {
-    const state = ctx.state.fw ?? (await authenticate(ctx, tokens, users));
+    const state = ctx.state.fw ?? (await authenticator.authenticate(ctx));
     if (!state) throw new FwError('UNAUTHENTICATED');
     ctx.state.fw = state;
-    return { user: state.user, ip: ctx.ip || null, source: 'http' };
+    return { user: state.user, ip: ctx.ip || null, source: 'http', ...(state.grantsVersion !== undefined ? { grantsVersion: state.grantsVersion } : {}) };
   }
   const json = (ctx: Context) => readJsonBody(ctx, { limit: bodyLimit });
   const param = (ctx: Context, name: string): string => (ctx.params as Record<string, string>)[name] ?? '';

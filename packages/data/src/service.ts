@@ -33,6 +33,8 @@ export interface Actor {
   ip: string | null;
   /** `http` for the data API (form and cell edits alike), `ai` for AI tools, `import` for imports. */
   source: DataSource;
+  /** The grants version, when authentication already read it; otherwise the service reads it. */
+  grantsVersion?: number;
 }
 
 /** Options of {@link DataService}. */
@@ -132,9 +134,9 @@ export class DataService {
     return model;
   }
 
-  async #grantsOf(user: FwUser): Promise<{ codes: ReadonlySet<string>; version: number | string }> {
+  async #grantsOf(user: FwUser, knownVersion?: number): Promise<{ codes: ReadonlySet<string>; version: number | string }> {
     if (user.isAdmin) return ADMIN_GRANTS;
-    const version = await this.store.grants.version();
+    const version = knownVersion ?? (await this.store.grants.version());
     const cached = this.#grants.get(user.id);
     if (cached && cached.version === version) return cached;
     const codes = await this.store.grants.codesForUser(user.id);
@@ -144,14 +146,17 @@ export class DataService {
     return entry;
   }
 
-  /** The user's effective power on the model (declared flags, menu grants, handler). */
-  async power(model: ModelDefinition, user: FwUser): Promise<PowerObject> {
-    return this.#power.resolve(model, user, await this.#grantsOf(user));
+  /**
+   * The user's effective power on the model (declared flags, menu grants, handler).
+   * @param grantsVersion the grants version when already known for this request.
+   */
+  async power(model: ModelDefinition, user: FwUser, grantsVersion?: number): Promise<PowerObject> {
+    return this.#power.resolve(model, user, await this.#grantsOf(user, grantsVersion));
   }
 
-  /** Resolves the power and checks `flags`; returns the power. @throws {FwError} 403 `POWER_DENIED`. */
-  async require(model: ModelDefinition, user: FwUser, flags: PowerFlag | PowerFlag[]): Promise<PowerObject> {
-    const power = await this.power(model, user);
+  /** Resolves the actor's power and checks `flags`; returns the power. @throws {FwError} 403 `POWER_DENIED`. */
+  async require(model: ModelDefinition, actor: Actor, flags: PowerFlag | PowerFlag[]): Promise<PowerObject> {
+    const power = await this.power(model, actor.user, actor.grantsVersion);
     assertPower(power, flags, model.name);
     return power;
   }
@@ -215,7 +220,7 @@ export class DataService {
   /** Schema and effective power, for a UI. Needs at least one permitted operation. */
   async schema(name: string, actor: Actor): Promise<{ model: ModelView; power: PowerObject }> {
     const model = this.model(name);
-    const power = await this.power(model, actor.user);
+    const power = await this.power(model, actor.user, actor.grantsVersion);
     if (!(['query', 'add', 'edit', 'delete', 'viewDetails'] as const).some((flag) => power[flag])) {
       throw new FwError('POWER_DENIED', `Not permitted: any operation on ${model.name}`);
     }
@@ -225,7 +230,7 @@ export class DataService {
   /** One page of visible rows. Needs `query`. */
   async query(name: string, actor: Actor, body: unknown): Promise<TablePage> {
     const model = this.model(name);
-    await this.require(model, actor.user, 'query');
+    await this.require(model, actor, 'query');
     const query = parseTableQuery(model, body, this.limits);
     const conditions = [...query.conditions, ...(await this.visibility(model, actor, 'query'))];
     const knex = this.store.knex;
@@ -244,7 +249,7 @@ export class DataService {
   /** One visible row with its collections. Needs `viewDetails` (or `edit`). */
   async details(name: string, actor: Actor, rawId: unknown): Promise<FormRow> {
     const model = this.model(name);
-    const power = await this.power(model, actor.user);
+    const power = await this.power(model, actor.user, actor.grantsVersion);
     if (!power.viewDetails && !power.edit) assertPower(power, 'viewDetails', model.name);
     const id = positiveId(rawId);
     const row = await this.#loadVisible(model, actor, 'details', id, this.store.knex, false);
@@ -337,7 +342,7 @@ export class DataService {
   /** Adds a row. Needs `add`. Returns the new row as the details view shows it. */
   async add(name: string, actor: Actor, body: unknown): Promise<FormRow> {
     const model = this.model(name);
-    await this.require(model, actor.user, 'add');
+    await this.require(model, actor, 'add');
     const values = this.#readBody(model, body, 'add');
     const context = this.#hookContext(model, actor, 'add');
     const id = await this.#logged(model, actor, 'add', null, values, async (log) => {
@@ -438,7 +443,7 @@ export class DataService {
   /** The edit form: the whole entity; absent fields keep their stored value. Needs `edit`. */
   async update(name: string, actor: Actor, body: unknown): Promise<FormRow> {
     const model = this.model(name);
-    await this.require(model, actor.user, 'edit');
+    await this.require(model, actor, 'edit');
     if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
     const id = positiveId(body[model.primaryKey], model.primaryKey);
     return this.#update(model, actor, id, (stored) => ({ ...stored, ...this.#readBody(model, body, 'update', stored) }));
@@ -453,7 +458,7 @@ export class DataService {
     if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be { id, field, value }');
     const refusal = cellEditRefusal(model, body.field);
     if (refusal) throw new FwError(refusal.code, refusal.message, { status: refusal.status, ...(refusal.details ? { details: refusal.details } : {}) });
-    const power = await this.require(model, actor.user, 'edit');
+    const power = await this.require(model, actor, 'edit');
     assertPower(power, 'cellEdit', model.name);
     const id = positiveId(body.id);
     if (!('value' in body)) throw new FwError('BAD_REQUEST', 'The body must carry a value (null clears the cell)');
@@ -468,7 +473,7 @@ export class DataService {
   /** Deletes visible rows, all or none. Needs `delete`. */
   async delete(name: string, actor: Actor, body: unknown): Promise<{ deleted: number }> {
     const model = this.model(name);
-    await this.require(model, actor.user, 'delete');
+    await this.require(model, actor, 'delete');
     const rawIds = isObject(body) ? body.ids : undefined;
     if (!Array.isArray(rawIds) || rawIds.length === 0 || rawIds.length > 1000) throw new FwError('BAD_REQUEST', 'The body must be { ids: [...] } with 1 to 1000 ids');
     const ids = [...new Set(rawIds.map((id, i) => positiveId(id, `ids[${i}]`)))];
@@ -493,7 +498,7 @@ export class DataService {
   /** A new row from an existing visible one (editable fields and collections). Needs `copy` and `add`. */
   async copy(name: string, actor: Actor, body: unknown): Promise<FormRow> {
     const model = this.model(name);
-    await this.require(model, actor.user, ['copy', 'add']);
+    await this.require(model, actor, ['copy', 'add']);
     const sourceId = positiveId(isObject(body) ? body.id : undefined);
     const source = await this.#loadVisible(model, actor, 'copy', sourceId, this.store.knex, false);
     const values: FormRow = {};
@@ -515,7 +520,7 @@ export class DataService {
    */
   async *exportCsv(name: string, actor: Actor, rawConditions: unknown, rawSort?: unknown): AsyncGenerator<string> {
     const model = this.model(name);
-    await this.require(model, actor.user, 'export');
+    await this.require(model, actor, 'export');
     const { conditions: asked, sort } = parseTableQuery(model, { conditions: rawConditions, sort: rawSort, size: 1 }, this.limits);
     const conditions = [...asked, ...(await this.visibility(model, actor, 'export'))];
     const fields = Object.values(model.fields).filter((f) => f.stored && f.edit.type !== EditType.PASSWORD);
@@ -538,7 +543,7 @@ export class DataService {
    */
   async importCsv(name: string, actor: Actor, text: string): Promise<{ imported: number }> {
     const model = this.model(name);
-    await this.require(model, actor.user, ['importable', 'add']);
+    await this.require(model, actor, ['importable', 'add']);
     const { header, rows } = parseCsv(text, { maxRows: this.#importMaxRows, maxColumns: 500 });
     const unknown = header.filter((h) => !Object.hasOwn(model.fields, h));
     if (unknown.length > 0) throw dataError('UNKNOWN_FIELD', `${model.name} has no field ${unknown.join(', ')}`, unknown.map((h) => ({ path: h, type: 'unknownField', message: `unknown column ${h}` })));
@@ -584,7 +589,7 @@ export class DataService {
   /** A printable HTML page of one visible row. Needs `print`. */
   async print(name: string, actor: Actor, rawId: unknown): Promise<string> {
     const model = this.model(name);
-    await this.require(model, actor.user, 'print');
+    await this.require(model, actor, 'print');
     const id = positiveId(rawId);
     const row = await this.#loadVisible(model, actor, 'print', id, this.store.knex, false);
     const [shown] = await this.#afterFetch(model, actor, 'print', [row]);

@@ -4,7 +4,7 @@ import { FwDefinitionError, FwError, loadConfig, type FwConfig, type FwErrorDeta
 import type { FwStore } from '@fw/store';
 import { hashToken, type EphemeralStore, type FwTokenService } from '@fw/token';
 import { LoginAttempts } from './attempts.js';
-import { authenticate, type FwRequestState } from './auth.js';
+import { Authenticator, type FwRequestState } from './auth.js';
 import { Captchas } from './captcha.js';
 import { loginError } from './error-codes.js';
 import { fwRoute, isJsonObject, readJsonBody } from './http.js';
@@ -55,7 +55,7 @@ interface ResolvedOptions {
   attempts: LoginAttempts;
   captchas: Captchas;
   bodyLimit: number;
-  allowQueryToken: ((ctx: Context) => boolean) | undefined;
+  authenticator: Authenticator;
 }
 
 function positiveInteger(key: string, value: unknown, fallback: number): number {
@@ -90,7 +90,7 @@ function resolveOptions(options: FwLoginOptions): ResolvedOptions {
     }),
     captchas: new Captchas(options.ephemeral, captchaTtl * 1000),
     bodyLimit: positiveInteger('fwLogin.bodyLimit', options.bodyLimit, 16 * 1024),
-    allowQueryToken: options.allowQueryToken,
+    authenticator: new Authenticator({ tokens: options.tokens, store: options.store, allowQueryToken: options.allowQueryToken }),
   };
 }
 
@@ -102,7 +102,7 @@ function route(o: ResolvedOptions, handler: Handler): Middleware {
 }
 
 async function requireAuth(ctx: Context, o: ResolvedOptions): Promise<FwRequestState> {
-  const state = ctx.state.fw ?? (await authenticate(ctx, o.tokens, o.users, o.allowQueryToken));
+  const state = ctx.state.fw ?? (await o.authenticator.authenticate(ctx));
   if (!state) throw new FwError('UNAUTHENTICATED');
   ctx.state.fw = state;
   return state;

@@ -1,6 +1,6 @@
 export { fwLogin } from './fw-login.js';
 export type { FwLoginOptions, LoginResponse } from './fw-login.js';
-export { fwAuth, authenticate, requestToken } from './auth.js';
+export { Authenticator, fwAuth, requestToken } from './auth.js';
 export type { FwAuthOptions, FwRequestState } from './auth.js';
 export { BaseLoginProxy, FwLogin, registeredLoginProxy, resolveLoginProxy } from './login-proxy.js';
 export type { LoginProxy, LoginProxyClass, LoginProxyDeps, LoginProxyInput } from './login-proxy.js';

@@ -66,14 +66,58 @@ function fromDriver(field: FieldDefinition, raw: unknown): unknown {
  */
 export function toFormRow(model: ModelDefinition, dbRow: Readonly<DbRow>): FormRow {
   const row: FormRow = {};
-  for (const name of model.fieldNames) {
-    const field = model.fields[name];
-    if (!field || !field.stored || field.edit.type === EditType.PASSWORD || !hasOwn(dbRow, field.column)) continue;
-    const raw = dbRow[field.column];
-    const result = coerceValue(field, fromDriver(field, raw));
-    setOwn(row, name, result.ok ? result.value : raw);
+  for (const { name, column, convert } of readersOf(model)) {
+    if (!hasOwn(dbRow, column)) continue;
+    // Field names are identifiers and never prototype keys (defineModel refuses those), so a plain
+    // assignment is safe, and keeps rows fast to build and to serialize.
+    row[name] = convert(dbRow[column]);
   }
   return row;
+}
+
+interface FieldReader {
+  name: string;
+  column: string;
+  convert: (raw: unknown) => unknown;
+}
+
+// Built once per model: toFormRow runs for every row of every read.
+const readers = new WeakMap<ModelDefinition, FieldReader[]>();
+
+function readersOf(model: ModelDefinition): FieldReader[] {
+  let list = readers.get(model);
+  if (!list) {
+    list = model.fieldNames
+      .map((name) => model.fields[name]!)
+      .filter((field) => field.stored && field.edit.type !== EditType.PASSWORD)
+      .map((field) => ({ name: field.name, column: field.column, convert: readerOf(field) }));
+    readers.set(model, list);
+  }
+  return list;
+}
+
+const PLAIN_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The driver-to-form conversion of one field: a fast answer for values already in form shape
+ * (what drivers return most of the time), the full conversion otherwise.
+ */
+function readerOf(field: FieldDefinition): (raw: unknown) => unknown {
+  const full = (raw: unknown): unknown => {
+    const result = coerceValue(field, fromDriver(field, raw));
+    return result.ok ? result.value : raw;
+  };
+  const type = field.edit.type;
+  if (type === EditType.INPUT || type === EditType.TEXTAREA || (type === EditType.HIDDEN && !field.edit.integer)) {
+    return (raw) => (typeof raw === 'string' && raw !== '' ? raw : raw === null ? null : full(raw));
+  }
+  if (type === EditType.NUMBER || (type === EditType.HIDDEN && field.edit.integer) || type === EditType.REFERENCE_TABLE || type === EditType.REFERENCE_TREE) {
+    const integer = field.edit.integer || type !== EditType.NUMBER;
+    return (raw) => (typeof raw === 'number' && raw !== 0 && (integer ? Number.isSafeInteger(raw) && (type === EditType.NUMBER || type === EditType.HIDDEN || raw > 0) : Number.isFinite(raw)) ? raw : raw === null ? null : full(raw));
+  }
+  if (type === EditType.BOOLEAN) return (raw) => (raw === 1 || raw === true ? true : raw === 0 || raw === false ? false : raw === null ? null : full(raw));
+  if (type === EditType.DATE) return (raw) => (typeof raw === 'string' && PLAIN_DATE.test(raw) && raw.slice(5) !== '02-29' && raw.slice(8) <= '30' ? raw : raw === null ? null : full(raw));
+  return full;
 }
 
 function toDbValue(field: FieldDefinition, value: unknown): unknown {

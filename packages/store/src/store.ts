@@ -7,6 +7,7 @@ import type { RepositoryContext } from './context.js';
 import { dialectOfKnex, type FwDialect } from './dialect.js';
 import { createLoginLogRepository, createOperateLogRepository, type LoginLogRepository, type OperateLogRepository } from './logs.js';
 import { createGrantsRepository, type GrantsRepository } from './grants.js';
+import { createSessionRepository, type SessionRepository } from './sessions.js';
 import { createMenuRepository, type MenuRepository } from './menus.js';
 import { fwMigrationSource, MIGRATION_TABLE, type FwMigration } from './migrations.js';
 import { createModelTables } from './model-tables.js';
@@ -73,6 +74,8 @@ export interface FwStore {
   /** `fw_user` and the user-role / user-org links. */
   /** The grants version (for power caches) and the menu codes granted to a user. */
   readonly grants: GrantsRepository;
+  /** Token, user and grants version in one lookup: the authentication hot path. */
+  readonly sessions: SessionRepository;
   readonly users: UserRepository;
   /** `fw_role` and the role-menu links. */
   readonly roles: RoleRepository;
@@ -204,6 +207,7 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
   }
   let knex: Knex;
   let owned: boolean;
+  let sqliteFile: string | undefined;
   if (typeof urlOrOptions !== 'string' && isKnexOptions(urlOrOptions)) {
     knex = urlOrOptions.knex;
     owned = false;
@@ -215,12 +219,14 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
     if (parsed.dialect === 'sqlite' && !parsed.memory) mkdirSync(dirname(parsed.connection.filename), { recursive: true });
     knex = knexFactory(knexConfig(parsed, pool, options.debug ?? false));
     owned = true;
+    if (parsed.dialect === 'sqlite' && !parsed.memory) sqliteFile = parsed.connection.filename;
   }
   const dialect = dialectOfKnex(knex);
   // The grants repository is built first: the others report grant changes to it.
   let grants: GrantsRepository | undefined;
   const ctx: RepositoryContext = { knex, dialect, models: bindModels(knex), grantsChanged: () => grants!.bump() };
   grants = createGrantsRepository(ctx);
+  const sessions = createSessionRepository(ctx, sqliteFile);
   const source = fwMigrationSource();
   const config: Knex.MigratorConfig = { migrationSource: source, tableName: MIGRATION_TABLE };
   // An older instance of a scale-out deployment must still start after a newer one migrated the
@@ -247,6 +253,7 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
       },
     },
     grants,
+    sessions,
     users: createUserRepository(ctx),
     roles: createRoleRepository(ctx),
     menus: createMenuRepository(ctx),
@@ -256,7 +263,9 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
     openApis: createOpenApiRepository(ctx),
     createModelTables: (models) => createModelTables(knex, models),
     async destroy() {
-      if (!owned || destroyed) return;
+      if (destroyed) return;
+      sessions.close();
+      if (!owned) return;
       destroyed = true;
       await knex.destroy();
     },

@@ -87,7 +87,8 @@ export class FwTokenService {
   readonly sliding: boolean;
   /** Fraction of the lifetime after which a sliding renewal is written. */
   readonly renewAfter: number;
-  private readonly now: () => number;
+  /** The clock every expiry is computed with (injectable for tests). */
+  readonly now: () => number;
   private readonly lifetimeMs: number;
 
   constructor(options: FwTokenServiceOptions) {
