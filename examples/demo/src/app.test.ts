@@ -94,6 +94,41 @@ describe('examples/demo', () => {
     }
   });
 
+  it('serves the data API with each demo switch enforced', async () => {
+    const { dbUrl, cleanup } = setup();
+    const demo = await createDemoApp({ dbUrl, adminPassword: 'admin-pass-9' });
+    try {
+      const agent = request(demo.app.callback());
+      const { body } = await agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('admin-pass-9') }).expect(200);
+      const t = body.token as string;
+      const book = (await agent.post('/fw-api/data/modify/Book').set('token', t).send({ title: 'Dune', isbn: '9780441172719', genre: 'novel', price: 9.99 }).expect(200)).body;
+      expect(book).to.include({ title: 'Dune', inPrint: true });
+      const page = await agent.post('/fw-api/data/table/Book').set('token', t).send({ conditions: [{ field: 'title', op: 'like', value: 'dun' }] }).expect(200);
+      expect(page.body.total).to.equal(1);
+      // Book: export on; the ISBN field is closed to cell editing.
+      await agent.get(`/fw-api/data/export/Book?_token=${t}`).expect(200);
+      const isbn = await agent.post('/fw-api/data/modify/Book/update-cell').set('token', t).send({ id: book.id, field: 'isbn', value: '0441172717' }).expect(403);
+      expect(isbn.body.error.code).to.equal('FIELD_CELL_EDIT_DISABLED');
+      // Salary: export off by default.
+      await agent.get(`/fw-api/data/export/Salary?_token=${t}`).expect(403);
+      // Contract: no cell editing on the whole model, the form still works.
+      const contract = (await agent.post('/fw-api/data/modify/Contract').set('token', t).send({ party: 'ACME' }).expect(200)).body;
+      expect((await agent.post('/fw-api/data/modify/Contract/update-cell').set('token', t).send({ id: contract.id, field: 'party', value: 'X' }).expect(403)).body.error.code).to.equal('CELL_EDIT_DISABLED');
+      await agent.post('/fw-api/data/modify/Contract/update').set('token', t).send({ id: contract.id, party: 'ACME Ltd' }).expect(200);
+      // Project: the end date cannot move before the start, cell by cell either.
+      const project = (await agent.post('/fw-api/data/modify/Project').set('token', t).send({ name: 'P', startDate: '2024-01-10', endDate: '2024-02-01' }).expect(200)).body;
+      const invariant = await agent.post('/fw-api/data/modify/Project/update-cell').set('token', t).send({ id: project.id, field: 'endDate', value: '2024-01-01' }).expect(422);
+      expect(invariant.body.error.details[0]).to.include({ path: 'endDate', type: 'endAfterStart' });
+      // Task: owned rows; administrators see all and may delete (the power handler lets only them).
+      const task = (await agent.post('/fw-api/data/modify/Task').set('token', t).send({ subject: 'write docs' }).expect(200)).body;
+      expect(task.ownerId).to.equal((await demo.store.users.findByAccount('admin'))!.id);
+      await agent.post('/fw-api/data/modify/Task/delete').set('token', t).send({ ids: [task.id] }).expect(200);
+    } finally {
+      await demo.close();
+      cleanup();
+    }
+  });
+
   it('issues tokens that resolve through the SQL token store', async () => {
     const { dbUrl, cleanup } = setup();
     const demo = await createDemoApp({ dbUrl, adminPassword: 'x-password' });

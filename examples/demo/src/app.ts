@@ -5,6 +5,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { createRegistry, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
 import { createStore, type FwStore } from '@fw/store';
+import { fwData, type FwDataMiddleware } from '@fw/data';
 import { fwErrorHandler, fwLogin } from '@fw/login';
 import { FwTokenService, KnexEphemeralStore, KnexTokenStore } from '@fw/token';
 import { demoModels } from './models.js';
@@ -26,6 +27,8 @@ export interface DemoApp {
   registry: ModelRegistry;
   tokens: FwTokenService;
   config: FwConfig;
+  /** The data API; `data.events` carries edit events. */
+  data: FwDataMiddleware;
   /** The generated administrator password, when one was generated (printed once by main). */
   generatedAdminPassword: string | undefined;
   close(): Promise<void>;
@@ -72,6 +75,8 @@ export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp>
   app.use(fwErrorHandler());
   // Counters and captcha answers in the same database, so several demo instances share them.
   app.use(fwLogin({ store, tokens, config, ephemeral: new KnexEphemeralStore({ knex: store.knex }) }));
+  const data = fwData({ store, tokens, registry, config });
+  app.use(data);
   const router = new Router();
   router.get('/', (ctx) => {
     ctx.type = 'html';
@@ -92,6 +97,7 @@ export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp>
     registry,
     tokens,
     config,
+    data,
     generatedAdminPassword,
     close: () => store.destroy(),
   };
