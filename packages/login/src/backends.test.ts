@@ -13,6 +13,8 @@ import { fwErrorHandler } from './http.js';
 describeEachSql('fwLogin with tokens and counters in SQL', (db) => {
   let store: FwStore;
   let instances: Array<ReturnType<typeof request>>;
+  let services: FwTokenService[];
+  const clock = { now: Date.now() };
 
   before(async () => {
     store = await createStore(db().url);
@@ -20,8 +22,10 @@ describeEachSql('fwLogin with tokens and counters in SQL', (db) => {
     await store.users.create({ account: 'alice', password: 'alice-pass' });
     const config = loadConfig({ env: false, values: { 'fw-app.verifyCodeCount': 2, 'fw-app.loginLockCount': 4 } });
     // Two app instances on one database: what one writes, the other sees.
+    services = [];
     instances = [0, 1].map(() => {
-      const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config });
+      const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config, now: () => clock.now });
+      services.push(tokens);
       const app = new Koa();
       app.use(fwErrorHandler());
       app.use(fwLogin({ store, tokens, config, ephemeral: new KnexEphemeralStore({ knex: store.knex }) }));
@@ -46,6 +50,33 @@ describeEachSql('fwLogin with tokens and counters in SQL', (db) => {
     expect(JSON.stringify(raw)).to.not.contain(body.token);
     await instances[1]!.get('/fw-api/logout').set('token', body.token).expect(200);
     await instances[0]!.get('/me').set('token', body.token).expect(401);
+  });
+
+  it('authenticates with one lookup that still sees a lock, an expiry and a revocation at once', async () => {
+    const seen: string[] = [];
+    const listener = (q: { sql: string }) => seen.push(q.sql);
+    const { body } = await login(0, 'alice-pass').expect(200);
+    store.knex.on('query', listener);
+    try {
+      await instances[1]!.get('/me').set('token', body.token).expect(200, { account: 'alice' });
+    } finally {
+      store.knex.off('query', listener);
+    }
+    // SQLite answers from its prepared read-only statement (no knex query at all); servers in one query.
+    expect(seen.length).to.be.at.most(1);
+    const alice = (await store.users.findByAccount('alice'))!;
+    await store.users.update(alice.id, { status: 'locked' });
+    expect((await instances[1]!.get('/me').set('token', body.token).expect(401)).body.error.code).to.equal('ACCOUNT_DISABLED');
+    await store.users.update(alice.id, { status: 'normal' });
+    await instances[1]!.get('/me').set('token', body.token).expect(200);
+    clock.now += 121 * 60_000;
+    try {
+      expect((await instances[1]!.get('/me').set('token', body.token).expect(401)).body.error.code).to.equal('TOKEN_EXPIRED');
+    } finally {
+      clock.now -= 121 * 60_000;
+    }
+    await services[0]!.revokeUser(alice.id);
+    await instances[1]!.get('/me').set('token', body.token).expect(401);
   });
 
   it('counts failures across instances: captcha, then lockout', async () => {
