@@ -32,3 +32,18 @@ export { USER_STATUS, MENU_STATUS } from './user.js';
 export type { FwUser, UserStatus, MenuStatus } from './user.js';
 export { hashPassword, verifyPassword } from './password.js';
 export type { PasswordHash } from './password.js';
+export {
+  BUILTIN_MODELS,
+  GRANT_TABLES,
+  FwAgentModel,
+  FwBiDatasourceModel,
+  FwEmbeddingModelModel,
+  FwLlmModel,
+  FwLoginLogModel,
+  FwMenuModel,
+  FwOpenApiModel,
+  FwOperateLogModel,
+  FwOrgModel,
+  FwRoleModel,
+  FwUserModel,
+} from './builtin-models.js';

@@ -127,6 +127,8 @@ describe('defineModel(input)', () => {
       ['a field name that is not an identifier', () => defineModel(setup({ fields: { 'a b': {} } })), 'Book.fields.a b'],
       ['a field that would reach the prototype', () => defineModel(setup({ fields: JSON.parse('{"__proto__": {}}') })), 'Book.fields.__proto__'],
       ['a field named constructor', () => defineModel(setup({ fields: { constructor: {} } as never })), 'Book.fields.constructor'],
+      ['a salt column on a non-PASSWORD field', () => defineModel(setup({ fields: { a: { edit: { saltColumn: 'a_salt' } } } })), 'Book.fields.a.edit.saltColumn'],
+      ['a salt column with hashed off', () => defineModel(setup({ fields: { a: { edit: { type: 'PASSWORD', hashed: false, saltColumn: 'a_salt' } } } })), 'Book.fields.a.edit.saltColumn'],
       ['a column that is not an identifier', () => defineModel(setup({ fields: { a: { column: 'a; drop table x' } } })), 'Book.fields.a.column'],
     ];
     for (const [what, fn, key, text] of cases) {

@@ -105,6 +105,16 @@ export interface FieldEdit {
   defaultValue?: unknown;
   /** Form placeholder text. */
   placeholder?: string;
+  /**
+   * PASSWORD only: store an scrypt hash (true) or the value itself (false, for secrets the server
+   * must read back, such as an API key). Either way the value is never returned. @default true
+   */
+  hashed?: boolean;
+  /**
+   * PASSWORD with `hashed` only: a column for the hex salt, the hash going to `column` as hex.
+   * Without it, `column` holds `scrypt:<salt>:<hash>`.
+   */
+  saltColumn?: string;
 }
 
 /** The outcome of a custom rule: `true` passes; `false` fails with the rule's message; a string fails with that text. */
@@ -247,7 +257,7 @@ export interface FieldDefinition {
   readonly views: Required<FieldViews>;
   readonly edit: Readonly<
     Required<Pick<FieldEdit, 'title' | 'type' | 'notNull' | 'readonly' | 'cellEdit' | 'integer'>> &
-      Pick<FieldEdit, 'choices' | 'reference' | 'collection' | 'defaultValue' | 'placeholder'>
+      Pick<FieldEdit, 'choices' | 'reference' | 'collection' | 'defaultValue' | 'placeholder' | 'hashed' | 'saltColumn'>
   >;
   /** Field rules, from the field and from the model's `rules`. */
   readonly rules: readonly FieldRule[];
@@ -302,6 +312,8 @@ const EDIT_KEYS = new Set([
   'collection',
   'defaultValue',
   'placeholder',
+  'hashed',
+  'saltColumn',
 ]);
 const MODEL_KEYS = new Set(['name', 'title', 'table', 'primaryKey', 'power', 'fields', 'rules', 'rowRules', 'dataProxy', 'treeParentField']);
 
@@ -454,6 +466,18 @@ function checkField(model: string, name: string, input: unknown, primaryKey: str
     }
     collection = Object.freeze({ model: col.model as string, joinTable: col.joinTable as string, ownKey: col.ownKey as string, foreignKey: col.foreignKey as string });
   }
+  let secret: { hashed: boolean; saltColumn?: string } | undefined;
+  if (type === EditType.PASSWORD) {
+    secret = { hashed: optionalBoolean(`${key}.edit.hashed`, edit.hashed, true) };
+    if (edit.saltColumn !== undefined) {
+      if (!secret.hashed) throw new FwDefinitionError(`${key}.edit.saltColumn`, 'needs hashed: true');
+      const salt = optionalString(`${key}.edit.saltColumn`, edit.saltColumn, '');
+      if (!IDENT_RE.test(salt)) throw new FwDefinitionError(`${key}.edit.saltColumn`, 'a column name must be an identifier (letters, digits, _)');
+      secret.saltColumn = salt;
+    }
+  } else if (edit.hashed !== undefined || edit.saltColumn !== undefined) {
+    throw new FwDefinitionError(`${key}.edit.${edit.hashed !== undefined ? 'hashed' : 'saltColumn'}`, `only PASSWORD fields take this option, this one is ${type}`);
+  }
   const column = optionalString(`${key}.column`, input.column, name);
   if (!IDENT_RE.test(column)) throw new FwDefinitionError(`${key}.column`, 'a column name must be an identifier (letters, digits, _)');
   const hiddenByDefault = type === EditType.PASSWORD || type === EditType.HIDDEN || type === EditType.COLLECTION;
@@ -480,6 +504,7 @@ function checkField(model: string, name: string, input: unknown, primaryKey: str
       ...(collection ? { collection } : {}),
       ...(edit.defaultValue !== undefined ? { defaultValue: edit.defaultValue } : {}),
       ...(typeof edit.placeholder === 'string' ? { placeholder: edit.placeholder } : {}),
+      ...(secret ?? {}),
     }),
     rawRules: input.rules,
   };
@@ -525,6 +550,12 @@ export function defineModel<R extends Row = Row>(input: ModelDefinitionInput<R>)
     const other = columns.get(field.column);
     if (field.stored && other !== undefined) throw new FwDefinitionError(`${name}.fields.${fieldName}.column`, `column ${field.column} is already used by field ${other}`);
     if (field.stored) columns.set(field.column, fieldName);
+    const salt = field.edit.saltColumn;
+    if (salt !== undefined) {
+      const holder = columns.get(salt);
+      if (holder !== undefined) throw new FwDefinitionError(`${name}.fields.${fieldName}.edit.saltColumn`, `column ${salt} is already used by field ${holder}`);
+      columns.set(salt, fieldName);
+    }
     return field;
   });
   const pkField = checked.find((f) => f.name === primaryKey);

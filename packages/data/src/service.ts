@@ -1,5 +1,6 @@
 import {
   EditType,
+  GRANT_TABLES,
   FwDefinitionError,
   FwError,
   hashPassword,
@@ -257,18 +258,28 @@ export class DataService {
     return shown ?? row;
   }
 
-  async #hashPasswords(model: ModelDefinition, values: FormRow): Promise<FormRow> {
-    const out = { ...values };
+  /**
+   * The row as it is written: PASSWORD values hashed (or kept, for `hashed: false`), empty ones
+   * dropped so the stored secret stays; salts that live in their own column come back apart.
+   */
+  async #secretsForStorage(model: ModelDefinition, values: FormRow): Promise<{ row: FormRow; extraColumns: Record<string, unknown> }> {
+    const row = { ...values };
+    const extraColumns: Record<string, unknown> = {};
     for (const field of Object.values(model.fields)) {
       if (field.edit.type !== EditType.PASSWORD) continue;
-      const plain = out[field.name];
-      if (plain === undefined || plain === null || plain === '') delete out[field.name];
-      else {
-        const { hash, salt } = await hashPassword(String(plain));
-        out[field.name] = `scrypt:${salt}:${hash}`;
+      const plain = row[field.name];
+      if (plain === undefined || plain === null || plain === '') {
+        delete row[field.name];
+        continue;
       }
+      if (field.edit.hashed === false) continue;
+      const { hash, salt } = await hashPassword(String(plain));
+      if (field.edit.saltColumn) {
+        row[field.name] = hash;
+        extraColumns[field.edit.saltColumn] = salt;
+      } else row[field.name] = `scrypt:${salt}:${hash}`;
     }
-    return out;
+    return { row, extraColumns };
   }
 
   async #extraValidation(model: ModelDefinition, row: FormRow, context: DataHookContext): Promise<void> {
@@ -304,13 +315,23 @@ export class DataService {
     return row;
   }
 
-  async #insert(model: ModelDefinition, actor: Actor, trx: Knex.Transaction, values: FormRow, context: DataHookContext): Promise<number> {
+  /**
+   * Inserts one new row. `sent` names the fields the client gave (explicit nulls included); other
+   * fields still empty after `beforeAdd` are left to the database's defaults.
+   */
+  async #insert(model: ModelDefinition, actor: Actor, trx: Knex.Transaction, values: FormRow, context: DataHookContext, sent: ReadonlySet<string>): Promise<number> {
     const row = this.#newRow(model, values);
     await this.#extraValidation(model, row, context);
     await model.dataProxy.beforeAdd?.(row, context);
-    const stored = await this.#hashPasswords(model, row);
+    // Absent fields left empty are not written, so the database's own defaults (timestamps,
+    // status) apply; an explicit null from the client is written as null.
+    const written: FormRow = {};
+    for (const [key, value] of Object.entries(row)) {
+      if (value !== null || sent.has(key)) written[key] = value;
+    }
+    const { row: stored, extraColumns } = await this.#secretsForStorage(model, written);
     const pk = this.#pkColumn(model);
-    const result: unknown[] = await trx(model.table).insert(toDbValues(model, stored), [pk]);
+    const result: unknown[] = await trx(model.table).insert({ ...toDbValues(model, stored), ...extraColumns }, [pk]);
     const first = result[0];
     const id = Number(isObject(first) ? first[pk] : first);
     if (!Number.isSafeInteger(id) || id < 1) throw new Error(`${model.name}: the insert returned no id`);
@@ -321,6 +342,21 @@ export class DataService {
   }
 
   /** Runs an operation and writes its operate-log row, success or failure; `run` may fill in what it learns. */
+  /** True when writing this model can change grants (roles, menus, their links). */
+  #touchesGrants(model: ModelDefinition): boolean {
+    return GRANT_TABLES.has(model.table) || Object.values(model.fields).some((f) => f.edit.collection !== undefined && GRANT_TABLES.has(f.edit.collection.joinTable));
+  }
+
+  /**
+   * Runs a write in one transaction; after it commits, marks grants as changed when the model
+   * holds them, so power caches on every instance see it on their next request.
+   */
+  async #transaction<T>(model: ModelDefinition, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const result = await this.store.knex.transaction(work);
+    if (this.#touchesGrants(model)) await this.store.grants.bump();
+    return result;
+  }
+
   async #logged<T>(model: ModelDefinition, actor: Actor, action: string, targetId: string | null, request: unknown, run: (log: LogNotes) => Promise<T>): Promise<T> {
     const startedAt = performance.now();
     const log: LogNotes = {};
@@ -344,9 +380,10 @@ export class DataService {
     const model = this.model(name);
     await this.require(model, actor, 'add');
     const values = this.#readBody(model, body, 'add');
+    const sent = new Set(Object.keys(body as object));
     const context = this.#hookContext(model, actor, 'add');
     const id = await this.#logged(model, actor, 'add', null, values, async (log) => {
-      const created = await this.store.knex.transaction((trx) => this.#insert(model, actor, trx, values, context));
+      const created = await this.#transaction(model, (trx) => this.#insert(model, actor, trx, values, context, sent));
       log.targetId = String(created);
       return created;
     });
@@ -391,7 +428,7 @@ export class DataService {
     const context = this.#hookContext(model, actor, 'update');
     let event: EditEvent | undefined;
     await this.#logged(model, actor, 'update', String(id), undefined, async (log) => {
-      await this.store.knex.transaction(async (trx) => {
+      await this.#transaction(model, async (trx) => {
         const stored = await this.#loadVisible(model, actor, 'update', id, trx, true);
         log.before = stored;
         const next = await build(stored);
@@ -401,8 +438,8 @@ export class DataService {
         await this.#extraValidation(model, next, context);
         await model.dataProxy.beforeUpdate?.(next, context);
         next[model.primaryKey] = id;
-        const withSecrets = await this.#hashPasswords(model, next);
-        const columns = changedColumns(model, stored, withSecrets);
+        const { row: withSecrets, extraColumns } = await this.#secretsForStorage(model, next);
+        const columns = { ...changedColumns(model, stored, withSecrets), ...extraColumns };
         delete columns[this.#pkColumn(model)];
         if (Object.keys(columns).length > 0) await trx(model.table).where(this.#pkColumn(model), id).update(columns);
         const changes = this.#changes(model, stored, next);
@@ -464,7 +501,8 @@ export class DataService {
     if (!('value' in body)) throw new FwError('BAD_REQUEST', 'The body must carry a value (null clears the cell)');
     const field = body.field as string;
     return this.#update(model, actor, id, async (stored) => {
-      const patched = await patchRow(model, stored, field, body.value);
+      // Validation happens next, in #update, with the same call as the edit form.
+      const patched = await patchRow(model, stored, field, body.value, { validate: false });
       if (!patched.ok) throw new FwError(patched.code, patched.message, { status: patched.status, ...(patched.details ? { details: patched.details } : {}) });
       return patched.row;
     });
@@ -479,7 +517,7 @@ export class DataService {
     const ids = [...new Set(rawIds.map((id, i) => positiveId(id, `ids[${i}]`)))];
     const context = this.#hookContext(model, actor, 'delete');
     return this.#logged(model, actor, 'delete', ids.join(','), { ids }, async (log) =>
-      this.store.knex.transaction(async (trx) => {
+      this.#transaction(model, async (trx) => {
         const rows: FormRow[] = [];
         for (const id of ids) rows.push(await this.#loadVisible(model, actor, 'delete', id, trx, true));
         log.before = rows;
@@ -507,7 +545,7 @@ export class DataService {
     }
     const context = this.#hookContext(model, actor, 'add');
     const id = await this.#logged(model, actor, 'copy', null, { from: sourceId }, async (log) => {
-      const created = await this.store.knex.transaction((trx) => this.#insert(model, actor, trx, values, context));
+      const created = await this.#transaction(model, (trx) => this.#insert(model, actor, trx, values, context, new Set(Object.keys(values))));
       log.targetId = String(created);
       return created;
     });
@@ -548,6 +586,7 @@ export class DataService {
     const unknown = header.filter((h) => !Object.hasOwn(model.fields, h));
     if (unknown.length > 0) throw dataError('UNKNOWN_FIELD', `${model.name} has no field ${unknown.join(', ')}`, unknown.map((h) => ({ path: h, type: 'unknownField', message: `unknown column ${h}` })));
     const context = this.#hookContext(model, { ...actor, source: 'import' }, 'import');
+    const sent = new Set(header);
     const entities: FormRow[] = [];
     const details: FwErrorDetail[] = [];
     rows.forEach((cells, n) => {
@@ -570,10 +609,10 @@ export class DataService {
     }
     if (details.length > 0) throw dataError('IMPORT_FAILED', undefined, details.slice(0, 200));
     return this.#logged(model, { ...actor, source: 'import' }, 'import', null, { rows: entities.length }, async () =>
-      this.store.knex.transaction(async (trx) => {
+      this.#transaction(model, async (trx) => {
         for (const [n, values] of entities.entries()) {
           try {
-            await this.#insert(model, actor, trx, values, context);
+            await this.#insert(model, actor, trx, values, context, sent);
           } catch (error) {
             if (error instanceof FwError && error.details) {
               throw dataError('IMPORT_FAILED', `Row ${n + 1}: ${error.message}`, error.details.map((d) => ({ ...d, path: `rows[${n + 1}].${d.path ?? ''}` })));

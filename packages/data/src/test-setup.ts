@@ -1,7 +1,7 @@
 // Shared fixture of the data-API tests: a real Koa app with fwData over a real database.
 import Koa from 'koa';
 import request from 'supertest';
-import { createRegistry, defineModel, type FwUser, type ModelRegistry } from '@fw/core';
+import { BUILTIN_MODELS, FwError, createRegistry, defineModel, type FwUser, type ModelRegistry } from '@fw/core';
 import { createStore, type FwStore } from '@fw/store';
 import { FwTokenService, MemoryTokenStore } from '@fw/token';
 import { fwData, type FwDataMiddleware, type FwDataOptions } from './router.js';
@@ -56,9 +56,48 @@ export const Ledger = defineModel({
   fields: { entry: { edit: { notNull: true } } },
 });
 
-/** A fresh registry of the test models. */
+/** Hook calls of {@link Plan}, in order; tests clear it. */
+export const planCalls: Array<{ hook: string; row: Record<string, unknown> }> = [];
+
+/**
+ * The cell-edit workhorse: a cross-field invariant, a dynamic rule reading another field, a field
+ * closed to cell editing, a read-only field, a collection, and hooks that record what they see.
+ * `afterUpdate` refuses the name 'boom' (to test the rollback).
+ */
+export const Plan = defineModel({
+  name: 'Plan',
+  table: 't_plan',
+  fields: {
+    name: { edit: { notNull: true }, rules: [{ type: 'length', max: 50 }] },
+    note: {},
+    startDate: { edit: { type: 'DATE', notNull: true } },
+    endDate: { edit: { type: 'DATE' } },
+    budget: {
+      edit: { type: 'NUMBER' },
+      rules: [{ type: 'dynamic', name: 'budgetNeedsEnd', dependsOn: ['endDate'], test: (v, row) => v === null || v === undefined || row.endDate != null || 'a budget needs an end date' }],
+    },
+    secretCode: { edit: { cellEdit: false } },
+    ref: { edit: { readonly: true } },
+    tags: { edit: { type: 'COLLECTION', collection: { model: 'Tag', joinTable: 't_plan_tag', ownKey: 'plan_id', foreignKey: 'tag_id' } } },
+  },
+  rowRules: [{ name: 'endAfterStart', fields: ['startDate', 'endDate'], path: 'endDate', test: (r) => r.endDate == null || String(r.endDate) >= String(r.startDate), message: 'the end must not be before the start' }],
+  dataProxy: {
+    beforeUpdate: (row) => {
+      planCalls.push({ hook: 'beforeUpdate', row: structuredClone(row) });
+    },
+    afterUpdate: (row) => {
+      planCalls.push({ hook: 'afterUpdate', row: structuredClone(row) });
+      if (row.name === 'boom') throw new FwError('CONFLICT', 'afterUpdate refused boom');
+    },
+  },
+});
+
+/** A model closed to cell editing as a whole. */
+export const Frozen = defineModel({ name: 'Frozen', table: 't_frozen', power: { cellEdit: false }, fields: { label: {} } });
+
+/** A fresh registry of the test models and the built-in ones. */
 export function testRegistry(): ModelRegistry {
-  return createRegistry([Tag, Book, Note, Ledger]);
+  return createRegistry([...BUILTIN_MODELS, Tag, Book, Note, Ledger, Plan, Frozen]);
 }
 
 /** What {@link setupData} builds. */
@@ -101,7 +140,7 @@ export async function setupData(url: string, options: Partial<FwDataOptions> = {
   const users = { admin: await make('admin', true), alice: await make('alice'), bob: await make('bob'), carol: await make('carol') };
   const editor = await store.roles.create({ code: `editor-${stamp}`, name: 'Editor' });
   const reader = await store.roles.create({ code: `reader-${stamp}`, name: 'Reader' });
-  await store.roles.setMenus(editor.id, [...menus.Book!, ...menus.Note!, ...menus.Tag!, ...menus.Ledger!]);
+  await store.roles.setMenus(editor.id, [...menus.Book!, ...menus.Note!, ...menus.Tag!, ...menus.Ledger!, ...menus.Plan!, ...menus.Frozen!]);
   await store.roles.setMenus(reader.id, [menus.Book![0]!, menus.Note![0]!]);
   await store.users.setRoles(users.alice.id, [editor.id]);
   await store.users.setRoles(users.bob.id, [reader.id]);

@@ -76,12 +76,20 @@ export function cellEditRefusal(model: ModelDefinition, field: unknown): RowPatc
  *   COLLECTION fields if rules read them).
  * @returns `{ ok: true, row, changed }`, or a rejection; a failed validation is
  *   `{ ok: false, code: 'VALIDATION_FAILED', status: 422, details }`.
+ * `options.validate: false` skips the final whole-row validation, for a caller that runs the
+ * very same validation itself on a path it shares with the edit form.
  * @example
  * const refused = cellEditRefusal(Project, body.field); // before loading the row
  * const result = await patchRow(Project, toFormRow(Project, dbRow), body.field, body.value);
  * if (result.ok && result.changed) await db(Project.table).where({ id }).update(changedColumns(Project, stored, result.row));
  */
-export async function patchRow(model: ModelDefinition, storedFormRow: Readonly<FormRow>, field: unknown, value: unknown): Promise<RowPatchResult> {
+export async function patchRow(
+  model: ModelDefinition,
+  storedFormRow: Readonly<FormRow>,
+  field: unknown,
+  value: unknown,
+  options: { validate?: boolean } = {},
+): Promise<RowPatchResult> {
   const refusal = cellEditRefusal(model, field);
   if (refusal) return refusal;
   const definition = typeof field === 'string' ? model.fields[field] : undefined;
@@ -94,8 +102,12 @@ export async function patchRow(model: ModelDefinition, storedFormRow: Readonly<F
   const row: FormRow = {};
   for (const [key, stored] of Object.entries(storedFormRow)) setOwn(row, key, Array.isArray(stored) ? [...stored] : stored);
   setOwn(row, field, converted.value);
-  const details = await validateRow(model, row);
-  if (details.length > 0) return reject('VALIDATION_FAILED', ROW_PATCH_ERROR_CODES.VALIDATION_FAILED.message, details);
+  // A caller that validates the patched row on its own shared path (the data API, so the cell and
+  // the form go through one call) turns this off; by default the whole row is validated here.
+  if (options.validate !== false) {
+    const details = await validateRow(model, row);
+    if (details.length > 0) return reject('VALIDATION_FAILED', ROW_PATCH_ERROR_CODES.VALIDATION_FAILED.message, details);
+  }
   const before = hasOwn(storedFormRow, field) ? storedFormRow[field] : undefined;
   return { ok: true, row, changed: !formValuesEqual(before, converted.value) };
 }

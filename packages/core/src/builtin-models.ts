@@ -1,0 +1,237 @@
+import { defineModel, type ModelDefinition } from './model.js';
+
+// The framework's own models over its built-in tables (created by @fw/store's migrations), so
+// administrators manage users, roles, menus and configuration through the same data API as any
+// model. Field names and the `cellEdit: false` switches are part of the contract
+// (DESIGN.md §4 "Cell edit"): identity, privilege and security fields are never edited in a cell.
+
+const STATUS_CHOICES = [
+  { value: 'normal', label: 'Normal' },
+  { value: 'locked', label: 'Locked' },
+];
+
+const stamps = {
+  createdAt: { column: 'created_at', views: { title: 'Created', show: false }, edit: { type: 'DATETIME', readonly: true } },
+  updatedAt: { column: 'updated_at', views: { title: 'Updated', show: false }, edit: { type: 'DATETIME', readonly: true } },
+} as const;
+
+/** Users (`fw_user`). The password is write-only: hashed into password_hash / password_salt, never returned. */
+export const FwUserModel = defineModel({
+  name: 'FwUser',
+  title: 'Users',
+  table: 'fw_user',
+  fields: {
+    account: { views: { title: 'Account' }, edit: { notNull: true, cellEdit: false }, rules: [{ type: 'length', min: 1, max: 64 }] },
+    name: { views: { title: 'Name' }, rules: [{ type: 'length', max: 128 }] },
+    password: { column: 'password_hash', views: { title: 'Password' }, edit: { type: 'PASSWORD', saltColumn: 'password_salt' }, rules: [{ type: 'length', min: 6, max: 200 }] },
+    isAdmin: { column: 'is_admin', views: { title: 'Administrator' }, edit: { type: 'BOOLEAN', defaultValue: false, cellEdit: false } },
+    status: { views: { title: 'Status' }, edit: { type: 'CHOICE', choices: STATUS_CHOICES, defaultValue: 'normal', notNull: true, cellEdit: false } },
+    expireDate: { column: 'expire_date', views: { title: 'Expires' }, edit: { type: 'DATETIME', cellEdit: false } },
+    whiteIp: { column: 'white_ip', views: { title: 'IP allowlist' }, edit: { type: 'TEXTAREA', cellEdit: false }, rules: [{ type: 'length', max: 1024 }] },
+    resetPwdTime: { column: 'reset_pwd_time', views: { title: 'Password changed', show: false }, edit: { type: 'DATETIME', readonly: true } },
+    roles: {
+      views: { title: 'Roles' },
+      edit: { type: 'COLLECTION', cellEdit: false, collection: { model: 'FwRole', joinTable: 'fw_user_role', ownKey: 'user_id', foreignKey: 'role_id' } },
+    },
+    orgs: {
+      views: { title: 'Organisations' },
+      edit: { type: 'COLLECTION', cellEdit: false, collection: { model: 'FwOrg', joinTable: 'fw_user_org', ownKey: 'user_id', foreignKey: 'org_id' } },
+    },
+    ...stamps,
+  },
+});
+
+/** Roles (`fw_role`) and the menus they grant. */
+export const FwRoleModel = defineModel({
+  name: 'FwRole',
+  title: 'Roles',
+  table: 'fw_role',
+  fields: {
+    code: { views: { title: 'Code' }, edit: { notNull: true, cellEdit: false }, rules: [{ type: 'length', min: 1, max: 64 }] },
+    name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
+    status: { views: { title: 'Status' }, edit: { type: 'CHOICE', choices: STATUS_CHOICES, defaultValue: 'normal', notNull: true, cellEdit: false } },
+    remark: { views: { title: 'Remark' }, edit: { type: 'TEXTAREA' }, rules: [{ type: 'length', max: 512 }] },
+    menus: {
+      views: { title: 'Menus' },
+      edit: { type: 'COLLECTION', collection: { model: 'FwMenu', joinTable: 'fw_role_menu', ownKey: 'role_id', foreignKey: 'menu_id' } },
+    },
+    ...stamps,
+  },
+});
+
+/** Organisations (`fw_org`), a tree. */
+export const FwOrgModel = defineModel({
+  name: 'FwOrg',
+  title: 'Organisations',
+  table: 'fw_org',
+  treeParentField: 'parentId',
+  fields: {
+    code: { views: { title: 'Code' }, rules: [{ type: 'length', max: 64 }] },
+    name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
+    parentId: { column: 'parent_id', views: { title: 'Parent' }, edit: { type: 'REFERENCE_TREE', reference: { model: 'FwOrg', labelField: 'name' } } },
+    sort: { views: { title: 'Order' }, edit: { type: 'NUMBER', integer: true, defaultValue: 0, notNull: true } },
+    ...stamps,
+  },
+});
+
+/** Menus (`fw_menu`), a tree: pages, model menus and their function menus. */
+export const FwMenuModel = defineModel({
+  name: 'FwMenu',
+  title: 'Menus',
+  table: 'fw_menu',
+  treeParentField: 'parentId',
+  fields: {
+    code: { views: { title: 'Code' }, rules: [{ type: 'length', max: 128 }] },
+    name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
+    type: {
+      views: { title: 'Type' },
+      edit: {
+        type: 'CHOICE',
+        notNull: true,
+        choices: ['dir', 'table', 'tree', 'page', 'link', 'function'].map((value) => ({ value })),
+      },
+    },
+    value: { views: { title: 'Value' }, rules: [{ type: 'length', max: 255 }] },
+    icon: { views: { title: 'Icon' }, rules: [{ type: 'length', max: 64 }] },
+    parentId: { column: 'parent_id', views: { title: 'Parent' }, edit: { type: 'REFERENCE_TREE', reference: { model: 'FwMenu', labelField: 'name' } } },
+    sort: { views: { title: 'Order' }, edit: { type: 'NUMBER', integer: true, defaultValue: 0, notNull: true } },
+    status: {
+      views: { title: 'Status' },
+      edit: { type: 'CHOICE', notNull: true, defaultValue: 'open', choices: [{ value: 'open', label: 'Open' }, { value: 'hidden', label: 'Hidden' }, { value: 'disabled', label: 'Disabled' }] },
+    },
+    ...stamps,
+  },
+});
+
+/** Open-API keys (`fw_open_api`): an app id and a secret that stands for a user. */
+export const FwOpenApiModel = defineModel({
+  name: 'FwOpenApi',
+  title: 'Open API keys',
+  table: 'fw_open_api',
+  fields: {
+    appId: { column: 'app_id', views: { title: 'App id' }, edit: { notNull: true, readonly: true } },
+    name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
+    secret: { column: 'secret_hash', views: { title: 'Secret' }, edit: { type: 'PASSWORD', saltColumn: 'secret_salt', cellEdit: false } },
+    userId: { column: 'user_id', views: { title: 'User' }, edit: { type: 'REFERENCE_TABLE', notNull: true, reference: { model: 'FwUser', labelField: 'account' } } },
+    expireDate: { column: 'expire_date', views: { title: 'Expires' }, edit: { type: 'DATETIME', cellEdit: false } },
+    status: { views: { title: 'Status' }, edit: { type: 'CHOICE', choices: STATUS_CHOICES, defaultValue: 'normal', notNull: true, cellEdit: false } },
+    ...stamps,
+  },
+});
+
+/** Language models (`fw_llm`): plain configuration for AI features. */
+export const FwLlmModel = defineModel({
+  name: 'FwLlm',
+  title: 'Language models',
+  table: 'fw_llm',
+  fields: {
+    name: { views: { title: 'Name' }, edit: { notNull: true } },
+    provider: { views: { title: 'Provider' } },
+    apiDomain: { column: 'api_domain', views: { title: 'API domain' }, edit: { notNull: true, cellEdit: false }, rules: [{ type: 'length', max: 255 }] },
+    apiKey: { column: 'api_key', views: { title: 'API key' }, edit: { type: 'PASSWORD', hashed: false } },
+    model: { views: { title: 'Model' } },
+    enabled: { views: { title: 'Enabled' }, edit: { type: 'BOOLEAN', defaultValue: true } },
+    ...stamps,
+  },
+});
+
+/** Embedding models (`fw_embedding_model`). */
+export const FwEmbeddingModelModel = defineModel({
+  name: 'FwEmbeddingModel',
+  title: 'Embedding models',
+  table: 'fw_embedding_model',
+  fields: {
+    name: { views: { title: 'Name' }, edit: { notNull: true } },
+    apiDomain: { column: 'api_domain', views: { title: 'API domain' }, edit: { notNull: true, cellEdit: false }, rules: [{ type: 'length', max: 255 }] },
+    apiKey: { column: 'api_key', views: { title: 'API key' }, edit: { type: 'PASSWORD', hashed: false } },
+    model: { views: { title: 'Model' } },
+    dimensions: { views: { title: 'Dimensions' }, edit: { type: 'NUMBER', integer: true }, rules: [{ type: 'range', min: 1 }] },
+    ...stamps,
+  },
+});
+
+/** Agents (`fw_agent`). */
+export const FwAgentModel = defineModel({
+  name: 'FwAgent',
+  title: 'Agents',
+  table: 'fw_agent',
+  fields: {
+    name: { views: { title: 'Name' }, edit: { notNull: true } },
+    url: { views: { title: 'URL' }, edit: { notNull: true, cellEdit: false }, rules: [{ type: 'pattern', pattern: '^https?://', message: 'must be an http(s) URL' }] },
+    description: { views: { title: 'Description' }, edit: { type: 'TEXTAREA' } },
+    enabled: { views: { title: 'Enabled' }, edit: { type: 'BOOLEAN', defaultValue: true } },
+    ...stamps,
+  },
+});
+
+/** BI data sources (`fw_bi_datasource`); the connection string is never returned. */
+export const FwBiDatasourceModel = defineModel({
+  name: 'FwBiDatasource',
+  title: 'BI data sources',
+  table: 'fw_bi_datasource',
+  fields: {
+    name: { views: { title: 'Name' }, edit: { notNull: true } },
+    dialect: { views: { title: 'Dialect' } },
+    connectionString: { column: 'connection_string', views: { title: 'Connection string' }, edit: { type: 'PASSWORD', hashed: false, notNull: true, cellEdit: false } },
+    ...stamps,
+  },
+});
+
+const readOnly = { add: false, edit: false, delete: false, copy: false, cellEdit: false, importable: false, export: true } as const;
+
+/** Successful logins (`fw_login_log`), read only. */
+export const FwLoginLogModel = defineModel({
+  name: 'FwLoginLog',
+  title: 'Login log',
+  table: 'fw_login_log',
+  power: readOnly,
+  fields: {
+    userId: { column: 'user_id', views: { title: 'User id' }, edit: { type: 'NUMBER', integer: true, readonly: true } },
+    account: { views: { title: 'Account' }, edit: { readonly: true } },
+    loginTime: { column: 'login_time', views: { title: 'Time' }, edit: { type: 'DATETIME', readonly: true } },
+    ip: { views: { title: 'IP' }, edit: { readonly: true } },
+    userAgent: { column: 'user_agent', views: { title: 'User agent' }, edit: { readonly: true } },
+    method: { views: { title: 'Method' }, edit: { readonly: true } },
+  },
+});
+
+/** Data operations (`fw_operate_log`), read only. */
+export const FwOperateLogModel = defineModel({
+  name: 'FwOperateLog',
+  title: 'Operation log',
+  table: 'fw_operate_log',
+  power: readOnly,
+  fields: {
+    userId: { column: 'user_id', views: { title: 'User id' }, edit: { type: 'NUMBER', integer: true, readonly: true } },
+    account: { views: { title: 'Account' }, edit: { readonly: true } },
+    ip: { views: { title: 'IP' }, edit: { readonly: true } },
+    model: { views: { title: 'Model' }, edit: { readonly: true } },
+    action: { views: { title: 'Action' }, edit: { readonly: true } },
+    source: { views: { title: 'Source' }, edit: { readonly: true } },
+    targetId: { column: 'target_id', views: { title: 'Target' }, edit: { readonly: true } },
+    beforeData: { column: 'before_data', views: { title: 'Before', show: false }, edit: { type: 'TEXTAREA', readonly: true } },
+    request: { views: { title: 'Request', show: false }, edit: { type: 'TEXTAREA', readonly: true } },
+    status: { views: { title: 'Status' }, edit: { readonly: true } },
+    error: { views: { title: 'Error' }, edit: { type: 'TEXTAREA', readonly: true } },
+    durationMs: { column: 'duration_ms', views: { title: 'Duration (ms)' }, edit: { type: 'NUMBER', integer: true, readonly: true } },
+    createdAt: { column: 'created_at', views: { title: 'Time' }, edit: { type: 'DATETIME', readonly: true } },
+  },
+});
+
+/** Every built-in model, users first. Register them with the host's own models. */
+export const BUILTIN_MODELS: readonly ModelDefinition[] = Object.freeze([
+  FwUserModel,
+  FwRoleModel,
+  FwOrgModel,
+  FwMenuModel,
+  FwOpenApiModel,
+  FwLlmModel,
+  FwEmbeddingModelModel,
+  FwAgentModel,
+  FwBiDatasourceModel,
+  FwLoginLogModel,
+  FwOperateLogModel,
+]);
+
+/** Tables whose changes alter what users are granted: writes to them bump the grants version. */
+export const GRANT_TABLES: ReadonlySet<string> = new Set(['fw_user_role', 'fw_role', 'fw_role_menu', 'fw_menu']);
