@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { createRegistry, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
+import { BUILTIN_MODELS, createRegistry, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
 import { createStore, type FwStore } from '@fw/store';
 import { fwData, type FwDataMiddleware } from '@fw/data';
 import { fwErrorHandler, fwLogin } from '@fw/login';
@@ -51,13 +51,14 @@ function ensureSqliteDir(url: string): void {
  */
 export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp> {
   const config = loadConfig(options.config ? { values: options.config } : {});
-  const registry = createRegistry(demoModels);
+  // The framework's own models (users, roles, menus, …) next to the demo ones.
+  const registry = createRegistry([...BUILTIN_MODELS, ...demoModels]);
   const dbUrl = options.dbUrl ?? defaultDbUrl();
   ensureSqliteDir(dbUrl);
   const store = await createStore(dbUrl);
   try {
     await store.migrate.latest();
-    await store.createModelTables(registry.list());
+    await store.createModelTables(demoModels);
     for (const [i, model] of registry.list().entries()) await store.menus.createModelMenu(model, { sort: i });
   } catch (error) {
     await store.destroy();
@@ -81,10 +82,7 @@ export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp>
   router.get('/', (ctx) => {
     ctx.type = 'html';
     ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Fw demo</title></head>
-<body><h1>Fw demo</h1><p>Models: ${registry
-      .list()
-      .map((m) => m.title)
-      .join(', ')}</p></body></html>`;
+<body><h1>Fw demo</h1><p>Models: ${demoModels.map((m) => m.title).join(', ')}</p></body></html>`;
   });
   router.get('/health', (ctx) => {
     ctx.body = { status: 'ok', models: registry.list().map((m) => m.name) };

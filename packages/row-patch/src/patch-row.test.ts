@@ -91,6 +91,15 @@ describe('patchRow(model, storedFormRow, field, value)', () => {
     expect(changedColumns(model, stored, result.row)).to.deep.equal({ endDate: '2024-07-31' });
   });
 
+  it('leaves validation to the caller with validate: false, but still refuses and converts', async () => {
+    const { model, calls } = setup();
+    const stored = deepFreeze({ id: 1, name: 'x'.repeat(30), status: 'draft', startDate: '2024-03-01' });
+    const result = await patchRow(model, stored, 'status', 'approved', { validate: false });
+    expect(result).to.deep.include({ ok: true, changed: true });
+    expect(calls.rowRule, 'no validation ran').to.equal(0);
+    expectRejected(await patchRow(model, stored, 'startDate', 'soon', { validate: false }), 'INVALID_VALUE');
+  });
+
   it('validates the whole row: a rule of another field fails the patch', async () => {
     const { model } = setup();
     const stored = deepFreeze({ id: 1, name: 'x'.repeat(30), status: 'draft', startDate: '2024-03-01' });
