@@ -3,20 +3,17 @@
 // route, on one SQLite file. The load comes from autocannon in a second process; runs alternate
 // bare / Fw so drift in machine load hits both. Goal: Fw at 0.8 or more of the bare route.
 // Run: npm run bench -- data-table
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import { createRegistry, defineModel } from '@fw/core';
 import { fwData } from '@fw/data';
 import { createStore } from '@fw/store';
 import { FwTokenService, KnexTokenStore } from '@fw/token';
+import { compare, listen, load } from './lib.js';
 
-const run = promisify(execFile);
 const ROWS = 100_000;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -34,28 +31,9 @@ const Item = defineModel({
   },
 });
 
-interface Result {
-  rps: number;
-  p99: number;
-  non2xx: number;
-}
-
-async function load(url: string, body: string, headers: Record<string, string>): Promise<Result> {
-  const args = ['-c', String(CONNECTIONS), '-d', String(SECONDS), '-m', 'POST', '-b', body, '-H', 'content-type=application/json', '--json'];
-  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
-  const { stdout } = await run(process.execPath, [join(process.cwd(), 'node_modules/autocannon/autocannon.js'), ...args, url], { maxBuffer: 64 * 1024 * 1024 });
-  const json = JSON.parse(stdout) as { requests: { average: number }; latency: { p99: number }; non2xx: number; errors: number };
-  return { rps: json.requests.average, p99: json.latency.p99, non2xx: json.non2xx + json.errors };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1]!;
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'fw-bench-table-'));
 const store = createStore(`sqlite:${join(dir, 'bench.db')}`);
-const servers: Array<ReturnType<Koa['listen']>> = [];
+const closers: Array<() => void> = [];
 try {
   await store.migrate.latest();
   const registry = createRegistry([Item]);
@@ -100,13 +78,11 @@ try {
     ]);
     ctx.body = { rows, total: Number((counted as Array<{ n: unknown }>)[0]?.n), page, size };
   });
-  const listen = (app: Koa) =>
-    new Promise<string>((resolve) => {
-      const server = app.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
-      servers.push(server);
-    });
-  const fwUrl = `${await listen(fw)}/fw-api/data/table/Item`;
-  const bareUrl = `${await listen(bare)}/bare`;
+  const fwServer = await listen(fw);
+  const bareServer = await listen(bare);
+  closers.push(fwServer.close, bareServer.close);
+  const fwUrl = `${fwServer.url}/fw-api/data/table/Item`;
+  const bareUrl = `${bareServer.url}/bare`;
   const body = JSON.stringify({ page: 1, size: 20 });
 
   // Same answer on both sides before timing anything.
@@ -114,26 +90,18 @@ try {
   const [a, b] = await Promise.all([check(fwUrl, { token }), check(bareUrl, {})]);
   if (a.total !== ROWS || b.total !== ROWS || a.rows.length !== 20 || b.rows.length !== 20) throw new Error(`unexpected answers: ${a.total}/${a.rows.length} vs ${b.total}/${b.rows.length}`);
 
-  await load(bareUrl, body, {}); // warm-up
-  await load(fwUrl, body, { token });
-  const bareRuns: Result[] = [];
-  const fwRuns: Result[] = [];
-  for (let i = 0; i < ROUNDS; i += 1) {
-    bareRuns.push(await load(bareUrl, body, {}));
-    fwRuns.push(await load(fwUrl, body, { token }));
-  }
-  const failed = [...bareRuns, ...fwRuns].reduce((n, r) => n + r.non2xx, 0);
-  if (failed > 0) throw new Error(`${failed} requests failed during the load`);
-  const bareRps = median(bareRuns.map((r) => r.rps));
-  const fwRps = median(fwRuns.map((r) => r.rps));
-  const bareP99 = median(bareRuns.map((r) => r.p99));
-  const fwP99 = median(fwRuns.map((r) => r.p99));
+  const opts = { seconds: SECONDS, connections: CONNECTIONS, body };
+  const { baseline, candidate } = await compare(
+    ROUNDS,
+    () => load(bareUrl, opts),
+    () => load(fwUrl, { ...opts, headers: { token } }),
+  );
   console.log(`table query, 20 of ${ROWS} rows + count, ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each (median):`);
-  console.log(`  bare knex route     ${bareRps.toFixed(0)} req/s   p99 ${bareP99} ms`);
-  console.log(`  fwData (auth+power) ${fwRps.toFixed(0)} req/s   p99 ${fwP99} ms`);
-  console.log(`  ratio fw/bare ${(fwRps / bareRps).toFixed(3)} (goal >= 0.8); p99 ratio ${(fwP99 / Math.max(bareP99, 0.001)).toFixed(2)}`);
+  console.log(`  bare knex route     ${baseline.rps.toFixed(0)} req/s   p50 ${baseline.p50} ms   p99 ${baseline.p99} ms`);
+  console.log(`  fwData (auth+power) ${candidate.rps.toFixed(0)} req/s   p50 ${candidate.p50} ms   p99 ${candidate.p99} ms`);
+  console.log(`  ratio fw/bare ${(candidate.rps / baseline.rps).toFixed(3)} (goal >= 0.8); p99 ratio ${(candidate.p99 / Math.max(baseline.p99, 0.001)).toFixed(2)}`);
 } finally {
-  for (const server of servers) server.close();
+  for (const close of closers) close();
   await store.destroy();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,15 +1,23 @@
 import { dataError } from './error-codes.js';
 
 // Spreadsheet programs run cells that start with these as formulas: a cell of exported data
-// must never become code on the reader's machine (CSV injection).
-const FORMULA_START = /^[=+\-@\t\r]/;
+// must never become code on the reader's machine (CSV injection). The apostrophe that disarms
+// them is added to text that already starts with apostrophes before such a character too, so
+// the import can remove exactly one and get the stored text back.
+const NEEDS_APOSTROPHE = /^'*[=+\-@\t\r]/;
+const ADDED_APOSTROPHE = /^'(?='*[=+\-@\t\r])/;
 
 /** One CSV cell: quoted when needed, formula-looking text neutralised with a leading apostrophe. */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   let text = Array.isArray(value) ? JSON.stringify(value) : value instanceof Date ? value.toISOString() : String(value);
-  if (typeof value === 'string' && FORMULA_START.test(text)) text = `'${text}`;
+  if (typeof value === 'string' && NEEDS_APOSTROPHE.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Reverses {@link csvCell}'s formula protection on an imported cell. */
+export function uncsvCell(cell: string): string {
+  return cell.replace(ADDED_APOSTROPHE, '');
 }
 
 /** One CSV line (CRLF-terminated, as RFC 4180 says). */

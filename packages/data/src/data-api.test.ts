@@ -30,6 +30,8 @@ describeEachSql('fwData(options): the data API', (db) => {
       expect((await f.agent.post(`${api}/data/table/Book`).send({}).expect(401)).body.error.code).to.equal('UNAUTHENTICATED');
       expect((await f.agent.post(`${api}/data/table/Nope`).set('token', admin).send({}).expect(404)).body.error.code).to.equal('MODEL_NOT_FOUND');
       expect((await f.agent.get(`${api}/build/__proto__`).set('token', admin).expect(404)).body.error.code).to.equal('MODEL_NOT_FOUND');
+      // Model names are case-sensitive, in the registry and in the routes.
+      expect((await f.agent.post(`${api}/data/table/book`).set('token', admin).send({}).expect(404)).body.error.code).to.equal('MODEL_NOT_FOUND');
     });
   });
 
@@ -190,7 +192,7 @@ describeEachSql('fwData(options): the data API', (db) => {
       expect(rules.body.error.details.map((d: { path: string }) => d.path).sort()).to.deep.equal(['isbn', 'price', 'title']);
       const unknown = await f.agent.post(`${api}/data/modify/Book`).set('token', alice).send({ title: 'x', is_admin: true }).expect(400);
       expect(unknown.body.error.code).to.equal('UNKNOWN_FIELD');
-      const readonly = await f.agent.post(`${api}/data/modify/Book`).set('token', alice).send({ title: 'x', code: 'FORGED' }).expect(422);
+      const readonly = await f.agent.post(`${api}/data/modify/Book`).set('token', alice).send({ title: 'x', code: 'FORGED' }).expect(400);
       expect(readonly.body.error.code).to.equal('READONLY_FIELD');
       expect(await f.rows('t_book')).to.have.length(0);
       const [log] = await f.store.operateLogs.list({ model: 'Book', limit: 1 });
@@ -206,7 +208,9 @@ describeEachSql('fwData(options): the data API', (db) => {
       try {
         const res = await f.agent.post(`${api}/data/modify/Book/update`).set('token', alice).send({ id: row!.id, title: 'New', code: 'K1' }).expect(200);
         expect(res.body).to.include({ title: 'New', isbn: '0441172717', price: 5, code: 'K1' });
-        await f.agent.post(`${api}/data/modify/Book/update`).set('token', alice).send({ id: row!.id, code: 'K2' }).expect(422);
+        await f.agent.post(`${api}/data/modify/Book/update`).set('token', alice).send({ id: row!.id, code: 'K2' }).expect(400);
+        // Saving the form unchanged is an update with nothing to tell listeners.
+        await f.agent.post(`${api}/data/modify/Book/update`).set('token', alice).send({ id: row!.id, title: 'New' }).expect(200);
         await f.agent.post(`${api}/data/modify/Book/update`).set('token', alice).send({ id: 'abc', title: 'x' }).expect(400);
         await f.agent.post(`${api}/data/modify/Book/update`).set('token', alice).send({ id: 999999, title: 'x' }).expect(404);
       } finally {
@@ -218,6 +222,27 @@ describeEachSql('fwData(options): the data API', (db) => {
       expect(events[0]!.after.title).to.equal('New');
       const [stored] = await f.rows('t_book');
       expect(stored).to.include({ title: 'New', code: 'K1' });
+    });
+
+    it('calls a once listener once', async () => {
+      const book = await addBook();
+      let calls = 0;
+      f.data.events.once('update', () => {
+        calls += 1;
+      });
+      await f.agent.post(`${api}/data/modify/Book/update`).set('token', alice).send({ id: book.id, title: 'One' }).expect(200);
+      await f.agent.post(`${api}/data/modify/Book/update`).set('token', alice).send({ id: book.id, title: 'Two' }).expect(200);
+      expect(calls).to.equal(1);
+      expect(f.data.events.listenerCount('update')).to.equal(0);
+    });
+
+    it('answers 422, not a database error, for values beyond their column', async () => {
+      const long = await f.agent.post(`${api}/data/modify/Tag`).set('token', alice).send({ label: 'x'.repeat(300) }).expect(422);
+      expect(long.body.error.details[0]).to.include({ path: 'label', type: 'max' });
+      await f.agent.post(`${api}/data/modify/Tag`).set('token', alice).send({ label: 'x'.repeat(255) }).expect(200);
+      const big = await f.agent.post(`${api}/data/modify/FwOrg`).set('token', admin).send({ name: 'Org', sort: 3_000_000_000 }).expect(422);
+      expect(big.body.error.details[0]).to.include({ path: 'sort', type: 'max' });
+      expect(await f.rows('t_tag')).to.have.length(1);
     });
 
     it('deletes several rows at once', async () => {
@@ -263,6 +288,19 @@ describeEachSql('fwData(options): the data API', (db) => {
       expect((await f.rows('t_book')).map((r) => r.title)).to.deep.equal(['One', 'Two, too', '=SUM(A1)']);
       await f.agent.post(`${api}/data/import/Book`).set('token', alice).set('Content-Type', 'text/csv').send('title,is_admin\r\nx,1\r\n').expect(400);
       await f.agent.post(`${api}/data/import/Book`).set('token', alice).send({ title: 'json' }).expect(415);
+    });
+
+    it('imports an export back, apostrophes and read-only columns included', async () => {
+      await addBook({ title: "'=quoted on purpose", code: undefined });
+      await f.store.knex('t_book').update({ code: 'RO-1' });
+      await addBook({ title: '-5 degrees', genre: 'essay' });
+      const exported = (await f.agent.get(`${api}/data/export/Book?_token=${alice}`).expect(200)).text;
+      expect(exported).to.contain("''=quoted on purpose").and.contain("'-5 degrees");
+      await f.store.knex('t_book').delete();
+      const res = await f.agent.post(`${api}/data/import/Book`).set('token', alice).set('Content-Type', 'text/csv').send(exported.replace(/^\ufeff/, '')).expect(200);
+      expect(res.body).to.deep.equal({ imported: 2 });
+      expect((await f.rows('t_book')).map((r) => r.title)).to.deep.equal(["'=quoted on purpose", '-5 degrees']);
+      expect((await f.rows('t_book')).map((r) => r.code)).to.deep.equal([null, null]);
     });
 
     it('prints one visible row as escaped HTML', async () => {

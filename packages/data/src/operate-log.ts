@@ -59,7 +59,12 @@ export async function writeOperateLog(store: FwStore, entry: OperateLogEntry, on
       durationMs: Math.max(0, Math.round(performance.now() - entry.startedAt)),
     });
   } catch (error) {
-    onError(error);
+    try {
+      onError(error);
+    } catch {
+      // The operation itself already succeeded or failed on its own; a broken reporter must not
+      // turn a committed write into an error answer.
+    }
   }
 }
 

@@ -74,7 +74,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
   });
   for (const model of options.registry.list()) {
-    if (RESERVED.has(model.name)) throw new FwDefinitionError(`${model.name}.name`, `is a word of the data routes (${[...RESERVED].join(', ')}); rename the model`);
+    if (RESERVED.has(model.name.toLowerCase())) throw new FwDefinitionError(`${model.name}.name`, `is a word of the data routes (${[...RESERVED].join(', ')}); rename the model`);
   }
   const bodyLimit = positive('fwData.bodyLimit', options.bodyLimit, 1024 * 1024);
   const importBodyLimit = positive('fwData.importBodyLimit', options.importBodyLimit, 5 * 1024 * 1024);
@@ -90,7 +90,8 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   const json = (ctx: Context) => readJsonBody(ctx, { limit: bodyLimit });
   const param = (ctx: Context, name: string): string => (ctx.params as Record<string, string>)[name] ?? '';
 
-  const router = new Router({ prefix: config['fw-app.apiPrefix'] });
+  // Model names are case-sensitive registry keys, so the paths naming them are too.
+  const router = new Router({ prefix: config['fw-app.apiPrefix'], sensitive: true });
   router.get('/build/:fw', fwRoute(async (ctx) => {
     ctx.body = await service.schema(param(ctx, 'fw'), await actor(ctx));
   }));

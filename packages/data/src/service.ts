@@ -19,7 +19,7 @@ import { PowerResolver, assertPower } from '@fw/power';
 import { changedColumns, patchRow, readEntity, toDbValues, toFormRow, validateRow, cellEditRefusal, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
-import { csvLine, parseCsv } from './csv.js';
+import { csvLine, parseCsv, uncsvCell } from './csv.js';
 import { dataError } from './error-codes.js';
 import { DataEvents, type EditEvent } from './events.js';
 import { writeOperateLog } from './operate-log.js';
@@ -379,10 +379,11 @@ export class DataService {
   async add(name: string, actor: Actor, body: unknown): Promise<FormRow> {
     const model = this.model(name);
     await this.require(model, actor, 'add');
-    const values = this.#readBody(model, body, 'add');
-    const sent = new Set(Object.keys(body as object));
     const context = this.#hookContext(model, actor, 'add');
-    const id = await this.#logged(model, actor, 'add', null, values, async (log) => {
+    const id = await this.#logged(model, actor, 'add', null, body, async (log) => {
+      const values = this.#readBody(model, body, 'add');
+      const sent = new Set(Object.keys(body as object));
+      log.request = values;
       const created = await this.#transaction(model, (trx) => this.#insert(model, actor, trx, values, context, sent));
       log.targetId = String(created);
       return created;
@@ -450,7 +451,7 @@ export class DataService {
         event = { model: model.name, id, user: { id: actor.user.id, account: actor.user.account }, source: actor.source, before: stored, after, changed: Object.keys(changes) };
       });
     });
-    if (event) this.#emit(event);
+    if (event && event.changed.length > 0) this.#emit(event);
     return this.#shown(model, actor, id);
   }
 
@@ -467,7 +468,8 @@ export class DataService {
   }
 
   #emit(event: EditEvent): void {
-    for (const listener of this.events.listeners('update')) {
+    // rawListeners keeps `once` wrappers, so a one-time listener removes itself as it should.
+    for (const listener of this.events.rawListeners('update')) {
       try {
         const result: unknown = (listener as (e: EditEvent) => unknown)(event);
         if (result instanceof Promise) result.catch((error: unknown) => this.events.emit('error', error));
@@ -492,10 +494,12 @@ export class DataService {
    */
   async updateCell(name: string, actor: Actor, body: unknown): Promise<FormRow> {
     const model = this.model(name);
+    // Power first: someone who may not edit learns nothing about the fields.
+    const power = await this.require(model, actor, 'edit');
     if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be { id, field, value }');
+    // The declared switches and the field, before the row is read.
     const refusal = cellEditRefusal(model, body.field);
     if (refusal) throw new FwError(refusal.code, refusal.message, { status: refusal.status, ...(refusal.details ? { details: refusal.details } : {}) });
-    const power = await this.require(model, actor, 'edit');
     assertPower(power, 'cellEdit', model.name);
     const id = positiveId(body.id);
     if (!('value' in body)) throw new FwError('BAD_REQUEST', 'The body must carry a value (null clears the cell)');
@@ -538,13 +542,13 @@ export class DataService {
     const model = this.model(name);
     await this.require(model, actor, ['copy', 'add']);
     const sourceId = positiveId(isObject(body) ? body.id : undefined);
-    const source = await this.#loadVisible(model, actor, 'copy', sourceId, this.store.knex, false);
-    const values: FormRow = {};
-    for (const field of Object.values(model.fields)) {
-      if (!field.primaryKey && !field.edit.readonly && field.edit.type !== EditType.PASSWORD) values[field.name] = source[field.name];
-    }
     const context = this.#hookContext(model, actor, 'add');
     const id = await this.#logged(model, actor, 'copy', null, { from: sourceId }, async (log) => {
+      const source = await this.#loadVisible(model, actor, 'copy', sourceId, this.store.knex, false);
+      const values: FormRow = {};
+      for (const field of Object.values(model.fields)) {
+        if (!field.primaryKey && !field.edit.readonly && field.edit.type !== EditType.PASSWORD) values[field.name] = source[field.name];
+      }
       const created = await this.#transaction(model, (trx) => this.#insert(model, actor, trx, values, context, new Set(Object.keys(values))));
       log.targetId = String(created);
       return created;
@@ -582,37 +586,35 @@ export class DataService {
   async importCsv(name: string, actor: Actor, text: string): Promise<{ imported: number }> {
     const model = this.model(name);
     await this.require(model, actor, ['importable', 'add']);
-    const { header, rows } = parseCsv(text, { maxRows: this.#importMaxRows, maxColumns: 500 });
-    const unknown = header.filter((h) => !Object.hasOwn(model.fields, h));
-    if (unknown.length > 0) throw dataError('UNKNOWN_FIELD', `${model.name} has no field ${unknown.join(', ')}`, unknown.map((h) => ({ path: h, type: 'unknownField', message: `unknown column ${h}` })));
-    const context = this.#hookContext(model, { ...actor, source: 'import' }, 'import');
-    const sent = new Set(header);
-    const entities: FormRow[] = [];
-    const details: FwErrorDetail[] = [];
-    rows.forEach((cells, n) => {
-      const body: Record<string, unknown> = {};
-      header.forEach((h, i) => {
-        const field = model.fields[h]!;
-        if (field.primaryKey) return;
-        // Undo the export's protection against spreadsheet formulas.
-        const cell = cells[i]!;
-        body[h] = /^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell;
+    const importer = { ...actor, source: 'import' as const };
+    const context = this.#hookContext(model, importer, 'import');
+    return this.#logged(model, importer, 'import', null, { bytes: text.length }, async (log) => {
+      const { header, rows } = parseCsv(text, { maxRows: this.#importMaxRows, maxColumns: 500 });
+      log.request = { rows: rows.length, columns: header };
+      const unknown = header.filter((h) => !Object.hasOwn(model.fields, h));
+      if (unknown.length > 0) throw dataError('UNKNOWN_FIELD', `${model.name} has no field ${unknown.join(', ')}`, unknown.map((h) => ({ path: h, type: 'unknownField', message: `unknown column ${h}` })));
+      // The key and read-only columns of an exported file are skipped, so an export imports back.
+      const columns = header.map((h, i) => ({ name: h, index: i })).filter(({ name }) => !model.fields[name]!.primaryKey && !model.fields[name]!.edit.readonly);
+      const sent = new Set(columns.map((c) => c.name));
+      const entities: FormRow[] = [];
+      const details: FwErrorDetail[] = [];
+      rows.forEach((cells, n) => {
+        const body: Record<string, unknown> = {};
+        for (const { name, index } of columns) body[name] = uncsvCell(cells[index]!);
+        const { values, errors } = readEntity(model, body, 'add');
+        for (const e of errors) details.push({ path: `rows[${n + 1}].${e.path ?? ''}`, type: e.type, message: e.message });
+        entities.push(values);
       });
-      const { values, errors } = readEntity(model, body, 'add');
-      for (const e of errors) details.push({ path: `rows[${n + 1}].${e.path ?? ''}`, type: e.type, message: e.message });
-      entities.push(values);
-    });
-    // Every row is checked before anything is written, so the answer names all failing rows.
-    for (const [n, values] of entities.entries()) {
-      if (details.some((d) => d.path?.startsWith(`rows[${n + 1}].`))) continue;
-      for (const e of await validateRow(model, this.#newRow(model, values))) details.push({ ...e, path: `rows[${n + 1}].${e.path ?? ''}` });
-    }
-    if (details.length > 0) throw dataError('IMPORT_FAILED', undefined, details.slice(0, 200));
-    return this.#logged(model, { ...actor, source: 'import' }, 'import', null, { rows: entities.length }, async () =>
-      this.#transaction(model, async (trx) => {
+      // Every row is checked before anything is written, so the answer names all failing rows.
+      for (const [n, values] of entities.entries()) {
+        if (details.some((d) => d.path?.startsWith(`rows[${n + 1}].`))) continue;
+        for (const e of await validateRow(model, this.#newRow(model, values))) details.push({ ...e, path: `rows[${n + 1}].${e.path ?? ''}` });
+      }
+      if (details.length > 0) throw dataError('IMPORT_FAILED', undefined, details.slice(0, 200));
+      return this.#transaction(model, async (trx) => {
         for (const [n, values] of entities.entries()) {
           try {
-            await this.#insert(model, actor, trx, values, context, sent);
+            await this.#insert(model, importer, trx, values, context, sent);
           } catch (error) {
             if (error instanceof FwError && error.details) {
               throw dataError('IMPORT_FAILED', `Row ${n + 1}: ${error.message}`, error.details.map((d) => ({ ...d, path: `rows[${n + 1}].${d.path ?? ''}` })));
@@ -621,8 +623,8 @@ export class DataService {
           }
         }
         return { imported: entities.length };
-      }),
-    );
+      });
+    });
   }
 
   /** A printable HTML page of one visible row. Needs `print`. */

@@ -141,6 +141,9 @@ describeEachSql('POST /data/modify/{fw}/update-cell', (db) => {
       const p = await plan();
       const before = await stored(p.id);
       expect((await cell(bob, 'Plan', p.id, 'name', 'x').expect(403)).body.error.code).to.equal('POWER_DENIED');
+      // Without edit, the answer is the same whatever the field: nothing to learn about the model.
+      expect((await cell(bob, 'Plan', p.id, 'no-such-field', 'x').expect(403)).body.error.code).to.equal('POWER_DENIED');
+      expect((await cell(bob, 'Plan', p.id, 'secretCode', 'x').expect(403)).body.error.code).to.equal('POWER_DENIED');
       await f.agent.post(`${api}/data/modify/Plan/update-cell`).set('token', alice).send({ id: p.id, field: 'name' }).expect(400);
       await f.agent.post(`${api}/data/modify/Plan/update-cell`).set('token', alice).send(['id', 1]).expect(400);
       expect(await stored(p.id)).to.deep.equal(before);

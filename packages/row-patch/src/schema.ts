@@ -201,13 +201,36 @@ function typeTest(field: FieldDefinition, required: boolean): yup.TestConfig<unk
   };
 }
 
+/** The widest value a column of this field can hold, in characters. */
+export const IMPLICIT_MAX_CHARS = { short: 255, long: 16_000 } as const;
+/** The range of a 32-bit integer column. */
+export const INT32 = { min: -2_147_483_648, max: 2_147_483_647 } as const;
+
+/**
+ * Bounds the storage sets even where the model declares none, so a value too long for its column
+ * or an integer beyond 32 bits is a validation failure and never a database error (a 500). A
+ * declared `length` max or `range` replaces them; a model over wider columns declares its own.
+ */
+function implicitRules(field: FieldDefinition): FieldRule[] {
+  const declaredMax = field.rules.some((r) => r.type === 'length' && r.max !== undefined);
+  const declaredRange = field.rules.some((r) => r.type === 'range');
+  const type = field.edit.type;
+  const rules: FieldRule[] = [];
+  const shortText = type === EditType.INPUT || type === EditType.CHOICE || (type === EditType.HIDDEN && !field.edit.integer) || (type === EditType.PASSWORD && field.edit.hashed === false);
+  if (!declaredMax && shortText) rules.push({ type: 'length', max: IMPLICIT_MAX_CHARS.short });
+  if (!declaredMax && (type === EditType.TEXTAREA || (type === EditType.PASSWORD && field.edit.hashed !== false))) rules.push({ type: 'length', max: IMPLICIT_MAX_CHARS.long });
+  const integer = (type === EditType.NUMBER && field.edit.integer) || (type === EditType.HIDDEN && field.edit.integer) || type === EditType.REFERENCE_TABLE || type === EditType.REFERENCE_TREE;
+  if (!declaredRange && integer) rules.push({ type: 'range', min: INT32.min, max: INT32.max });
+  return rules;
+}
+
 function fieldSchema(model: ModelDefinition, field: FieldDefinition): FieldSchema {
   let schema: FieldSchema = yup.mixed().nullable().strict(true).label(field.edit.title);
   const requiredRule = field.rules.find((r) => r.type === 'required');
   const required = field.edit.notNull || requiredRule !== undefined;
   schema = schema.test(typeTest(field, required));
   if (required) schema = schema.test(requiredTest(field, requiredRule?.message));
-  for (const rule of field.rules) {
+  for (const rule of [...field.rules, ...implicitRules(field)]) {
     const tests: yup.TestConfig<unknown, yup.AnyObject>[] = [];
     switch (rule.type) {
       case 'required':

@@ -1,0 +1,88 @@
+// What a safe cell edit costs: POST update-cell through the full stack (token, power, both cell
+// switches, row visibility, the whole-row schema, hooks, a transaction, the operate log, the edit
+// event and the re-read the route answers with) against a raw knex single-row UPDATE behind a
+// bare Koa route, on one SQLite file. Every request writes a new value (autocannon's -I), so
+// both sides really write. Run: npm run bench -- update-cell
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bodyParser } from '@koa/bodyparser';
+import Koa from 'koa';
+import { createRegistry, defineModel } from '@fw/core';
+import { fwData } from '@fw/data';
+import { createStore } from '@fw/store';
+import { FwTokenService, KnexTokenStore } from '@fw/token';
+import { compare, listen, load } from './lib.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = 10;
+
+const Task = defineModel({
+  name: 'Task',
+  table: 'bench_task',
+  fields: {
+    subject: { edit: { notNull: true }, rules: [{ type: 'length', max: 200 }] },
+    note: { rules: [{ type: 'length', max: 500 }] },
+    startDate: { edit: { type: 'DATE' } },
+    endDate: { edit: { type: 'DATE' } },
+    done: { edit: { type: 'BOOLEAN' } },
+  },
+  rowRules: [{ name: 'endAfterStart', fields: ['startDate', 'endDate'], path: 'endDate', test: (r) => r.endDate == null || String(r.endDate) >= String(r.startDate) }],
+});
+
+const dir = mkdtempSync(join(tmpdir(), 'fw-bench-cell-'));
+const store = createStore(`sqlite:${join(dir, 'bench.db')}`);
+const closers: Array<() => void> = [];
+try {
+  await store.migrate.latest();
+  const registry = createRegistry([Task]);
+  await store.createModelTables(registry.list());
+  await store.knex('bench_task').insert({ subject: 'Write the report', note: 'start', startDate: '2024-01-01', endDate: '2024-02-01', done: false });
+  const { menu, functions } = await store.menus.createModelMenu(Task);
+  const role = await store.roles.create({ code: 'bench', name: 'Bench' });
+  await store.roles.setMenus(role.id, [menu.id, ...functions.map((f) => f.id)]);
+  const userRow = await store.users.create({ account: 'bench', password: 'bench-password' });
+  await store.users.setRoles(userRow.id, [role.id]);
+  const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }) });
+  const { token } = await tokens.loginToken({ id: userRow.id, account: 'bench' }, tokens.generateToken());
+
+  const fw = new Koa();
+  fw.use(fwData({ store, tokens, registry }));
+  // The baseline: the standard body parser and one UPDATE, trusting the client entirely.
+  const bare = new Koa();
+  bare.use(bodyParser());
+  bare.use(async (ctx) => {
+    const { id, value } = ctx.request.body as { id: number; value: string };
+    await store.knex('bench_task').where('id', id).update({ note: value });
+    ctx.body = { id, note: value };
+  });
+  const fwServer = await listen(fw);
+  const bareServer = await listen(bare);
+  closers.push(fwServer.close, bareServer.close);
+  const body = JSON.stringify({ id: 1, field: 'note', value: 'note [<id>]' });
+  const opts = { seconds: SECONDS, connections: CONNECTIONS, body, uniqueIds: true };
+
+  const check = await fetch(`${fwServer.url}/fw-api/data/modify/Task/update-cell`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', token },
+    body: JSON.stringify({ id: 1, field: 'note', value: 'checked' }),
+  });
+  if (check.status !== 200) throw new Error(`update-cell answered ${check.status}: ${await check.text()}`);
+
+  const { baseline, candidate } = await compare(
+    ROUNDS,
+    () => load(`${bareServer.url}/bare`, opts),
+    () => load(`${fwServer.url}/fw-api/data/modify/Task/update-cell`, { ...opts, headers: { token } }),
+  );
+  const logged = Number((await store.knex('fw_operate_log').count({ n: '*' }))[0]!.n);
+  console.log(`update one cell, ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each (median):`);
+  console.log(`  raw knex UPDATE route  ${baseline.rps.toFixed(0)} req/s   p50 ${baseline.p50} ms   p99 ${baseline.p99} ms`);
+  console.log(`  update-cell full stack ${candidate.rps.toFixed(0)} req/s   p50 ${candidate.p50} ms   p99 ${candidate.p99} ms`);
+  console.log(`  ratio full/raw: throughput ${(candidate.rps / baseline.rps).toFixed(3)}, p50 latency ${(candidate.p50 / Math.max(baseline.p50, 0.001)).toFixed(2)}x, p99 latency ${(candidate.p99 / Math.max(baseline.p99, 0.001)).toFixed(2)}x`);
+  console.log(`  (${logged} operate-log rows written by the full stack)`);
+} finally {
+  for (const close of closers) close();
+  await store.destroy();
+  rmSync(dir, { recursive: true, force: true });
+}
