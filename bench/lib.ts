@@ -2,7 +2,8 @@
 // the measured server never shares its event loop with the load generator.
 import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type Koa from 'koa';
 
@@ -23,19 +24,16 @@ export interface LoadOptions {
   method?: string;
   body?: string;
   headers?: Record<string, string>;
-  /** Replace `[<id>]` in the body with a fresh id per request (autocannon's -I), so each request differs. */
+  /** Replace `[<id>]` in the body with a fresh number per request, so each request differs. */
   uniqueIds?: boolean;
 }
 
-/** Runs autocannon against `url` from a child process and reads its JSON summary. */
+/** Runs the load worker (autocannon) against `url` in a child process and reads its summary. */
 export async function load(url: string, options: LoadOptions): Promise<LoadResult> {
-  const args = ['-c', String(options.connections), '-d', String(options.seconds), '-m', options.method ?? 'POST', '--json'];
-  if (options.body !== undefined) args.push('-b', options.body, '-H', 'content-type=application/json');
-  if (options.uniqueIds) args.push('-I');
-  for (const [k, v] of Object.entries(options.headers ?? {})) args.push('-H', `${k}=${v}`);
-  const { stdout } = await run(process.execPath, [join(process.cwd(), 'node_modules/autocannon/autocannon.js'), ...args, url], { maxBuffer: 64 * 1024 * 1024 });
-  const json = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
-  return { rps: json.requests.average, p50: json.latency.p50, p99: json.latency.p99, failed: json.non2xx + json.errors };
+  const worker = join(dirname(fileURLToPath(import.meta.url)), 'load-worker.ts');
+  const input = JSON.stringify({ url, method: options.method ?? 'POST', ...options });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', worker, input], { maxBuffer: 16 * 1024 * 1024 });
+  return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
 }
 
 /** The median of a list of numbers. */

@@ -1,5 +1,6 @@
 import { EditType, type ModelDefinition } from '@fw/core';
 import type { FwStore } from '@fw/store';
+import type { Knex } from 'knex';
 
 /** Replaces every secret in logged data. */
 export const MASK = '******';
@@ -41,23 +42,36 @@ export interface OperateLogEntry {
   startedAt: number;
 }
 
+/** The operate-log row of an entry. */
+function rowOf(entry: OperateLogEntry) {
+  return {
+    userId: entry.user.id,
+    account: entry.user.account,
+    ip: entry.ip,
+    model: entry.model.name,
+    action: entry.action,
+    source: entry.source,
+    targetId: entry.targetId,
+    beforeData: maskForLog(entry.model, entry.before),
+    request: maskForLog(entry.model, entry.request),
+    status: entry.error === undefined ? ('success' as const) : ('failure' as const),
+    error: entry.error === undefined ? null : errorText(entry.error),
+    durationMs: Math.max(0, Math.round(performance.now() - entry.startedAt)),
+  };
+}
+
+/**
+ * Writes the row of a successful operation inside its transaction, so the change and its record
+ * commit together; if the row cannot be written, the operation fails with it.
+ */
+export async function writeOperateLogIn(store: FwStore, entry: OperateLogEntry, transaction: Knex.Transaction): Promise<void> {
+  await store.operateLogs.insert(rowOf(entry), { transaction });
+}
+
 /** Writes an operate-log row; a failure to log is reported, never thrown over the request's own answer. */
 export async function writeOperateLog(store: FwStore, entry: OperateLogEntry, onError: (error: unknown) => void): Promise<void> {
   try {
-    await store.operateLogs.insert({
-      userId: entry.user.id,
-      account: entry.user.account,
-      ip: entry.ip,
-      model: entry.model.name,
-      action: entry.action,
-      source: entry.source,
-      targetId: entry.targetId,
-      beforeData: maskForLog(entry.model, entry.before),
-      request: maskForLog(entry.model, entry.request),
-      status: entry.error === undefined ? 'success' : 'failure',
-      error: entry.error === undefined ? null : errorText(entry.error),
-      durationMs: Math.max(0, Math.round(performance.now() - entry.startedAt)),
-    });
+    await store.operateLogs.insert(rowOf(entry));
   } catch (error) {
     try {
       onError(error);

@@ -22,7 +22,7 @@ import type { Knex } from 'knex';
 import { csvLine, parseCsv, uncsvCell } from './csv.js';
 import { dataError } from './error-codes.js';
 import { DataEvents, type EditEvent } from './events.js';
-import { writeOperateLog } from './operate-log.js';
+import { writeOperateLog, writeOperateLogIn } from './operate-log.js';
 import { printPage } from './print.js';
 import { DEFAULT_QUERY_LIMITS, applyConditions, parseConditions, parseTableQuery, type QueryLimits } from './query.js';
 import { modelView, type ModelView } from './schema-view.js';
@@ -67,6 +67,10 @@ interface LogNotes {
   before?: unknown;
   targetId?: string | null;
   request?: unknown;
+  /** Writes the success row inside the operation's transaction; set by `#logged`. */
+  commit?: (trx: Knex.Transaction) => Promise<void>;
+  /** True once the success row was written in the transaction. */
+  written?: boolean;
 }
 
 /** Power of every grant: administrators skip the menu lookup. */
@@ -351,8 +355,14 @@ export class DataService {
    * Runs a write in one transaction; after it commits, marks grants as changed when the model
    * holds them, so power caches on every instance see it on their next request.
    */
-  async #transaction<T>(model: ModelDefinition, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const result = await this.store.knex.transaction(work);
+  async #transaction<T>(model: ModelDefinition, log: LogNotes | undefined, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const result = await this.store.knex.transaction(async (trx) => {
+      const done = await work(trx);
+      // The success row of the operate log commits with the change: one commit, and no change
+      // without its record.
+      await log?.commit?.(trx);
+      return done;
+    });
     if (this.#touchesGrants(model)) await this.store.grants.bump();
     return result;
   }
@@ -360,18 +370,31 @@ export class DataService {
   async #logged<T>(model: ModelDefinition, actor: Actor, action: string, targetId: string | null, request: unknown, run: (log: LogNotes) => Promise<T>): Promise<T> {
     const startedAt = performance.now();
     const log: LogNotes = {};
-    let error: unknown;
+    const entry = (error: unknown) => ({
+      model,
+      action,
+      source: actor.source,
+      user: actor.user,
+      ip: actor.ip,
+      targetId: log.targetId ?? targetId,
+      before: log.before,
+      request: log.request ?? request,
+      error,
+      startedAt,
+    });
+    log.commit = async (trx) => {
+      await writeOperateLogIn(this.store, entry(undefined), trx);
+      log.written = true;
+    };
     try {
-      return await run(log);
-    } catch (e) {
-      error = e;
-      throw e;
-    } finally {
-      await writeOperateLog(
-        this.store,
-        { model, action, source: actor.source, user: actor.user, ip: actor.ip, targetId: log.targetId ?? targetId, before: log.before, request: log.request ?? request, error, startedAt },
-        this.#onBackgroundError,
-      );
+      const result = await run(log);
+      if (!log.written) await writeOperateLog(this.store, entry(undefined), this.#onBackgroundError);
+      return result;
+    } catch (error) {
+      // The transaction rolled back (its success row too): record the failure on its own.
+      log.written = false;
+      await writeOperateLog(this.store, entry(error), this.#onBackgroundError);
+      throw error;
     }
   }
 
@@ -384,8 +407,11 @@ export class DataService {
       const values = this.#readBody(model, body, 'add');
       const sent = new Set(Object.keys(body as object));
       log.request = values;
-      const created = await this.#transaction(model, (trx) => this.#insert(model, actor, trx, values, context, sent));
-      log.targetId = String(created);
+      const created = await this.#transaction(model, log, async (trx) => {
+        const newId = await this.#insert(model, actor, trx, values, context, sent);
+        log.targetId = String(newId);
+        return newId;
+      });
       return created;
     });
     return this.#shown(model, actor, id);
@@ -428,8 +454,9 @@ export class DataService {
   async #update(model: ModelDefinition, actor: Actor, id: number, build: (stored: FormRow) => FormRow | Promise<FormRow>): Promise<FormRow> {
     const context = this.#hookContext(model, actor, 'update');
     let event: EditEvent | undefined;
+    let written: FormRow | undefined;
     await this.#logged(model, actor, 'update', String(id), undefined, async (log) => {
-      await this.#transaction(model, async (trx) => {
+      await this.#transaction(model, log, async (trx) => {
         const stored = await this.#loadVisible(model, actor, 'update', id, trx, true);
         log.before = stored;
         const next = await build(stored);
@@ -449,10 +476,13 @@ export class DataService {
         await model.dataProxy.afterUpdate?.(next, context);
         const after = { ...stored, ...Object.fromEntries(Object.entries(next).filter(([k]) => model.fields[k]?.edit.type !== EditType.PASSWORD)) };
         event = { model: model.name, id, user: { id: actor.user.id, account: actor.user.account }, source: actor.source, before: stored, after, changed: Object.keys(changes) };
+        written = after;
       });
     });
     if (event && event.changed.length > 0) this.#emit(event);
-    return this.#shown(model, actor, id);
+    // The answer is the row as written (no second read), shown the way the table shows it.
+    const [shown] = await this.#afterFetch(model, actor, 'details', [{ ...written! }]);
+    return shown ?? written!;
   }
 
   /** The fields (passwords and the key aside) whose value differs between two form rows. */
@@ -521,7 +551,7 @@ export class DataService {
     const ids = [...new Set(rawIds.map((id, i) => positiveId(id, `ids[${i}]`)))];
     const context = this.#hookContext(model, actor, 'delete');
     return this.#logged(model, actor, 'delete', ids.join(','), { ids }, async (log) =>
-      this.#transaction(model, async (trx) => {
+      this.#transaction(model, log, async (trx) => {
         const rows: FormRow[] = [];
         for (const id of ids) rows.push(await this.#loadVisible(model, actor, 'delete', id, trx, true));
         log.before = rows;
@@ -549,8 +579,11 @@ export class DataService {
       for (const field of Object.values(model.fields)) {
         if (!field.primaryKey && !field.edit.readonly && field.edit.type !== EditType.PASSWORD) values[field.name] = source[field.name];
       }
-      const created = await this.#transaction(model, (trx) => this.#insert(model, actor, trx, values, context, new Set(Object.keys(values))));
-      log.targetId = String(created);
+      const created = await this.#transaction(model, log, async (trx) => {
+        const newId = await this.#insert(model, actor, trx, values, context, new Set(Object.keys(values)));
+        log.targetId = String(newId);
+        return newId;
+      });
       return created;
     });
     return this.#shown(model, actor, id);
@@ -611,7 +644,7 @@ export class DataService {
         for (const e of await validateRow(model, this.#newRow(model, values))) details.push({ ...e, path: `rows[${n + 1}].${e.path ?? ''}` });
       }
       if (details.length > 0) throw dataError('IMPORT_FAILED', undefined, details.slice(0, 200));
-      return this.#transaction(model, async (trx) => {
+      return this.#transaction(model, log, async (trx) => {
         for (const [n, values] of entities.entries()) {
           try {
             await this.#insert(model, importer, trx, values, context, sent);

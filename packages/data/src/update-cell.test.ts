@@ -218,6 +218,18 @@ describeEachSql('POST /data/modify/{fw}/update-cell', (db) => {
     });
   });
 
+  it('commits no change without its operate-log row', async () => {
+    const p = await plan();
+    const before = await stored(p.id);
+    await f.store.knex.schema.renameTable('fw_operate_log', 'fw_operate_log_away');
+    try {
+      await cell(alice, 'Plan', p.id, 'note', 'unlogged').expect(500);
+    } finally {
+      await f.store.knex.schema.renameTable('fw_operate_log_away', 'fw_operate_log');
+    }
+    expect(await stored(p.id)).to.deep.equal(before);
+  });
+
   it('rolls the write back when afterUpdate fails', async () => {
     const p = await plan();
     const before = await stored(p.id);

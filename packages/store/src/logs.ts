@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { FwError } from '@fw/core';
 import type { RepositoryContext } from './context.js';
 import { checkInteger, checkLimit, checkOneOf, checkOptionalDate, checkOptionalId, checkText, clip, insertReturningId, isRowId, toId, toOptionalId, toOptionalString, toRequiredDate } from './values.js';
@@ -62,9 +63,9 @@ export interface FwOperateLogRecord {
   ip: string | null;
   /** The model's name. */
   model: string;
-  /** `add`, `update`, `update-cell`, `delete`, `import`, … */
+  /** `add`, `update` (the edit form and cell edits alike), `delete`, `copy`, `import`. */
   action: string;
-  /** Where the operation came from: `http`, `ai`, `import`, `cell`. */
+  /** Where the operation came from: `http` (data API), `ai` (AI tools), `import`. */
   source: string;
   /** The row's primary key, as text. */
   targetId: string | null;
@@ -113,8 +114,12 @@ export interface OperateLogListOptions {
 
 /** The `fw_operate_log` table. */
 export interface OperateLogRepository {
-  /** Records one operation. @throws {FwError} `VALIDATION_FAILED` for a missing model, action or status. */
-  insert(input: OperateLogInput): Promise<FwOperateLogRecord>;
+  /**
+   * Records one operation; with `transaction`, as part of it (the row commits or rolls back with
+   * the change it records).
+   * @throws {FwError} `VALIDATION_FAILED` for a missing model, action or status.
+   */
+  insert(input: OperateLogInput, options?: { transaction?: Knex.Transaction }): Promise<FwOperateLogRecord>;
   /** Operations, newest first. */
   list(options?: OperateLogListOptions): Promise<FwOperateLogRecord[]>;
 }
@@ -197,7 +202,7 @@ export function createLoginLogRepository(ctx: RepositoryContext): LoginLogReposi
 export function createOperateLogRepository(ctx: RepositoryContext): OperateLogRepository {
   const { knex, dialect } = ctx;
   return {
-    async insert(input) {
+    async insert(input, options = {}) {
       const row = {
         user_id: checkOptionalId('userId', input.userId),
         account: clip(input.account, 64),
@@ -213,7 +218,7 @@ export function createOperateLogRepository(ctx: RepositoryContext): OperateLogRe
         duration_ms: checkInteger('durationMs', input.durationMs, 0),
         created_at: checkOptionalDate('createdAt', input.createdAt) ?? new Date(),
       };
-      const id = await insertReturningId(knex, dialect, 'fw_operate_log', row);
+      const id = await insertReturningId(options.transaction ?? knex, dialect, 'fw_operate_log', row);
       return toOperateLog({ id, ...row });
     },
 

@@ -1,0 +1,30 @@
+// The load generator of the HTTP benchmarks, run as its own process by lib.ts: autocannon's API,
+// so that bodies that must differ per request are built whole (with their Content-Length).
+// Input: one JSON argument (url, seconds, connections, method, body, headers, uniqueIds).
+// Output: one JSON line { rps, p50, p99, failed }.
+import autocannon, { type Request } from 'autocannon';
+
+const options = JSON.parse(process.argv[2] ?? '{}') as {
+  url: string;
+  seconds: number;
+  connections: number;
+  method: 'GET' | 'POST';
+  body?: string;
+  headers?: Record<string, string>;
+  uniqueIds?: boolean;
+};
+let next = 0;
+const result = await autocannon({
+  url: options.url,
+  connections: options.connections,
+  duration: options.seconds,
+  method: options.method,
+  headers: { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+  ...(options.body !== undefined ? { body: options.body } : {}),
+  ...(options.uniqueIds && options.body !== undefined
+    ? { requests: [{ setupRequest: (req: Request): Request => ({ ...req, body: options.body!.replaceAll('[<id>]', String((next += 1))) }) }] }
+    : {}),
+});
+process.stdout.write(
+  `${JSON.stringify({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failed: result.non2xx + result.errors + result.timeouts })}\n`,
+);
