@@ -97,8 +97,8 @@ try {
     () => load(fwUrl, { ...opts, headers: { token } }),
   );
   console.log(`table query, 20 of ${ROWS} rows + count, ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each (median):`);
-  console.log(`  bare knex route     ${baseline.rps.toFixed(0)} req/s   p50 ${baseline.p50} ms   p99 ${baseline.p99} ms`);
-  console.log(`  fwData (auth+power) ${candidate.rps.toFixed(0)} req/s   p50 ${candidate.p50} ms   p99 ${candidate.p99} ms`);
+  console.log(`  bare knex route     ${baseline.rps.toFixed(0)} req/s   mean ${baseline.mean.toFixed(2)} ms   p99 ${baseline.p99} ms`);
+  console.log(`  fwData (auth+power) ${candidate.rps.toFixed(0)} req/s   mean ${candidate.mean.toFixed(2)} ms   p99 ${candidate.p99} ms`);
   console.log(`  ratio fw/bare ${(candidate.rps / baseline.rps).toFixed(3)} (goal >= 0.8); p99 ratio ${(candidate.p99 / Math.max(baseline.p99, 0.001)).toFixed(2)}`);
 } finally {
   for (const close of closers) close();

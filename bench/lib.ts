@@ -9,10 +9,10 @@ import type Koa from 'koa';
 
 const run = promisify(execFile);
 
-/** Median of autocannon's per-second request counts, 99th-percentile latency, failures. */
+/** Requests per second (average of autocannon's per-second counts), mean and 99th-percentile latency in ms, failures. */
 export interface LoadResult {
   rps: number;
-  p50: number;
+  mean: number;
   p99: number;
   failed: number;
 }
@@ -64,6 +64,6 @@ export async function compare(rounds: number, baseline: () => Promise<LoadResult
   }
   const failed = [...a, ...b].reduce((n, r) => n + r.failed, 0);
   if (failed > 0) throw new Error(`${failed} requests failed during the load`);
-  const pick = (runs: LoadResult[]): LoadResult => ({ rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)), failed: 0 });
+  const pick = (runs: LoadResult[]): LoadResult => ({ rps: median(runs.map((r) => r.rps)), mean: median(runs.map((r) => r.mean)), p99: median(runs.map((r) => r.p99)), failed: 0 });
   return { baseline: pick(a), candidate: pick(b) };
 }

@@ -1,7 +1,7 @@
 // The load generator of the HTTP benchmarks, run as its own process by lib.ts: autocannon's API,
 // so that bodies that must differ per request are built whole (with their Content-Length).
 // Input: one JSON argument (url, seconds, connections, method, body, headers, uniqueIds).
-// Output: one JSON line { rps, p50, p99, failed }.
+// Output: one JSON line { rps, mean, p99, failed } (latencies in milliseconds).
 import autocannon, { type Request } from 'autocannon';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as {
@@ -26,5 +26,5 @@ const result = await autocannon({
     : {}),
 });
 process.stdout.write(
-  `${JSON.stringify({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failed: result.non2xx + result.errors + result.timeouts })}\n`,
+  `${JSON.stringify({ rps: result.requests.average, mean: result.latency.average, p99: result.latency.p99, failed: result.non2xx + result.errors + result.timeouts })}\n`,
 );

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { defineModel, type ModelDefinition } from './model.js';
 
 // The framework's own models over its built-in tables (created by @fw/store's migrations), so
@@ -109,13 +110,20 @@ export const FwOpenApiModel = defineModel({
   title: 'Open API keys',
   table: 'fw_open_api',
   fields: {
-    appId: { column: 'app_id', views: { title: 'App id' }, edit: { notNull: true, readonly: true } },
+    // Generated when the key is added (read-only to clients).
+    appId: { column: 'app_id', views: { title: 'App id' }, edit: { readonly: true } },
     name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
-    secret: { column: 'secret_hash', views: { title: 'Secret' }, edit: { type: 'PASSWORD', saltColumn: 'secret_salt', cellEdit: false } },
+    // Chosen by the administrator when adding the key, stored hashed, never shown again.
+    secret: { column: 'secret_hash', views: { title: 'Secret' }, edit: { type: 'PASSWORD', saltColumn: 'secret_salt', notNull: true, cellEdit: false }, rules: [{ type: 'length', min: 16, max: 200 }] },
     userId: { column: 'user_id', views: { title: 'User' }, edit: { type: 'REFERENCE_TABLE', notNull: true, reference: { model: 'FwUser', labelField: 'account' } } },
     expireDate: { column: 'expire_date', views: { title: 'Expires' }, edit: { type: 'DATETIME', cellEdit: false } },
     status: { views: { title: 'Status' }, edit: { type: 'CHOICE', choices: STATUS_CHOICES, defaultValue: 'normal', notNull: true, cellEdit: false } },
     ...stamps,
+  },
+  dataProxy: {
+    beforeAdd: (row) => {
+      row.appId = randomBytes(12).toString('base64url');
+    },
   },
 });
 
@@ -125,11 +133,11 @@ export const FwLlmModel = defineModel({
   title: 'Language models',
   table: 'fw_llm',
   fields: {
-    name: { views: { title: 'Name' }, edit: { notNull: true } },
-    provider: { views: { title: 'Provider' } },
+    name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
+    provider: { views: { title: 'Provider' }, rules: [{ type: 'length', max: 64 }] },
     apiDomain: { column: 'api_domain', views: { title: 'API domain' }, edit: { notNull: true, cellEdit: false }, rules: [{ type: 'length', max: 255 }] },
-    apiKey: { column: 'api_key', views: { title: 'API key' }, edit: { type: 'PASSWORD', hashed: false } },
-    model: { views: { title: 'Model' } },
+    apiKey: { column: 'api_key', views: { title: 'API key' }, edit: { type: 'PASSWORD', hashed: false }, rules: [{ type: 'length', max: 512 }] },
+    model: { views: { title: 'Model' }, rules: [{ type: 'length', max: 128 }] },
     enabled: { views: { title: 'Enabled' }, edit: { type: 'BOOLEAN', defaultValue: true } },
     ...stamps,
   },
@@ -141,10 +149,10 @@ export const FwEmbeddingModelModel = defineModel({
   title: 'Embedding models',
   table: 'fw_embedding_model',
   fields: {
-    name: { views: { title: 'Name' }, edit: { notNull: true } },
+    name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
     apiDomain: { column: 'api_domain', views: { title: 'API domain' }, edit: { notNull: true, cellEdit: false }, rules: [{ type: 'length', max: 255 }] },
-    apiKey: { column: 'api_key', views: { title: 'API key' }, edit: { type: 'PASSWORD', hashed: false } },
-    model: { views: { title: 'Model' } },
+    apiKey: { column: 'api_key', views: { title: 'API key' }, edit: { type: 'PASSWORD', hashed: false }, rules: [{ type: 'length', max: 512 }] },
+    model: { views: { title: 'Model' }, rules: [{ type: 'length', max: 128 }] },
     dimensions: { views: { title: 'Dimensions' }, edit: { type: 'NUMBER', integer: true }, rules: [{ type: 'range', min: 1 }] },
     ...stamps,
   },
@@ -156,9 +164,13 @@ export const FwAgentModel = defineModel({
   title: 'Agents',
   table: 'fw_agent',
   fields: {
-    name: { views: { title: 'Name' }, edit: { notNull: true } },
-    url: { views: { title: 'URL' }, edit: { notNull: true, cellEdit: false }, rules: [{ type: 'pattern', pattern: '^https?://', message: 'must be an http(s) URL' }] },
-    description: { views: { title: 'Description' }, edit: { type: 'TEXTAREA' } },
+    name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
+    url: {
+      views: { title: 'URL' },
+      edit: { notNull: true, cellEdit: false },
+      rules: [{ type: 'pattern', pattern: '^https?://', message: 'must be an http(s) URL' }, { type: 'length', max: 512 }],
+    },
+    description: { views: { title: 'Description' }, edit: { type: 'TEXTAREA' }, rules: [{ type: 'length', max: 1024 }] },
     enabled: { views: { title: 'Enabled' }, edit: { type: 'BOOLEAN', defaultValue: true } },
     ...stamps,
   },
@@ -170,9 +182,14 @@ export const FwBiDatasourceModel = defineModel({
   title: 'BI data sources',
   table: 'fw_bi_datasource',
   fields: {
-    name: { views: { title: 'Name' }, edit: { notNull: true } },
-    dialect: { views: { title: 'Dialect' } },
-    connectionString: { column: 'connection_string', views: { title: 'Connection string' }, edit: { type: 'PASSWORD', hashed: false, notNull: true, cellEdit: false } },
+    name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
+    dialect: { views: { title: 'Dialect' }, rules: [{ type: 'length', max: 32 }] },
+    connectionString: {
+      column: 'connection_string',
+      views: { title: 'Connection string' },
+      edit: { type: 'PASSWORD', hashed: false, notNull: true, cellEdit: false },
+      rules: [{ type: 'length', max: 1024 }],
+    },
     ...stamps,
   },
 });

@@ -44,7 +44,7 @@ export class ModelRegistry {
         const other = this.#models.get(target);
         if (!other) throw new FwDefinitionError(key, `names no registered model: ${JSON.stringify(target)}`);
         const label = field.edit.reference?.labelField;
-        if (label !== undefined && !(label in other.fields)) {
+        if (label !== undefined && !Object.hasOwn(other.fields, label)) {
           throw new FwDefinitionError(`${model.name}.fields.${field.name}.edit.reference.labelField`, `model ${target} has no field ${label}`);
         }
       }

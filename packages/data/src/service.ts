@@ -363,7 +363,10 @@ export class DataService {
       await log?.commit?.(trx);
       return done;
     });
-    if (this.#touchesGrants(model)) await this.store.grants.bump();
+    if (this.#touchesGrants(model)) {
+      // The write is committed: a failed bump is reported, not turned into an error answer.
+      await this.store.grants.bump().catch((error: unknown) => this.#onBackgroundError(error));
+    }
     return result;
   }
 
@@ -451,11 +454,11 @@ export class DataService {
    * transaction, load the visible row, build the complete entity, validate it whole,
    * `beforeUpdate`, write only the columns that changed, `afterUpdate`; then log and emit.
    */
-  async #update(model: ModelDefinition, actor: Actor, id: number, build: (stored: FormRow) => FormRow | Promise<FormRow>): Promise<FormRow> {
+  async #update(model: ModelDefinition, actor: Actor, id: number, request: unknown, build: (stored: FormRow) => FormRow | Promise<FormRow>): Promise<FormRow> {
     const context = this.#hookContext(model, actor, 'update');
     let event: EditEvent | undefined;
     let written: FormRow | undefined;
-    await this.#logged(model, actor, 'update', String(id), undefined, async (log) => {
+    await this.#logged(model, actor, 'update', String(id), request, async (log) => {
       await this.#transaction(model, log, async (trx) => {
         const stored = await this.#loadVisible(model, actor, 'update', id, trx, true);
         log.before = stored;
@@ -515,7 +518,7 @@ export class DataService {
     await this.require(model, actor, 'edit');
     if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
     const id = positiveId(body[model.primaryKey], model.primaryKey);
-    return this.#update(model, actor, id, (stored) => ({ ...stored, ...this.#readBody(model, body, 'update', stored) }));
+    return this.#update(model, actor, id, body, (stored) => ({ ...stored, ...this.#readBody(model, body, 'update', stored) }));
   }
 
   /**
@@ -534,7 +537,7 @@ export class DataService {
     const id = positiveId(body.id);
     if (!('value' in body)) throw new FwError('BAD_REQUEST', 'The body must carry a value (null clears the cell)');
     const field = body.field as string;
-    return this.#update(model, actor, id, async (stored) => {
+    return this.#update(model, actor, id, body, async (stored) => {
       // Validation happens next, in #update, with the same call as the edit form.
       const patched = await patchRow(model, stored, field, body.value, { validate: false });
       if (!patched.ok) throw new FwError(patched.code, patched.message, { status: patched.status, ...(patched.details ? { details: patched.details } : {}) });
@@ -621,7 +624,7 @@ export class DataService {
     await this.require(model, actor, ['importable', 'add']);
     const importer = { ...actor, source: 'import' as const };
     const context = this.#hookContext(model, importer, 'import');
-    return this.#logged(model, importer, 'import', null, { bytes: text.length }, async (log) => {
+    return this.#logged(model, importer, 'import', null, { bytes: Buffer.byteLength(text) }, async (log) => {
       const { header, rows } = parseCsv(text, { maxRows: this.#importMaxRows, maxColumns: 500 });
       log.request = { rows: rows.length, columns: header };
       const unknown = header.filter((h) => !Object.hasOwn(model.fields, h));

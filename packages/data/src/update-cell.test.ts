@@ -195,6 +195,24 @@ describeEachSql('POST /data/modify/{fw}/update-cell', (db) => {
       }
     });
 
+    it('add an open-API key with a generated app id and a hashed secret that verifies', async () => {
+      const made = (await f.agent.post(`${api}/data/modify/FwOpenApi`).set('token', admin).send({ name: 'desktop client', secret: 'a-long-enough-secret-1', userId: f.users.alice.id }).expect(200)).body;
+      expect(made.appId).to.match(/^[A-Za-z0-9_-]{16}$/);
+      expect(made).to.not.have.property('secret');
+      expect((await f.store.openApis.verify(made.appId, 'a-long-enough-secret-1'))?.userId).to.equal(f.users.alice.id);
+      expect(await f.store.openApis.verify(made.appId, 'another-secret-of-length')).to.equal(undefined);
+      const forged = await f.agent.post(`${api}/data/modify/FwOpenApi`).set('token', admin).send({ name: 'x', secret: 'a-long-enough-secret-1', userId: f.users.alice.id, appId: 'mine' }).expect(400);
+      expect(forged.body.error.code).to.equal('READONLY_FIELD');
+      await f.agent.post(`${api}/data/modify/FwOpenApi`).set('token', admin).send({ name: 'x', userId: f.users.alice.id }).expect(422);
+    });
+
+    it('refuse values wider than their columns with 422', async () => {
+      const res = await f.agent.post(`${api}/data/modify/FwLlm`).set('token', admin).send({ name: 'n'.repeat(129), apiDomain: 'https://llm.example' }).expect(422);
+      expect(res.body.error.details[0]).to.include({ path: 'name', type: 'max' });
+      const agent = await f.agent.post(`${api}/data/modify/FwAgent`).set('token', admin).send({ name: 'a', url: 'https://x.example', description: 'd'.repeat(1025) }).expect(422);
+      expect(agent.body.error.details[0]).to.include({ path: 'description', type: 'max' });
+    });
+
     it('never return a password, a secret or a connection string', async () => {
       const made = (await f.agent.post(`${api}/data/modify/FwUser`).set('token', admin).send({ account: `pw-${Date.now()}`, password: 'a-secret-1', roles: [] }).expect(200)).body;
       expect(made).to.not.have.any.keys('password', 'passwordHash', 'password_hash', 'passwordSalt');

@@ -104,6 +104,8 @@ export async function createModelTables(knex: Knex, models: readonly ModelDefini
           continue;
         }
         const column = addColumn(t, field);
+        // A hashed password whose salt has a column of its own (hex of 16 bytes).
+        if (field.edit.saltColumn !== undefined) t.string(field.edit.saltColumn, 64);
         if (column && field.primaryKey) column.notNullable().primary();
       }
     });

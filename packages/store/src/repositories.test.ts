@@ -471,6 +471,12 @@ describeEachSql('FwStore repositories', (db) => {
       expect(Object.keys(await store.knex('fw_test_book_author').columnInfo()).sort()).to.deep.equal(['author_id', 'book_id']);
     });
 
+    it('gives a hashed password with a salt column both columns', async function () {
+      const Account = defineModel({ name: 'Account', table: 'fw_test_account', fields: { login: {}, pass: { column: 'pass_hash', edit: { type: 'PASSWORD', saltColumn: 'pass_salt' } } } });
+      await store.createModelTables([Account]);
+      expect(Object.keys(await store.knex('fw_test_account').columnInfo()).sort()).to.deep.equal(['id', 'login', 'pass_hash', 'pass_salt']);
+    });
+
     it('round-trips a row of every column type, with generated ids', async function () {
       await store.createModelTables([Author, Book]);
       const knex = store.knex;
