@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
 import { FwDefinitionError, FwError, loadConfig, type FwConfig, type FwErrorDetail, type FwUser } from '@fw/core';
 import type { FwStore } from '@fw/store';
-import { hashToken, type EphemeralStore, type FwTokenService } from '@fw/token';
+import type { EphemeralStore, FwTokenService } from '@fw/token';
 import { LoginAttempts } from './attempts.js';
 import { Authenticator, type FwRequestState } from './auth.js';
 import { Captchas } from './captcha.js';
@@ -11,6 +11,7 @@ import { fwRoute, isJsonObject, readJsonBody } from './http.js';
 import { registeredLoginProxy, resolveLoginProxy, type LoginProxy, type LoginProxyInput } from './login-proxy.js';
 import { decodeTransferredPassword } from './password-transfer.js';
 import { runWithLoginRequest } from './request-context.js';
+import { issueLoginToken } from './sign-in.js';
 import { LOGIN_REASONS, UserService } from './user-service.js';
 
 /** Options of {@link fwLogin}. */
@@ -184,7 +185,7 @@ async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
     return refuse(reasonOf(error));
   }
 
-  const issued = await issueToken(ctx, o, user, 'password');
+  const issued = await issueLoginToken(o, { ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, user, 'password');
   if (!issued) return refuse('The login was refused after it succeeded');
   await o.attempts.succeed(input.account, ip);
   const stored = await o.store.users.findById(user.id);
@@ -206,30 +207,6 @@ function reasonOf(error: unknown): string {
 /** True when the user holds a local password that an administrator set and the user has not changed since. */
 function needsPasswordReset(stored: { hasPassword: boolean; resetPwdTime: Date | null } | undefined): boolean {
   return stored !== undefined && stored.hasPassword && stored.resetPwdTime === null;
-}
-
-/**
- * Issues a token for a checked user: registers it, calls `loginSuccess`, writes the login log.
- * A throwing `loginSuccess` revokes the token again and returns undefined.
- */
-async function issueToken(ctx: Context, o: ResolvedOptions, user: FwUser, method: string): Promise<{ token: string; expiresAt: Date } | undefined> {
-  const token = o.tokens.generateToken();
-  const issued = await o.tokens.loginToken(user, token);
-  try {
-    await o.proxy.loginSuccess(user, token);
-  } catch {
-    await o.tokens.revoke(token);
-    return undefined;
-  }
-  await o.store.loginLogs.insert({
-    userId: user.id,
-    account: user.account,
-    ip: ctx.ip,
-    userAgent: ctx.get('user-agent').slice(0, 512) || null,
-    method,
-    tokenHash: hashToken(token),
-  });
-  return issued;
 }
 
 async function logout(ctx: Context, o: ResolvedOptions): Promise<void> {

@@ -23,6 +23,7 @@ export const BUILTIN_TABLES = Object.freeze([
   'fw_embedding_model',
   'fw_agent',
   'fw_bi_datasource',
+  'fw_session',
 ] as const);
 
 /** The name of one built-in table. */
@@ -306,8 +307,24 @@ const aiConfig: FwMigration = {
   },
 };
 
+const session: FwMigration = {
+  name: '0008_session',
+  up(knex) {
+    // Server-side browser sessions (koa-session's external store, used by the sign-on bridge):
+    // the OAuth exchange state outgrows a cookie, and several instances must share it.
+    return createTable(knex, knex.schema, 'fw_session', (t) => {
+      t.string('id', 128).notNullable().primary();
+      longText(t, 'data').notNullable();
+      t.bigInteger('expires_at').notNullable().index();
+    });
+  },
+  down(knex) {
+    return dropAll(knex, ['fw_session']);
+  },
+};
+
 /** The built-in migrations, oldest first. */
-export const MIGRATIONS: readonly FwMigration[] = Object.freeze([builtinTables, logs, openApi, token, ephemeral, meta, aiConfig]);
+export const MIGRATIONS: readonly FwMigration[] = Object.freeze([builtinTables, logs, openApi, token, ephemeral, meta, aiConfig, session]);
 
 /**
  * The in-code migration source handed to knex's migrator: no migration files to locate at run

@@ -1,0 +1,147 @@
+// Shared fixture of the sign-on tests: a real OAuth 2.0 provider (oauth2-mock-server) and a Koa
+// host on loopback ports, with a tiny cookie jar to walk the browser's redirects.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { OAuth2Server } from 'oauth2-mock-server';
+import { loadConfig, type FwUser } from '@fw/core';
+import { fwErrorHandler, fwLogin } from '@fw/login';
+import { createStore, type FwStore } from '@fw/store';
+import { createTestDatabase, type TestDatabase } from '@fw/test-utils';
+import { FwTokenService, KnexTokenStore, MemoryEphemeralStore } from '@fw/token';
+import { fwOAuth, type FwOAuthOptions } from './fw-oauth.js';
+import type { FwSessionStore } from './session-store.js';
+
+/** A provider on a loopback port whose user-info `sub` is whatever the test sets. */
+export async function startProvider(): Promise<{ provider: OAuth2Server; issuer: string; profile: { sub: string; name?: string }; stop(): Promise<void> }> {
+  const provider = new OAuth2Server();
+  await provider.issuer.keys.generate('RS256');
+  await provider.start(0, '127.0.0.1');
+  const issuer = provider.issuer.url!;
+  const profile = { sub: 'alice', name: 'Alice' };
+  provider.service.on('beforeUserinfo', (response: { body: unknown }) => {
+    response.body = { ...profile };
+  });
+  return { provider, issuer, profile, stop: () => provider.stop() };
+}
+
+/** The registration of the mock provider, with the spec's keys. */
+export function mockRegistration(issuer: string, extra: Record<string, unknown> = {}): FwOAuthOptions['providers'] {
+  return {
+    mock: {
+      'client-id': 'fw-client',
+      'client-secret': 'fw-secret',
+      scope: 'openid profile',
+      'authorization-grant-type': 'authorization_code',
+      'authorization-uri': `${issuer}/authorize`,
+      'token-uri': `${issuer}/token`,
+      'user-info-uri': `${issuer}/userinfo`,
+      'jwk-set-uri': `${issuer}/jwks`,
+      'issuer-uri': issuer,
+      'user-name-attribute': 'sub',
+      ...extra,
+    },
+  };
+}
+
+/** A cookie jar per origin, enough for signed koa-session cookies. */
+export class Browser {
+  readonly cookies = new Map<string, Map<string, string>>();
+
+  async get(url: string, init: RequestInit = {}): Promise<Response> {
+    const u = new URL(url);
+    const jar = this.cookies.get(u.origin) ?? new Map<string, string>();
+    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(cookie ? { cookie } : {}), ...(init.headers as Record<string, string> | undefined) } });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '') jar.delete(name);
+      else jar.set(name, value);
+    }
+    this.cookies.set(u.origin, jar);
+    return res;
+  }
+
+  /** Follows redirects from `url` until `stop(location)` says so or a non-redirect answers; returns every hop. */
+  async walk(url: string, stop: (location: string) => boolean = () => false): Promise<Array<{ url: string; status: number; location: string | null; body: string }>> {
+    const hops: Array<{ url: string; status: number; location: string | null; body: string }> = [];
+    let next: string | null = url;
+    for (let i = 0; next && i < 12; i += 1) {
+      const res = await this.get(next);
+      const location = res.headers.get('location');
+      hops.push({ url: next, status: res.status, location, body: await res.text() });
+      if (!location || res.status < 300 || res.status >= 400) break;
+      const target: string = new URL(location, next).href;
+      if (stop(target)) break;
+      next = target;
+    }
+    return hops;
+  }
+}
+
+/** What {@link startHost} builds. */
+export interface Host {
+  url: string;
+  app: Koa;
+  store: FwStore;
+  tokens: FwTokenService;
+  loginSuccess: Array<{ user: FwUser; token: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * A Koa host on a loopback port: fwOAuth (the bridge and the guard), fwLogin (for
+ * /fw-api/userinfo) and a protected home page at `/`.
+ */
+export async function startHost(
+  issuer: string,
+  options: { db?: TestDatabase; store?: FwStore; sessionStore?: FwSessionStore; providers?: FwOAuthOptions['providers']; migrate?: boolean } = {},
+): Promise<Host> {
+  const db = options.store ? undefined : (options.db ?? (await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' })));
+  const store = options.store ?? createStore(db!.url);
+  if (options.migrate !== false) await store.migrate.latest();
+  if (!(await store.users.findByAccount('alice'))) await store.users.create({ account: 'alice', name: 'Alice', password: 'alice-password' });
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const config = loadConfig({ env: false });
+  const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config });
+  const loginSuccess: Host['loginSuccess'] = [];
+  const proxy = { loginSuccess: (user: FwUser, token: string) => void loginSuccess.push({ user, token }) };
+  const app = new Koa();
+  app.keys = ['test-cookie-key-1'];
+  app.silent = true;
+  app.use(fwErrorHandler());
+  app.use(
+    fwOAuth(app, {
+      store,
+      tokens,
+      baseUrl: url,
+      providers: options.providers ?? mockRegistration(issuer),
+      proxy,
+      ...(options.sessionStore ? { sessionStore: options.sessionStore } : {}),
+    }),
+  );
+  app.use(fwLogin({ store, tokens, config, ephemeral: new MemoryEphemeralStore(), proxy }));
+  app.use((ctx) => {
+    ctx.body = ctx.path === '/' ? 'admin home' : `page ${ctx.path}`;
+  });
+  server.on('request', app.callback());
+  return {
+    url,
+    app,
+    store,
+    tokens,
+    loginSuccess,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (!options.store) {
+        await store.destroy();
+        await db?.drop();
+      }
+    },
+  };
+}
