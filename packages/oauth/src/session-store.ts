@@ -33,7 +33,7 @@ export class MemorySessionStore implements FwSessionStore {
     this.#now = options.now ?? Date.now;
   }
 
-  async get(key: string): Promise<Record<string, unknown> | undefined> {
+  async get(key: string, _maxAge?: number | 'session'): Promise<Record<string, unknown> | undefined> {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt <= this.#now()) {
@@ -75,7 +75,7 @@ export class KnexSessionStore implements FwSessionStore {
     this.#now = options.now ?? Date.now;
   }
 
-  async get(key: string): Promise<Record<string, unknown> | undefined> {
+  async get(key: string, _maxAge?: number | 'session'): Promise<Record<string, unknown> | undefined> {
     const row: { data: string } | undefined = await this.#knex(this.#table).where('id', key).andWhere('expires_at', '>', this.#now()).first('data');
     return row ? (JSON.parse(row.data) as Record<string, unknown>) : undefined;
   }
@@ -113,7 +113,7 @@ export class RedisSessionStore implements FwSessionStore {
     this.#prefix = options.prefix ?? 'fw:';
   }
 
-  async get(key: string): Promise<Record<string, unknown> | undefined> {
+  async get(key: string, _maxAge?: number | 'session'): Promise<Record<string, unknown> | undefined> {
     const json = await this.#redis.get(`${this.#prefix}sess:${key}`);
     return json === null ? undefined : (JSON.parse(json) as Record<string, unknown>);
   }
