@@ -2,3 +2,4 @@ export { sqlBackends, createTestDatabase, describeEachSql } from './backends.js'
 export type { SqlBackendSpec, SqlDialect, TestDatabase } from './backends.js';
 export { createRedisNamespace, describeRedis } from './redis.js';
 export type { RedisNamespace } from './redis.js';
+export { CHROMIUM_PATH, describeBrowser, launchBrowser } from './browser.js';
