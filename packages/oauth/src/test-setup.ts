@@ -9,6 +9,7 @@ import { fwErrorHandler, fwLogin } from '@fw/login';
 import { createStore, type FwStore } from '@fw/store';
 import { createTestDatabase, type TestDatabase } from '@fw/test-utils';
 import { FwTokenService, KnexTokenStore, MemoryEphemeralStore } from '@fw/token';
+import { fwWeb } from '@fw/web';
 import { fwOAuth, type FwOAuthOptions } from './fw-oauth.js';
 import type { FwSessionStore } from './session-store.js';
 
@@ -115,6 +116,8 @@ export async function startHost(
   app.keys = ['test-cookie-key-1'];
   app.silent = true;
   app.use(fwErrorHandler());
+  // The built-in /auth.html, before the guard (it is open anyway).
+  app.use(fwWeb());
   app.use(
     fwOAuth(app, {
       store,
@@ -127,7 +130,10 @@ export async function startHost(
   );
   app.use(fwLogin({ store, tokens, config, ephemeral: new MemoryEphemeralStore(), proxy }));
   app.use((ctx) => {
-    ctx.body = ctx.path === '/' ? 'admin home' : `page ${ctx.path}`;
+    if (ctx.path === '/') {
+      ctx.type = 'html';
+      ctx.body = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Admin home</title></head><body><h1>admin home</h1></body></html>';
+    } else ctx.body = `page ${ctx.path}`;
   });
   server.on('request', app.callback());
   return {
