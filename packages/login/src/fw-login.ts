@@ -209,6 +209,38 @@ function needsPasswordReset(stored: { hasPassword: boolean; resetPwdTime: Date |
   return stored !== undefined && stored.hasPassword && stored.resetPwdTime === null;
 }
 
+/**
+ * `POST /open-api/token` `{ appId, secret }`: exchanges an open-API key (see `store.openApis`) for
+ * a token of the key's user, so a tool such as a desktop AI client needs one secret only. Failed
+ * exchanges are counted like failed logins (per app id and IP), so the secret cannot be guessed.
+ */
+async function openApiToken(ctx: Context, o: ResolvedOptions): Promise<void> {
+  const body = await readJsonBody(ctx, { limit: o.bodyLimit });
+  if (!isJsonObject(body)) throw new FwError('BAD_REQUEST', 'The body must be { appId, secret }');
+  const { appId, secret } = body;
+  const details: FwErrorDetail[] = [];
+  if (typeof appId !== 'string' || appId.length === 0 || appId.length > 64) details.push(badField('appId', 'appId must be a string of 1 to 64 characters'));
+  if (typeof secret !== 'string' || secret.length === 0 || secret.length > 512) details.push(badField('secret', 'secret must be a string of 1 to 512 characters'));
+  if (details.length > 0) throw new FwError('BAD_REQUEST', 'The body must be { appId, secret }', { details });
+  const subject = `open-api:${appId as string}`;
+  const state = await o.attempts.state(subject, ctx.ip);
+  const locked = (ms: number) => new FwError('TOO_MANY_ATTEMPTS', TOO_MANY, { headers: { 'Retry-After': String(Math.ceil(ms / 1000)) } });
+  if (state.lockedForMs !== undefined) throw locked(state.lockedForMs);
+  const key = await o.store.openApis.verify(appId as string, secret as string);
+  const stored = key ? await o.store.users.findById(key.userId) : undefined;
+  const refusal = stored ? o.users.refusal(stored, ctx.ip) : 'Unknown app id or wrong secret';
+  if (!key || !stored || refusal) {
+    const after = await o.attempts.fail(subject, ctx.ip);
+    if (after.lockedForMs !== undefined) throw locked(after.lockedForMs);
+    throw new FwError('UNAUTHENTICATED', key && stored ? refusal : 'Unknown app id or wrong secret');
+  }
+  const user = { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin === true };
+  const issued = await issueLoginToken(o, { ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, user, `open-api:${key.appId}`);
+  if (!issued) throw new FwError('UNAUTHENTICATED', 'The sign-in was refused');
+  await o.attempts.succeed(subject, ctx.ip);
+  ctx.body = { token: issued.token, expire: issued.expiresAt.toISOString() };
+}
+
 async function logout(ctx: Context, o: ResolvedOptions): Promise<void> {
   const state = await requireAuth(ctx, o);
   await o.tokens.revoke(state.token);
@@ -296,7 +328,8 @@ async function menu(ctx: Context, o: ResolvedOptions): Promise<void> {
 
 /**
  * The login routes under the configured prefix (`/fw-api` by default): `POST /login`,
- * `GET|POST /logout`, `POST /change-pwd`, `GET /code-img`, `GET /userinfo`, `GET /menu`.
+ * `GET|POST /logout`, `POST /change-pwd`, `GET /code-img`, `GET /userinfo`, `GET /menu`, and
+ * `POST /open-api/token` (an open-API key's app id and secret exchanged for a token).
  * Requests to other paths pass through untouched.
  *
  * @throws {FwDefinitionError} at once for a missing store, token service or ephemeral store, a
@@ -314,6 +347,7 @@ export function fwLogin(options: FwLoginOptions): Middleware {
   router.get('/code-img', route(o, codeImage));
   router.get('/userinfo', route(o, userInfo));
   router.get('/menu', route(o, menu));
+  router.post('/open-api/token', route(o, openApiToken));
   const routes = router.routes() as unknown as Middleware;
   return async function fwLogin(ctx, next) {
     await routes(ctx, next);
