@@ -7,9 +7,18 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { verifyPassword } from '@fw/core';
 import { encodePassword } from '@fw/login/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createDemoApp, defaultDbUrl } from './app.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
+
+/** The parts of an MCP tool result these tests read. */
+interface ToolResult {
+  isError?: boolean;
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: Record<string, unknown>;
+}
 
 function setup() {
   const dir = mkdtempSync(join(tmpdir(), 'fw-demo-'));
@@ -124,6 +133,35 @@ describe('examples/demo', () => {
       expect(task.ownerId).to.equal((await demo.store.users.findByAccount('admin'))!.id);
       await agent.post('/fw-api/data/modify/Task/delete').set('token', t).send({ ids: [task.id] }).expect(200);
     } finally {
+      await demo.close();
+      cleanup();
+    }
+  });
+
+  it('serves the AI toolbox over MCP, keeping the ai: false model away even from the administrator', async () => {
+    const { dbUrl, cleanup } = setup();
+    const demo = await createDemoApp({ dbUrl, adminPassword: 'admin-pass-9' });
+    const server = demo.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const client = new Client({ name: 'demo-test', version: '1.0.0' });
+    try {
+      const port = (server.address() as { port: number }).port;
+      const { body } = await request(demo.app.callback()).post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('admin-pass-9') }).expect(200);
+      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/fw-api/ai/mcp`), { requestInit: { headers: { token: body.token } } }));
+      const tool = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolResult;
+      const names = ((await tool('fwModelList', {})).structuredContent as { result: Array<{ name: string }> }).result.map((m) => m.name);
+      expect(names).to.include.members(['Book', 'Contract', 'Project', 'Task']);
+      expect(names).to.not.include('Salary');
+      const refused = await tool('fwDataQuery', { model: 'Salary' });
+      expect(refused.isError).to.equal(true);
+      expect(refused.content[0]!.text).to.equal('AI access is disabled for this model: Salary');
+      const added = await tool('insertFwData', { model: 'Book', data: { title: 'Solaris' } });
+      expect(added.structuredContent).to.include({ title: 'Solaris' });
+      const [log] = await demo.store.operateLogs.list({ model: 'Book', limit: 1 });
+      expect(log).to.include({ action: 'add', source: 'ai' });
+    } finally {
+      await client.close();
+      server.close();
       await demo.close();
       cleanup();
     }

@@ -5,6 +5,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { BUILTIN_MODELS, createRegistry, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
 import { createStore, type FwStore } from '@fw/store';
+import { fwMcp } from '@fw/ai';
 import { fwData, type FwDataMiddleware } from '@fw/data';
 import { fwErrorHandler, fwLogin } from '@fw/login';
 import { FwTokenService, KnexEphemeralStore, KnexTokenStore } from '@fw/token';
@@ -78,6 +79,8 @@ export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp>
   app.use(fwLogin({ store, tokens, config, ephemeral: new KnexEphemeralStore({ knex: store.knex }) }));
   const data = fwData({ store, tokens, registry, config });
   app.use(data);
+  // AI clients: POST /fw-api/ai/mcp with the same token (or an open-API key exchanged for one).
+  app.use(fwMcp({ data, tokens, store, config }));
   const router = new Router();
   router.get('/', (ctx) => {
     ctx.type = 'html';
