@@ -246,3 +246,27 @@ describe('login timing (the figure is measured in bench/login-timing.bench.ts)',
     }
   });
 });
+
+describe('POST /fw-api/open-api/token', () => {
+  it('exchanges a key for a token of its user, refuses malformed bodies, and locks out repeated wrong secrets', async () => {
+    const f = await setup({ config: { 'fw-app.loginLockCount': 3 } });
+    try {
+      const key = await f.store.openApis.create({ name: 'script', userId: f.alice.id });
+      await f.agent.post('/fw-api/open-api/token').send({ appId: key.record.appId }).expect(400);
+      await f.agent.post('/fw-api/open-api/token').send({ appId: 5, secret: {} }).expect(400);
+      const unknown = await f.agent.post('/fw-api/open-api/token').send({ appId: 'no-such-app', secret: 'x' }).expect(401);
+      const wrong = await f.agent.post('/fw-api/open-api/token').send({ appId: key.record.appId, secret: 'not-it' }).expect(401);
+      expect(wrong.body.error.message).to.equal(unknown.body.error.message);
+      const ok = await f.agent.post('/fw-api/open-api/token').send({ appId: key.record.appId, secret: key.secret }).expect(200);
+      expect(ok.body.token).to.match(/^[A-Za-z0-9]{16}$/);
+      expect((await f.agent.get('/fw-api/userinfo').set('token', ok.body.token).expect(200)).body.account).to.equal('alice');
+      for (let i = 0; i < 2; i += 1) await f.agent.post('/fw-api/open-api/token').send({ appId: key.record.appId, secret: 'guess' }).expect(401);
+      const locked = await f.agent.post('/fw-api/open-api/token').send({ appId: key.record.appId, secret: 'guess' }).expect(429);
+      expect(Number(locked.headers['retry-after'])).to.be.greaterThan(0);
+      await f.agent.post('/fw-api/open-api/token').send({ appId: key.record.appId, secret: key.secret }).expect(429);
+      await f.store.users.update(f.alice.id, { status: 'locked' });
+    } finally {
+      await f.cleanup();
+    }
+  });
+});
