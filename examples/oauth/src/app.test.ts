@@ -15,6 +15,9 @@ describe('examples/oauth', () => {
     provider.service.on('beforeUserinfo', (res: { body: unknown }) => {
       res.body = { sub: 'u-1', preferred_username: 'alice' };
     });
+    provider.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }) => {
+      token.payload.sub = 'u-1';
+    });
     const dir = mkdtempSync(join(tmpdir(), 'fw-oauth-example-'));
     const server = createServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

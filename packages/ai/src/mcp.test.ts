@@ -135,6 +135,8 @@ describeEachSql('fwMcp(options): the AI toolbox over MCP', (db) => {
         ['updateFwData', { model: 'Secret', id: before[0]!.id, data: { value: 'y' } }],
         ['deleteFwData', { model: 'Secret', ids: [before[0]!.id] }],
       ];
+      // Malformed arguments too: the gate answers first.
+      attempts.push(['fwSchema', { model: 'Secret', extra: 1 }], ['fwDataQuery', { model: 'Secret', filter: { where: '1=1' } }]);
       for (const [tool, args] of attempts) {
         const result = await call(client, tool, args);
         expect(result.isError, tool).to.equal(true);

@@ -28,7 +28,9 @@ export interface FwMcpOptions {
 }
 
 /** What a tool call answers when the tool fails: an MCP tool error carrying Fw's error. */
-function toolError(error: unknown): CallToolResult {
+function toolError(error: unknown, onUnexpected: (error: unknown) => void): CallToolResult {
+  // Unexpected errors are reported to the app (app.on('error')); the client learns nothing of them.
+  if (!isFwError(error) || error.status >= 500) onUnexpected(error);
   const fw = isFwError(error) ? error : new FwError('INTERNAL');
   return {
     isError: true,
@@ -62,7 +64,7 @@ export function fwMcp(options: FwMcpOptions): Middleware {
   const toolbox = new FwAiToolbox(data);
   const name = options.serverName ?? 'fw';
 
-  function serverFor(actor: ToolActor): Server {
+  function serverFor(actor: ToolActor, onUnexpected: (error: unknown) => void): Server {
     const server = new Server({ name, version: '0.1.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolbox.definitions().map((t) => ({ ...t })) }));
     server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
@@ -71,7 +73,7 @@ export function fwMcp(options: FwMcpOptions): Middleware {
         const structured = typeof result === 'object' && result !== null && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };
         return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: structured };
       } catch (error) {
-        return toolError(error);
+        return toolError(error, onUnexpected);
       }
     });
     return server;
@@ -87,7 +89,7 @@ export function fwMcp(options: FwMcpOptions): Middleware {
     if (!state) throw new FwError('UNAUTHENTICATED');
     const body = await readJsonBody(ctx, { limit: bodyLimit });
     const actor: ToolActor = { user: state.user, ip: ctx.ip || null, ...(state.grantsVersion !== undefined ? { grantsVersion: state.grantsVersion } : {}) };
-    const server = serverFor(actor);
+    const server = serverFor(actor, (error) => ctx.app.emit('error', error, ctx));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     ctx.respond = false;

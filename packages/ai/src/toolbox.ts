@@ -37,7 +37,7 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
   },
   {
     name: 'fwDataQuery',
-    description: `Queries rows of a model with a structured filter on declared fields (never SQL). At most ${AI_ROW_CAP} rows per call; page through the rest.`,
+    description: `Queries rows of a model with a structured filter on declared fields (never SQL). At most ${AI_ROW_CAP} rows per call (fewer where the data API's page limit is lower); page through the rest.`,
     inputSchema: {
       type: 'object',
       properties: {
@@ -129,6 +129,10 @@ export class FwAiToolbox {
     const validate = this.#validators.get(name);
     if (!validate) throw new FwError('BAD_REQUEST', `Unknown tool ${JSON.stringify(name)}`);
     const input = (args ?? {}) as Record<string, unknown>;
+    // The gate first, before anything else is judged: a closed model answers with the gate's
+    // text whatever else is wrong with the call.
+    const named = typeof input === 'object' && input !== null && typeof input.model === 'string' ? this.#data.registry.get(input.model) : undefined;
+    if (named) aiGate(named);
     if (!validate(input)) {
       const details = (validate.errors ?? []).map((e) => ({ path: e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(arguments)', type: e.keyword, message: e.message ?? 'invalid' }));
       throw new FwError('BAD_REQUEST', `Invalid arguments for ${name}: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, { details });
@@ -145,7 +149,8 @@ export class FwAiToolbox {
       }
       case 'fwDataQuery': {
         const filter = (input.filter ?? {}) as Record<string, unknown>;
-        const size = Math.min(typeof filter.size === 'number' ? filter.size : 50, AI_ROW_CAP);
+        const { defaultSize, maxSize } = this.#data.limits;
+        const size = Math.min(typeof filter.size === 'number' ? filter.size : defaultSize, maxSize, AI_ROW_CAP);
         const page = await this.#data.query(target.name, who, { ...filter, size });
         return { ...page, rows: page.rows.slice(0, AI_ROW_CAP) };
       }

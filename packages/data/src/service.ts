@@ -335,7 +335,9 @@ export class DataService {
     }
     const { row: stored, extraColumns } = await this.#secretsForStorage(model, written);
     const pk = this.#pkColumn(model);
-    const result: unknown[] = await trx(model.table).insert({ ...toDbValues(model, stored), ...extraColumns }, [pk]);
+    const columns = { ...toDbValues(model, stored), ...extraColumns };
+    // MySQL has no RETURNING (knex warns and gives the insert id instead).
+    const result: unknown[] = this.store.dialect === 'mysql' ? await trx(model.table).insert(columns) : await trx(model.table).insert(columns, [pk]);
     const first = result[0];
     const id = Number(isObject(first) ? first[pk] : first);
     if (!Number.isSafeInteger(id) || id < 1) throw new Error(`${model.name}: the insert returned no id`);

@@ -51,6 +51,41 @@ describe('fwOAuth(app, options): the sign-on flow against a real OAuth 2.0 provi
     expect(await home.text()).to.contain('<h1>admin home</h1>');
   });
 
+  it('sends space-separated scopes and gives the signed-in browser a new session id', async () => {
+    const browser = new Browser();
+    const hops = await browser.walk(`${host.url}/connect/mock`, (location) => location.includes('/login/oauth2/code/'));
+    expect(new URL(hops.at(-1)!.url).searchParams.get('scope')).to.equal('openid profile');
+    const before = browser.cookies.get(host.url)?.get('fw.sid');
+    expect(before).to.be.a('string');
+    await browser.walk(hops.at(-1)!.location!, (location) => location.includes('/auth.html'));
+    const after = browser.cookies.get(host.url)?.get('fw.sid');
+    expect(after).to.be.a('string').and.not.equal(before);
+    // A cookie captured before the sign-in opens nothing.
+    const stale = await fetch(`${host.url}/`, { redirect: 'manual', headers: { cookie: `fw.sid=${before}; fw.sid.sig=${browser.cookies.get(host.url)?.get('fw.sid.sig') ?? ''}` } });
+    expect(stale.status).to.equal(302);
+  });
+
+  it('ends the page session with the token: logout, a lock, an expiry', async () => {
+    const signIn = async () => {
+      const browser = new Browser();
+      const hops = await browser.walk(`${host.url}/connect/mock`, (location) => location.includes('/auth.html'));
+      const token = new URL(hops.at(-1)!.location!, host.url).searchParams.get('token')!;
+      expect((await browser.get(`${host.url}/`)).status).to.equal(200);
+      return { browser, token };
+    };
+    const first = await signIn();
+    await fetch(`${host.url}/fw-api/logout`, { headers: { token: first.token } });
+    expect((await first.browser.get(`${host.url}/`)).status).to.equal(302);
+    const second = await signIn();
+    const alice = (await host.store.users.findByAccount('alice'))!;
+    await host.store.users.update(alice.id, { status: 'locked' });
+    expect((await second.browser.get(`${host.url}/`)).status).to.equal(302);
+    await host.store.users.update(alice.id, { status: 'normal' });
+    const third = await signIn();
+    await host.tokens.revokeUser(alice.id);
+    expect((await third.browser.get(`${host.url}/`)).status).to.equal(302);
+  });
+
   it('unknown account: "account not found", no token, nothing logged as a login', async () => {
     provider.profile.sub = 'mallory';
     const hops = await new Browser().walk(`${host.url}/connect/mock`);
@@ -101,6 +136,21 @@ describe('fwOAuth(app, options): the sign-on flow against a real OAuth 2.0 provi
     } finally {
       await strict.close();
       await other.stop();
+    }
+  });
+
+  it('refuses an id_token whose subject differs from the profile', async () => {
+    provider.profile.sub = 'alice';
+    const onSign = (token: { payload: Record<string, unknown> }) => {
+      if (token.payload.nonce !== undefined) token.payload.sub = 'someone-else';
+    };
+    provider.provider.service.on('beforeTokenSigning', onSign);
+    try {
+      const hops = await new Browser().walk(`${host.url}/connect/mock`);
+      expect(hops.at(-1)!.status).to.equal(401);
+      expect(hops.at(-1)!.body).to.contain(OAUTH_FAILURES.ID_TOKEN);
+    } finally {
+      provider.provider.service.off('beforeTokenSigning', onSign);
     }
   });
 

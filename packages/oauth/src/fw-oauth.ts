@@ -3,10 +3,10 @@ import type { Context, Middleware } from 'koa';
 import grantModule from 'grant';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import createSession from 'koa-session';
-import { FwDefinitionError, type FwUser } from '@fw/core';
+import { FwDefinitionError, loadConfig, type FwConfig, type FwUser } from '@fw/core';
 import { BaseLoginProxy, UserService, issueLoginToken, resolveLoginProxy, type LoginProxy, type LoginProxyInput } from '@fw/login';
 import type { FwStore } from '@fw/store';
-import type { FwTokenService } from '@fw/token';
+import { hashToken, type FwTokenService } from '@fw/token';
 import { fwHostGuard } from './guard.js';
 import { readProvidersFile, resolveProviders, type OAuthProviderInput } from './providers.js';
 import { MemorySessionStore, type FwSessionStore } from './session-store.js';
@@ -20,6 +20,8 @@ const MOUNTED = Symbol.for('fw.oauth.mounted');
 export interface FwOAuthOptions {
   /** Users (looked up by account), the login log. */
   store: FwStore;
+  /** Configuration (`fw-app.apiPrefix`, which the guard keeps open). @default loadConfig() */
+  config?: FwConfig;
   /** Issues the 16-character token handed to the browser. */
   tokens: FwTokenService;
   /** The app's public origin, as the provider sees it: `https://admin.example.com`. */
@@ -62,8 +64,12 @@ interface FwSession {
     state?: string;
     response?: { error?: unknown; id_token?: string; access_token?: string; profile?: Record<string, unknown> & { error?: unknown } };
   };
-  fwUser?: { id: number; account: string; provider: string };
+  /** The signed-in browser: its Fw token's hash (never the token), checked on every guarded request. */
+  fwUser?: { id: number; account: string; provider: string; tokenHash: string };
 }
+
+/** Lifetime of a session that has not signed in yet: long enough to sign in at the provider. */
+const PENDING_SESSION_MS = 10 * 60 * 1000;
 
 function sessionOf(ctx: Context): FwSession | null {
   return (ctx as Context & { session?: FwSession | null }).session ?? null;
@@ -152,7 +158,8 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): Middleware {
       pkce: p.pkce,
       nonce: p.scope.includes('openid'),
       profile_url: p.userInfoUrl,
-      ...(p.authorizeUrl ? { authorize_url: p.authorizeUrl, access_url: p.tokenUrl, oauth: 2 } : {}),
+      // OAuth 2.0 separates scopes with spaces; grant's default for providers it does not know is a comma.
+      ...(p.authorizeUrl ? { authorize_url: p.authorizeUrl, access_url: p.tokenUrl, oauth: 2, scope_delimiter: ' ' } : {}),
     };
   }
   const grantMiddleware = grant.koa()({ config: grantConfig }) as Middleware;
@@ -176,6 +183,13 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): Middleware {
       ctx.path = `/connect/${returning}/callback`;
     }
     if (ctx.path === callbackPath) return callback(ctx);
+    const starting = /^\/connect\/([^/]+)\/?$/.exec(ctx.path)?.[1];
+    if (starting !== undefined && providers.has(starting)) {
+      const current = sessionOf(ctx) as (FwSession & { maxAge?: number }) | null;
+      // A browser that only starts a sign-in holds a short-lived session, so anonymous requests
+      // cannot fill the store with day-long ones.
+      if (current && !current.fwUser) current.maxAge = PENDING_SESSION_MS;
+    }
     return grantMiddleware(ctx, next);
   };
 
@@ -190,7 +204,10 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): Middleware {
     if (!provider || response.error || !response.access_token) return fail(ctx, 401, OAUTH_FAILURES.PROVIDER);
     if (response.id_token && jwks.has(provider.name)) {
       try {
-        await jwtVerify(response.id_token, jwks.get(provider.name)!, { audience: provider.clientId, ...(provider.issuer ? { issuer: provider.issuer } : {}) });
+        const { payload } = await jwtVerify(response.id_token, jwks.get(provider.name)!, { audience: provider.clientId, ...(provider.issuer ? { issuer: provider.issuer } : {}) });
+        // OpenID Connect Core 5.3.2: the user-info answer must be about the id_token's subject.
+        const profileSub = response.profile?.sub;
+        if (profileSub !== undefined && String(profileSub) !== payload.sub) return fail(ctx, 401, OAUTH_FAILURES.ID_TOKEN);
       } catch {
         return fail(ctx, 401, OAUTH_FAILURES.ID_TOKEN);
       }
@@ -204,19 +221,41 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): Middleware {
     const user: FwUser = { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin };
     const issued = await issueLoginToken({ store: options.store, tokens: options.tokens, proxy }, { ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, user, `oauth:${provider.name}`);
     if (!issued) return fail(ctx, 401, OAUTH_FAILURES.REFUSED);
-    // A fresh session for the signed-in browser: nothing chosen before sign-in carries over.
-    (ctx as Context & { session: FwSession | null }).session = null;
-    (ctx as Context & { session: FwSession | null }).session = { fwUser: { id: user.id, account: user.account, provider: provider.name } };
+    // A new session id for the signed-in browser (no fixation: an id known before sign-in is
+    // worthless after it), holding nothing from before, living no longer than the token.
+    const signedIn = sessionOf(ctx) as (FwSession & { regenerate(): Promise<void> | undefined; maxAge?: number }) | null;
+    if (signedIn) {
+      await signedIn.regenerate();
+      const fresh = sessionOf(ctx) as FwSession & { maxAge?: number };
+      fresh.fwUser = { id: user.id, account: user.account, provider: provider.name, tokenHash: hashToken(issued.token) };
+      fresh.maxAge = Math.max(1000, issued.expiresAt.getTime() - Date.now());
+    }
     ctx.set('Cache-Control', 'no-store');
     ctx.redirect(`${authPage}?token=${encodeURIComponent(issued.token)}`);
   }
 
+  const config = options.config ?? loadConfig();
+  const tokens = options.tokens;
+  // A browser session counts only while its Fw token lives and its user may sign in: a logout
+  // (which revokes the token), a lock or an expiry ends the page session too.
+  async function isSignedIn(ctx: Context): Promise<boolean> {
+    const current = sessionOf(ctx);
+    const signed = current?.fwUser;
+    if (!signed) return false;
+    const record = typeof signed.tokenHash === 'string' ? await tokens.store.find(signed.tokenHash, tokens.now()) : undefined;
+    const stored = record && record.userId === signed.id ? await users.findStored(signed.id) : undefined;
+    if (stored && !users.refusal(stored, ctx.ip)) return true;
+    (ctx as Context & { session: FwSession | null }).session = null;
+    return false;
+  }
   const guard =
     options.guard === false
       ? undefined
       : fwHostGuard({
           signInPath: options.guard?.signInPath ?? `/connect/${providers.keys().next().value}`,
           openPaths: [authPage, callbackPath, '/connect/**', ...returnPaths.keys(), ...(options.guard?.openPaths ?? [])],
+          apiPrefixes: [config['fw-app.apiPrefix'], '/fw-cloud-api'],
+          isSignedIn,
         });
 
   marked[MOUNTED] = true;

@@ -1,6 +1,6 @@
 export { fwOAuth, OAUTH_FAILURES } from './fw-oauth.js';
 export type { FwOAuthOptions } from './fw-oauth.js';
-export { fwHostGuard, isOpenPath, STATIC_EXTENSIONS } from './guard.js';
+export { DEFAULT_API_PREFIXES, fwHostGuard, isOpenPath, STATIC_EXTENSIONS } from './guard.js';
 export type { FwHostGuardOptions } from './guard.js';
 export { resolveProviders, readProvidersFile } from './providers.js';
 export type { OAuthProvider, OAuthProviderInput } from './providers.js';

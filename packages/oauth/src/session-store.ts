@@ -65,6 +65,7 @@ export class KnexSessionStore implements FwSessionStore {
   readonly #knex: Knex;
   readonly #table: string;
   readonly #now: () => number;
+  #writes = 0;
 
   constructor(options: { knex: Knex; table?: string; now?: () => number }) {
     if (!options?.knex) throw new FwDefinitionError('KnexSessionStore.knex', 'a knex instance is required');
@@ -82,6 +83,9 @@ export class KnexSessionStore implements FwSessionStore {
 
   async set(key: string, session: Record<string, unknown>, maxAge: number | 'session' | undefined): Promise<void> {
     const row = { data: JSON.stringify(session), expires_at: this.#now() + ttlOf(maxAge) };
+    // Expired rows are swept now and then by the writers themselves: no scheduler to forget.
+    this.#writes += 1;
+    if (this.#writes % 200 === 0) void this.purgeExpired().catch(() => undefined);
     const updated = await this.#knex(this.#table).where('id', key).update(row);
     if (updated > 0) return;
     try {

@@ -23,6 +23,10 @@ export async function startProvider(): Promise<{ provider: OAuth2Server; issuer:
   provider.service.on('beforeUserinfo', (response: { body: unknown }) => {
     response.body = { ...profile };
   });
+  // A real provider's id_token and user-info describe the same subject.
+  provider.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }) => {
+    token.payload.sub = profile.sub;
+  });
   return { provider, issuer, profile, stop: () => provider.stop() };
 }
 
