@@ -49,6 +49,17 @@ describe('fwHostGuard(options)', () => {
     await agent.get('/admin').expect(200, 'ok');
   });
 
+  it('keeps the configured API prefix open, and not the default one', async () => {
+    const app = new Koa();
+    app.use(fwHostGuard({ signInPath: '/login', apiPrefixes: ['/api/v2', '/fw-cloud-api'], isSignedIn: async () => false }));
+    app.use((ctx) => {
+      ctx.body = 'ok';
+    });
+    const agent = request(app.callback());
+    await agent.get('/api/v2/data/table/Book').expect(200);
+    await agent.get('/fw-api/data/table/Book').expect(302);
+  });
+
   it('refuses bad options at start-up', () => {
     expect(() => fwHostGuard({ signInPath: 'connect' })).to.throw(FwDefinitionError, /signInPath/);
     expect(() => fwHostGuard({ signInPath: '/c', openPaths: ['health'] })).to.throw(FwDefinitionError, /openPaths/);
