@@ -11,8 +11,7 @@ import Koa from 'koa';
 import { createRegistry, defineModel } from '@fw/core';
 import { fwData } from '@fw/data';
 import { createStore } from '@fw/store';
-import { FwTokenService, KnexTokenStore } from '@fw/token';
-import { compare, listen, load } from './lib.js';
+import { benchUser, compare, listen, load } from './lib.js';
 
 const ROWS = 100_000;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -53,14 +52,7 @@ try {
   });
   console.log(`seeded ${ROWS} rows in ${Date.now() - started} ms`);
 
-  // A normal user whose role grants the model menu: the full permission path, not the admin shortcut.
-  const { menu } = await store.menus.createModelMenu(Item);
-  const role = await store.roles.create({ code: 'bench', name: 'Bench' });
-  await store.roles.setMenus(role.id, [menu.id]);
-  const userRow = await store.users.create({ account: 'bench', password: 'bench-password' });
-  await store.users.setRoles(userRow.id, [role.id]);
-  const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }) });
-  const { token } = await tokens.loginToken({ id: userRow.id, account: 'bench' }, tokens.generateToken());
+  const { tokens, token } = await benchUser(store, Item, false);
 
   const fw = new Koa();
   fw.use(fwData({ store, tokens, registry }));

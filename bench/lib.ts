@@ -6,6 +6,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type Koa from 'koa';
+import type { ModelDefinition } from '@fw/core';
+import type { FwStore } from '@fw/store';
+import { FwTokenService, KnexTokenStore } from '@fw/token';
 
 const run = promisify(execFile);
 
@@ -66,4 +69,20 @@ export async function compare(rounds: number, baseline: () => Promise<LoadResult
   if (failed > 0) throw new Error(`${failed} requests failed during the load`);
   const pick = (runs: LoadResult[]): LoadResult => ({ rps: median(runs.map((r) => r.rps)), mean: median(runs.map((r) => r.mean)), p99: median(runs.map((r) => r.p99)), failed: 0 });
   return { baseline: pick(a), candidate: pick(b) };
+}
+
+/**
+ * A normal (not administrator) user whose role grants `model`'s menu — and its function menus when
+ * `allFunctions` — so benchmarks take the full permission path; returns the token service and a
+ * live token of that user.
+ */
+export async function benchUser(store: FwStore, model: ModelDefinition, allFunctions: boolean): Promise<{ tokens: FwTokenService; token: string }> {
+  const { menu, functions } = await store.menus.createModelMenu(model);
+  const role = await store.roles.create({ code: 'bench', name: 'Bench' });
+  await store.roles.setMenus(role.id, [menu.id, ...(allFunctions ? functions.map((f) => f.id) : [])]);
+  const user = await store.users.create({ account: 'bench', password: 'bench-password' });
+  await store.users.setRoles(user.id, [role.id]);
+  const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }) });
+  const { token } = await tokens.loginToken({ id: user.id, account: 'bench' }, tokens.generateToken());
+  return { tokens, token };
 }

@@ -11,8 +11,7 @@ import Koa from 'koa';
 import { createRegistry, defineModel } from '@fw/core';
 import { fwData } from '@fw/data';
 import { createStore } from '@fw/store';
-import { FwTokenService, KnexTokenStore } from '@fw/token';
-import { compare, listen, load } from './lib.js';
+import { benchUser, compare, listen, load } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -39,13 +38,7 @@ try {
   const registry = createRegistry([Task]);
   await store.createModelTables(registry.list());
   await store.knex('bench_task').insert({ subject: 'Write the report', note: 'start', startDate: '2024-01-01', endDate: '2024-02-01', done: false });
-  const { menu, functions } = await store.menus.createModelMenu(Task);
-  const role = await store.roles.create({ code: 'bench', name: 'Bench' });
-  await store.roles.setMenus(role.id, [menu.id, ...functions.map((f) => f.id)]);
-  const userRow = await store.users.create({ account: 'bench', password: 'bench-password' });
-  await store.users.setRoles(userRow.id, [role.id]);
-  const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }) });
-  const { token } = await tokens.loginToken({ id: userRow.id, account: 'bench' }, tokens.generateToken());
+  const { tokens, token } = await benchUser(store, Task, true);
 
   const fw = new Koa();
   fw.use(fwData({ store, tokens, registry }));

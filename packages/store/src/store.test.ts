@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FwDefinitionError } from '@fw/core';
 import { expect } from 'chai';
+import { thrown } from '@fw/test-utils';
 import knexFactory, { type Knex } from 'knex';
 import { createStore } from './store.js';
 
@@ -12,13 +13,7 @@ function setup(): { dir: string; cleanup(): void } {
 }
 
 function definitionError(fn: () => unknown): FwDefinitionError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).to.be.instanceOf(FwDefinitionError);
-    return error as FwDefinitionError;
-  }
-  throw new Error('expected a FwDefinitionError');
+  return thrown(fn, FwDefinitionError);
 }
 
 async function pragma(knex: Knex | Knex.Transaction, name: string): Promise<unknown> {

@@ -141,3 +141,37 @@ export function describeEachSql(title: string, body: (db: () => TestDatabase, sp
     });
   }
 }
+
+/**
+ * A knex configuration for a test database URL (`sqlite:<file>`, `postgres://`, `mysql://`,
+ * `mssql://`), for suites that test code taking a bare knex instance.
+ */
+export function knexConfigFor(url: string): Knex.Config {
+  if (url.startsWith('sqlite:')) {
+    return { client: 'better-sqlite3', connection: { filename: url.slice('sqlite:'.length) }, useNullAsDefault: true };
+  }
+  const parsed = new URL(url);
+  const pool = { min: 0, max: 4 };
+  switch (parsed.protocol) {
+    case 'postgres:':
+    case 'postgresql:':
+      return { client: 'pg', connection: url, pool };
+    case 'mysql:':
+      return { client: 'mysql2', connection: url, pool };
+    case 'mssql:':
+      return {
+        client: 'mssql',
+        connection: {
+          server: parsed.hostname,
+          port: Number(parsed.port || 1433),
+          user: decodeURIComponent(parsed.username),
+          password: decodeURIComponent(parsed.password),
+          database: parsed.pathname.slice(1),
+          options: { trustServerCertificate: true, encrypt: parsed.searchParams.get('encrypt') !== 'false' },
+        },
+        pool,
+      };
+    default:
+      throw new Error(`no knex client for ${parsed.protocol}`);
+  }
+}

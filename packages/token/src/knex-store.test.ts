@@ -3,39 +3,9 @@ import knexFactory, { type Knex } from 'knex';
 import { FwDefinitionError } from '@fw/core';
 import { KnexTokenStore, createTokenService, hashToken } from '@fw/token';
 import { tokenStoreConformance } from '@fw/token/conformance';
-import { describeEachSql, type TestDatabase } from '@fw/test-utils';
+import { describeEachSql, type TestDatabase, knexConfigFor } from '@fw/test-utils';
 
 /** A knex config for a `createTestDatabase` URL: `sqlite:<path>`, `postgres://…`, `mysql://…`, `mssql://…`. */
-function knexConfig(url: string): Knex.Config {
-  if (url.startsWith('sqlite:')) {
-    return { client: 'better-sqlite3', connection: { filename: url.slice('sqlite:'.length) }, useNullAsDefault: true };
-  }
-  const parsed = new URL(url);
-  const pool = { min: 0, max: 4 };
-  switch (parsed.protocol) {
-    case 'postgres:':
-    case 'postgresql:':
-      return { client: 'pg', connection: url, pool };
-    case 'mysql:':
-      return { client: 'mysql2', connection: url, pool };
-    case 'mssql:':
-      return {
-        client: 'mssql',
-        connection: {
-          server: parsed.hostname,
-          port: Number(parsed.port || 1433),
-          user: decodeURIComponent(parsed.username),
-          password: decodeURIComponent(parsed.password),
-          database: parsed.pathname.slice(1),
-          options: { trustServerCertificate: true, encrypt: parsed.searchParams.get('encrypt') !== 'false' },
-        },
-        pool,
-      };
-    default:
-      throw new Error(`no knex client for ${parsed.protocol}`);
-  }
-}
-
 /** The token table exactly as `@fw/store`'s migration defines it. */
 async function createTokenTable(knex: Knex, table = 'fw_token'): Promise<void> {
   await knex.schema.createTable(table, (t) => {
@@ -53,9 +23,9 @@ describeEachSql('KnexTokenStore', (db: () => TestDatabase) => {
   let other: Knex;
 
   before(async function () {
-    knex = knexFactory(knexConfig(db().url));
+    knex = knexFactory(knexConfigFor(db().url));
     // A second pool plays the second app instance on the same database.
-    other = knexFactory(knexConfig(db().url));
+    other = knexFactory(knexConfigFor(db().url));
     await createTokenTable(knex);
   });
 

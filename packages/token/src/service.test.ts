@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { thrown } from '@fw/test-utils';
 import { FwDefinitionError, isFwError, loadConfig, type FwConfig } from '@fw/core';
 import { FwTokenService, MemoryTokenStore, createTokenService, hashToken, type TokenRecord, type TokenStore } from '@fw/token';
 
@@ -27,13 +28,7 @@ function setup(inner: TokenStore = new MemoryTokenStore()) {
 }
 
 function definitionError(fn: () => unknown): FwDefinitionError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).to.be.instanceOf(FwDefinitionError);
-    return error as FwDefinitionError;
-  }
-  throw new Error('expected a FwDefinitionError');
+  return thrown(fn, FwDefinitionError);
 }
 
 describe('createTokenService(options)', () => {
