@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { defineModel, type ModelDefinition } from './model.js';
 
 // The framework's own models over its built-in tables (created by @fw/store's migrations), so
-// administrators manage users, roles, menus and configuration through the same data API as any
+// administrators manage users, roles, menus and configuration through the same data API, like every
 // model. Field names and the `cellEdit: false` switches are part of the contract
 // (DESIGN.md §4 "Cell edit"): identity, privilege and security fields are never edited in a cell.
 
