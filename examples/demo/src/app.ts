@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { BUILTIN_MODELS, createRegistry, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
-import { createStore, type FwStore } from '@fw/store';
-import { fwMcp } from '@fw/ai';
-import { fwData, type FwDataMiddleware } from '@fw/data';
-import { fwErrorHandler, fwLogin } from '@fw/login';
-import { FwTokenService, KnexEphemeralStore, KnexTokenStore } from '@fw/token';
+import { fwAdmin } from '@fw/admin';
+import type { FwConfig, ModelRegistry } from '@fw/core';
+import type { FwDataMiddleware } from '@fw/data';
+import type { FwStore } from '@fw/store';
+import type { FwTokenService } from '@fw/token';
 import { demoModels } from './models.js';
 
 /** Options of {@link createDemoApp}. */
@@ -40,47 +38,27 @@ export function defaultDbUrl(cwd = process.env.INIT_CWD ?? process.cwd()): strin
   return `sqlite:${resolve(cwd, 'data', 'fw-demo.db')}`;
 }
 
-function ensureSqliteDir(url: string): void {
-  if (!url.startsWith('sqlite:') || url === 'sqlite::memory:') return;
-  const path = url.replace(/^sqlite:(\/\/)?/, '');
-  if (isAbsolute(path) || path.length > 0) mkdirSync(dirname(resolve(path)), { recursive: true });
-}
-
 /**
- * Builds the demo: migrates the database, creates the demo model tables and their menus, seeds
- * the administrator, and returns a Koa app (not yet listening).
+ * Builds the demo with `fwAdmin`: the database migrated, the demo model tables and every menu
+ * created, the login routes, the data API over the demo and built-in models and the AI tools over
+ * MCP mounted; then the administrator is seeded. Returns a Koa app, not yet listening.
  */
 export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp> {
-  const config = loadConfig(options.config ? { values: options.config } : {});
-  // The framework's own models (users, roles, menus, …) next to the demo ones.
-  const registry = createRegistry([...BUILTIN_MODELS, ...demoModels]);
-  const dbUrl = options.dbUrl ?? defaultDbUrl();
-  ensureSqliteDir(dbUrl);
-  const store = await createStore(dbUrl);
+  const app = new Koa();
+  const fw = await fwAdmin(app, { db: options.dbUrl ?? defaultDbUrl(), models: demoModels, ...(options.config ? { config: options.config } : {}) });
+  app.use(fw.middleware);
+
+  let generatedAdminPassword: string | undefined;
   try {
-    await store.migrate.latest();
-    await store.createModelTables(demoModels);
-    for (const [i, model] of registry.list().entries()) await store.menus.createModelMenu(model, { sort: i });
+    if (!(await fw.store.users.findByAccount('admin'))) {
+      const password = options.adminPassword ?? (generatedAdminPassword = randomBytes(12).toString('base64url'));
+      await fw.store.users.create({ account: 'admin', name: 'Administrator', password, isAdmin: true });
+    }
   } catch (error) {
-    await store.destroy();
+    await fw.close();
     throw error;
   }
 
-  let generatedAdminPassword: string | undefined;
-  if (!(await store.users.findByAccount('admin'))) {
-    const password = options.adminPassword ?? (generatedAdminPassword = randomBytes(12).toString('base64url'));
-    await store.users.create({ account: 'admin', name: 'Administrator', password, isAdmin: true });
-  }
-
-  const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config });
-  const app = new Koa();
-  app.use(fwErrorHandler());
-  // Counters and captcha answers in the same database, so several demo instances share them.
-  app.use(fwLogin({ store, tokens, config, ephemeral: new KnexEphemeralStore({ knex: store.knex }) }));
-  const data = fwData({ store, tokens, registry, config });
-  app.use(data);
-  // AI clients: POST /fw-api/ai/mcp with the same token (or an open-API key exchanged for one).
-  app.use(fwMcp({ data, tokens, store, config }));
   const router = new Router();
   router.get('/', (ctx) => {
     ctx.type = 'html';
@@ -88,18 +66,9 @@ export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp>
 <body><h1>Fw demo</h1><p>Models: ${demoModels.map((m) => m.title).join(', ')}</p></body></html>`;
   });
   router.get('/health', (ctx) => {
-    ctx.body = { status: 'ok', models: registry.list().map((m) => m.name) };
+    ctx.body = { status: 'ok', models: fw.registry.list().map((m) => m.name) };
   });
   app.use(router.routes()).use(router.allowedMethods());
 
-  return {
-    app,
-    store,
-    registry,
-    tokens,
-    config,
-    data,
-    generatedAdminPassword,
-    close: () => store.destroy(),
-  };
+  return { app, store: fw.store, registry: fw.registry, tokens: fw.tokens, config: fw.config, data: fw.data, generatedAdminPassword, close: () => fw.close() };
 }

@@ -1,0 +1,108 @@
+import { expect } from 'chai';
+import Koa from 'koa';
+import request from 'supertest';
+import { FwDefinitionError, defineModel } from '@fw/core';
+import { encodePassword } from '@fw/login/client';
+import { createTestDatabase, describeRedis } from '@fw/test-utils';
+import { fwAdmin } from './fw-admin.js';
+
+const Book = defineModel({ name: 'Book', table: 'adm_book', power: { export: true }, fields: { title: { edit: { notNull: true } } } });
+
+async function setup(extra: Partial<Parameters<typeof fwAdmin>[1]> = {}) {
+  const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
+  const app = new Koa();
+  app.silent = true;
+  app.keys = ['admin-test-key'];
+  const fw = await fwAdmin(app, { db: db.url, models: [Book], config: { 'fw-app.pwdTransferEncrypt': true }, ...extra });
+  app.use(fw.middleware);
+  app.use((ctx) => {
+    ctx.body = 'host route';
+  });
+  await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
+  const agent = request(app.callback());
+  const login = async () => (await agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('admin-pass-1') }).expect(200)).body.token as string;
+  return { app, fw, agent, login, cleanup: async () => (await fw.close(), await db.drop()) };
+}
+
+describe('fwAdmin(app, options)', () => {
+  it('composes login, the data API over built-in and host models, and the AI tools, in one call', async () => {
+    const s = await setup();
+    try {
+      const token = await s.login();
+      await s.agent.post('/fw-api/data/modify/Book').set('token', token).send({ title: 'Dune' }).expect(200);
+      expect((await s.agent.post('/fw-api/data/table/Book').set('token', token).send({}).expect(200)).body.total).to.equal(1);
+      expect((await s.agent.post('/fw-api/data/table/FwUser').set('token', token).send({}).expect(200)).body.rows[0]).to.not.have.property('password');
+      const menus = (await s.agent.get('/fw-api/menu').set('token', token).expect(200)).body as Array<{ code: string }>;
+      expect(menus.map((m) => m.code)).to.include.members(['Book', 'Book@EXPORT', 'FwUser']);
+      const mcp = await s.agent
+        .post('/fw-api/ai/mcp')
+        .set('token', token)
+        .set('Accept', 'application/json, text/event-stream')
+        .send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+      expect(mcp.status).to.equal(200);
+      expect(JSON.stringify(mcp.body)).to.contain('fwDataQuery');
+      await s.agent.get('/elsewhere').expect(200, 'host route');
+      // Without oauth, no sign-on and no guard: host routes are the host's business.
+      await s.agent.get('/connect/anything').expect(200, 'host route');
+    } finally {
+      await s.cleanup();
+    }
+  });
+
+  it('mounts the sign-on bridge and /auth.html when oauth is given', async () => {
+    const s = await setup({
+      oauth: {
+        baseUrl: 'http://127.0.0.1:3000',
+        providers: { mock: { 'client-id': 'c', 'client-secret': 's', 'authorization-uri': 'http://127.0.0.1:9/authorize', 'token-uri': 'http://127.0.0.1:9/token', 'user-info-uri': 'http://127.0.0.1:9/userinfo' } },
+      },
+    });
+    try {
+      await s.agent.get('/auth.html').expect(200).expect('Content-Type', /html/);
+      const start = await s.agent.get('/connect/mock').expect(302);
+      expect(start.headers.location).to.match(/^http:\/\/127\.0\.0\.1:9\/authorize\?/);
+      await s.agent.get('/private').expect(302).expect('Location', '/connect/mock');
+      let twice: unknown;
+      try {
+        await fwAdmin(s.app, { db: s.fw.store, migrate: false, oauth: { baseUrl: 'http://127.0.0.1:3000', providers: { other: { 'client-id': 'c', 'client-secret': 's', 'authorization-uri': 'http://127.0.0.1:9/a', 'token-uri': 'http://127.0.0.1:9/t', 'user-info-uri': 'http://127.0.0.1:9/u' } } } });
+      } catch (error) {
+        twice = error;
+      }
+      expect((twice as Error).message).to.match(/already mounted/);
+    } finally {
+      await s.cleanup();
+    }
+  });
+
+  it('refuses a missing database and bad models before opening anything', async () => {
+    let caught: unknown;
+    try {
+      await fwAdmin(new Koa(), { db: '' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).to.be.instanceOf(FwDefinitionError);
+    caught = undefined;
+    try {
+      await fwAdmin(new Koa(), { db: 'sqlite::memory:', models: [Book, Book] });
+    } catch (error) {
+      caught = error;
+    }
+    expect((caught as Error).message).to.match(/Book: a model with this name is already registered/);
+  });
+});
+
+describeRedis('fwAdmin with Redis', (ns) => {
+  it('keeps tokens and counters in Redis', async () => {
+    const s = await setup({ redis: ns().redis, redisPrefix: ns().prefix });
+    try {
+      const token = await s.login();
+      await s.agent.get('/fw-api/userinfo').set('token', token).expect(200);
+      expect(await ns().redis.keys(`${ns().prefix}token:*`)).to.have.length(1);
+      expect(Number((await s.fw.store.knex('fw_token').count({ n: '*' }))[0]!.n)).to.equal(0);
+      await s.agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('wrong') }).expect(401);
+      expect(await ns().redis.keys(`${ns().prefix}kv:*`)).to.have.length.greaterThan(0);
+    } finally {
+      await s.cleanup();
+    }
+  });
+});
