@@ -73,6 +73,22 @@ interface LogNotes {
   written?: boolean;
 }
 
+/** A page query compiled once per shape: its SQL and bindings, the offset as {@link OFFSET_SLOT}. */
+interface PagePlan {
+  page: { sql: string; bindings: readonly unknown[] };
+  count: { sql: string; bindings: readonly unknown[] };
+}
+
+/** Stands for the offset in a compiled page query until the real one is put in its place. */
+const OFFSET_SLOT = 999_999_937;
+
+/** Rows of a `knex.raw` result, whatever the driver wraps them in. */
+function rawRows(dialect: string, result: unknown): Array<Record<string, unknown>> {
+  if (dialect === 'postgres') return (result as { rows: Array<Record<string, unknown>> }).rows;
+  if (dialect === 'mysql') return (result as [Array<Record<string, unknown>>])[0];
+  return result as Array<Record<string, unknown>>;
+}
+
 /** Power of every grant: administrators skip the menu lookup. */
 const ADMIN_GRANTS = { codes: new Set<string>(), version: 'admin' } as const;
 
@@ -111,6 +127,8 @@ export class DataService {
   readonly #onBackgroundError: (error: unknown) => void;
   // Menu codes per user, valid for one grants version.
   readonly #grants = new Map<number, { version: number; codes: Set<string> }>();
+  // Compiled SQL of unconditioned table pages, by model, sort, size and whether there is an offset.
+  readonly #pagePlans = new Map<string, PagePlan>();
 
   constructor(options: DataServiceOptions) {
     if (!options?.store?.knex) throw new FwDefinitionError('fwData.store', 'an FwStore is required');
@@ -240,14 +258,39 @@ export class DataService {
     const conditions = [...query.conditions, ...(await this.visibility(model, actor, 'query'))];
     const knex = this.store.knex;
     const pk = `${model.table}.${this.#pkColumn(model)}`;
-    const select = applyConditions(knex(model.table).select(this.#columns(model)), model, conditions);
-    for (const s of query.sort) select.orderBy(`${model.table}.${model.fields[s.field]!.column}`, s.order);
-    select.orderBy(pk, 'asc');
-    select.limit(query.size).offset((query.page - 1) * query.size);
-    const count = applyConditions(knex(model.table).count({ n: '*' }), model, conditions);
-    const [rows, counted] = await Promise.all([select, count]);
-    const total = Number((counted as Array<{ n: unknown }>)[0]?.n ?? 0);
-    const form = (rows as Array<Record<string, unknown>>).map((row) => toFormRow(model, row));
+    const build = (offset: number) => {
+      const select = applyConditions(knex(model.table).select(this.#columns(model)), model, conditions);
+      for (const s of query.sort) select.orderBy(`${model.table}.${model.fields[s.field]!.column}`, s.order);
+      select.orderBy(pk, 'asc').limit(query.size);
+      if (offset > 0) select.offset(offset);
+      return { select, count: applyConditions(knex(model.table).count({ n: '*' }), model, conditions) };
+    };
+    const offset = (query.page - 1) * query.size;
+    let rows: Array<Record<string, unknown>>;
+    let counted: Array<Record<string, unknown>>;
+    if (conditions.length === 0) {
+      // Paging through a whole table is the commonest read: its SQL depends only on the shape, so
+      // it is compiled once and sent as is (the query builder's work, once per shape).
+      const key = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${query.size}\u0000${offset > 0}`;
+      let plan = this.#pagePlans.get(key);
+      if (!plan) {
+        const { select, count } = build(offset > 0 ? OFFSET_SLOT : 0);
+        const page = select.toSQL();
+        const total = count.toSQL();
+        plan = { page: { sql: page.sql, bindings: page.bindings }, count: { sql: total.sql, bindings: total.bindings } };
+        if (this.#pagePlans.size >= 1000) this.#pagePlans.clear();
+        this.#pagePlans.set(key, plan);
+      }
+      const bindings = plan.page.bindings.map((b) => (b === OFFSET_SLOT ? offset : b)) as Knex.RawBinding[];
+      const [pageResult, countResult] = await Promise.all([knex.raw(plan.page.sql, bindings), knex.raw(plan.count.sql, plan.count.bindings as Knex.RawBinding[])]);
+      rows = rawRows(this.store.dialect, pageResult);
+      counted = rawRows(this.store.dialect, countResult);
+    } else {
+      const { select, count } = build(offset);
+      [rows, counted] = (await Promise.all([select, count])) as [Array<Record<string, unknown>>, Array<Record<string, unknown>>];
+    }
+    const total = Number(counted[0]?.n ?? 0);
+    const form = rows.map((row) => toFormRow(model, row));
     return { rows: await this.#afterFetch(model, actor, 'query', form), total, page: query.page, size: query.size };
   }
 
