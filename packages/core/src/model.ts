@@ -193,6 +193,13 @@ export interface DataHookContext {
   action: 'add' | 'update' | 'delete' | 'query' | 'details' | 'export' | 'import' | 'print' | 'copy';
   /** Who asked. */
   source: DataSource;
+  /**
+   * The operation's database transaction, in the hooks that run inside one (add, update, delete
+   * and their before/after hooks): a knex `Transaction` (`context.transaction as Knex.Transaction`).
+   * Write related rows through it, so they commit or roll back with the change — and on SQLite,
+   * whose single connection the transaction holds, so they do not wait for it.
+   */
+  transaction?: unknown;
 }
 
 type Row = Record<string, unknown>;

@@ -366,7 +366,8 @@ export class DataService {
    * Inserts one new row. `sent` names the fields the client gave (explicit nulls included); other
    * fields still empty after `beforeAdd` are left to the database's defaults.
    */
-  async #insert(model: ModelDefinition, actor: Actor, trx: Knex.Transaction, values: FormRow, context: DataHookContext, sent: ReadonlySet<string>): Promise<number> {
+  async #insert(model: ModelDefinition, actor: Actor, trx: Knex.Transaction, values: FormRow, outer: DataHookContext, sent: ReadonlySet<string>): Promise<number> {
+    const context: DataHookContext = { ...outer, transaction: trx };
     const row = this.#newRow(model, values);
     await this.#extraValidation(model, row, context);
     await model.dataProxy.beforeAdd?.(row, context);
@@ -500,11 +501,12 @@ export class DataService {
    * `beforeUpdate`, write only the columns that changed, `afterUpdate`; then log and emit.
    */
   async #update(model: ModelDefinition, actor: Actor, id: number, request: unknown, build: (stored: FormRow) => FormRow | Promise<FormRow>): Promise<FormRow> {
-    const context = this.#hookContext(model, actor, 'update');
+    const outerContext = this.#hookContext(model, actor, 'update');
     let event: EditEvent | undefined;
     let written: FormRow | undefined;
     await this.#logged(model, actor, 'update', String(id), request, async (log) => {
       await this.#transaction(model, log, async (trx) => {
+        const context: DataHookContext = { ...outerContext, transaction: trx };
         const stored = await this.#loadVisible(model, actor, 'update', id, trx, true);
         log.before = stored;
         const next = await build(stored);
@@ -597,9 +599,10 @@ export class DataService {
     const rawIds = isObject(body) ? body.ids : undefined;
     if (!Array.isArray(rawIds) || rawIds.length === 0 || rawIds.length > 1000) throw new FwError('BAD_REQUEST', 'The body must be { ids: [...] } with 1 to 1000 ids');
     const ids = [...new Set(rawIds.map((id, i) => positiveId(id, `ids[${i}]`)))];
-    const context = this.#hookContext(model, actor, 'delete');
+    const outerContext = this.#hookContext(model, actor, 'delete');
     return this.#logged(model, actor, 'delete', ids.join(','), { ids }, async (log) =>
       this.#transaction(model, log, async (trx) => {
+        const context: DataHookContext = { ...outerContext, transaction: trx };
         const rows: FormRow[] = [];
         for (const id of ids) rows.push(await this.#loadVisible(model, actor, 'delete', id, trx, true));
         log.before = rows;
