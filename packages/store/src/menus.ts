@@ -4,7 +4,6 @@ import type objection from 'objection';
 import type { FwMenuModel } from './models.js';
 import {
   checkInteger,
-  checkPaging,
   checkOneOf,
   checkOptionalId,
   checkOptionalText,
@@ -12,6 +11,7 @@ import {
   conflictOnDuplicate,
   isRowId,
   isUniqueViolation,
+  paged,
   toId,
   toOptionalId,
 } from './values.js';
@@ -227,11 +227,7 @@ export function createMenuRepository(ctx: RepositoryContext): MenuRepository {
     findByCode,
 
     async list(options = {}) {
-      const { limit, offset } = checkPaging(options);
-      let query = ordered();
-      if (limit !== undefined) query = query.limit(limit);
-      if (offset > 0) query = query.offset(offset);
-      return (await query).map(toRecord);
+      return (await paged(ordered(), options)).map(toRecord);
     },
 
     async update(id, patch) {

@@ -1,7 +1,7 @@
 import type { ListOptions, RepositoryContext } from './context.js';
 import { linkedIds, replaceLinks } from './links.js';
 import type { FwRoleModel } from './models.js';
-import { checkOneOf, checkPaging, checkOptionalText, checkText, conflictOnDuplicate, isRowId, toId } from './values.js';
+import { checkOneOf, checkOptionalText, checkText, conflictOnDuplicate, isRowId, paged, toId } from './values.js';
 
 /** Role status values of `fw_role.status`: a locked role grants nothing. */
 export const ROLE_STATUS = Object.freeze({ NORMAL: 'normal', LOCKED: 'locked' } as const);
@@ -119,11 +119,7 @@ export function createRoleRepository(ctx: RepositoryContext): RoleRepository {
     },
 
     async list(options = {}) {
-      const { limit, offset } = checkPaging(options);
-      let query = Role.query().orderBy('id');
-      if (limit !== undefined) query = query.limit(limit);
-      if (offset > 0) query = query.offset(offset);
-      return (await query).map(toRecord);
+      return (await paged(Role.query().orderBy('id'), options)).map(toRecord);
     },
 
     async update(id, patch) {

@@ -2,7 +2,7 @@ import { hashPassword, USER_STATUS, type UserStatus } from '@fw/core';
 import type { ListOptions, RepositoryContext } from './context.js';
 import type { FwUserModel } from './models.js';
 import { linkedIds, replaceLinks } from './links.js';
-import { checkBoolean, checkOneOf, checkPaging, checkPassword, checkOptionalDate, checkOptionalText, checkText, conflictOnDuplicate, isRowId, toId } from './values.js';
+import { checkBoolean, checkOneOf, checkPassword, checkOptionalDate, checkOptionalText, checkText, conflictOnDuplicate, isRowId, paged, toId } from './values.js';
 
 /** A user as the repositories return it: never the password hash or salt. */
 export interface FwUserRecord {
@@ -165,11 +165,7 @@ export function createUserRepository(ctx: RepositoryContext): UserRepository {
     },
 
     async list(options = {}) {
-      const { limit, offset } = checkPaging(options);
-      let query = User.query().orderBy('id');
-      if (limit !== undefined) query = query.limit(limit);
-      if (offset > 0) query = query.offset(offset);
-      return (await query).map(toRecord);
+      return (await paged(User.query().orderBy('id'), options)).map(toRecord);
     },
 
     async update(id, patch) {

@@ -197,6 +197,15 @@ export function checkPaging(options: { limit?: unknown; offset?: unknown }): { l
   return { limit: options.limit === undefined ? undefined : checkLimit(options.limit, 100), offset };
 }
 
+/** A query with checked `limit` / `offset` paging options applied (the repositories' `list`). */
+export function paged<Q extends { limit(n: number): Q; offset(n: number): Q }>(query: Q, options: { limit?: unknown; offset?: unknown }): Q {
+  const { limit, offset } = checkPaging(options);
+  let out = query;
+  if (limit !== undefined) out = out.limit(limit);
+  if (offset > 0) out = out.offset(offset);
+  return out;
+}
+
 /** A clear-text password: any non-empty string up to 1024 characters (spaces are characters too). */
 export function checkPassword(value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) throw invalid('password', 'required', 'must be a non-empty string');

@@ -4,6 +4,8 @@ import { Redis } from 'ioredis';
 /** A Redis client plus a key prefix no other test uses; `cleanup()` deletes every key under it. */
 export interface RedisNamespace {
   redis: Redis;
+  /** A second connection to the same server, as another app instance would have. */
+  peer: Redis;
   prefix: string;
   cleanup(): Promise<void>;
 }
@@ -13,8 +15,11 @@ export async function createRedisNamespace(url: string): Promise<RedisNamespace>
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
   await redis.connect();
   const prefix = `fw-test:${Date.now().toString(36)}${randomBytes(4).toString('hex')}:`;
+  // Connects on its first command.
+  const peer = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
   return {
     redis,
+    peer,
     prefix,
     async cleanup() {
       let cursor = '0';
@@ -24,6 +29,7 @@ export async function createRedisNamespace(url: string): Promise<RedisNamespace>
         if (keys.length > 0) await redis.del(...keys);
       } while (cursor !== '0');
       redis.disconnect();
+      peer.disconnect();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { FwDefinitionError } from '@fw/core';
 import { RedisEphemeralStore } from '@fw/token';
 import { ephemeralStoreConformance } from '@fw/token/conformance';
@@ -20,24 +20,14 @@ async function dumpKeys(redis: Redis, prefix: string) {
 }
 
 describeRedis('RedisEphemeralStore', (ns: () => RedisNamespace) => {
-  let other: Redis;
   let next = 0;
   // Each test gets its own prefix inside the suite's namespace, so each starts empty.
   const freshPrefix = () => `${ns().prefix}${next++}:`;
 
-  before(async function () {
-    other = new Redis(process.env.FW_TEST_REDIS_URL ?? '', { lazyConnect: true, maxRetriesPerRequest: 2 });
-    await other.connect();
-  });
-
-  after(function () {
-    other?.disconnect();
-  });
-
   ephemeralStoreConformance(() => new RedisEphemeralStore({ redis: ns().redis, prefix: freshPrefix() }), {
     realTime: true,
     inspect: (store) => dumpKeys(store.redis, store.prefix),
-    peer: (store) => new RedisEphemeralStore({ redis: other, prefix: store.prefix }),
+    peer: (store) => new RedisEphemeralStore({ redis: ns().peer, prefix: store.prefix }),
   });
 
   describe('new RedisEphemeralStore(options)', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { FwDefinitionError } from '@fw/core';
 import { RedisTokenStore, createTokenService, hashToken } from '@fw/token';
 import { tokenStoreConformance } from '@fw/token/conformance';
@@ -35,23 +35,13 @@ async function dumpKeys(redis: Redis, prefix: string) {
 }
 
 describeRedis('RedisTokenStore', (ns: () => RedisNamespace) => {
-  let other: Redis;
   let next = 0;
   // Each test gets its own prefix inside the suite's namespace, so each starts empty.
   const freshPrefix = () => `${ns().prefix}${next++}:`;
 
-  before(async function () {
-    other = new Redis(process.env.FW_TEST_REDIS_URL ?? '', { lazyConnect: true, maxRetriesPerRequest: 2 });
-    await other.connect();
-  });
-
-  after(function () {
-    other?.disconnect();
-  });
-
   tokenStoreConformance(() => new RedisTokenStore({ redis: ns().redis, prefix: freshPrefix() }), {
     inspect: (store) => dumpKeys(store.redis, store.prefix),
-    peer: (store) => new RedisTokenStore({ redis: other, prefix: store.prefix }),
+    peer: (store) => new RedisTokenStore({ redis: ns().peer, prefix: store.prefix }),
     expiresOnItsOwn: true,
   });
 
