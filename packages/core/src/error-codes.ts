@@ -15,12 +15,15 @@ export const FW_ERROR_CODES = {
   MODEL_NOT_FOUND: { status: 404, message: 'Unknown model' },
   ROW_NOT_FOUND: { status: 404, message: 'No such row' },
   NOT_FOUND: { status: 404, message: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'This route does not answer this method' },
   CONFLICT: { status: 409, message: 'The request conflicts with the stored data' },
+  STALE_ROW: { status: 409, message: 'The row was changed by someone else since it was read' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
   VALIDATION_FAILED: { status: 422, message: 'Validation failed' },
   TOO_MANY_ATTEMPTS: { status: 429, message: 'Too many attempts; try again later' },
   INTERNAL: { status: 500, message: 'Internal server error' },
+  UNAVAILABLE: { status: 503, message: 'A service Fw depends on is unavailable; try again shortly' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** One of the stable error codes in {@link FW_ERROR_CODES}. */

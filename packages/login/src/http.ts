@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { FwError, isFwError } from '@fw/core';
+import { FwError, isFwError, isUnavailableError, unavailableError } from '@fw/core';
 
 /** Options of {@link fwErrorHandler}. */
 export interface FwErrorHandlerOptions {
@@ -52,6 +52,8 @@ export function fwRoute(handler: (ctx: Context) => Promise<void> | void): Middle
 /** Maps any thrown value to an {@link FwError}; unknown errors become an opaque 500. */
 export function toFwError(error: unknown): FwError {
   if (isFwError(error)) return error;
+  // A backend that cannot be reached fails closed, and says so.
+  if (isUnavailableError(error)) return unavailableError(error);
   const status = typeof (error as { status?: unknown })?.status === 'number' ? (error as { status: number }).status : 500;
   if (status === 413) return new FwError('PAYLOAD_TOO_LARGE');
   if (status >= 400 && status < 500 && (error as { expose?: boolean }).expose !== false) {

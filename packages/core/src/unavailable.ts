@@ -1,0 +1,67 @@
+import { FwError, isFwError } from './errors.js';
+
+// Error codes that drivers give when the server cannot be reached or went away mid-request
+// (Node's socket errors, PostgreSQL's admin-shutdown and connection classes, MySQL's lost
+// connection), as opposed to errors about the request itself.
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '08000', // connection_exception
+  '08001', // unable to establish
+  '08003', // connection does not exist
+  '08004', // server rejected the connection
+  '08006', // connection failure
+  '3D000', // database does not exist (dropped under a running app)
+]);
+
+const CONNECTION_MESSAGES = [
+  /Knex: Timeout acquiring a connection/i,
+  /Connection terminated/i,
+  /Connection is closed/i,
+  /connect ECONNREFUSED/i,
+  /Command timed out/i,
+  /Stream isn't writeable/i,
+  /enableOfflineQueue options is false/i,
+  /Reached the max retries per request limit/i,
+  /Client has encountered a connection error/i,
+  /Cannot enqueue .* after fatal error/i,
+  /database .* does not exist/i,
+  /Unknown database/i,
+];
+
+/** Seconds a client is asked to wait before trying again after a 503. */
+export const UNAVAILABLE_RETRY_AFTER = 5;
+
+/**
+ * True when `error` says a backend (the database, Redis) cannot be reached, rather than that the
+ * request was wrong. Such failures answer 503 `UNAVAILABLE`: the request is refused, never let
+ * through as if a check had passed.
+ */
+export function isUnavailableError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (isFwError(e)) return e.status === 503;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+    if (e instanceof Error && CONNECTION_MESSAGES.some((re) => re.test(e.message))) return true;
+    if ((e as { name?: unknown }).name === 'KnexTimeoutError' || (e as { name?: unknown }).name === 'MaxRetriesPerRequestError') return true;
+  }
+  return false;
+}
+
+/** The 503 answer for an unreachable backend, with `Retry-After`; the cause is kept for logs, never shown. */
+export function unavailableError(cause?: unknown): FwError {
+  return new FwError('UNAVAILABLE', undefined, { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER) }, cause });
+}
