@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { createRegistry, defineModel } from '@fw/core';
+import { FwError, createRegistry, defineModel } from '@fw/core';
 import { DataService } from '@fw/data';
-import { createStore } from '@fw/store';
+import { createStore, type FwStore } from '@fw/store';
+import { describeEachSql } from '@fw/test-utils';
 import { FwAiToolbox } from './toolbox.js';
 
 describe('FwAiToolbox', () => {
@@ -31,5 +32,49 @@ describe('FwAiToolbox', () => {
       caught = error;
     }
     expect((caught as Error).message).to.equal('Unknown tool "dropEverything"');
+  });
+});
+
+describeEachSql('FwAiToolbox: crafted arguments are refused, nothing written', (db) => {
+  const Item = defineModel({ name: 'Item', table: 'tb_item', fields: { title: {}, qty: { edit: { type: 'NUMBER', integer: true } } } });
+  const admin = { user: { id: 1, account: 'root', isAdmin: true }, ip: null };
+  let store: FwStore;
+  let toolbox: FwAiToolbox;
+  let itemId: number;
+
+  before(async () => {
+    store = createStore(db().url);
+    await store.migrate.latest();
+    await store.createModelTables([Item]);
+    toolbox = new FwAiToolbox(new DataService({ store, registry: createRegistry([Item]) }));
+    itemId = ((await toolbox.call('insertFwData', { model: 'Item', data: { title: 'kept', qty: 1 } }, admin)) as { id: number }).id;
+  });
+  after(() => store?.destroy());
+
+  /** The FwError a tool call fails with. */
+  const refusal = async (tool: string, args: unknown): Promise<FwError> => {
+    try {
+      await toolbox.call(tool, args, admin);
+    } catch (error) {
+      if (error instanceof FwError) return error;
+      throw error;
+    }
+    throw new Error(`${tool} succeeded with ${JSON.stringify(args)}`);
+  };
+
+  it('answers UNKNOWN_FIELD for data keys named like Object.prototype members', async () => {
+    for (const key of ['toString', '__proto__', 'constructor', 'hasOwnProperty', 'valueOf']) {
+      const data = JSON.parse(`{${JSON.stringify(key)}:"v","title":"changed"}`) as Record<string, unknown>;
+      for (const [tool, args] of [
+        ['insertFwData', { model: 'Item', data }],
+        ['updateFwData', { model: 'Item', id: itemId, data }],
+        ['fwDataQuery', { model: 'Item', filter: { conditions: [{ field: key, op: 'eq', value: 'v' }] } }],
+      ] as const) {
+        const error = await refusal(tool, args);
+        expect(error.code, `${tool} ${key}: ${error.message}`).to.equal('UNKNOWN_FIELD');
+        expect(error.status).to.equal(400);
+      }
+    }
+    expect(await store.knex('tb_item').select('title')).to.deep.equal([{ title: 'kept' }]);
   });
 });

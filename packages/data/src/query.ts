@@ -143,7 +143,7 @@ function storedValue(model: ModelDefinition, field: FieldDefinition, value: unkn
  */
 export function applyConditions(qb: Knex.QueryBuilder, model: ModelDefinition, conditions: readonly Condition[], table = model.table): Knex.QueryBuilder {
   for (const raw of conditions) {
-    const field = model.fields[raw.field];
+    const field = Object.hasOwn(model.fields, raw.field) ? model.fields[raw.field] : undefined;
     if (!field || !field.stored) throw new Error(`${model.name}: a condition names ${JSON.stringify(raw.field)}, which is not a stored field`);
     const convert = (v: unknown) => (raw.op === 'like' ? v : storedValue(model, field, v));
     const c = { ...raw, value: Array.isArray(raw.value) ? raw.value.map(convert) : raw.value === undefined ? undefined : convert(raw.value) };

@@ -471,7 +471,9 @@ export class DataService {
     let input = body;
     if (mode === 'update' && stored) {
       // The edit form sends the whole entity back, read-only fields included: unchanged ones are fine.
-      input = Object.fromEntries(Object.entries(body).filter(([k, v]) => !(model.fields[k]?.edit.readonly && !model.fields[k]?.primaryKey && sameValue(v, stored[k]))));
+      // Own fields only: a key such as `toString` must reach readEntity and be refused there.
+      const field = (k: string) => (Object.hasOwn(model.fields, k) ? model.fields[k] : undefined);
+      input = Object.fromEntries(Object.entries(body).filter(([k, v]) => !(field(k)?.edit.readonly && !field(k)?.primaryKey && sameValue(v, stored[k]))));
       delete input[model.primaryKey];
     }
     const { values, errors } = readEntity(model, input, mode);

@@ -92,7 +92,7 @@ export async function patchRow(
 ): Promise<RowPatchResult> {
   const refusal = cellEditRefusal(model, field);
   if (refusal) return refusal;
-  const definition = typeof field === 'string' ? model.fields[field] : undefined;
+  const definition = typeof field === 'string' && hasOwn(model.fields, field) ? model.fields[field] : undefined;
   if (typeof field !== 'string' || !definition) return reject('UNKNOWN_FIELD', `${model.name} has no field ${show(field)}`);
   const converted = coerceValue(definition, value);
   if (!converted.ok) {

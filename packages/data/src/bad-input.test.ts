@@ -1,0 +1,54 @@
+// Crafted input from the attacker's side (issue 10 §4, §6, §7): every answer is a 4xx with the Fw
+// error body, and nothing is written; never a 500 from the database or a silently altered value.
+import { expect } from 'chai';
+import { describeEachSql } from '@fw/test-utils';
+import { setupData, type DataFixture } from './test-setup.js';
+
+const api = '/fw-api';
+
+/** Names that reach `Object.prototype` members when looked up with `obj[name]`. */
+export const PROTOTYPE_KEYS = ['toString', '__proto__', 'constructor', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'propertyIsEnumerable', 'toLocaleString'];
+
+describeEachSql('fwData(options): bad input is a 4xx, never a 500', (db, spec) => {
+  let f: DataFixture;
+  let admin: string;
+  let alice: string;
+
+  before(async () => {
+    f = await setupData(db().url);
+    [admin, alice] = await Promise.all([f.token('admin'), f.token('alice')]);
+  });
+  after(() => f?.destroy());
+  beforeEach(async () => {
+    for (const table of ['t_book_tag', 't_book', 't_tag', 't_note', 't_plan', 'fw_operate_log']) await f.store.knex(table).delete();
+  });
+
+  const addBook = async (values: Record<string, unknown> = {}) =>
+    (await f.agent.post(`${api}/data/modify/Book`).set('token', admin).send({ title: 'Dune', isbn: '0441172717', genre: 'novel', price: 9.5, ...values }).expect(200)).body as Record<string, unknown>;
+  /** A JSON body with one extra own key, sent as text so `__proto__` stays an own key. */
+  const withKey = (body: Record<string, unknown>, key: string, value: unknown) => JSON.stringify(body).replace(/^\{/, `{${JSON.stringify(key)}:${JSON.stringify(value)},`);
+  const post = (path: string, token: string, text: string) => f.agent.post(`${api}${path}`).set('token', token).set('Content-Type', 'application/json').send(text);
+
+  describe('field names that are Object.prototype members', () => {
+    for (const key of PROTOTYPE_KEYS) {
+      it(`answers 400 UNKNOWN_FIELD for ${key} on add, update, update-cell, query and import, writing nothing`, async () => {
+        const book = await addBook();
+        const before = await f.rows('t_book');
+        const answers = [
+          await post('/data/modify/Book', alice, withKey({ title: 'x' }, key, 'v')),
+          await post('/data/modify/Book/update', alice, withKey({ id: book.id, title: 'changed' }, key, 'v')),
+          await post('/data/modify/Book/update', alice, withKey({ id: book.id, title: 'changed' }, key, { edit: { readonly: true } })),
+          await post('/data/modify/Book/update-cell', alice, JSON.stringify({ id: book.id, field: key, value: 'v' })),
+          await post('/data/table/Book', alice, JSON.stringify({ conditions: [{ field: key, op: 'eq', value: 'v' }] })),
+          await post('/data/table/Book', alice, JSON.stringify({ sort: [{ field: key }] })),
+          await f.agent.post(`${api}/data/import/Book`).set('token', alice).set('Content-Type', 'text/csv').send(`title,${key}\r\nx,1\r\n`),
+        ];
+        for (const [i, res] of answers.entries()) {
+          expect(res.status, `request ${i}: ${JSON.stringify(res.body)}`).to.equal(400);
+          expect(res.body.error.code, `request ${i}`).to.equal('UNKNOWN_FIELD');
+        }
+        expect(await f.rows('t_book')).to.deep.equal(before);
+      });
+    }
+  });
+});
