@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import { encodePassword } from '@fw/login/client';
+import type { FwStore } from '@fw/store';
 import { createLdapApp } from './app.js';
 import { LDAP_REASONS } from './ldap-proxy.js';
 import { SLAPD, peopleLdif, startSlapd, type Slapd } from './slapd-fixture.js';
@@ -112,14 +113,49 @@ describe('examples/ldap-login: ldapLogin() against a real slapd', function () {
     }
   });
 
-  it('reports an unreachable directory as such', async () => {
+  /** Failed-login counters the limiter wrote to the database (fw_kv keys `login-fail:…` / `login-lock:…`). */
+  async function counters(store: FwStore): Promise<number> {
+    const [row] = await store.knex('fw_kv').where('key', 'like', 'login-%').count('* as n');
+    return Number(row?.n ?? 0);
+  }
+
+  it('answers 503 LOGIN_UNAVAILABLE for an unreachable directory, and counts no failure', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fw-ldap-'));
     const host = await createLdapApp({ dbUrl: `sqlite:${join(dir, 'app.db')}`, ldap: { url: 'ldap://127.0.0.1:1', searchBase: 'ou=people,dc=fw,dc=test', timeoutMs: 1000 } });
     try {
       await host.store.users.create({ account: 'alice', password: 'x' });
-      const res = await request(host.app.callback()).post('/fw-api/login').send({ account: 'alice', pwd: encodePassword('ldap-alice') }).expect(401);
-      expect(res.body.reason).to.equal(LDAP_REASONS.UNAVAILABLE);
+      for (let i = 0; i < 3; i += 1) {
+        const res = await request(host.app.callback()).post('/fw-api/login').send({ account: 'alice', pwd: encodePassword('ldap-alice') }).expect(503);
+        expect(res.body.error).to.deep.equal({ code: 'LOGIN_UNAVAILABLE', message: LDAP_REASONS.UNAVAILABLE });
+        expect(Number(res.headers['retry-after'])).to.be.greaterThan(0);
+      }
+      expect(await counters(host.store)).to.equal(0);
     } finally {
+      await host.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('answers 503 once the directory stops, without locking anyone out, and logs in again when it is back', async function () {
+    this.timeout(30_000);
+    let own = await startSlapd(peopleLdif([{ uid: 'alice', password: 'ldap-alice' }]));
+    const dir = mkdtempSync(join(tmpdir(), 'fw-ldap-'));
+    const ldap = { url: own.url, searchBase: `ou=people,${own.suffix}`, timeoutMs: 1000 };
+    const host = await createLdapApp({ dbUrl: `sqlite:${join(dir, 'app.db')}`, ldap, config: { 'fw-app.verifyCodeCount': 2, 'fw-app.loginLockCount': 3 } });
+    const agent = request(host.app.callback());
+    const login = () => agent.post('/fw-api/login').send({ account: 'alice', pwd: encodePassword('ldap-alice') });
+    try {
+      await host.store.users.create({ account: 'alice' });
+      await login().expect(200);
+      await own.stop();
+      // More outage answers than the captcha (2) and lock (3) limits.
+      for (let i = 0; i < 4; i += 1) expect((await login().expect(503)).body.error.code).to.equal('LOGIN_UNAVAILABLE');
+      expect(await counters(host.store)).to.equal(0);
+      // The directory is back on the same port: the very next login passes, with no captcha asked.
+      own = await startSlapd(peopleLdif([{ uid: 'alice', password: 'ldap-alice' }]), Number(new URL(ldap.url).port));
+      expect((await login().expect(200)).body.pass).to.equal(true);
+    } finally {
+      await own.stop();
       await host.close();
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,6 +1,6 @@
 import { Client, EqualityFilter, InvalidCredentialsError } from 'ldapts';
 import { FwDefinitionError, type FwUser } from '@fw/core';
-import { BaseLoginProxy, type LoginProxyClass, type LoginProxyDeps } from '@fw/login';
+import { BaseLoginProxy, LoginUnavailableError, type LoginProxyClass, type LoginProxyDeps } from '@fw/login';
 
 /** Options of {@link ldapLogin}. */
 export interface LdapLoginOptions {
@@ -58,7 +58,10 @@ export function ldapLogin(options: LdapLoginOptions): LoginProxyClass {
         }
       } catch (error) {
         if (error instanceof Error && (error.message.startsWith('Directory:') || error.message === LDAP_REASONS.NOT_IN_DIRECTORY)) throw error;
-        throw new Error(LDAP_REASONS.UNAVAILABLE, { cause: error });
+        // Not a wrong password: the directory could not answer (down, unreachable, timed out).
+        // LoginUnavailableError makes Fw answer 503 and leave the failure counters alone, so an
+        // outage does not put every user behind one address on captcha and then lock them out.
+        throw new LoginUnavailableError(LDAP_REASONS.UNAVAILABLE, { cause: error });
       } finally {
         await client.unbind().catch(() => undefined);
       }

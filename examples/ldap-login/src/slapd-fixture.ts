@@ -41,11 +41,14 @@ export function peopleLdif(people: Array<{ uid: string; password: string; name?:
   return `${entries.join('\n\n')}\n`;
 }
 
-/** Starts slapd seeded with `ldif`; suffix `dc=fw,dc=test`, anonymous search allowed, passwords readable by nobody. */
-export async function startSlapd(ldif: string): Promise<Slapd> {
+/**
+ * Starts slapd seeded with `ldif`; suffix `dc=fw,dc=test`, anonymous search allowed, passwords
+ * readable by nobody. `port` defaults to a free one; pass a stopped directory's port to bring it back.
+ */
+export async function startSlapd(ldif: string, port?: number): Promise<Slapd> {
   const dir = mkdtempSync(join(tmpdir(), 'fw-slapd-'));
   mkdirSync(join(dir, 'db'));
-  const port = await freePort();
+  port ??= await freePort();
   const conf = join(dir, 'slapd.conf');
   writeFileSync(
     conf,

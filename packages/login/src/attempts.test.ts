@@ -51,9 +51,11 @@ for (const variant of ['default proxy', 'custom proxy'] as const) {
       await login(f, 'alice', 'bad');
       const answer = await solveCaptcha(f, 'mark-0002');
       await login(f, 'alice', password, { verifyCodeMark: 'mark-0002', verifyCode: answer.toLowerCase() }).expect(200);
-      // Counters were reset by the success; a new failure does not need a captcha yet, and the used captcha is gone.
       expect(await f.ephemeral.get('captcha:mark-0002')).to.equal(undefined);
-      expect((await login(f, 'alice', 'bad').expect(401)).body.useVerifyCode).to.equal(false);
+      // The success cleared the account's and the account+IP counters, not the IP's: the IP's two
+      // failures still ask for a captcha, and the pair needs a full loginLockCount (6) new failures to lock.
+      for (let i = 0; i < 5; i += 1) expect((await login(f, 'alice', 'bad').expect(401)).body.useVerifyCode).to.equal(true);
+      await login(f, 'alice', 'bad').expect(429);
     });
 
     it('locks the account+IP out with 429 and Retry-After at loginLockCount failures, even for the right password', async () => {
@@ -73,6 +75,47 @@ for (const variant of ['default proxy', 'custom proxy'] as const) {
     });
   });
 }
+
+describe('failed-login limiter against one attacker spraying from one IP', () => {
+  it('keeps counting the IP when the attacker logs into their own account between guesses (issue 10 §2)', async function () {
+    this.timeout(60_000);
+    const f = await setup(); // default limits: captcha after 2 failures, the IP locked at 50
+    try {
+      await f.store.users.create({ account: 'mallory', password: 'mallory-pass' });
+      const victims = Array.from({ length: 70 }, (_, i) => `victim${i}`);
+      for (const account of victims) await f.store.users.create({ account });
+      const asked: boolean[] = [];
+      let lockedAt: number | undefined;
+      let captchaNeeded = false;
+      let marks = 0;
+      // A determined attacker solves every captcha they are shown (a captcha farm), so only the counters stop them.
+      const withCaptcha = async (): Promise<Record<string, string>> => {
+        if (!captchaNeeded) return {};
+        const mark = `spray-${String(marks++).padStart(4, '0')}`;
+        return { verifyCodeMark: mark, verifyCode: await solveCaptcha(f, mark) };
+      };
+      for (const [i, victim] of victims.entries()) {
+        const guess = await login(f, victim, 'Summer2024!', await withCaptcha());
+        if (guess.status === 429) {
+          lockedAt = i + 1;
+          break;
+        }
+        expect(guess.status).to.equal(401);
+        asked.push(guess.body.useVerifyCode);
+        captchaNeeded = guess.body.useVerifyCode;
+        const own = await login(f, 'mallory', 'mallory-pass', await withCaptcha());
+        expect(own.status, `own login after guess ${i + 1}`).to.equal(200);
+      }
+      expect(asked[0]).to.equal(false);
+      expect(asked.slice(1).every(Boolean), 'a captcha from the second guess on').to.equal(true);
+      expect(lockedAt, 'the IP is locked at loginIpLockCount guesses').to.equal(50);
+      // Locked means locked: the attacker's own account too, from this IP.
+      await login(f, 'mallory', 'mallory-pass').expect(429);
+    } finally {
+      await f.cleanup();
+    }
+  });
+});
 
 describe('failed-login limiter with verifyCodeCount 0', () => {
   it('always asks for a captcha', async () => {

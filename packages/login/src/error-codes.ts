@@ -9,12 +9,17 @@ export const LOGIN_ERROR_CODES = {
   PASSWORDS_DIFFER: { status: 422, message: 'The two new passwords differ' },
   PASSWORD_REFUSED: { status: 422, message: 'The new password was refused' },
   ACCOUNT_DISABLED: { status: 401, message: 'This account cannot be used now' },
+  LOGIN_UNAVAILABLE: { status: 503, message: 'Logins cannot be checked right now; try again shortly' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** A code of {@link LOGIN_ERROR_CODES}. */
 export type LoginErrorCode = keyof typeof LOGIN_ERROR_CODES;
 
 /** An {@link FwError} with one of the login package's codes. */
-export function loginError(code: LoginErrorCode, message?: string, details?: FwError['details']): FwError {
-  return new FwError(code, message ?? LOGIN_ERROR_CODES[code].message, { status: LOGIN_ERROR_CODES[code].status, ...(details ? { details } : {}) });
+export function loginError(code: LoginErrorCode, message?: string, details?: FwError['details'], headers?: Record<string, string>): FwError {
+  return new FwError(code, message ?? LOGIN_ERROR_CODES[code].message, {
+    status: LOGIN_ERROR_CODES[code].status,
+    ...(details ? { details } : {}),
+    ...(headers ? { headers } : {}),
+  });
 }

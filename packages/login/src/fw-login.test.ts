@@ -1,8 +1,12 @@
 import { expect } from 'chai';
+import Koa from 'koa';
+import request from 'supertest';
+import { createStore } from '@fw/store';
 import { FwDefinitionError, type FwUser } from '@fw/core';
 import { MemoryEphemeralStore, hashToken } from '@fw/token';
 import { encodePassword } from './client.js';
 import { fwLogin } from './fw-login.js';
+import { LoginUnavailableError } from './login-failure.js';
 import { BaseLoginProxy, FwLogin, type LoginProxy } from './login-proxy.js';
 import { currentLoginRequest } from './request-context.js';
 import { setup, type LoginFixture } from './test-setup.js';
@@ -161,6 +165,71 @@ describe('fwLogin(options)', () => {
       expect(calls.find((c) => c[0] === 'logout')).to.deep.equal(['logout', body.token]);
       const after = await f.agent.get('/fw-api/userinfo').set('token', body.token).expect(401);
       expect(after.body.error.code).to.equal('TOKEN_EXPIRED');
+    });
+  });
+
+  describe('when the credential check cannot run (issue 10 §2)', () => {
+    /** A limiter store that records every counter written, so "not counted" is seen, not inferred. */
+    class CountingStore extends MemoryEphemeralStore {
+      increments: string[] = [];
+      override async increment(key: string, ttlMs: number): Promise<number> {
+        this.increments.push(key);
+        return super.increment(key, ttlMs);
+      }
+    }
+
+    it('answers 503 LOGIN_UNAVAILABLE with Retry-After when the hook throws LoginUnavailableError, counting nothing', async () => {
+      const ephemeral = new CountingStore();
+      const f = await setup({
+        ephemeral,
+        login: { proxy: { login: () => Promise.reject(new LoginUnavailableError('The directory cannot be reached', { retryAfter: 30 })) } },
+      });
+      try {
+        // More attempts than verifyCodeCount (2) and loginLockCount (5): none may ask for a captcha or lock.
+        for (let i = 0; i < 6; i += 1) {
+          const res = await login(f, 'alice', 'alice-pass').expect(503);
+          expect(res.headers['retry-after']).to.equal('30');
+          expect(res.body).to.deep.equal({ error: { code: 'LOGIN_UNAVAILABLE', message: 'The directory cannot be reached' } });
+        }
+        expect(ephemeral.increments).to.deep.equal([]);
+        expect(await loginLogCount(f)).to.equal(0);
+      } finally {
+        await f.cleanup();
+      }
+    });
+
+    it('answers 503 UNAVAILABLE when the hook fails on an unreachable backend of its own, counting nothing', async () => {
+      const ephemeral = new CountingStore();
+      const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.9:5432'), { code: 'ECONNREFUSED' });
+      const f = await setup({ ephemeral, login: { proxy: { login: () => Promise.reject(refused) } } });
+      try {
+        const res = await login(f, 'alice', 'alice-pass').expect(503);
+        expect(res.body.error.code).to.equal('UNAVAILABLE');
+        expect(res.headers['retry-after']).to.match(/^\d+$/);
+        expect(JSON.stringify(res.body)).to.not.contain('10.0.0.9');
+        expect(ephemeral.increments).to.deep.equal([]);
+      } finally {
+        await f.cleanup();
+      }
+    });
+
+    it('answers 503 when the built-in check cannot reach the database, counting nothing', async () => {
+      const f = await setup();
+      // The same app, with its users in a database that does not answer (nothing listens on port 1).
+      const down = createStore('postgres://postgres@127.0.0.1:1/fw_down');
+      const ephemeral = new CountingStore();
+      const app = new Koa();
+      app.silent = true;
+      app.use(fwLogin({ store: down, tokens: f.tokens, ephemeral, config: f.config }));
+      try {
+        const res = await request(app.callback()).post('/fw-api/login').send({ account: 'alice', pwd: encodePassword('alice-pass') }).expect(503);
+        expect(res.body.error.code).to.equal('UNAVAILABLE');
+        expect(res.headers['retry-after']).to.match(/^\d+$/);
+        expect(ephemeral.increments).to.deep.equal([]);
+      } finally {
+        await down.destroy();
+        await f.cleanup();
+      }
     });
   });
 

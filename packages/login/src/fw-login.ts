@@ -1,14 +1,15 @@
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
-import { FwDefinitionError, FwError, loadConfig, type FwConfig, type FwErrorDetail, type FwUser } from '@fw/core';
+import { FwDefinitionError, FwError, loadConfig, unavailableError, type FwConfig, type FwErrorDetail, type FwUser } from '@fw/core';
 import type { FwStore } from '@fw/store';
 import type { EphemeralStore, FwTokenService } from '@fw/token';
 import { LoginAttempts } from './attempts.js';
 import { Authenticator, type FwRequestState } from './auth.js';
 import { Captchas } from './captcha.js';
-import { loginError } from './error-codes.js';
+import { LOGIN_ERROR_CODES, loginError } from './error-codes.js';
 import { fwRoute, isJsonObject, readJsonBody } from './http.js';
 import { registeredLoginProxy, resolveLoginProxy, type LoginProxy, type LoginProxyInput } from './login-proxy.js';
+import { classifyLoginFailure, type LoginFailure } from './login-failure.js';
 import { decodeTransferredPassword } from './password-transfer.js';
 import { runWithLoginRequest } from './request-context.js';
 import { issueLoginToken } from './sign-in.js';
@@ -182,7 +183,20 @@ async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
     // an administrator writes fw_user.is_admin rather than returning a flag that would not last.
     user = { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin === true };
   } catch (error) {
-    return refuse(reasonOf(error));
+    const failure = classifyLoginFailure(error);
+    switch (failure.kind) {
+      // Neither outage is a guess: not counted, so an office behind one address is not locked out
+      // by a directory or database that is down (issue 10 §2).
+      case 'hook-unavailable':
+      case 'unavailable':
+        throw outage(failure);
+      case 'refused':
+        return refuse(reasonOf(failure.reason));
+      case 'unexpected':
+        // Its text may hold SQL or a stack's worth of internals: reported to the host, never shown.
+        ctx.app.emit('error', failure.error, ctx);
+        return refuse(LOGIN_REASONS.BAD_CREDENTIALS);
+    }
   }
 
   const issued = await issueLoginToken(o, { ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, user, 'password');
@@ -197,6 +211,13 @@ async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
     resetPwd: needsPasswordReset(stored),
     useVerifyCode: false,
   } satisfies LoginResponse;
+}
+
+/** The 503 of a check that could not run: the hook's `LOGIN_UNAVAILABLE`, or `UNAVAILABLE` for a backend that is down. */
+function outage(failure: Extract<LoginFailure, { kind: 'hook-unavailable' | 'unavailable' }>): FwError {
+  if (failure.kind === 'unavailable') return unavailableError(failure.error);
+  const { message, retryAfter } = failure.error;
+  return loginError('LOGIN_UNAVAILABLE', message.slice(0, 500) || undefined, undefined, { 'Retry-After': String(retryAfter) });
 }
 
 function reasonOf(error: unknown): string {
@@ -276,7 +297,11 @@ async function changePassword(ctx: Context, o: ResolvedOptions): Promise<void> {
   try {
     await o.proxy.beforeChangePwd(user, newPwd);
   } catch (error) {
-    throw loginError('PASSWORD_REFUSED', reasonOf(error), [{ path: 'newPwd', type: 'beforeChangePwd', message: reasonOf(error) }]);
+    const failure = classifyLoginFailure(error);
+    if (failure.kind === 'hook-unavailable' || failure.kind === 'unavailable') throw outage(failure);
+    if (failure.kind === 'unexpected') ctx.app.emit('error', failure.error, ctx);
+    const reason = failure.kind === 'refused' ? reasonOf(failure.reason) : LOGIN_ERROR_CODES.PASSWORD_REFUSED.message;
+    throw loginError('PASSWORD_REFUSED', reason, [{ path: 'newPwd', type: 'beforeChangePwd', message: reason }]);
   }
   await o.users.setPassword(user.id, newPwd);
   await o.attempts.succeed(user.account, ctx.ip);

@@ -4,6 +4,8 @@ export { Authenticator, fwAuth, requestToken } from './auth.js';
 export type { FwAuthOptions, FwRequestState } from './auth.js';
 export { BaseLoginProxy, FwLogin, registeredLoginProxy, resolveLoginProxy } from './login-proxy.js';
 export type { LoginProxy, LoginProxyClass, LoginProxyDeps, LoginProxyInput } from './login-proxy.js';
+export { LoginUnavailableError, classifyLoginFailure, isLoginUnavailableError } from './login-failure.js';
+export type { LoginFailure, LoginUnavailableOptions } from './login-failure.js';
 export { currentLoginRequest } from './request-context.js';
 export type { LoginRequest } from './request-context.js';
 export { UserService, LOGIN_REASONS, ipAllowed, toFwUser } from './user-service.js';
