@@ -77,4 +77,18 @@ describeEachSql('FwAiToolbox: crafted arguments are refused, nothing written', (
     }
     expect(await store.knex('tb_item').select('title')).to.deep.equal([{ title: 'kept' }]);
   });
+
+  it('answers 422 naming the field for a NUL character in a value, 400 in a condition', async () => {
+    for (const [tool, args] of [
+      ['insertFwData', { model: 'Item', data: { title: 'a\u0000b' } }],
+      ['updateFwData', { model: 'Item', id: itemId, data: { title: 'a\u0000b' } }],
+    ] as const) {
+      const error = await refusal(tool, args);
+      expect(error.status, `${tool}: ${error.message}`).to.equal(422);
+      expect(error.details?.map((d) => d.path)).to.deep.equal(['title']);
+    }
+    const query = await refusal('fwDataQuery', { model: 'Item', filter: { conditions: [{ field: 'title', op: 'like', value: '\u0000' }] } });
+    expect([query.status, query.code]).to.deep.equal([400, 'BAD_QUERY']);
+    expect(await store.knex('tb_item').select('title')).to.deep.equal([{ title: 'kept' }]);
+  });
 });

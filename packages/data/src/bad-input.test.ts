@@ -51,4 +51,40 @@ describeEachSql('fwData(options): bad input is a 4xx, never a 500', (db, spec) =
       });
     }
   });
+
+  describe('the NUL character in text', () => {
+    const nul = 'a\u0000b';
+
+    it('is a 422 naming the field on add, update, update-cell and import, writing nothing', async () => {
+      const book = await addBook();
+      const before = await f.rows('t_book');
+      const add = await f.agent.post(`${api}/data/modify/Book`).set('token', alice).send({ title: nul }).expect(422);
+      expect(add.body.error.code).to.equal('VALIDATION_FAILED');
+      expect(add.body.error.details, JSON.stringify(add.body)).to.deep.include({ path: 'title', type: 'invalidCharacter', message: 'title must not contain the NUL character' });
+      const form = await f.agent.post(`${api}/data/modify/Book/update`).set('token', alice).send({ id: book.id, title: nul }).expect(422);
+      expect(form.body.error.details.map((d: { path: string }) => d.path)).to.deep.equal(['title']);
+      const cell = await f.agent.post(`${api}/data/modify/Book/update-cell`).set('token', alice).send({ id: book.id, field: 'title', value: nul }).expect(422);
+      expect(cell.body.error.details.map((d: { path: string }) => d.path)).to.deep.equal(['title']);
+      const csv = await f.agent.post(`${api}/data/import/Book`).set('token', alice).set('Content-Type', 'text/csv').send(`title\r\nfine\r\n${nul}\r\n`).expect(422);
+      expect(csv.body.error.code).to.equal('IMPORT_FAILED');
+      expect(csv.body.error.details.map((d: { path: string }) => d.path)).to.deep.equal(['rows[2].title']);
+      expect(await f.rows('t_book')).to.deep.equal(before);
+    });
+
+    it('is a 400 naming the condition in queries and exports', async () => {
+      await addBook();
+      for (const condition of [
+        { field: 'title', op: 'eq', value: nul },
+        { field: 'title', op: 'like', value: nul },
+        { field: 'title', op: 'in', value: ['x', nul] },
+        { field: 'isbn', op: 'between', value: ['1', nul] },
+      ]) {
+        const res = await f.agent.post(`${api}/data/table/Book`).set('token', alice).send({ conditions: [condition] }).expect(400);
+        expect(res.body.error.code).to.equal('BAD_QUERY');
+        expect(res.body.error.details[0].path).to.match(/^conditions\[0\]\.value/);
+      }
+      const exported = await f.agent.get(`${api}/data/export/Book`).query({ conditions: JSON.stringify([{ field: 'title', op: 'eq', value: nul }]) }).set('token', alice).expect(400);
+      expect(exported.body.error.code).to.equal('BAD_QUERY');
+    });
+  });
 });

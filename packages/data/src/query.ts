@@ -49,6 +49,8 @@ export function queryableField(model: ModelDefinition, name: unknown, path: stri
 
 function conditionValue(field: FieldDefinition, op: ConditionOperator, value: unknown, path: string, limits: QueryLimits): unknown {
   const one = (v: unknown, p: string): unknown => {
+    // PostgreSQL cannot even compare text holding NUL; every dialect answers alike.
+    if (typeof v === 'string' && v.includes('\u0000')) throw bad('a condition value must not contain the NUL character', p);
     if (op === 'like') {
       if (typeof v !== 'string' || v.length === 0 || v.length > 200) throw bad('like takes a string of 1 to 200 characters', p);
       return v;

@@ -21,6 +21,8 @@ import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import { csvLine, parseCsv, uncsvCell } from './csv.js';
 import { dataError } from './error-codes.js';
+import { checkGrants, holdsGrants } from './grant-rules.js';
+import { matchesVersion, rowVersion } from './row-version.js';
 import { DataEvents, type EditEvent } from './events.js';
 import { writeOperateLog, writeOperateLogIn } from './operate-log.js';
 import { printPage } from './print.js';
@@ -36,6 +38,19 @@ export interface Actor {
   source: DataSource;
   /** The grants version, when authentication already read it; otherwise the service reads it. */
   grantsVersion?: number;
+  /** The token the request carried: a password change of one's own account keeps it alive. */
+  token?: string;
+}
+
+/** What the data service needs of a token service: ending a user's sessions. */
+export interface TokenRevoker {
+  revokeUser(userId: number, options?: { except?: string }): Promise<number>;
+}
+
+/** Options of {@link DataService.update}. */
+export interface UpdateOptions {
+  /** The row version the client read (an `If-Match` header): a row changed since is not overwritten. */
+  ifMatch?: string;
 }
 
 /** Options of {@link DataService}. */
@@ -50,6 +65,12 @@ export interface DataServiceOptions {
   importMaxRows?: number;
   /** The power engine; one is made when absent. */
   power?: PowerResolver;
+  /**
+   * Ends a user's other sessions when an edit changes their password, administrator flag or
+   * status. Without it, such edits still apply to the next request of a locked account, but a
+   * new password leaves old tokens alive. `fwData` passes its token service.
+   */
+  tokens?: TokenRevoker;
   /** Called with errors that must not fail the request (operate-log writes, event listeners). @default console.error */
   onBackgroundError?: (error: unknown) => void;
 }
@@ -89,6 +110,10 @@ function rawRows(dialect: string, result: unknown): Array<Record<string, unknown
   return result as Array<Record<string, unknown>>;
 }
 
+const USER_TABLE = 'fw_user';
+/** Columns of `fw_user` that the sessions of a user depend on. */
+const SESSION_COLUMNS = new Set(['password_hash', 'is_admin', 'status']);
+
 /** Power of every grant: administrators skip the menu lookup. */
 const ADMIN_GRANTS = { codes: new Set<string>(), version: 'admin' } as const;
 
@@ -125,6 +150,7 @@ export class DataService {
   readonly #exportMaxRows: number;
   readonly #importMaxRows: number;
   readonly #onBackgroundError: (error: unknown) => void;
+  readonly #tokens: TokenRevoker | undefined;
   // Menu codes per user, valid for one grants version.
   readonly #grants = new Map<number, { version: number; codes: Set<string> }>();
   // Compiled SQL of unconditioned table pages, by model, sort, size and whether there is an offset.
@@ -143,6 +169,7 @@ export class DataService {
     this.#exportMaxRows = options.exportMaxRows ?? 100_000;
     this.#importMaxRows = options.importMaxRows ?? 10_000;
     this.#power = options.power ?? new PowerResolver();
+    this.#tokens = options.tokens;
     this.#onBackgroundError = options.onBackgroundError ?? ((error) => console.error('[fw/data]', error));
     this.events.on('error', (error) => this.#onBackgroundError(error));
   }
@@ -174,7 +201,16 @@ export class DataService {
    * @param grantsVersion the grants version when already known for this request.
    */
   async power(model: ModelDefinition, user: FwUser, grantsVersion?: number): Promise<PowerObject> {
-    return this.#power.resolve(model, user, await this.#grantsOf(user, grantsVersion));
+    const power = await this.#power.resolve(model, user, await this.#grantsOf(user, grantsVersion));
+    // What a UI reads must be what the routes allow: copying adds a row, and a cell edit is an edit.
+    if ((power.copy && !power.add) || (power.cellEdit && !power.edit)) return { ...power, copy: power.copy && power.add, cellEdit: power.cellEdit && power.edit };
+    return power;
+  }
+
+  /** Menu codes the actor holds, when their write to `model` must be checked against them (see grant-rules). */
+  async #grantCodes(model: ModelDefinition, actor: Actor): Promise<ReadonlySet<string> | undefined> {
+    if (actor.user.isAdmin || !holdsGrants(model)) return undefined;
+    return (await this.#grantsOf(actor.user, actor.grantsVersion)).codes;
   }
 
   /** Resolves the actor's power and checks `flags`; returns the power. @throws {FwError} 403 `POWER_DENIED`. */
@@ -296,13 +332,23 @@ export class DataService {
 
   /** One visible row with its collections. Needs `viewDetails` (or `edit`). */
   async details(name: string, actor: Actor, rawId: unknown): Promise<FormRow> {
+    return (await this.detailsWithVersion(name, actor, rawId)).row;
+  }
+
+  /**
+   * One visible row with its version: an opaque tag of the stored values that changes whenever
+   * any of them does. Hand it back to {@link update} (`ifMatch`) so a stale form cannot overwrite
+   * a newer change. Needs `viewDetails` (or `edit`).
+   */
+  async detailsWithVersion(name: string, actor: Actor, rawId: unknown): Promise<{ row: FormRow; version: string }> {
     const model = this.model(name);
     const power = await this.power(model, actor.user, actor.grantsVersion);
     if (!power.viewDetails && !power.edit) assertPower(power, 'viewDetails', model.name);
     const id = positiveId(rawId);
     const row = await this.#loadVisible(model, actor, 'details', id, this.store.knex, false);
+    const version = rowVersion(model, row);
     const [shown] = await this.#afterFetch(model, actor, 'details', [row]);
-    return shown ?? row;
+    return { row: shown ?? row, version };
   }
 
   /**
@@ -330,7 +376,7 @@ export class DataService {
   }
 
   async #extraValidation(model: ModelDefinition, row: FormRow, context: DataHookContext): Promise<void> {
-    const details = await validateRow(model, row);
+    const details = await validateRow(model, row, { dialect: this.store.dialect });
     if (details.length > 0) throw validationError(details);
     const extra = await model.dataProxy.validate?.(row, context);
     if (Array.isArray(extra) && extra.length > 0) {
@@ -366,11 +412,13 @@ export class DataService {
    * Inserts one new row. `sent` names the fields the client gave (explicit nulls included); other
    * fields still empty after `beforeAdd` are left to the database's defaults.
    */
-  async #insert(model: ModelDefinition, actor: Actor, trx: Knex.Transaction, values: FormRow, outer: DataHookContext, sent: ReadonlySet<string>): Promise<number> {
+  async #insert(model: ModelDefinition, actor: Actor, trx: Knex.Transaction, values: FormRow, outer: DataHookContext, sent: ReadonlySet<string>, codes?: ReadonlySet<string>): Promise<number> {
     const context: DataHookContext = { ...outer, transaction: trx };
     const row = this.#newRow(model, values);
     await this.#extraValidation(model, row, context);
     await model.dataProxy.beforeAdd?.(row, context);
+    // Checked on the row as it will be written, after the hooks had their say.
+    if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'add', next: row });
     // Absent fields left empty are not written, so the database's own defaults (timestamps,
     // status) apply; an explicit null from the client is written as null.
     const written: FormRow = {};
@@ -452,12 +500,13 @@ export class DataService {
     const model = this.model(name);
     await this.require(model, actor, 'add');
     const context = this.#hookContext(model, actor, 'add');
+    const codes = await this.#grantCodes(model, actor);
     const id = await this.#logged(model, actor, 'add', null, body, async (log) => {
       const values = this.#readBody(model, body, 'add');
       const sent = new Set(Object.keys(body as object));
       log.request = values;
       const created = await this.#transaction(model, log, async (trx) => {
-        const newId = await this.#insert(model, actor, trx, values, context, sent);
+        const newId = await this.#insert(model, actor, trx, values, context, sent, codes);
         log.targetId = String(newId);
         return newId;
       });
@@ -502,15 +551,23 @@ export class DataService {
    * transaction, load the visible row, build the complete entity, validate it whole,
    * `beforeUpdate`, write only the columns that changed, `afterUpdate`; then log and emit.
    */
-  async #update(model: ModelDefinition, actor: Actor, id: number, request: unknown, build: (stored: FormRow) => FormRow | Promise<FormRow>): Promise<FormRow> {
+  async #update(model: ModelDefinition, actor: Actor, id: number, request: unknown, build: (stored: FormRow) => FormRow | Promise<FormRow>, options: UpdateOptions = {}): Promise<FormRow> {
     const outerContext = this.#hookContext(model, actor, 'update');
+    const codes = await this.#grantCodes(model, actor);
     let event: EditEvent | undefined;
     let written: FormRow | undefined;
+    let stale: FormRow | undefined;
+    let endSessions = false;
     await this.#logged(model, actor, 'update', String(id), request, async (log) => {
       await this.#transaction(model, log, async (trx) => {
         const context: DataHookContext = { ...outerContext, transaction: trx };
         const stored = await this.#loadVisible(model, actor, 'update', id, trx, true);
         log.before = stored;
+        // Read under the row lock, so no save can slip in between this check and the write.
+        if (options.ifMatch !== undefined && !matchesVersion(options.ifMatch, rowVersion(model, stored))) {
+          stale = stored;
+          throw new FwError('STALE_ROW', `${model.name} ${id} was changed since you read it; nothing was written`);
+        }
         const next = await build(stored);
         next[model.primaryKey] = id;
         // What was asked, in one shape for the edit form and the cell editor: the values that differ.
@@ -518,6 +575,8 @@ export class DataService {
         await this.#extraValidation(model, next, context);
         await model.dataProxy.beforeUpdate?.(next, context);
         next[model.primaryKey] = id;
+        if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
+        endSessions = this.#endsSessions(model, this.#changes(model, stored, next));
         const { row: withSecrets, extraColumns } = await this.#secretsForStorage(model, next);
         const columns = { ...changedColumns(model, stored, withSecrets), ...extraColumns };
         delete columns[this.#pkColumn(model)];
@@ -530,11 +589,35 @@ export class DataService {
         event = { model: model.name, id, user: { id: actor.user.id, account: actor.user.account }, source: actor.source, before: stored, after, changed: Object.keys(changes) };
         written = after;
       });
+    }).catch(async (error: unknown) => {
+      if (!stale) throw error;
+      // The answer carries the row as it is now, so the client can show what changed and retry.
+      const [current] = await this.#afterFetch(model, actor, 'details', [stale]);
+      const version = rowVersion(model, stale);
+      throw new FwError('STALE_ROW', (error as Error).message, { headers: { ETag: version }, extra: { current: current ?? stale, version } });
     });
+    if (endSessions) await this.#endSessions(id, actor);
     if (event && event.changed.length > 0) this.#emit(event);
     // The answer is the row as written (no second read), shown the way the table shows it.
     const [shown] = await this.#afterFetch(model, actor, 'details', [{ ...written! }]);
     return shown ?? written!;
+  }
+
+  /**
+   * True when an update of a user row changes what its sessions were granted on: the password,
+   * the administrator flag or the status. Such a change ends the user's other sessions.
+   */
+  #endsSessions(model: ModelDefinition, changes: FormRow): boolean {
+    if (model.table !== USER_TABLE) return false;
+    return Object.keys(changes).some((name) => SESSION_COLUMNS.has(model.fields[name]?.column ?? ''));
+  }
+
+  /** Ends every session of the user but the acting request's own (a change of one's own password keeps it). */
+  async #endSessions(userId: number, actor: Actor): Promise<void> {
+    if (!this.#tokens) return;
+    const keep = actor.user.id === userId && actor.token ? { except: actor.token } : undefined;
+    // The change is committed; a store that cannot revoke must not pass as success, so this may throw (503).
+    await this.#tokens.revokeUser(userId, keep);
   }
 
   /** The fields (passwords and the key aside) whose value differs between two form rows. */
@@ -562,19 +645,19 @@ export class DataService {
   }
 
   /** The edit form: the whole entity; absent fields keep their stored value. Needs `edit`. */
-  async update(name: string, actor: Actor, body: unknown): Promise<FormRow> {
+  async update(name: string, actor: Actor, body: unknown, options: UpdateOptions = {}): Promise<FormRow> {
     const model = this.model(name);
     await this.require(model, actor, 'edit');
     if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
     const id = positiveId(body[model.primaryKey], model.primaryKey);
-    return this.#update(model, actor, id, body, (stored) => ({ ...stored, ...this.#readBody(model, body, 'update', stored) }));
+    return this.#update(model, actor, id, body, (stored) => ({ ...stored, ...this.#readBody(model, body, 'update', stored) }), options);
   }
 
   /**
    * One cell: `{ id, field, value }`. Needs `edit` and both cell-edit switches (checked against
    * the definition before the row is read); the patched row goes through the edit form's path.
    */
-  async updateCell(name: string, actor: Actor, body: unknown): Promise<FormRow> {
+  async updateCell(name: string, actor: Actor, body: unknown, options: UpdateOptions = {}): Promise<FormRow> {
     const model = this.model(name);
     // Power first: someone who may not edit learns nothing about the fields.
     const power = await this.require(model, actor, 'edit');
@@ -591,7 +674,7 @@ export class DataService {
       const patched = await patchRow(model, stored, field, body.value, { validate: false });
       if (!patched.ok) throw new FwError(patched.code, patched.message, { status: patched.status, ...(patched.details ? { details: patched.details } : {}) });
       return patched.row;
-    });
+    }, options);
   }
 
   /** Deletes visible rows, all or none. Needs `delete`. */
@@ -602,12 +685,14 @@ export class DataService {
     if (!Array.isArray(rawIds) || rawIds.length === 0 || rawIds.length > 1000) throw new FwError('BAD_REQUEST', 'The body must be { ids: [...] } with 1 to 1000 ids');
     const ids = [...new Set(rawIds.map((id, i) => positiveId(id, `ids[${i}]`)))];
     const outerContext = this.#hookContext(model, actor, 'delete');
-    return this.#logged(model, actor, 'delete', ids.join(','), { ids }, async (log) =>
+    const codes = await this.#grantCodes(model, actor);
+    const result = await this.#logged(model, actor, 'delete', ids.join(','), { ids }, async (log) =>
       this.#transaction(model, log, async (trx) => {
         const context: DataHookContext = { ...outerContext, transaction: trx };
         const rows: FormRow[] = [];
         for (const id of ids) rows.push(await this.#loadVisible(model, actor, 'delete', id, trx, true));
         log.before = rows;
+        if (codes) for (const row of rows) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'delete', stored: row });
         await model.dataProxy.beforeDelete?.(rows, context);
         for (const field of Object.values(model.fields)) {
           const c = field.edit.collection;
@@ -618,6 +703,9 @@ export class DataService {
         return { deleted };
       }),
     );
+    // A deleted account's sessions end with it (stores without a foreign key keep them otherwise).
+    if (model.table === USER_TABLE && this.#tokens) for (const id of ids) await this.#tokens.revokeUser(id);
+    return result;
   }
 
   /** A new row from an existing visible one (editable fields and collections). Needs `copy` and `add`. */
@@ -626,6 +714,7 @@ export class DataService {
     await this.require(model, actor, ['copy', 'add']);
     const sourceId = positiveId(isObject(body) ? body.id : undefined);
     const context = this.#hookContext(model, actor, 'add');
+    const codes = await this.#grantCodes(model, actor);
     const id = await this.#logged(model, actor, 'copy', null, { from: sourceId }, async (log) => {
       const source = await this.#loadVisible(model, actor, 'copy', sourceId, this.store.knex, false);
       const values: FormRow = {};
@@ -633,7 +722,7 @@ export class DataService {
         if (!field.primaryKey && !field.edit.readonly && field.edit.type !== EditType.PASSWORD) values[field.name] = source[field.name];
       }
       const created = await this.#transaction(model, log, async (trx) => {
-        const newId = await this.#insert(model, actor, trx, values, context, new Set(Object.keys(values)));
+        const newId = await this.#insert(model, actor, trx, values, context, new Set(Object.keys(values)), codes);
         log.targetId = String(newId);
         return newId;
       });
@@ -674,6 +763,7 @@ export class DataService {
     await this.require(model, actor, ['importable', 'add']);
     const importer = { ...actor, source: 'import' as const };
     const context = this.#hookContext(model, importer, 'import');
+    const codes = await this.#grantCodes(model, actor);
     return this.#logged(model, importer, 'import', null, { bytes: Buffer.byteLength(text) }, async (log) => {
       const { header, rows } = parseCsv(text, { maxRows: this.#importMaxRows, maxColumns: 500 });
       log.request = { rows: rows.length, columns: header };
@@ -694,15 +784,16 @@ export class DataService {
       // Every row is checked before anything is written, so the answer names all failing rows.
       for (const [n, values] of entities.entries()) {
         if (details.some((d) => d.path?.startsWith(`rows[${n + 1}].`))) continue;
-        for (const e of await validateRow(model, this.#newRow(model, values))) details.push({ ...e, path: `rows[${n + 1}].${e.path ?? ''}` });
+        for (const e of await validateRow(model, this.#newRow(model, values), { dialect: this.store.dialect })) details.push({ ...e, path: `rows[${n + 1}].${e.path ?? ''}` });
       }
       if (details.length > 0) throw dataError('IMPORT_FAILED', undefined, details.slice(0, 200));
       return this.#transaction(model, log, async (trx) => {
         for (const [n, values] of entities.entries()) {
           try {
-            await this.#insert(model, importer, trx, values, context, sent);
+            await this.#insert(model, importer, trx, values, context, sent, codes);
           } catch (error) {
-            if (error instanceof FwError && error.details) {
+            // A refused grant stays a 403; the other failures name the row.
+            if (error instanceof FwError && error.details && error.status !== 403) {
               throw dataError('IMPORT_FAILED', `Row ${n + 1}: ${error.message}`, error.details.map((d) => ({ ...d, path: `rows[${n + 1}].${d.path ?? ''}` })));
             }
             throw error;

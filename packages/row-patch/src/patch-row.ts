@@ -2,6 +2,7 @@ import { EditType, type FwErrorDetail, type ModelDefinition } from '@fw/core';
 import { coerceValue } from './coerce.js';
 import { ROW_PATCH_ERROR_CODES, type RowPatchErrorCode } from './error-codes.js';
 import { validateRow } from './schema.js';
+import type { StorageDialect } from './storable.js';
 import type { FormRow } from './storage.js';
 import { formValuesEqual, hasOwn, setOwn, show } from './values.js';
 
@@ -77,7 +78,8 @@ export function cellEditRefusal(model: ModelDefinition, field: unknown): RowPatc
  * @returns `{ ok: true, row, changed }`, or a rejection; a failed validation is
  *   `{ ok: false, code: 'VALIDATION_FAILED', status: 422, details }`.
  * `options.validate: false` skips the final whole-row validation, for a caller that runs the
- * very same validation itself on a path it shares with the edit form.
+ * very same validation itself on a path it shares with the edit form; `options.dialect` names the
+ * database, for its date bounds (see `validateRow`).
  * @example
  * const refused = cellEditRefusal(Project, body.field); // before loading the row
  * const result = await patchRow(Project, toFormRow(Project, dbRow), body.field, body.value);
@@ -88,7 +90,7 @@ export async function patchRow(
   storedFormRow: Readonly<FormRow>,
   field: unknown,
   value: unknown,
-  options: { validate?: boolean } = {},
+  options: { validate?: boolean; dialect?: StorageDialect } = {},
 ): Promise<RowPatchResult> {
   const refusal = cellEditRefusal(model, field);
   if (refusal) return refusal;
@@ -105,7 +107,7 @@ export async function patchRow(
   // A caller that validates the patched row on its own shared path (the data API, so the cell and
   // the form go through one call) turns this off; by default the whole row is validated here.
   if (options.validate !== false) {
-    const details = await validateRow(model, row);
+    const details = await validateRow(model, row, options.dialect === undefined ? {} : { dialect: options.dialect });
     if (details.length > 0) return reject('VALIDATION_FAILED', ROW_PATCH_ERROR_CODES.VALIDATION_FAILED.message, details);
   }
   const before = hasOwn(storedFormRow, field) ? storedFormRow[field] : undefined;

@@ -2,7 +2,14 @@ import * as yup from 'yup';
 import { EditType, FwDefinitionError, type FieldDefinition, type FieldRule, type FwErrorDetail, type ModelDefinition, type RuleOutcome } from '@fw/core';
 import { coerceValue, expectation, findChoice, isTextField } from './coerce.js';
 import type { FormRow } from './storage.js';
+import { storageIssues, type StorageDialect } from './storable.js';
 import { formValuesEqual, isPlainObject } from './values.js';
+
+/** Options of {@link validateRow}. */
+export interface ValidateRowOptions {
+  /** The database the row is written to, for its date bounds; without one, the bounds every dialect but MySQL shares. */
+  dialect?: StorageDialect;
+}
 
 /** The yup object schema of a model's form row (see {@link buildRowSchema}). */
 export type RowSchema = yup.ObjectSchema<yup.AnyObject>;
@@ -323,23 +330,28 @@ function snapshot(row: Readonly<FormRow>): Readonly<FormRow> {
  *
  * @returns `[]` when the row is valid, else one `{ path, type, message }` per failure as yup
  * reports it (`type` is the rule: `required`, `min`, `max`, `matches`, `oneOf`, `typeError`, a
- * dynamic rule's name, a row rule's name).
+ * dynamic rule's name, a row rule's name), then one per field the database could not store as
+ * it is ({@link storageIssues}: `invalidCharacter` for a NUL character, `min` / `max` for a date
+ * outside `options.dialect`'s columns).
  * @example
  * const details = await validateRow(Project, { name: 'X', startDate: '2024-05-01', endDate: '2024-04-01' });
  * // [{ path: 'endDate', type: 'endAfterStart', message: 'the end date must not be before the start date' }]
  */
-export async function validateRow(model: ModelDefinition, row: Readonly<FormRow>): Promise<FwErrorDetail[]> {
+export async function validateRow(model: ModelDefinition, row: Readonly<FormRow>, options: ValidateRowOptions = {}): Promise<FwErrorDetail[]> {
   if (!isPlainObject(row)) return [{ type: 'typeError', message: 'the row must be an object' }];
+  let failures: FwErrorDetail[] = [];
   try {
     await buildRowSchema(model).validate(snapshot(row), { abortEarly: false, strict: true });
-    return [];
   } catch (error) {
     if (!(error instanceof yup.ValidationError)) throw error;
-    const failures = error.inner.length > 0 ? error.inner : [error];
-    return failures.map((failure) => ({
+    const inner = error.inner.length > 0 ? error.inner : [error];
+    failures = inner.map((failure) => ({
       ...(failure.path !== undefined && failure.path !== '' ? { path: failure.path } : {}),
       ...(failure.type !== undefined ? { type: failure.type } : {}),
       message: failure.message,
     }));
   }
+  // What the database cannot store, for the fields the rules found nothing wrong with.
+  const failed = new Set(failures.map((f) => f.path));
+  return [...failures, ...storageIssues(model, row, options.dialect).filter((issue) => !failed.has(issue.path))];
 }
