@@ -12,7 +12,7 @@ export interface FwErrorDetail {
 
 /** The JSON body every Fw route answers an error with. */
 export interface FwErrorBody {
-  error: { code: FwErrorCode | string; message: string; details?: FwErrorDetail[] };
+  error: { code: FwErrorCode | string; message: string; details?: FwErrorDetail[]; [key: string]: unknown };
 }
 
 /**
@@ -32,6 +32,8 @@ export class FwError extends Error {
   readonly details: FwErrorDetail[] | undefined;
   /** Extra response headers (for example `Retry-After` on 429). */
   readonly headers: Record<string, string> | undefined;
+  /** Extra members of the error body beside code, message and details (for example the current row of a stale save). */
+  readonly extra: Record<string, unknown> | undefined;
 
   /**
    * @param code a code of {@link FW_ERROR_CODES}, or a package's own code with `options.status`.
@@ -40,7 +42,7 @@ export class FwError extends Error {
   constructor(
     code: FwErrorCode | (string & {}),
     message?: string,
-    options: { details?: FwErrorDetail[]; headers?: Record<string, string>; cause?: unknown; status?: number } = {},
+    options: { details?: FwErrorDetail[]; headers?: Record<string, string>; cause?: unknown; status?: number; extra?: Record<string, unknown> } = {},
   ) {
     const known = (FW_ERROR_CODES as Record<string, { status: number; message: string } | undefined>)[code];
     super(message ?? known?.message ?? code, options.cause === undefined ? undefined : { cause: options.cause });
@@ -48,11 +50,12 @@ export class FwError extends Error {
     this.status = options.status ?? known?.status ?? 500;
     this.details = options.details;
     this.headers = options.headers;
+    this.extra = options.extra;
   }
 
   /** The response body for this error. */
   toBody(): FwErrorBody {
-    const body: FwErrorBody = { error: { code: this.code, message: this.message } };
+    const body: FwErrorBody = { error: { ...this.extra, code: this.code, message: this.message } };
     if (this.details && this.details.length > 0) body.error.details = this.details;
     return body;
   }

@@ -6,6 +6,7 @@ export const DATA_ERROR_CODES = {
   BAD_QUERY: { status: 400, message: 'The query is malformed' },
   BAD_ID: { status: 400, message: 'A row id must be a positive whole number' },
   READONLY_FIELD: { status: 400, message: 'A read-only field cannot be changed' },
+  GRANT_DENIED: { status: 403, message: 'You may not grant what you do not hold' },
   IMPORT_FAILED: { status: 422, message: 'The import was refused; nothing was written' },
   TOO_MANY_ROWS: { status: 413, message: 'Too many rows in one request' },
 } as const satisfies Record<string, { status: number; message: string }>;

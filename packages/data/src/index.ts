@@ -1,7 +1,10 @@
 export { fwData } from './router.js';
 export type { FwDataMiddleware, FwDataOptions } from './router.js';
 export { DataService } from './service.js';
-export type { Actor, DataServiceOptions, TablePage } from './service.js';
+export type { Actor, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service.js';
+export { checkGrants, holdsGrants } from './grant-rules.js';
+export type { GrantCheck } from './grant-rules.js';
+export { matchesVersion, rowVersion } from './row-version.js';
 export { DataEvents } from './events.js';
 export type { DataEventMap, EditEvent } from './events.js';
 export { DEFAULT_QUERY_LIMITS, applyConditions, likePattern, parseConditions, parseTableQuery, queryableField } from './query.js';

@@ -8,7 +8,7 @@ import type { FwStore } from '@fw/store';
 import type { FwTokenService } from '@fw/token';
 import type { DataEvents } from './events.js';
 import type { QueryLimits } from './query.js';
-import { DataService, type Actor } from './service.js';
+import { DataService, type Actor, type UpdateOptions } from './service.js';
 
 /** Options of {@link fwData}. */
 export interface FwDataOptions {
@@ -71,6 +71,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     ...(options.exportMaxRows !== undefined ? { exportMaxRows: positive('fwData.exportMaxRows', options.exportMaxRows, 100_000) } : {}),
     ...(options.importMaxRows !== undefined ? { importMaxRows: positive('fwData.importMaxRows', options.importMaxRows, 10_000) } : {}),
     ...(options.power ? { power: options.power } : {}),
+    tokens: options.tokens,
     ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
   });
   for (const model of options.registry.list()) {
@@ -85,10 +86,12 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     const state = ctx.state.fw ?? (await authenticator.authenticate(ctx));
     if (!state) throw new FwError('UNAUTHENTICATED');
     ctx.state.fw = state;
-    return { user: state.user, ip: ctx.ip || null, source: 'http', ...(state.grantsVersion !== undefined ? { grantsVersion: state.grantsVersion } : {}) };
+    return { user: state.user, ip: ctx.ip || null, source: 'http', token: state.token, ...(state.grantsVersion !== undefined ? { grantsVersion: state.grantsVersion } : {}) };
   }
   const json = (ctx: Context) => readJsonBody(ctx, { limit: bodyLimit });
   const param = (ctx: Context, name: string): string => (ctx.params as Record<string, string>)[name] ?? '';
+  // A save that names the version it read is refused (409) when the row has changed since.
+  const ifMatch = (ctx: Context): UpdateOptions => (ctx.get('if-match') ? { ifMatch: ctx.get('if-match') } : {});
 
   // Model names are case-sensitive registry keys, so the paths naming them are too.
   const router = new Router({ prefix: config['fw-app.apiPrefix'], sensitive: true });
@@ -145,11 +148,11 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   }));
   router.post('/data/modify/:fw/update', fwRoute(async (ctx) => {
     const who = await actor(ctx);
-    ctx.body = await service.update(param(ctx, 'fw'), who, await json(ctx));
+    ctx.body = await service.update(param(ctx, 'fw'), who, await json(ctx), ifMatch(ctx));
   }));
   router.post('/data/modify/:fw/update-cell', fwRoute(async (ctx) => {
     const who = await actor(ctx);
-    ctx.body = await service.updateCell(param(ctx, 'fw'), who, await json(ctx));
+    ctx.body = await service.updateCell(param(ctx, 'fw'), who, await json(ctx), ifMatch(ctx));
   }));
   router.post('/data/modify/:fw/delete', fwRoute(async (ctx) => {
     const who = await actor(ctx);
@@ -160,7 +163,9 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     ctx.body = await service.copy(param(ctx, 'fw'), who, await json(ctx));
   }));
   router.get('/data/:fw/:id', fwRoute(async (ctx) => {
-    ctx.body = await service.details(param(ctx, 'fw'), await actor(ctx), param(ctx, 'id'));
+    const { row, version } = await service.detailsWithVersion(param(ctx, 'fw'), await actor(ctx), param(ctx, 'id'));
+    ctx.set('ETag', version);
+    ctx.body = row;
   }));
 
   const routes = router.routes() as unknown as Middleware;

@@ -1,4 +1,5 @@
 import type { FieldRule, ModelDefinition } from '@fw/core';
+import { cellEditRefusal } from '@fw/row-patch';
 
 /** A field as the `build` route describes it to a UI (functions and secrets left out). */
 export interface FieldView {
@@ -57,7 +58,8 @@ export function modelView(model: ModelDefinition): ModelView {
         views: { ...f.views },
         notNull: f.edit.notNull,
         readonly: f.edit.readonly,
-        cellEdit: f.edit.cellEdit && model.power.cellEdit,
+        // The same answer the update-cell route gives: a UI offers a cell editor only where it works.
+        cellEdit: cellEditRefusal(model, name) === undefined,
         integer: f.edit.integer,
         primaryKey: f.primaryKey,
         ...(f.edit.choices ? { choices: f.edit.choices.map((c) => ({ value: c.value, label: c.label ?? String(c.value) })) } : {}),

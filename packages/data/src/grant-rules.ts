@@ -1,0 +1,257 @@
+import { MENU_STATUS, USER_STATUS, type FieldDefinition, type FwErrorDetail, type ModelDefinition } from '@fw/core';
+import type { FormRow } from '@fw/row-patch';
+import type { Knex } from 'knex';
+import { dataError } from './error-codes.js';
+
+// Who may grant what (DESIGN.md §4, issue 10 §1). The permission engine decides whether someone
+// may write a model at all; these rules decide what a write to the tables that *hold* permissions
+// may contain, so that a user who may edit users, roles, menus, organisations or open-API keys
+// cannot use that to give anyone — themselves included — more than they hold. They key on the
+// built-in tables (and the link tables of any model's collections), not on model names, so a host
+// that redefines the built-in models over the same tables keeps them; and they run in the data
+// service's write paths, so the form, the cell editor, add, copy, import and the AI tools share them.
+// Administrators are not limited by them.
+
+/** The write being checked. `stored` is the row before (update, delete), `next` the row to write (add, update). */
+export interface GrantCheck {
+  model: ModelDefinition;
+  /** The acting user's id. */
+  actorId: number;
+  /** Menu codes the acting user holds. */
+  codes: ReadonlySet<string>;
+  /** The operation's transaction: every lookup reads what the write will see. */
+  db: Knex;
+  op: 'add' | 'update' | 'delete';
+  stored?: FormRow;
+  next?: FormRow;
+}
+
+const USER_TABLE = 'fw_user';
+const ROLE_TABLE = 'fw_role';
+const MENU_TABLE = 'fw_menu';
+const ORG_TABLE = 'fw_org';
+const OPEN_API_TABLE = 'fw_open_api';
+const USER_ROLE = 'fw_user_role';
+const ROLE_MENU = 'fw_role_menu';
+const USER_ORG = 'fw_user_org';
+
+const GUARDED_TABLES = new Set([USER_TABLE, ROLE_TABLE, MENU_TABLE, ORG_TABLE, OPEN_API_TABLE]);
+const GUARDED_LINKS = new Set([USER_ROLE, ROLE_MENU, USER_ORG]);
+const relevance = new WeakMap<ModelDefinition, boolean>();
+
+/** True when writes to `model` can hand out permissions, so {@link checkGrants} has work to do. */
+export function holdsGrants(model: ModelDefinition): boolean {
+  let known = relevance.get(model);
+  if (known === undefined) {
+    known = GUARDED_TABLES.has(model.table) || Object.values(model.fields).some((f) => f.edit.collection !== undefined && GUARDED_LINKS.has(f.edit.collection.joinTable));
+    relevance.set(model, known);
+  }
+  return known;
+}
+
+function fieldOf(model: ModelDefinition, column: string): FieldDefinition | undefined {
+  return Object.values(model.fields).find((f) => f.stored && f.column === column);
+}
+
+function linkField(model: ModelDefinition, joinTable: string): FieldDefinition | undefined {
+  return Object.values(model.fields).find((f) => f.edit.collection?.joinTable === joinTable);
+}
+
+function denied(path: string, message: string): never {
+  const detail: FwErrorDetail = { path, type: 'grant', message };
+  throw dataError('GRANT_DENIED', message, [detail]);
+}
+
+function ids(value: unknown): number[] {
+  return Array.isArray(value) ? value.filter((v): v is number => typeof v === 'number' && Number.isSafeInteger(v)) : [];
+}
+
+function added(field: FieldDefinition, stored: FormRow | undefined, next: FormRow): number[] {
+  if (!(field.name in next)) return [];
+  const before = new Set(ids(stored?.[field.name]));
+  return ids(next[field.name]).filter((id) => !before.has(id));
+}
+
+function truthy(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 'true';
+}
+
+/** Codes of the given menus (menus without a code grant nothing). */
+async function menuCodes(db: Knex, menuIds: number[]): Promise<Set<string>> {
+  if (menuIds.length === 0) return new Set();
+  const rows: Array<{ code: string | null }> = await db(MENU_TABLE).whereIn('id', menuIds).whereNotNull('code').select('code');
+  return new Set(rows.map((r) => r.code as string));
+}
+
+/** Codes every one of the given roles gives, whatever the role's or the menu's status today (either may change later). */
+async function roleCodes(db: Knex, roleIds: number[]): Promise<Set<string>> {
+  if (roleIds.length === 0) return new Set();
+  const rows: Array<{ code: string | null }> = await db(MENU_TABLE)
+    .join(ROLE_MENU, `${ROLE_MENU}.menu_id`, `${MENU_TABLE}.id`)
+    .whereIn(`${ROLE_MENU}.role_id`, roleIds)
+    .whereNotNull(`${MENU_TABLE}.code`)
+    .select(`${MENU_TABLE}.code`);
+  return new Set(rows.map((r) => r.code as string));
+}
+
+/** Codes a user holds today (roles of normal status, menus not disabled), read through the transaction. */
+async function userCodes(db: Knex, userId: number): Promise<Set<string>> {
+  const rows: Array<{ code: string | null }> = await db(MENU_TABLE)
+    .join(ROLE_MENU, `${ROLE_MENU}.menu_id`, `${MENU_TABLE}.id`)
+    .join(USER_ROLE, `${USER_ROLE}.role_id`, `${ROLE_MENU}.role_id`)
+    .join(ROLE_TABLE, `${ROLE_TABLE}.id`, `${ROLE_MENU}.role_id`)
+    .where(`${USER_ROLE}.user_id`, userId)
+    .where(`${ROLE_TABLE}.status`, USER_STATUS.NORMAL)
+    .whereNot(`${MENU_TABLE}.status`, MENU_STATUS.DISABLED)
+    .whereNotNull(`${MENU_TABLE}.code`)
+    .select(`${MENU_TABLE}.code`);
+  return new Set(rows.map((r) => r.code as string));
+}
+
+function missing(codes: Iterable<string>, held: ReadonlySet<string>): string[] {
+  return [...codes].filter((c) => !held.has(c)).sort();
+}
+
+function listed(codes: string[]): string {
+  return codes.length > 5 ? `${codes.slice(0, 5).join(', ')} and ${codes.length - 5} more` : codes.join(', ');
+}
+
+/** The organisations the user belongs to and every organisation below them. */
+async function orgScope(db: Knex, userId: number): Promise<Set<number>> {
+  const own: Array<{ org_id: unknown }> = await db(USER_ORG).where('user_id', userId).select('org_id');
+  const scope = new Set(own.map((r) => Number(r.org_id)));
+  if (scope.size === 0) return scope;
+  const all: Array<{ id: unknown; parent_id: unknown }> = await db(ORG_TABLE).select('id', 'parent_id');
+  const children = new Map<number, number[]>();
+  for (const org of all) {
+    if (org.parent_id === null || org.parent_id === undefined) continue;
+    const parent = Number(org.parent_id);
+    children.set(parent, [...(children.get(parent) ?? []), Number(org.id)]);
+  }
+  const queue = [...scope];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.pop()!) ?? []) {
+      if (!scope.has(child)) {
+        scope.add(child);
+        queue.push(child);
+      }
+    }
+  }
+  return scope;
+}
+
+/** A non-administrator may change another account only when it is no administrator and holds nothing they lack. */
+async function checkAccount(check: GrantCheck, userId: number, isAdmin: boolean | undefined, path: string): Promise<void> {
+  const admin = isAdmin ?? truthy((await check.db(USER_TABLE).where('id', userId).first('is_admin'))?.is_admin);
+  if (admin) denied(path, 'Only an administrator may change an administrator’s account');
+  if (userId === check.actorId) return;
+  const lacking = missing(await userCodes(check.db, userId), check.codes);
+  if (lacking.length > 0) denied(path, `This account holds grants you do not hold (${listed(lacking)}); only someone who holds them, or an administrator, may change it`);
+}
+
+async function checkUser(check: GrantCheck): Promise<void> {
+  const { model, stored, next, op } = check;
+  const adminField = fieldOf(model, 'is_admin');
+  const path = adminField?.name ?? 'isAdmin';
+  if (op === 'add') {
+    if (adminField && truthy(next?.[adminField.name])) denied(path, 'Only an administrator may make an administrator');
+    return;
+  }
+  const id = Number(stored?.[model.primaryKey]);
+  const wasAdmin = adminField ? truthy(stored?.[adminField.name]) : undefined;
+  if (op === 'update' && adminField && next && adminField.name in next && truthy(next[adminField.name]) !== wasAdmin) {
+    denied(path, 'Only an administrator may set or change the administrator flag');
+  }
+  await checkAccount(check, id, wasAdmin, op === 'delete' ? model.primaryKey : path);
+}
+
+async function checkRole(check: GrantCheck): Promise<void> {
+  const { model, stored, next, db, codes } = check;
+  if (!next) return;
+  const menus = linkField(model, ROLE_MENU);
+  const status = fieldOf(model, 'status');
+  // Adding menus hands them to every holder of the role; so does bringing a locked role back.
+  const reopened = check.op === 'update' && status !== undefined && next[status.name] === USER_STATUS.NORMAL && stored?.[status.name] !== USER_STATUS.NORMAL;
+  let given: Set<string>;
+  if (reopened) given = new Set([...(await roleCodes(db, [Number(stored?.[model.primaryKey])])), ...(menus ? await menuCodes(db, added(menus, stored, next)) : [])]);
+  else given = menus ? await menuCodes(db, added(menus, stored, next)) : new Set();
+  const lacking = missing(given, codes);
+  if (lacking.length > 0) denied(reopened ? status!.name : menus!.name, `You may not grant menus you do not hold (${listed(lacking)})`);
+}
+
+async function checkMenu(check: GrantCheck): Promise<void> {
+  const { model, stored, next, codes } = check;
+  if (!next) return;
+  const code = fieldOf(model, 'code');
+  const status = fieldOf(model, 'status');
+  if (!code) return;
+  const value = next[code.name] ?? null;
+  const changed = check.op === 'add' || value !== (stored?.[code.name] ?? null);
+  const enabled = status !== undefined && check.op === 'update' && stored?.[status.name] === MENU_STATUS.DISABLED && next[status.name] !== MENU_STATUS.DISABLED;
+  // A menu's code is the grant itself: renaming a menu that roles link to re-grants it to them.
+  if ((changed || enabled) && typeof value === 'string' && value !== '' && !codes.has(value)) {
+    denied(changed ? code.name : status!.name, `You may not create or enable a menu with a code you do not hold (${value})`);
+  }
+  // A menu model that links roles itself grants its code to the roles it adds.
+  const roles = linkField(model, ROLE_MENU);
+  if (roles && added(roles, stored, next).length > 0 && typeof value === 'string' && value !== '' && !codes.has(value)) {
+    denied(roles.name, `You may not grant menus you do not hold (${value})`);
+  }
+}
+
+async function checkOrg(check: GrantCheck, scope: () => Promise<Set<number>>): Promise<void> {
+  const { model, stored, next, op } = check;
+  const parent = fieldOf(model, 'parent_id');
+  if (op !== 'add' && !(await scope()).has(Number(stored?.[model.primaryKey]))) {
+    denied(model.primaryKey, 'You may change only organisations within your own');
+  }
+  if (!next || !parent) return;
+  const before = stored?.[parent.name] ?? null;
+  const after = next[parent.name] ?? null;
+  if (op === 'add' || after !== before) {
+    if (after === null || !(await scope()).has(Number(after))) denied(parent.name, 'You may place organisations only within your own');
+  }
+}
+
+async function checkOpenApi(check: GrantCheck): Promise<void> {
+  const { model, stored, next, op } = check;
+  const owner = fieldOf(model, 'user_id');
+  if (!owner || !next || op === 'delete') return;
+  const after = next[owner.name];
+  if (op === 'update' && after === stored?.[owner.name]) return;
+  if (typeof after !== 'number') return; // validation reports a missing or wrong owner
+  // A key stands for its user: making one for an account is as good as changing that account.
+  await checkAccount(check, after, undefined, owner.name);
+}
+
+/**
+ * Checks one write against the rules of who may grant what. Runs only for non-administrators;
+ * call it with the final row (after the `before…` hooks), inside the write's transaction.
+ * @throws {FwError} 403 `GRANT_DENIED` naming the field.
+ */
+export async function checkGrants(check: GrantCheck): Promise<void> {
+  const { model, stored, next, db } = check;
+  let scopeCache: Promise<Set<number>> | undefined;
+  const scope = () => (scopeCache ??= orgScope(db, check.actorId));
+  if (model.table === USER_TABLE) await checkUser(check);
+  if (model.table === ROLE_TABLE) await checkRole(check);
+  if (model.table === MENU_TABLE) await checkMenu(check);
+  if (model.table === ORG_TABLE) await checkOrg(check, scope);
+  if (model.table === OPEN_API_TABLE) await checkOpenApi(check);
+  if (!next) return;
+  const roles = linkField(model, USER_ROLE);
+  if (roles && model.table !== ROLE_TABLE) {
+    const newRoles = added(roles, stored, next);
+    const lacking = missing(await roleCodes(db, newRoles), check.codes);
+    if (lacking.length > 0) denied(roles.name, `You may not assign a role that grants what you do not hold (${listed(lacking)})`);
+  }
+  const orgs = linkField(model, USER_ORG);
+  if (orgs && model.table !== ORG_TABLE) {
+    const newOrgs = added(orgs, stored, next);
+    if (newOrgs.length > 0) {
+      const inScope = await scope();
+      const outside = newOrgs.filter((id) => !inScope.has(id));
+      if (outside.length > 0) denied(orgs.name, `You may assign only organisations within your own (not ${outside.join(', ')})`);
+    }
+  }
+}
