@@ -91,4 +91,20 @@ describeEachSql('FwAiToolbox: crafted arguments are refused, nothing written', (
     expect([query.status, query.code]).to.deep.equal([400, 'BAD_QUERY']);
     expect(await store.knex('tb_item').select('title')).to.deep.equal([{ title: 'kept' }]);
   });
+
+  it('answers 404 for an id beyond the key column, 400 for such a condition, 422 for such a value', async () => {
+    for (const [tool, args] of [
+      ['findFwDataByPk', { model: 'Item', id: '99999999999' }],
+      ['updateFwData', { model: 'Item', id: 99_999_999_999, data: { title: 'x' } }],
+      ['deleteFwData', { model: 'Item', ids: [itemId, 99_999_999_999] }],
+    ] as const) {
+      const error = await refusal(tool, args);
+      expect([error.status, error.code], `${tool}: ${error.message}`).to.deep.equal([404, 'ROW_NOT_FOUND']);
+    }
+    const query = await refusal('fwDataQuery', { model: 'Item', filter: { conditions: [{ field: 'qty', op: 'gt', value: 3_000_000_000 }] } });
+    expect([query.status, query.code, query.details?.[0]?.path]).to.deep.equal([400, 'BAD_QUERY', 'conditions[0].value']);
+    const value = await refusal('insertFwData', { model: 'Item', data: { title: 'big', qty: 3_000_000_000 } });
+    expect([value.status, value.details?.map((d) => d.path)]).to.deep.equal([422, ['qty']]);
+    expect(await store.knex('tb_item').select('title')).to.deep.equal([{ title: 'kept' }]);
+  });
 });

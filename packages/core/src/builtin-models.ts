@@ -196,6 +196,9 @@ export const FwBiDatasourceModel = defineModel({
 
 const readOnly = { add: false, edit: false, delete: false, copy: false, cellEdit: false, importable: false, export: true } as const;
 
+// The log tables count their rows in 64-bit keys: ids past 2^31 exist there (and are looked up).
+const bigKey = { edit: { type: 'HIDDEN', readonly: true, integer: true }, rules: [{ type: 'range', min: 1, max: Number.MAX_SAFE_INTEGER }] } as const;
+
 /** Successful logins (`fw_login_log`), read only. */
 export const FwLoginLogModel = defineModel({
   name: 'FwLoginLog',
@@ -209,6 +212,7 @@ export const FwLoginLogModel = defineModel({
     ip: { views: { title: 'IP' }, edit: { readonly: true } },
     userAgent: { column: 'user_agent', views: { title: 'User agent' }, edit: { readonly: true } },
     method: { views: { title: 'Method' }, edit: { readonly: true } },
+    id: bigKey,
   },
 });
 
@@ -232,6 +236,7 @@ export const FwOperateLogModel = defineModel({
     error: { views: { title: 'Error' }, edit: { type: 'TEXTAREA', readonly: true } },
     durationMs: { column: 'duration_ms', views: { title: 'Duration (ms)' }, edit: { type: 'NUMBER', integer: true, readonly: true } },
     createdAt: { column: 'created_at', views: { title: 'Time' }, edit: { type: 'DATETIME', readonly: true } },
+    id: bigKey,
   },
 });
 

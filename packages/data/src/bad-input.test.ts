@@ -87,4 +87,62 @@ describeEachSql('fwData(options): bad input is a 4xx, never a 500', (db, spec) =
       expect(exported.body.error.code).to.equal('BAD_QUERY');
     });
   });
+
+  describe('integers beyond the column', () => {
+    const huge = 99_999_999_999;
+
+    it('is a 404 for a row id that cannot exist, on every route that names one', async () => {
+      const book = await addBook();
+      const before = await f.rows('t_book');
+      const answers = [
+        await f.agent.get(`${api}/data/Book/${huge}`).set('token', alice),
+        await f.agent.get(`${api}/data/print/Book/${huge}`).set('token', alice),
+        await f.agent.post(`${api}/data/modify/Book/update`).set('token', alice).send({ id: huge, title: 'x' }),
+        await f.agent.post(`${api}/data/modify/Book/update-cell`).set('token', alice).send({ id: String(huge), field: 'title', value: 'x' }),
+        await f.agent.post(`${api}/data/modify/Book/delete`).set('token', alice).send({ ids: [book.id, huge] }),
+        await f.agent.post(`${api}/data/modify/Book/copy`).set('token', alice).send({ id: huge }),
+      ];
+      for (const [i, res] of answers.entries()) {
+        expect(res.status, `request ${i}: ${JSON.stringify(res.body)}`).to.equal(404);
+        expect(res.body.error.code, `request ${i}`).to.equal('ROW_NOT_FOUND');
+      }
+      expect(await f.rows('t_book')).to.deep.equal(before);
+    });
+
+    it('still finds a row of a 64-bit key past 2^31 (the log tables)', async () => {
+      await f.store.knex('fw_operate_log').insert({ id: 3_000_000_000, model: 'Book', action: 'add', status: 'success' });
+      const res = await f.agent.get(`${api}/data/FwOperateLog/3000000000`).set('token', admin).expect(200);
+      expect(res.body).to.include({ id: 3_000_000_000, model: 'Book' });
+      await f.agent.get(`${api}/data/FwOperateLog/${huge * 1000}`).set('token', admin).expect(404);
+    });
+
+    it('is a 400 naming the condition for a value beyond an integer column', async () => {
+      for (const [model, condition, path] of [
+        ['Book', { field: 'id', op: 'eq', value: huge }, 'conditions[0].value'],
+        ['Book', { field: 'id', op: 'in', value: [1, huge] }, 'conditions[0].value[1]'],
+        ['FwOrg', { field: 'sort', op: 'gt', value: -3_000_000_000 }, 'conditions[0].value'],
+        ['FwOrg', { field: 'parentId', op: 'between', value: [1, String(huge)] }, 'conditions[0].value[1]'],
+      ] as const) {
+        const res = await f.agent.post(`${api}/data/table/${model}`).set('token', admin).send({ conditions: [condition] });
+        expect(res.status, JSON.stringify(res.body)).to.equal(400);
+        expect(res.body.error.code).to.equal('BAD_QUERY');
+        expect(res.body.error.details[0].path).to.equal(path);
+      }
+    });
+
+    it('is a 422 naming the field for a value: numbers, references and collection ids', async () => {
+      const before = await f.rows('fw_org');
+      for (const [body, path] of [
+        [{ name: 'Org', sort: 3_000_000_000 }, 'sort'],
+        [{ name: 'Org', parentId: huge }, 'parentId'],
+      ] as const) {
+        const res = await f.agent.post(`${api}/data/modify/FwOrg`).set('token', admin).send(body).expect(422);
+        expect(res.body.error.details.map((d: { path: string }) => d.path)).to.deep.equal([path]);
+      }
+      expect(await f.rows('fw_org')).to.deep.equal(before);
+      const tags = await f.agent.post(`${api}/data/modify/Book`).set('token', alice).send({ title: 'x', tags: [huge] }).expect(422);
+      expect(tags.body.error.details.map((d: { path: string }) => d.path)).to.deep.equal(['tags']);
+      expect(await f.rows('t_book')).to.deep.equal([]);
+    });
+  });
 });

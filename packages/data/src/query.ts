@@ -1,5 +1,5 @@
 import { CONDITION_OPERATORS, EditType, FwError, type Condition, type ConditionOperator, type FieldDefinition, type ModelDefinition } from '@fw/core';
-import { coerceValue, toDbValues } from '@fw/row-patch';
+import { coerceValue, integerBounds, toDbValues } from '@fw/row-patch';
 import type { Knex } from 'knex';
 import { dataError } from './error-codes.js';
 
@@ -60,6 +60,11 @@ function conditionValue(field: FieldDefinition, op: ConditionOperator, value: un
     const result = coerceValue(scalar as FieldDefinition, v);
     if (!result.ok) throw bad(result.message, p);
     if (result.value === null) throw bad('a condition value cannot be empty; use isNull', p);
+    // A number the column cannot hold makes some databases fail the whole query (PostgreSQL).
+    const bounds = integerBounds(field);
+    if (bounds && typeof result.value === 'number' && (result.value < bounds.min || result.value > bounds.max)) {
+      throw bad(`${field.name} holds whole numbers from ${bounds.min} to ${bounds.max}`, p);
+    }
     return result.value;
   };
   switch (op) {

@@ -16,7 +16,7 @@ import {
   type PowerObject,
 } from '@fw/core';
 import { PowerResolver, assertPower } from '@fw/power';
-import { changedColumns, patchRow, readEntity, toDbValues, toFormRow, validateRow, cellEditRefusal, type FormRow } from '@fw/row-patch';
+import { changedColumns, patchRow, readEntity, toDbValues, toFormRow, validateRow, cellEditRefusal, integerBounds, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import { csvLine, parseCsv, uncsvCell } from './csv.js';
@@ -121,6 +121,14 @@ function positiveId(value: unknown, path = 'id'): number {
   const n = typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) throw dataError('BAD_ID', undefined, [{ path, type: 'typeError', message: 'must be a positive whole number' }]);
   return n;
+}
+
+/** A row id of `model`: a positive whole number (else 400); one beyond the key column is a row that cannot exist (404). */
+function rowId(model: ModelDefinition, value: unknown, path = 'id'): number {
+  const id = positiveId(value, path);
+  const bounds = integerBounds(model.fields[model.primaryKey]!);
+  if (bounds && id > bounds.max) throw new FwError('ROW_NOT_FOUND', `No ${model.name} with id ${id}`);
+  return id;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -344,7 +352,7 @@ export class DataService {
     const model = this.model(name);
     const power = await this.power(model, actor.user, actor.grantsVersion);
     if (!power.viewDetails && !power.edit) assertPower(power, 'viewDetails', model.name);
-    const id = positiveId(rawId);
+    const id = rowId(model, rawId);
     const row = await this.#loadVisible(model, actor, 'details', id, this.store.knex, false);
     const version = rowVersion(model, row);
     const [shown] = await this.#afterFetch(model, actor, 'details', [row]);
@@ -649,7 +657,7 @@ export class DataService {
     const model = this.model(name);
     await this.require(model, actor, 'edit');
     if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
-    const id = positiveId(body[model.primaryKey], model.primaryKey);
+    const id = rowId(model, body[model.primaryKey], model.primaryKey);
     return this.#update(model, actor, id, body, (stored) => ({ ...stored, ...this.#readBody(model, body, 'update', stored) }), options);
   }
 
@@ -666,7 +674,7 @@ export class DataService {
     const refusal = cellEditRefusal(model, body.field);
     if (refusal) throw new FwError(refusal.code, refusal.message, { status: refusal.status, ...(refusal.details ? { details: refusal.details } : {}) });
     assertPower(power, 'cellEdit', model.name);
-    const id = positiveId(body.id);
+    const id = rowId(model, body.id);
     if (!('value' in body)) throw new FwError('BAD_REQUEST', 'The body must carry a value (null clears the cell)');
     const field = body.field as string;
     return this.#update(model, actor, id, body, async (stored) => {
@@ -683,7 +691,7 @@ export class DataService {
     await this.require(model, actor, 'delete');
     const rawIds = isObject(body) ? body.ids : undefined;
     if (!Array.isArray(rawIds) || rawIds.length === 0 || rawIds.length > 1000) throw new FwError('BAD_REQUEST', 'The body must be { ids: [...] } with 1 to 1000 ids');
-    const ids = [...new Set(rawIds.map((id, i) => positiveId(id, `ids[${i}]`)))];
+    const ids = [...new Set(rawIds.map((id, i) => rowId(model, id, `ids[${i}]`)))];
     const outerContext = this.#hookContext(model, actor, 'delete');
     const codes = await this.#grantCodes(model, actor);
     const result = await this.#logged(model, actor, 'delete', ids.join(','), { ids }, async (log) =>
@@ -712,7 +720,7 @@ export class DataService {
   async copy(name: string, actor: Actor, body: unknown): Promise<FormRow> {
     const model = this.model(name);
     await this.require(model, actor, ['copy', 'add']);
-    const sourceId = positiveId(isObject(body) ? body.id : undefined);
+    const sourceId = rowId(model, isObject(body) ? body.id : undefined);
     const context = this.#hookContext(model, actor, 'add');
     const codes = await this.#grantCodes(model, actor);
     const id = await this.#logged(model, actor, 'copy', null, { from: sourceId }, async (log) => {
@@ -808,7 +816,7 @@ export class DataService {
   async print(name: string, actor: Actor, rawId: unknown): Promise<string> {
     const model = this.model(name);
     await this.require(model, actor, 'print');
-    const id = positiveId(rawId);
+    const id = rowId(model, rawId);
     const row = await this.#loadVisible(model, actor, 'print', id, this.store.knex, false);
     const [shown] = await this.#afterFetch(model, actor, 'print', [row]);
     return printPage(model, shown ?? row);

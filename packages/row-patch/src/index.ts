@@ -2,7 +2,7 @@ export { coerceValue, calendarDateOf, findChoice, isEmptyInput } from './coerce.
 export type { ChoiceValue, CoerceResult, FormValue } from './coerce.js';
 export { toFormRow, toDbValues, changedColumns } from './storage.js';
 export type { DbRow, FormRow } from './storage.js';
-export { buildRowSchema, validateRow } from './schema.js';
+export { buildRowSchema, integerBounds, validateRow } from './schema.js';
 export type { RowSchema, ValidateRowOptions } from './schema.js';
 export { DIALECT_LIMITS, storageIssues } from './storable.js';
 export type { DialectLimits, StorageBounds, StorageDialect } from './storable.js';

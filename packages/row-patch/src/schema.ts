@@ -213,6 +213,33 @@ export const IMPLICIT_MAX_CHARS = { short: 255, long: 16_000 } as const;
 /** The range of a 32-bit integer column. */
 export const INT32 = { min: -2_147_483_648, max: 2_147_483_647 } as const;
 
+/** True for fields whose form value is a whole number stored in an integer column. */
+function isIntegerField(field: FieldDefinition): boolean {
+  const type = field.edit.type;
+  return ((type === EditType.NUMBER || type === EditType.HIDDEN) && field.edit.integer) || type === EditType.REFERENCE_TABLE || type === EditType.REFERENCE_TREE;
+}
+
+/**
+ * The whole numbers an integer field's column holds: its declared `range` rule, else the 32-bit
+ * range Fw's columns have. `undefined` for a field that is not an integer (NUMBER without
+ * `integer`, text, dates, …). The data API bounds row ids and condition values with it, so a
+ * number no row can hold is a 404 or a 400, not a database error.
+ * @example integerBounds(Book.fields.id); // { min: -2147483648, max: 2147483647 }
+ */
+export function integerBounds(field: FieldDefinition): { min: number; max: number } | undefined {
+  if (!isIntegerField(field)) return undefined;
+  const bounds: { min: number; max: number } = { ...INT32 };
+  const declared = field.rules.filter((r): r is Extract<FieldRule, { type: 'range' }> => r.type === 'range');
+  if (declared.length === 0) return bounds;
+  bounds.min = Number.MIN_SAFE_INTEGER;
+  bounds.max = Number.MAX_SAFE_INTEGER;
+  for (const rule of declared) {
+    if (typeof rule.min === 'number') bounds.min = Math.max(bounds.min, rule.min);
+    if (typeof rule.max === 'number') bounds.max = Math.min(bounds.max, rule.max);
+  }
+  return bounds;
+}
+
 /**
  * Bounds the storage sets even where the model declares none, so a value too long for its column
  * or an integer beyond 32 bits is a validation failure and never a database error (a 500). A
@@ -226,8 +253,7 @@ function implicitRules(field: FieldDefinition): FieldRule[] {
   const shortText = type === EditType.INPUT || type === EditType.CHOICE || (type === EditType.HIDDEN && !field.edit.integer) || (type === EditType.PASSWORD && field.edit.hashed === false);
   if (!declaredMax && shortText) rules.push({ type: 'length', max: IMPLICIT_MAX_CHARS.short });
   if (!declaredMax && (type === EditType.TEXTAREA || (type === EditType.PASSWORD && field.edit.hashed !== false))) rules.push({ type: 'length', max: IMPLICIT_MAX_CHARS.long });
-  const integer = (type === EditType.NUMBER && field.edit.integer) || (type === EditType.HIDDEN && field.edit.integer) || type === EditType.REFERENCE_TABLE || type === EditType.REFERENCE_TREE;
-  if (!declaredRange && integer) rules.push({ type: 'range', min: INT32.min, max: INT32.max });
+  if (!declaredRange && isIntegerField(field)) rules.push({ type: 'range', min: INT32.min, max: INT32.max });
   return rules;
 }
 
