@@ -304,6 +304,9 @@ async function changePassword(ctx: Context, o: ResolvedOptions): Promise<void> {
     throw loginError('PASSWORD_REFUSED', reason, [{ path: 'newPwd', type: 'beforeChangePwd', message: reason }]);
   }
   await o.users.setPassword(user.id, newPwd);
+  // Whoever held another session of this account (perhaps with the old password) is signed out on
+  // every instance; the session that proved the old password keeps working (issue 10 §3).
+  await o.tokens.revokeUser(user.id, { except: state.token });
   await o.attempts.succeed(user.account, ctx.ip);
   await o.proxy.afterChangePwd(user, pwd, newPwd);
   ctx.body = { ok: true };

@@ -144,6 +144,18 @@ describe('POST /fw-api/change-pwd', () => {
     expect(res.body.resetPwd).to.equal(false);
   });
 
+  it('ends every other session of the user at once, keeps the one that changed it, and leaves other users alone', async () => {
+    const [stolen, laptop, changer] = [await tokenOf(f), await tokenOf(f), await tokenOf(f)];
+    const root = await tokenOf(f, 'root', 'root-pass');
+    // A refused change ends nothing.
+    await change(changer, 'alice-pass', 'short').expect(422);
+    await f.agent.get('/private').set('token', stolen).expect(200);
+    await change(changer, 'alice-pass', 'brand-new-pass').expect(200);
+    for (const token of [stolen, laptop]) expect((await f.agent.get('/private').set('token', token).expect(401)).body.error.code).to.equal('TOKEN_EXPIRED');
+    expect((await f.agent.get('/private').set('token', changer).expect(200)).body.user.account).to.equal('alice');
+    await f.agent.get('/private').set('token', root).expect(200);
+  });
+
   it('refuses a wrong old password before any hook, and counts it as a failure', async () => {
     const token = await tokenOf(f);
     const res = await change(token, 'not-it', 'brand-new-pass').expect(422);

@@ -323,8 +323,24 @@ const session: FwMigration = {
   },
 };
 
+const tokenAdmin: FwMigration = {
+  name: '0009_token_admin',
+  up(knex) {
+    // A login hook may make a sign-in an administrator (an LDAP group, say) without touching the
+    // stored user: the token carries that power for its life, on every instance (issue 10 §7).
+    return knex.schema.alterTable('fw_token', (t) => {
+      t.boolean('is_admin').notNullable().defaultTo(false);
+    });
+  },
+  down(knex) {
+    return knex.schema.alterTable('fw_token', (t) => {
+      t.dropColumn('is_admin');
+    });
+  },
+};
+
 /** The built-in migrations, oldest first. */
-export const MIGRATIONS: readonly FwMigration[] = Object.freeze([builtinTables, logs, openApi, token, ephemeral, meta, aiConfig, session]);
+export const MIGRATIONS: readonly FwMigration[] = Object.freeze([builtinTables, logs, openApi, token, ephemeral, meta, aiConfig, session, tokenAdmin]);
 
 /**
  * The in-code migration source handed to knex's migrator: no migration files to locate at run

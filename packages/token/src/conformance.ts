@@ -51,7 +51,7 @@ function spy(inner: TokenStore): Spied {
     save: (record, now) => (calls.push('save'), inner.save(record, now)),
     find: (hash, now) => (calls.push('find'), inner.find(hash, now)),
     delete: (hash) => (calls.push('delete'), inner.delete(hash)),
-    deleteByUser: (userId) => (calls.push('deleteByUser'), inner.deleteByUser(userId)),
+    deleteByUser: (userId, keepHash) => (calls.push('deleteByUser'), inner.deleteByUser(userId, keepHash)),
     extend: (hash, expiresAt, now) => (calls.push('extend'), inner.extend(hash, expiresAt, now)),
     purgeExpired: (now) => (calls.push('purgeExpired'), inner.purgeExpired(now)),
   };
@@ -191,6 +191,19 @@ export function tokenStoreConformance<S extends TokenStore>(makeStore: () => S |
         assert.equal(await store.find('not a hash', START), undefined);
       });
 
+      it('keeps the admin flag of a record through find and extend, and reports no flag on others', async () => {
+        const { store } = await setup();
+        const admin = record(fakeHash('adm'), 12, START + MINUTE);
+        admin.admin = true;
+        assert.equal(await store.save(admin, START), true);
+        await store.save({ ...record(fakeHash('plain'), 12, START + MINUTE), admin: false }, START);
+        assert.deepEqual(await store.find(admin.hash, START), admin);
+        assert.equal(await store.extend(admin.hash, START + 5 * MINUTE, START + 30_000), true);
+        assert.deepEqual(await store.find(admin.hash, START + 2 * MINUTE), { ...admin, expiresAt: START + 5 * MINUTE });
+        assert.notEqual((await store.find(fakeHash('plain'), START))?.admin, true);
+        await assert.rejects(async () => store.save({ ...record(fakeHash('bad-flag'), 12, START + MINUTE), admin: 'yes' as never }, START), TypeError);
+      });
+
       it('refuses a second live record with the same hash and replaces an expired one', async () => {
         const { store } = await setup();
         const hash = fakeHash('dup');
@@ -241,6 +254,25 @@ export function tokenStoreConformance<S extends TokenStore>(makeStore: () => S |
         // A user whose tokens were all revoked can log in again.
         assert.equal(await store.save(record(fakeHash('u7-new'), 7, START + MINUTE), START), true);
         assert.equal((await store.find(fakeHash('u7-new'), START))?.userId, 7);
+      });
+
+      it('deletes every record of a user but the one kept, and still finds the kept one later', async () => {
+        const { store } = await setup();
+        for (let i = 0; i < 3; i++) await store.save(record(fakeHash(`u9-${i}`), 9, START + MINUTE), START);
+        await store.save(record(fakeHash('u10'), 10, START + MINUTE), START);
+        assert.equal(await store.deleteByUser(9, fakeHash('u9-1')), 2);
+        assert.equal(await store.find(fakeHash('u9-0'), START), undefined);
+        assert.equal(await store.find(fakeHash('u9-2'), START), undefined);
+        assert.equal((await store.find(fakeHash('u9-1'), START))?.userId, 9);
+        // The kept record stays in the per-user index: a later revoke-all still reaches it. Keeping
+        // another user's hash, or a malformed one, keeps nothing of this user.
+        await store.save(record(fakeHash('u9-3'), 9, START + MINUTE), START);
+        assert.equal(await store.deleteByUser(9, fakeHash('u10')), 2);
+        assert.equal(await store.find(fakeHash('u9-1'), START), undefined);
+        assert.equal(await store.find(fakeHash('u9-3'), START), undefined);
+        await store.save(record(fakeHash('u9-4'), 9, START + MINUTE), START);
+        assert.equal(await store.deleteByUser(9, 'not a hash'), 1);
+        assert.equal((await store.find(fakeHash('u10'), START))?.userId, 10);
       });
 
       it('extends a live record forward only, and never revives a deleted or expired one', async () => {
@@ -302,7 +334,7 @@ export function tokenStoreConformance<S extends TokenStore>(makeStore: () => S |
         const issued = await tokens.loginToken({ id: 5, account: 'ann' });
         assert.ok(isTokenShape(issued.token));
         assert.equal(issued.expiresAt.getTime(), START + 30 * MINUTE);
-        assert.deepEqual(await tokens.resolve(issued.token), { userId: 5, expiresAt: new Date(START + 30 * MINUTE) });
+        assert.deepEqual(await tokens.resolve(issued.token), { userId: 5, expiresAt: new Date(START + 30 * MINUTE), admin: false });
         assert.equal(await tokens.resolve(service().generateToken()), undefined);
       });
 
@@ -369,6 +401,42 @@ export function tokenStoreConformance<S extends TokenStore>(makeStore: () => S |
         for (const { token } of mine) assert.equal(await tokens.resolve(token), undefined);
         for (const { token } of theirs) assert.equal((await tokens.resolve(token))?.userId, 11);
         assert.equal(await tokens.revokeUser(10), 0);
+      });
+
+      it('issues a token with admin power when asked, never from user.isAdmin, and every instance sees it', async () => {
+        const { service, clock, openPeer } = await setup({ sliding: true });
+        const one = service();
+        const two = new FwTokenService({ store: await openPeer(), expireMinutes: 10, now: clock.now, sliding: true });
+        const granted = await one.loginToken({ id: 50, account: 'ldap-admin' }, undefined, { admin: true });
+        const stored = await one.loginToken({ id: 51, account: 'root', isAdmin: true });
+        assert.equal((await two.resolve(granted.token))?.admin, true);
+        assert.equal((await two.resolve(stored.token))?.admin, false);
+        // A sliding renewal rewrites the record: the flag survives it.
+        clock.advance(6 * MINUTE);
+        assert.equal((await two.resolve(granted.token))?.admin, true);
+        assert.equal((await one.resolve(granted.token))?.expiresAt.getTime(), START + 16 * MINUTE);
+        assert.equal((await one.resolve(granted.token))?.admin, true);
+        await assert.rejects(async () => one.loginToken({ id: 50, account: 'x' }, undefined, { admin: 1 as never }), TypeError);
+      });
+
+      it('revokes every other token of a user, keeping the one given, on every instance', async () => {
+        const { service, clock, openPeer } = await setup();
+        const one = service();
+        const two = new FwTokenService({ store: await openPeer(), expireMinutes: 10, now: clock.now });
+        const [a, b, c] = [await one.loginToken({ id: 40, account: 'pw' }), await two.loginToken({ id: 40, account: 'pw' }), await one.loginToken({ id: 40, account: 'pw' })];
+        const other = await one.loginToken({ id: 41, account: 'other' });
+        assert.equal(await two.revokeUser(40, { except: b!.token }), 2);
+        assert.equal(await one.resolve(a!.token), undefined);
+        assert.equal(await one.resolve(c!.token), undefined);
+        assert.equal((await one.resolve(b!.token))?.userId, 40);
+        assert.equal((await two.resolve(other.token))?.userId, 41);
+        // Keeping another user's token, or something that is not a token, keeps nothing.
+        assert.equal(await one.revokeUser(40, { except: other.token }), 1);
+        assert.equal(await two.resolve(b!.token), undefined);
+        const d = await one.loginToken({ id: 40, account: 'pw' });
+        assert.equal(await one.revokeUser(40, { except: 'not a token' }), 1);
+        assert.equal(await one.resolve(d.token), undefined);
+        assert.equal((await one.resolve(other.token))?.userId, 41);
       });
 
       it('renews a sliding token once part of its lifetime has passed, not on every call', async () => {

@@ -1,6 +1,6 @@
 export { TOKEN_ALPHABET, TOKEN_LENGTH, generateToken, hashToken, isTokenShape } from './generate.js';
 export { FwTokenService, createTokenService } from './service.js';
-export type { FwTokenServiceOptions, IssuedToken, ResolvedToken } from './service.js';
+export type { FwTokenServiceOptions, IssuedToken, LoginTokenOptions, ResolvedToken } from './service.js';
 export type { TokenRecord, TokenStore } from './store.js';
 export { MemoryTokenStore } from './memory-store.js';
 export type { MemoryTokenStoreOptions } from './memory-store.js';

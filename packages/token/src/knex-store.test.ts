@@ -13,6 +13,7 @@ async function createTokenTable(knex: Knex, table = 'fw_token'): Promise<void> {
     t.integer('user_id').notNullable().index();
     t.bigInteger('expires_at').notNullable().index();
     t.bigInteger('created_at').notNullable();
+    t.boolean('is_admin').notNullable().defaultTo(false);
   });
 }
 

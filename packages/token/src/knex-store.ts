@@ -9,8 +9,8 @@ export interface KnexTokenStoreOptions {
   /**
    * Table holding the tokens, optionally schema-qualified (`auth.fw_token`). It must exist with
    * the columns `token_hash` char(64) primary key, `user_id` int not null (indexed),
-   * `expires_at` bigint not null (epoch ms, indexed), `created_at` bigint not null (epoch ms);
-   * `@fw/store`'s migrations create it.
+   * `expires_at` bigint not null (epoch ms, indexed), `created_at` bigint not null (epoch ms),
+   * `is_admin` boolean not null default false; `@fw/store`'s migrations create it.
    * @default 'fw_token'
    */
   table?: string;
@@ -21,6 +21,7 @@ interface TokenRow {
   user_id: number | string;
   expires_at: number | string;
   created_at: number | string;
+  is_admin: boolean | number | string | null;
 }
 
 /** A table name, optionally schema-qualified: plain identifiers only, so it is never SQL. */
@@ -34,13 +35,20 @@ export function toNumber(value: unknown, column: string): number {
   return n;
 }
 
+/** A boolean column as each dialect returns it (true, 1, '1', 't'). */
+export function toFlag(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 't' || value === 'true';
+}
+
 function toRecord(row: TokenRow): TokenRecord {
-  return {
+  const record: TokenRecord = {
     hash: row.token_hash,
     userId: toNumber(row.user_id, 'user_id'),
     expiresAt: toNumber(row.expires_at, 'expires_at'),
     createdAt: toNumber(row.created_at, 'created_at'),
   };
+  if (toFlag(row.is_admin)) record.admin = true;
+  return record;
 }
 
 /**
@@ -83,6 +91,7 @@ export class KnexTokenStore implements TokenStore {
         user_id: record.userId,
         expires_at: record.expiresAt,
         created_at: record.createdAt,
+        is_admin: record.admin === true,
       });
       return true;
     } catch (error) {
@@ -100,7 +109,7 @@ export class KnexTokenStore implements TokenStore {
     const row = await this.rows()
       .where('token_hash', hash)
       .andWhere('expires_at', '>', now)
-      .first('token_hash', 'user_id', 'expires_at', 'created_at');
+      .first('token_hash', 'user_id', 'expires_at', 'created_at', 'is_admin');
     return row ? toRecord(row) : undefined;
   }
 
@@ -109,9 +118,12 @@ export class KnexTokenStore implements TokenStore {
     return (await this.rows().where('token_hash', hash).del()) > 0;
   }
 
-  async deleteByUser(userId: number): Promise<number> {
+  async deleteByUser(userId: number, keepHash?: string): Promise<number> {
     checkUserId(userId);
-    return this.rows().where('user_id', userId).del();
+    const rows = this.rows().where('user_id', userId);
+    // A keepHash of another shape names no stored row, so nothing is kept.
+    if (isHashShape(keepHash)) rows.andWhereNot('token_hash', keepHash);
+    return rows.del();
   }
 
   async extend(hash: string, expiresAt: number, now: number): Promise<boolean> {

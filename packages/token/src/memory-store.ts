@@ -88,12 +88,12 @@ export class MemoryTokenStore implements TokenStore {
     return this.remove(hash);
   }
 
-  async deleteByUser(userId: number): Promise<number> {
+  async deleteByUser(userId: number, keepHash?: string): Promise<number> {
     checkUserId(userId);
     const hashes = this.byUser.get(userId);
     if (!hashes) return 0;
     let count = 0;
-    for (const hash of [...hashes]) if (this.remove(hash)) count++;
+    for (const hash of [...hashes]) if (hash !== keepHash && this.remove(hash)) count++;
     return count;
   }
 

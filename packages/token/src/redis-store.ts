@@ -16,9 +16,10 @@ export interface RedisTokenStoreOptions {
   prefix?: string;
 }
 
-// Values are `<userId>:<expiresAt>:<createdAt>`; epoch ms and 32-bit ids only, so the hash (the
-// key) is the one secret-derived string in the key space and the clear token is never there.
-const VALUE_SHAPE = /^(-?\d+):(\d+):(\d+)$/;
+// Values are `<userId>:<expiresAt>:<createdAt>`, plus `:a` for a token that makes its user an
+// administrator; epoch ms and 32-bit ids only, so the hash (the key) is the one secret-derived
+// string in the key space and the clear token is never there.
+const VALUE_SHAPE = /^(-?\d+):(\d+):(\d+)(:a)?$/;
 
 // Each script runs atomically on the server: a token and its entry in the user's set are
 // created, renewed and removed together, so revoke-all cannot miss a token saved concurrently
@@ -51,26 +52,31 @@ local user = string.match(value, '^(%-?%d+):')
 if user then redis.call('ZREM', ARGV[1] .. user, ARGV[2]) end
 return 1`;
 
-// KEYS: user set. ARGV: token key prefix.
+// KEYS: user set. ARGV: token key prefix, hash to keep ('' keeps none).
 const DELETE_USER = `
 local hashes = redis.call('ZRANGE', KEYS[1], 0, -1)
 local count = 0
-for _, hash in ipairs(hashes) do count = count + redis.call('DEL', ARGV[1] .. hash) end
-redis.call('DEL', KEYS[1])
+for _, hash in ipairs(hashes) do
+  if hash ~= ARGV[2] then
+    count = count + redis.call('DEL', ARGV[1] .. hash)
+    redis.call('ZREM', KEYS[1], hash)
+  end
+end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) end
 return count`;
 
 // KEYS: token key. ARGV: user set prefix, hash, new expiresAt, now.
 const EXTEND = `
 local value = redis.call('GET', KEYS[1])
 if not value then return 0 end
-local user, expires, created = string.match(value, '^(%-?%d+):(%d+):(%d+)$')
+local user, expires, created, flags = string.match(value, '^(%-?%d+):(%d+):(%d+)(.*)$')
 if not user then return 0 end
 local now = tonumber(ARGV[4])
 local wanted = tonumber(ARGV[3])
 if tonumber(expires) <= now then return 0 end
 if wanted <= tonumber(expires) then return 1 end
 local ttl = wanted - now
-redis.call('SET', KEYS[1], user .. ':' .. ARGV[3] .. ':' .. created, 'PX', string.format('%.0f', ttl))
+redis.call('SET', KEYS[1], user .. ':' .. ARGV[3] .. ':' .. created .. flags, 'PX', string.format('%.0f', ttl))
 local set = ARGV[1] .. user
 redis.call('ZADD', set, ARGV[3], ARGV[2])
 if redis.call('PTTL', set) < ttl then redis.call('PEXPIRE', set, string.format('%.0f', ttl)) end
@@ -154,7 +160,7 @@ export class RedisTokenStore implements TokenStore {
 
   async save(record: TokenRecord, now: number): Promise<boolean> {
     checkRecord(record, now);
-    const value = `${record.userId}:${record.expiresAt}:${record.createdAt}`;
+    const value = `${record.userId}:${record.expiresAt}:${record.createdAt}${record.admin === true ? ':a' : ''}`;
     const saved = await this.run(
       SCRIPTS.save,
       [this.tokenPrefix + record.hash, this.userPrefix + record.userId],
@@ -169,7 +175,8 @@ export class RedisTokenStore implements TokenStore {
     const value = await this.redis.get(this.tokenPrefix + hash);
     const match = value === null ? null : VALUE_SHAPE.exec(value);
     if (!match) return undefined;
-    const record = { hash, userId: Number(match[1]), expiresAt: Number(match[2]), createdAt: Number(match[3]) };
+    const record: TokenRecord = { hash, userId: Number(match[1]), expiresAt: Number(match[2]), createdAt: Number(match[3]) };
+    if (match[4] === ':a') record.admin = true;
     // Redis drops the key on its own clock; the caller's clock decides as well, so all stores
     // agree on what "expired at now" means.
     return record.expiresAt > now ? record : undefined;
@@ -180,9 +187,10 @@ export class RedisTokenStore implements TokenStore {
     return (await this.run(SCRIPTS.delete, [this.tokenPrefix + hash], [this.userPrefix, hash])) === 1;
   }
 
-  async deleteByUser(userId: number): Promise<number> {
+  async deleteByUser(userId: number, keepHash?: string): Promise<number> {
     checkUserId(userId);
-    return Number(await this.run(SCRIPTS.deleteUser, [this.userPrefix + userId], [this.tokenPrefix]));
+    const keep = isHashShape(keepHash) ? keepHash : '';
+    return Number(await this.run(SCRIPTS.deleteUser, [this.userPrefix + userId], [this.tokenPrefix, keep]));
   }
 
   async extend(hash: string, expiresAt: number, now: number): Promise<boolean> {

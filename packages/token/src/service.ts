@@ -50,6 +50,22 @@ export interface ResolvedToken {
   userId: number;
   /** When the token stops being valid, after any renewal this call made. */
   expiresAt: Date;
+  /**
+   * The sign-in that issued the token made the user an administrator (see
+   * {@link FwTokenService.loginToken}'s `admin`); the stored user's own flag is separate.
+   */
+  admin: boolean;
+}
+
+/** Options of {@link FwTokenService.loginToken}. */
+export interface LoginTokenOptions {
+  /**
+   * The token makes its user an administrator for its whole life, on every instance, whatever
+   * the stored `fw_user.is_admin` says: for a login hook that decides administrators itself
+   * (an LDAP group, say). `user.isAdmin` is not read: a token records admin power only when asked.
+   * @default false
+   */
+  admin?: boolean;
 }
 
 const EXPIRE = CONFIG_KEYS['fw.upms.expireTimeByLogin'];
@@ -132,21 +148,28 @@ export class FwTokenService {
    * Registers a token for `user` and returns it with its expiry. Without `token`, a new one is
    * generated; a given token (for example one the sign-on bridge generated) is registered as is.
    *
-   * @throws {TypeError} when `user.id` is not a whole number or `token` is given but does not
-   * have the 16-character shape (the message never contains the token).
+   * @throws {TypeError} when `user.id` is not a whole number, `token` is given but does not
+   * have the 16-character shape (the message never contains the token), or `options.admin` is
+   * not a boolean.
    * @throws {FwError} `CONFLICT` when the given token is already registered.
+   * @example
+   * await tokens.loginToken(user);                             // a new token, the stored flag decides
+   * await tokens.loginToken(user, undefined, { admin: true }); // an administrator for this token's life
    */
-  async loginToken(user: FwUser, token?: string): Promise<IssuedToken> {
+  async loginToken(user: FwUser, token?: string, options: LoginTokenOptions = {}): Promise<IssuedToken> {
     if (typeof user !== 'object' || user === null) throw new TypeError('loginToken: user must be an FwUser');
     checkUserId(user.id);
     if (token !== undefined && !isTokenShape(token)) {
       throw new TypeError('loginToken: token must be 16 characters from [A-Za-z0-9]');
     }
+    const admin = options?.admin ?? false;
+    if (typeof admin !== 'boolean') throw new TypeError('loginToken: options.admin must be true or false');
     for (let attempt = 1; ; attempt++) {
       const candidate = token ?? generateToken();
       const now = this.readClock();
       const expiresAt = now + this.lifetimeMs;
-      if (await this.store.save({ hash: hashToken(candidate), userId: user.id, expiresAt, createdAt: now }, now)) {
+      const record = { hash: hashToken(candidate), userId: user.id, expiresAt, createdAt: now, ...(admin ? { admin: true } : {}) };
+      if (await this.store.save(record, now)) {
         return { token: candidate, expiresAt: new Date(expiresAt) };
       }
       if (token !== undefined || attempt >= GENERATE_ATTEMPTS) {
@@ -156,9 +179,9 @@ export class FwTokenService {
   }
 
   /**
-   * The user a token stands for, or `undefined` when it is malformed (rejected without a store
-   * lookup), unknown, revoked or expired. With sliding expiration, renews the token once the
-   * `renewAfter` part of its lifetime has passed.
+   * The user a token stands for (and whether it was issued with `admin`), or `undefined` when it
+   * is malformed (rejected without a store lookup), unknown, revoked or expired. With sliding
+   * expiration, renews the token once the `renewAfter` part of its lifetime has passed.
    */
   async resolve(token: unknown): Promise<ResolvedToken | undefined> {
     if (!isTokenShape(token)) return undefined;
@@ -174,7 +197,7 @@ export class FwTokenService {
       if (!(await this.store.extend(hash, renewed, now))) return undefined;
       expiresAt = Math.max(renewed, record.expiresAt);
     }
-    return { userId: record.userId, expiresAt: new Date(expiresAt) };
+    return { userId: record.userId, expiresAt: new Date(expiresAt), admin: record.admin === true };
   }
 
   /** Revokes one token (logout); `true` when it was registered. Malformed tokens resolve `false`. */
@@ -184,13 +207,18 @@ export class FwTokenService {
   }
 
   /**
-   * Revokes every token of a user (password change, account locked); resolves how many were
-   * removed.
+   * Revokes every token of a user (password change, account locked, administrator flag taken
+   * away); resolves how many were removed. With `except`, that one token stays valid: the session
+   * that changed its own password keeps working while every other one ends. An `except` that is
+   * not a token's shape names no stored token, so then nothing is kept.
    * @throws {TypeError} when `userId` is not a 32-bit whole number.
+   * @example
+   * await tokens.revokeUser(user.id, { except: ctx.state.fw.token }); // after a password change
    */
-  async revokeUser(userId: number): Promise<number> {
+  async revokeUser(userId: number, options?: { except?: string }): Promise<number> {
     checkUserId(userId);
-    return this.store.deleteByUser(userId);
+    const except = options?.except;
+    return except !== undefined && isTokenShape(except) ? this.store.deleteByUser(userId, hashToken(except)) : this.store.deleteByUser(userId);
   }
 
   /** Removes expired records from the store (call it from a timer or a job); resolves how many. */

@@ -11,6 +11,12 @@ export interface TokenRecord {
   expiresAt: number;
   /** When the token was issued, epoch milliseconds. */
   createdAt: number;
+  /**
+   * The sign-in made the user an administrator for this token's life (a login hook said so),
+   * whatever the stored user's own flag. Stores return it only when true.
+   * @default false
+   */
+  admin?: boolean;
 }
 
 /**
@@ -32,8 +38,11 @@ export interface TokenStore {
   find(hash: string, now: number): Promise<TokenRecord | undefined>;
   /** Removes the record with this hash; `true` when there was one. */
   delete(hash: string): Promise<boolean>;
-  /** Removes every record of a user; resolves how many were removed. */
-  deleteByUser(userId: number): Promise<number>;
+  /**
+   * Removes every record of a user, except the one whose hash is `keepHash` when given (the token
+   * that changed its own password stays); resolves how many were removed.
+   */
+  deleteByUser(userId: number, keepHash?: string): Promise<number>;
   /**
    * Moves the expiry of a live record to `expiresAt` (never earlier than it already is).
    * Resolves `false` when the record is gone or expired at `now`: a revoked token is never
@@ -77,11 +86,14 @@ export function checkRecord(record: TokenRecord, now: number): void {
   checkUserId(record.userId);
   checkTime(record.expiresAt, 'record.expiresAt');
   checkTime(record.createdAt, 'record.createdAt');
+  if (record.admin !== undefined && typeof record.admin !== 'boolean') throw new TypeError('record.admin must be true or false');
   checkNow(now);
   if (record.expiresAt <= now) throw new RangeError('record.expiresAt must be later than now');
 }
 
-/** A fresh copy holding only the record's own fields. */
+/** A fresh copy holding only the record's own fields (`admin` only when true). */
 export function copyRecord(record: TokenRecord): TokenRecord {
-  return { hash: record.hash, userId: record.userId, expiresAt: record.expiresAt, createdAt: record.createdAt };
+  const copy: TokenRecord = { hash: record.hash, userId: record.userId, expiresAt: record.expiresAt, createdAt: record.createdAt };
+  if (record.admin === true) copy.admin = true;
+  return copy;
 }
