@@ -88,7 +88,7 @@ export function fwMcp(options: FwMcpOptions): Middleware {
     const state = ctx.state.fw ?? (await authenticator.authenticate(ctx));
     if (!state) throw new FwError('UNAUTHENTICATED');
     const body = await readJsonBody(ctx, { limit: bodyLimit });
-    const actor: ToolActor = { user: state.user, ip: ctx.ip || null, ...(state.grantsVersion !== undefined ? { grantsVersion: state.grantsVersion } : {}) };
+    const actor: ToolActor = { user: state.user, ip: ctx.ip || null, token: state.token, ...(state.grantsVersion !== undefined ? { grantsVersion: state.grantsVersion } : {}) };
     const server = serverFor(actor, (error) => ctx.app.emit('error', error, ctx));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);

@@ -15,6 +15,8 @@ export interface ToolActor {
   user: FwUser;
   ip: string | null;
   grantsVersion?: number;
+  /** The token of the request, so a tool that changes its own user's password keeps this session. */
+  token?: string;
 }
 
 /** Most rows `fwDataQuery` returns, whatever the call asks. */
@@ -137,7 +139,7 @@ export class FwAiToolbox {
       const details = (validate.errors ?? []).map((e) => ({ path: e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(arguments)', type: e.keyword, message: e.message ?? 'invalid' }));
       throw new FwError('BAD_REQUEST', `Invalid arguments for ${name}: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, { details });
     }
-    const who = { user: actor.user, ip: actor.ip, source: 'ai' as const, ...(actor.grantsVersion !== undefined ? { grantsVersion: actor.grantsVersion } : {}) };
+    const who = { user: actor.user, ip: actor.ip, source: 'ai' as const, ...(actor.grantsVersion !== undefined ? { grantsVersion: actor.grantsVersion } : {}), ...(actor.token ? { token: actor.token } : {}) };
     if (name === 'fwModelList') return this.#modelList(actor);
     const target = this.#data.model(input.model);
     // The gate reads the definition itself and runs before anything else, administrators included.
