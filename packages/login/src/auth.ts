@@ -6,7 +6,10 @@ import { UserService, type StoredUserLike } from './user-service.js';
 
 /** What Fw keeps for a request, under `ctx.state.fw`. */
 export interface FwRequestState {
-  /** The signed-in user (fresh from `fw_user` on every request). */
+  /**
+   * The signed-in user (fresh from `fw_user` on every request). `isAdmin` is the stored flag OR
+   * the token's own admin power (given at sign-in by a login hook that returned `isAdmin: true`).
+   */
   user: FwUser;
   /** The token the request carried. */
   token: string;
@@ -110,19 +113,22 @@ export class Authenticator {
     if (token === undefined) return undefined;
     let stored: StoredUserLike | undefined;
     let grantsVersion: number | undefined;
+    let tokenAdmin = false;
     if (this.#oneLookup) {
       const session = isTokenShape(token) ? await this.#store.sessions.lookup(hashToken(token), this.#tokens.now()) : undefined;
       stored = session?.user;
       grantsVersion = session?.grantsVersion;
+      tokenAdmin = session?.tokenAdmin === true;
     } else {
       const session = await this.#tokens.resolve(token);
       stored = session ? await this.#users.findStored(session.userId) : undefined;
+      tokenAdmin = session?.admin === true;
     }
     if (!stored) throw new FwError('TOKEN_EXPIRED');
     const refusal = this.#users.refusal(stored, ctx.ip);
     if (refusal) throw new FwError('ACCOUNT_DISABLED', refusal, { status: 401 });
     return {
-      user: { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin === true },
+      user: { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin === true || tokenAdmin },
       token,
       ...(grantsVersion !== undefined ? { grantsVersion } : {}),
     };

@@ -140,6 +140,33 @@ describe('fwLogin(options)', () => {
       expect(me.body).to.include({ id: root.id, isAdmin: true });
     });
 
+    it('rule 5b: a hook that returns isAdmin: true makes that sign-in an administrator, and only that one', async () => {
+      const g = await setup({
+        login: {
+          proxy: {
+            async login(account) {
+              const user = (await g.store.users.findByAccount(account))!;
+              // The directory's administrators group: alice is in it, root is not.
+              return { id: user.id, account, isAdmin: account === 'alice' };
+            },
+          },
+        },
+      });
+      try {
+        const alice = await login(g, 'alice', 'any').expect(200);
+        expect((await g.agent.get('/private').set('token', alice.body.token).expect(200)).body.user).to.include({ account: 'alice', isAdmin: true });
+        expect((await g.agent.get('/fw-api/userinfo').set('token', alice.body.token).expect(200)).body.isAdmin).to.equal(true);
+        expect((await g.store.users.findById(g.alice.id))?.isAdmin).to.equal(false);
+        expect((await g.tokens.resolve(alice.body.token))?.admin).to.equal(true);
+        // The stored flag still counts when the hook says no: the two are OR-ed.
+        const root = await login(g, 'root', 'any').expect(200);
+        expect((await g.agent.get('/private').set('token', root.body.token).expect(200)).body.user.isAdmin).to.equal(true);
+        expect((await g.tokens.resolve(root.body.token))?.admin).to.equal(false);
+      } finally {
+        await g.cleanup();
+      }
+    });
+
     it('a throwing loginSuccess fails the login and leaves no working token', async () => {
       const g = await setup({
         login: {

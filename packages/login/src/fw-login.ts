@@ -172,6 +172,7 @@ async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
 
   const request = { ip, headers: ctx.headers, body: body as Record<string, unknown>, query: ctx.query, ctx };
   let user: FwUser;
+  let grantedAdmin = false;
   try {
     const returned = await runWithLoginRequest(request, async () => o.proxy.login(input.account, pwd));
     if (!returned || typeof returned.id !== 'number') throw new Error(LOGIN_REASONS.NOT_STORED);
@@ -179,9 +180,11 @@ async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
     if (!stored) throw new Error(LOGIN_REASONS.NOT_STORED);
     const refusal = o.users.refusal(stored, ip);
     if (refusal) throw new Error(refusal);
-    // The stored row is the truth (and is re-read on every request): a hook that decides who is
-    // an administrator writes fw_user.is_admin rather than returning a flag that would not last.
-    user = { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin === true };
+    // A hook that returns isAdmin: true makes this sign-in an administrator (an LDAP group, say):
+    // the token records it, so it holds for the token's life on every instance, and the stored
+    // flag is left alone. Otherwise the stored row decides, re-read on every request.
+    grantedAdmin = returned.isAdmin === true && stored.isAdmin !== true;
+    user = { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin === true || grantedAdmin };
   } catch (error) {
     const failure = classifyLoginFailure(error);
     switch (failure.kind) {
@@ -199,7 +202,7 @@ async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
     }
   }
 
-  const issued = await issueLoginToken(o, { ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, user, 'password');
+  const issued = await issueLoginToken(o, { ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, user, 'password', { admin: grantedAdmin });
   if (!issued) return refuse('The login was refused after it succeeded');
   await o.attempts.succeed(input.account, ip);
   const stored = await o.store.users.findById(user.id);

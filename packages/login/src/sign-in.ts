@@ -22,15 +22,18 @@ export interface SignInRequest {
  * token registered for the user, `loginSuccess(user, token)`, and a login-log row (`method`, for
  * example `password` or `oauth:github`, and the token's hash, never the token). A throwing
  * `loginSuccess` revokes the token again; the sign-in then fails (undefined).
+ * @param options.admin the token makes its user an administrator for its life, whatever the
+ * stored flag (a login hook returned `isAdmin: true`); `user.isAdmin` itself is not read.
  */
 export async function issueLoginToken(
   services: SignInServices,
   request: SignInRequest,
   user: FwUser,
   method: string,
+  options: { admin?: boolean } = {},
 ): Promise<{ token: string; expiresAt: Date } | undefined> {
   const token = services.tokens.generateToken();
-  const issued = await services.tokens.loginToken(user, token);
+  const issued = await services.tokens.loginToken(user, token, { admin: options.admin === true });
   try {
     await services.proxy.loginSuccess(user, token);
   } catch {

@@ -27,6 +27,19 @@ describeEachSql('store.sessions.lookup(tokenHash, now)', (db, spec) => {
     expect(session!.expiresAt).to.be.greaterThan(Date.now());
   });
 
+  it('reports the token’s own admin flag beside the user’s stored one', async () => {
+    const plain = (await store.users.create({ account: `p-${Date.now()}`, password: 'x-password' })).id;
+    await store.knex('fw_token').insert([
+      { token_hash: hash('AAAAAAAAAAAAAAA5'), user_id: plain, expires_at: Date.now() + 60_000, created_at: Date.now(), is_admin: true },
+      { token_hash: hash('AAAAAAAAAAAAAAA6'), user_id: plain, expires_at: Date.now() + 60_000, created_at: Date.now(), is_admin: false },
+    ]);
+    const granted = await store.sessions.lookup(hash('AAAAAAAAAAAAAAA5'), Date.now());
+    expect(granted).to.deep.include({ userId: plain, tokenAdmin: true });
+    expect(granted!.user.isAdmin).to.equal(false);
+    expect((await store.sessions.lookup(hash('AAAAAAAAAAAAAAA6'), Date.now()))!.tokenAdmin).to.equal(false);
+    expect((await store.sessions.lookup(hash('AAAAAAAAAAAAAAA1'), Date.now()))!.tokenAdmin).to.equal(false);
+  });
+
   it('sees expiry, revocation and a lock at once', async () => {
     await insertToken('AAAAAAAAAAAAAAA2', Date.now() + 1000);
     expect(await store.sessions.lookup(hash('AAAAAAAAAAAAAAA2'), Date.now() + 2000)).to.equal(undefined);

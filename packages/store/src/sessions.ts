@@ -7,6 +7,11 @@ export interface SessionRecord {
   userId: number;
   /** Token expiry, epoch milliseconds. */
   expiresAt: number;
+  /**
+   * The token itself makes its user an administrator (`fw_token.is_admin`: a login hook said so
+   * at sign-in), separately from the stored `user.isAdmin`.
+   */
+  tokenAdmin: boolean;
   user: {
     id: number;
     account: string;
@@ -32,7 +37,7 @@ export interface SessionRepository {
   close(): void;
 }
 
-const SQL = `select t.user_id, t.expires_at, u.account, u.name, u.is_admin, u.status, u.expire_date, u.white_ip,
+const SQL = `select t.user_id, t.expires_at, t.is_admin as token_admin, u.account, u.name, u.is_admin, u.status, u.expire_date, u.white_ip,
   (select m.value from fw_meta m where m.name = 'grants_version') as grants_version
 from fw_token t inner join fw_user u on u.id = t.user_id
 where t.token_hash = ? and t.expires_at > ?`;
@@ -42,6 +47,7 @@ function toSession(row: Record<string, unknown>): SessionRecord {
   return {
     userId,
     expiresAt: Number(row.expires_at),
+    tokenAdmin: toBoolean(row.token_admin),
     user: {
       id: userId,
       account: String(row.account),
@@ -93,6 +99,7 @@ export function createSessionRepository(ctx: RepositoryContext, sqliteFile: stri
         .first(
           't.user_id',
           't.expires_at',
+          't.is_admin as token_admin',
           'u.account',
           'u.name',
           'u.is_admin',
