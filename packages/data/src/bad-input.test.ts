@@ -17,6 +17,10 @@ describeEachSql('fwData(options): bad input is a 4xx, never a 500', (db, spec) =
   before(async () => {
     f = await setupData(db().url);
     [admin, alice] = await Promise.all([f.token('admin'), f.token('alice')]);
+    // A host table may hold unique keys of its own: Book's ISBN is one here.
+    await f.store.knex.schema.alterTable('t_book', (t) => {
+      t.unique(['isbn']);
+    });
   });
   after(() => f?.destroy());
   beforeEach(async () => {
@@ -143,6 +147,101 @@ describeEachSql('fwData(options): bad input is a 4xx, never a 500', (db, spec) =
       const tags = await f.agent.post(`${api}/data/modify/Book`).set('token', alice).send({ title: 'x', tags: [huge] }).expect(422);
       expect(tags.body.error.details.map((d: { path: string }) => d.path)).to.deep.equal(['tags']);
       expect(await f.rows('t_book')).to.deep.equal([]);
+    });
+  });
+
+  describe('constraints of the database', () => {
+    const count = async (table: string) => (await f.rows(table)).length;
+
+    it('answers 409 CONFLICT naming the field and the value for a taken unique key, on add, update, update-cell and import', async () => {
+      const stamp = Date.now().toString(36);
+      const taken = (await f.agent.post(`${api}/data/modify/FwRole`).set('token', admin).send({ code: `taken-${stamp}`, name: 'Taken' }).expect(200)).body;
+      const other = (await f.agent.post(`${api}/data/modify/FwRole`).set('token', admin).send({ code: `other-${stamp}`, name: 'Other' }).expect(200)).body;
+      const menu = (await f.agent.post(`${api}/data/modify/FwMenu`).set('token', admin).send({ code: `menu-${stamp}`, name: 'M', type: 'page' }).expect(200)).body;
+      const menu2 = (await f.agent.post(`${api}/data/modify/FwMenu`).set('token', admin).send({ code: `menu2-${stamp}`, name: 'M2', type: 'page' }).expect(200)).body;
+      const book = await addBook();
+      const before = { roles: await f.rows('fw_role'), menus: await f.rows('fw_menu'), users: await f.rows('fw_user'), books: await f.rows('t_book') };
+      const conflicts: Array<[string, Awaited<ReturnType<typeof f.agent.get>>, string]> = [
+        ['add', await f.agent.post(`${api}/data/modify/FwRole`).set('token', admin).send({ code: taken.code, name: 'Again' }), 'code'],
+        ['update', await f.agent.post(`${api}/data/modify/FwRole/update`).set('token', admin).send({ id: other.id, code: taken.code }), 'code'],
+        ['update user', await f.agent.post(`${api}/data/modify/FwUser/update`).set('token', admin).send({ id: f.users.carol.id, account: f.users.bob.account }), 'account'],
+        ['update-cell', await f.agent.post(`${api}/data/modify/FwMenu/update-cell`).set('token', admin).send({ id: menu2.id, field: 'code', value: menu.code }), 'code'],
+        ['import', await f.agent.post(`${api}/data/import/Book`).set('token', alice).set('Content-Type', 'text/csv').send(`title,isbn\r\nFresh,1234567890\r\nDup,${book.isbn}\r\n`), 'rows[2].isbn'],
+      ];
+      for (const [what, res, path] of conflicts) {
+        expect(res.status, `${what}: ${JSON.stringify(res.body)}`).to.equal(409);
+        expect(res.body.error.code, what).to.equal('CONFLICT');
+        expect(res.body.error.details, what).to.have.length(1);
+        expect(res.body.error.details[0], what).to.include({ path, type: 'unique' });
+        const value = { add: taken.code, update: taken.code, 'update user': f.users.bob.account, 'update-cell': menu.code, import: book.isbn }[what];
+        expect(res.body.error.details[0].message, what).to.contain(`"${String(value)}"`);
+      }
+      expect({ roles: await f.rows('fw_role'), menus: await f.rows('fw_menu'), users: await f.rows('fw_user'), books: await f.rows('t_book') }).to.deep.equal(before);
+    });
+
+    it('answers 422 naming the field for null in a NOT NULL column the model leaves optional', async () => {
+      const users = await count('fw_user');
+      const res = await f.agent.post(`${api}/data/modify/FwUser`).set('token', admin).send({ account: `nul-${Date.now()}`, isAdmin: null }).expect(422);
+      expect(res.body.error.code).to.equal('VALIDATION_FAILED');
+      expect(res.body.error.details).to.deep.equal([{ path: 'isAdmin', type: 'required', message: 'isAdmin is a required field' }]);
+      const llm = await f.agent.post(`${api}/data/modify/FwLlm`).set('token', admin).send({ name: 'L', apiDomain: 'https://x', enabled: null }).expect(422);
+      expect(llm.body.error.details.map((d: { path: string }) => d.path)).to.deep.equal(['enabled']);
+      expect(await count('fw_user')).to.equal(users);
+      expect(await count('fw_llm')).to.equal(0);
+    });
+
+    it('answers 422 naming the field for a reference to a row that does not exist', async () => {
+      const users = await count('fw_user');
+      const roles = await f.agent.post(`${api}/data/modify/FwUser`).set('token', admin).send({ account: `ref-${Date.now()}`, roles: [f.roles.editor, 999_999] }).expect(422);
+      expect(roles.body.error.details.map((d: { path: string }) => d.path)).to.deep.equal(['roles']);
+      const key = await f.agent.post(`${api}/data/modify/FwOpenApi`).set('token', admin).send({ name: 'K', secret: 'a-secret-of-16-chars', userId: 999_999 }).expect(422);
+      expect(key.body.error.details.map((d: { path: string }) => d.path)).to.deep.equal(['userId']);
+      expect(await count('fw_user')).to.equal(users);
+      expect(await count('fw_open_api')).to.equal(0);
+    });
+  });
+
+  describe('copy of a model with unique fields', () => {
+    it('answers 409 naming the field to change, and copies with overrides in values', async () => {
+      const stamp = Date.now().toString(36);
+      const role = (await f.agent.post(`${api}/data/modify/FwRole`).set('token', admin).send({ code: `src-${stamp}`, name: 'Source' }).expect(200)).body;
+      const menus = await f.store.roles.menuIds(f.roles.editor);
+      await f.store.roles.setMenus(role.id, menus.slice(0, 2));
+      const refused = await f.agent.post(`${api}/data/modify/FwRole/copy`).set('token', admin).send({ id: role.id }).expect(409);
+      expect(refused.body.error.code).to.equal('CONFLICT');
+      expect(refused.body.error.details).to.have.length(1);
+      expect(refused.body.error.details[0]).to.include({ path: 'code', type: 'unique' });
+      expect(refused.body.error.message).to.contain('values.code');
+      const copied = (await f.agent.post(`${api}/data/modify/FwRole/copy`).set('token', admin).send({ id: role.id, values: { code: `copy-${stamp}` } }).expect(200)).body;
+      expect(copied).to.include({ code: `copy-${stamp}`, name: 'Source' });
+      expect(copied.menus).to.deep.equal([...menus.slice(0, 2)].sort((a, b) => a - b));
+
+      const user = await f.agent.post(`${api}/data/modify/FwUser/copy`).set('token', admin).send({ id: f.users.bob.id }).expect(409);
+      expect(user.body.error.details[0]).to.include({ path: 'account', type: 'unique' });
+      const userCopy = (await f.agent.post(`${api}/data/modify/FwUser/copy`).set('token', admin).send({ id: f.users.bob.id, values: { account: `bob2-${stamp}` } }).expect(200)).body;
+      expect(userCopy).to.include({ account: `bob2-${stamp}`, name: 'bob' });
+      expect(userCopy.roles).to.deep.equal([f.roles.reader]);
+
+      const menu = (await f.agent.post(`${api}/data/modify/FwMenu`).set('token', admin).send({ code: `m-${stamp}`, name: 'M', type: 'page' }).expect(200)).body;
+      const menuRefused = await f.agent.post(`${api}/data/modify/FwMenu/copy`).set('token', admin).send({ id: menu.id }).expect(409);
+      expect(menuRefused.body.error.details[0]).to.include({ path: 'code', type: 'unique' });
+      await f.agent.post(`${api}/data/modify/FwMenu/copy`).set('token', admin).send({ id: menu.id, values: { code: `m2-${stamp}` } }).expect(200);
+    });
+
+    it('checks the overrides like an add', async () => {
+      const book = await addBook();
+      const before = await f.rows('t_book');
+      expect((await f.agent.post(`${api}/data/modify/Book/copy`).set('token', alice).send({ id: book.id, values: { nope: 1 } }).expect(400)).body.error.code).to.equal('UNKNOWN_FIELD');
+      expect((await f.agent.post(`${api}/data/modify/Book/copy`).set('token', alice).send({ id: book.id, values: JSON.parse('{"__proto__":1}') }).expect(400)).body.error.code).to.equal('UNKNOWN_FIELD');
+      expect((await f.agent.post(`${api}/data/modify/Book/copy`).set('token', alice).send({ id: book.id, values: { code: 'X' } }).expect(400)).body.error.code).to.equal('READONLY_FIELD');
+      expect((await f.agent.post(`${api}/data/modify/Book/copy`).set('token', alice).send({ id: book.id, values: { price: 'cheap' } }).expect(422)).body.error.details[0].path).to.equal('price');
+      expect((await f.agent.post(`${api}/data/modify/Book/copy`).set('token', alice).send({ id: book.id, values: { price: -1 } }).expect(422)).body.error.details[0].path).to.equal('price');
+      expect((await f.agent.post(`${api}/data/modify/Book/copy`).set('token', alice).send({ id: book.id, values: [1] }).expect(400)).body.error.code).to.equal('BAD_REQUEST');
+      expect(await f.rows('t_book')).to.deep.equal(before);
+      const taken = await f.agent.post(`${api}/data/modify/Book/copy`).set('token', alice).send({ id: book.id, values: { title: 'Dune II' } }).expect(409);
+      expect(taken.body.error.details[0]).to.include({ path: 'isbn', type: 'unique' });
+      const copy = (await f.agent.post(`${api}/data/modify/Book/copy`).set('token', alice).send({ id: book.id, values: { title: 'Dune II', price: null, isbn: '9780441172719' } }).expect(200)).body;
+      expect(copy).to.include({ title: 'Dune II', price: null, isbn: '9780441172719', genre: 'novel' });
     });
   });
 });

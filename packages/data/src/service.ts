@@ -17,7 +17,7 @@ import {
 } from '@fw/core';
 import { PowerResolver, assertPower } from '@fw/power';
 import { changedColumns, patchRow, readEntity, toDbValues, toFormRow, validateRow, cellEditRefusal, integerBounds, type FormRow } from '@fw/row-patch';
-import type { FwStore } from '@fw/store';
+import { classifyDbError, violationConcerns, type FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import { csvLine, parseCsv, uncsvCell } from './csv.js';
 import { dataError } from './error-codes.js';
@@ -392,6 +392,77 @@ export class DataService {
     }
   }
 
+  /**
+   * A constraint or value error of the database on a write to `model`, as the client error it is:
+   * a taken unique key is 409 `CONFLICT`, a missing referenced row, a null in a NOT NULL column or
+   * a value the column refuses is 422 `VALIDATION_FAILED`, each naming the field where the driver
+   * tells which column (`row` supplies the value when the driver does not print it).
+   */
+  #violationError(model: ModelDefinition, error: unknown, row?: Readonly<FormRow>): FwError | undefined {
+    const violation = classifyDbError(error);
+    if (!violation) return undefined;
+    const field = Object.values(model.fields).find(
+      (f) => (f.stored && violationConcerns(violation, model.table, f.column)) || (f.edit.collection !== undefined && violationConcerns(violation, f.edit.collection.joinTable, f.edit.collection.foreignKey)),
+    );
+    const title = field?.edit.title ?? 'a value';
+    const at = field ? { path: field.name } : {};
+    const given = field && row && Object.hasOwn(row, field.name) ? row[field.name] : undefined;
+    const value = violation.value !== undefined ? JSON.stringify(violation.value) : given !== undefined && given !== null ? JSON.stringify(given) : undefined;
+    switch (violation.kind) {
+      case 'unique': {
+        const message = `${title}${value === undefined ? '' : ` ${value}`} is already taken`;
+        return new FwError('CONFLICT', `${model.name}: ${message}`, { details: [{ ...at, type: 'unique', message }], cause: error });
+      }
+      case 'stillReferenced':
+        return new FwError('CONFLICT', `${model.name}: other rows still refer to this row`, { details: [{ path: model.primaryKey, type: 'referenced', message: 'other rows still refer to this row' }], cause: error });
+      case 'missingReference':
+        return new FwError('VALIDATION_FAILED', 'The row is not valid', { details: [{ ...at, type: 'reference', message: `${title} names a row that does not exist` }], cause: error });
+      case 'notNull':
+        return new FwError('VALIDATION_FAILED', 'The row is not valid', { details: [{ ...at, type: 'required', message: `${title} is a required field` }], cause: error });
+      case 'outOfRange':
+      case 'invalidValue':
+        return new FwError('VALIDATION_FAILED', 'The row is not valid', { details: [{ ...at, type: 'typeError', message: `${title} cannot be stored in its column` }], cause: error });
+    }
+  }
+
+  /**
+   * References and collections of `row` must name existing rows of their model (when that model is
+   * registered): a 422 naming each field that points nowhere. Only values that differ from
+   * `stored` are checked, so a row whose old reference went stale can still be edited.
+   */
+  async #checkReferences(model: ModelDefinition, db: Knex, row: Readonly<FormRow>, stored?: Readonly<FormRow>): Promise<void> {
+    const details: FwErrorDetail[] = [];
+    for (const field of Object.values(model.fields)) {
+      const targetName = field.edit.reference?.model ?? field.edit.collection?.model;
+      if (targetName === undefined || !Object.hasOwn(row, field.name)) continue;
+      const target = this.registry.get(targetName);
+      const value = row[field.name];
+      if (!target || value === null || value === undefined || (stored && sameValue(value, stored[field.name]))) continue;
+      const ids = (Array.isArray(value) ? value : [value]).filter((v): v is number => typeof v === 'number');
+      const before = new Set(stored && Array.isArray(stored[field.name]) ? (stored[field.name] as unknown[]) : []);
+      const asked = [...new Set(ids.filter((v) => !before.has(v)))];
+      if (asked.length === 0) continue;
+      const key = this.#pkColumn(target);
+      const found = new Set<number>();
+      for (let i = 0; i < asked.length; i += 500) {
+        const rows: Array<Record<string, unknown>> = await db(target.table).whereIn(key, asked.slice(i, i + 500)).select(key);
+        for (const r of rows) found.add(Number(r[key]));
+      }
+      const missing = asked.filter((v) => !found.has(v));
+      if (missing.length > 0) details.push({ path: field.name, type: 'reference', message: `${field.edit.title} names no existing ${target.name}: ${missing.slice(0, 10).join(', ')}` });
+    }
+    if (details.length > 0) throw validationError(details);
+  }
+
+  /** Runs one write statement on `model`, turning a constraint error into its client error. */
+  async #writing<T>(model: ModelDefinition, row: Readonly<FormRow> | undefined, work: () => PromiseLike<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw this.#violationError(model, error, row) ?? error;
+    }
+  }
+
   async #writeCollections(model: ModelDefinition, trx: Knex.Transaction, id: number, row: FormRow, only?: Set<string>): Promise<void> {
     for (const field of Object.values(model.fields)) {
       const c = field.edit.collection;
@@ -399,7 +470,7 @@ export class DataService {
       const ids = (row[field.name] as number[] | null) ?? [];
       await trx(c.joinTable).where(c.ownKey, id).delete();
       for (let i = 0; i < ids.length; i += 500) {
-        await trx(c.joinTable).insert(ids.slice(i, i + 500).map((other) => ({ [c.ownKey]: id, [c.foreignKey]: other })));
+        await this.#writing(model, row, () => trx(c.joinTable).insert(ids.slice(i, i + 500).map((other) => ({ [c.ownKey]: id, [c.foreignKey]: other }))));
       }
     }
   }
@@ -427,6 +498,7 @@ export class DataService {
     await model.dataProxy.beforeAdd?.(row, context);
     // Checked on the row as it will be written, after the hooks had their say.
     if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'add', next: row });
+    await this.#checkReferences(model, trx, row);
     // Absent fields left empty are not written, so the database's own defaults (timestamps,
     // status) apply; an explicit null from the client is written as null.
     const written: FormRow = {};
@@ -437,7 +509,7 @@ export class DataService {
     const pk = this.#pkColumn(model);
     const columns = { ...toDbValues(model, stored), ...extraColumns };
     // MySQL has no RETURNING (knex warns and gives the insert id instead).
-    const result: unknown[] = this.store.dialect === 'mysql' ? await trx(model.table).insert(columns) : await trx(model.table).insert(columns, [pk]);
+    const result: unknown[] = await this.#writing(model, row, () => (this.store.dialect === 'mysql' ? trx(model.table).insert(columns) : trx(model.table).insert(columns, [pk])));
     const first = result[0];
     const id = Number(isObject(first) ? first[pk] : first);
     if (!Number.isSafeInteger(id) || id < 1) throw new Error(`${model.name}: the insert returned no id`);
@@ -584,11 +656,12 @@ export class DataService {
         await model.dataProxy.beforeUpdate?.(next, context);
         next[model.primaryKey] = id;
         if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
+        await this.#checkReferences(model, trx, next, stored);
         endSessions = this.#endsSessions(model, this.#changes(model, stored, next));
         const { row: withSecrets, extraColumns } = await this.#secretsForStorage(model, next);
         const columns = { ...changedColumns(model, stored, withSecrets), ...extraColumns };
         delete columns[this.#pkColumn(model)];
-        if (Object.keys(columns).length > 0) await trx(model.table).where(this.#pkColumn(model), id).update(columns);
+        if (Object.keys(columns).length > 0) await this.#writing(model, next, () => trx(model.table).where(this.#pkColumn(model), id).update(columns));
         const changes = this.#changes(model, stored, next);
         const collections = new Set(Object.keys(changes).filter((f) => model.fields[f]?.edit.collection));
         await this.#writeCollections(model, trx, id, next, collections);
@@ -706,7 +779,7 @@ export class DataService {
           const c = field.edit.collection;
           if (c) await trx(c.joinTable).whereIn(c.ownKey, ids).delete();
         }
-        const deleted = await trx(model.table).whereIn(this.#pkColumn(model), ids).delete();
+        const deleted = await this.#writing(model, undefined, () => trx(model.table).whereIn(this.#pkColumn(model), ids).delete());
         await model.dataProxy.afterDelete?.(rows, context);
         return { deleted };
       }),
@@ -716,7 +789,12 @@ export class DataService {
     return result;
   }
 
-  /** A new row from an existing visible one (editable fields and collections). Needs `copy` and `add`. */
+  /**
+   * A new row from an existing visible one (editable fields and collections): `{ id, values? }`,
+   * where `values` holds field values that replace the copied ones, read and checked as an add
+   * body. A copy that would repeat a unique key is a 409 naming the field to set in `values`.
+   * Needs `copy` and `add`.
+   */
   async copy(name: string, actor: Actor, body: unknown): Promise<FormRow> {
     const model = this.model(name);
     await this.require(model, actor, ['copy', 'add']);
@@ -729,12 +807,25 @@ export class DataService {
       for (const field of Object.values(model.fields)) {
         if (!field.primaryKey && !field.edit.readonly && field.edit.type !== EditType.PASSWORD) values[field.name] = source[field.name];
       }
-      const created = await this.#transaction(model, log, async (trx) => {
-        const newId = await this.#insert(model, actor, trx, values, context, new Set(Object.keys(values)), codes);
-        log.targetId = String(newId);
-        return newId;
-      });
-      return created;
+      const asked = isObject(body) ? body.values : undefined;
+      if (asked !== undefined) {
+        if (!isObject(asked)) throw new FwError('BAD_REQUEST', 'values must be an object of field values');
+        const read = this.#readBody(model, asked, 'add');
+        for (const name of Object.keys(asked)) if (Object.hasOwn(read, name)) values[name] = read[name];
+        log.request = { from: sourceId, values: read };
+      }
+      try {
+        return await this.#transaction(model, log, async (trx) => {
+          const newId = await this.#insert(model, actor, trx, values, context, new Set(Object.keys(values)), codes);
+          log.targetId = String(newId);
+          return newId;
+        });
+      } catch (error) {
+        // A copy repeats every value, unique ones too: say which one to give anew.
+        const path = error instanceof FwError && error.status === 409 ? error.details?.find((d) => d.type === 'unique')?.path : undefined;
+        if (path === undefined) throw error;
+        throw new FwError('CONFLICT', `${(error as FwError).message}; give the copy another ${path} in values.${path}`, { details: (error as FwError).details!, cause: error });
+      }
     });
     return this.#shown(model, actor, id);
   }
@@ -800,9 +891,11 @@ export class DataService {
           try {
             await this.#insert(model, importer, trx, values, context, sent, codes);
           } catch (error) {
-            // A refused grant stays a 403; the other failures name the row.
+            // A refused grant stays a 403 and a taken key a 409; the other failures name the row.
             if (error instanceof FwError && error.details && error.status !== 403) {
-              throw dataError('IMPORT_FAILED', `Row ${n + 1}: ${error.message}`, error.details.map((d) => ({ ...d, path: `rows[${n + 1}].${d.path ?? ''}` })));
+              const details = error.details.map((d) => ({ ...d, path: `rows[${n + 1}].${d.path ?? ''}` }));
+              if (error.status === 409) throw new FwError(error.code, `Row ${n + 1}: ${error.message}`, { status: 409, details });
+              throw dataError('IMPORT_FAILED', `Row ${n + 1}: ${error.message}`, details);
             }
             throw error;
           }

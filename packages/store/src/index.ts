@@ -40,3 +40,5 @@ export type {
 export { OPEN_API_STATUS } from './open-apis.js';
 export type { CreateOpenApiInput, CreatedOpenApi, FwOpenApiRecord, OpenApiRepository, OpenApiStatus } from './open-apis.js';
 export { createModelTables } from './model-tables.js';
+export { classifyDbError, violationConcerns } from './db-errors.js';
+export type { DbViolation, DbViolationKind } from './db-errors.js';
