@@ -9,6 +9,8 @@ import { encodePassword } from './client.js';
 import { fwAuth } from './auth.js';
 import { fwLogin } from './fw-login.js';
 import { fwErrorHandler } from './http.js';
+import type { LoginProxy } from './login-proxy.js';
+import { LOGIN_REASONS } from './user-service.js';
 
 describeEachSql('fwLogin with tokens and counters in SQL', (db) => {
   let store: FwStore;
@@ -88,5 +90,80 @@ describeEachSql('fwLogin with tokens and counters in SQL', (db) => {
     expect(Number(locked.headers['retry-after'])).to.be.greaterThan(0);
     const counters = await store.knex('fw_kv').select('key');
     expect(counters.length).to.be.greaterThan(0);
+  });
+});
+
+describeEachSql('login input a database cannot take, and hooks failing for unexpected reasons', (db) => {
+  let store: FwStore;
+  let agent: ReturnType<typeof request>;
+  let hooked: ReturnType<typeof request>;
+  let appId: string;
+  const reported: unknown[] = [];
+
+  before(async () => {
+    store = await createStore(db().url);
+    await store.migrate.latest();
+    const alice = await store.users.create({ account: 'alice', password: 'alice-pass' });
+    appId = (await store.openApis.create({ name: 'script', userId: alice.id })).record.appId;
+    const config = loadConfig({ env: false, values: { 'fw-app.verifyCodeCount': 100, 'fw-app.loginLockCount': 100 } });
+    const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config });
+    const build = (proxy?: Partial<LoginProxy>) => {
+      const app = new Koa();
+      app.silent = true;
+      app.on('error', (error: unknown) => reported.push(error));
+      app.use(fwErrorHandler());
+      app.use(fwLogin({ store, tokens, config, ephemeral: new KnexEphemeralStore({ knex: store.knex }), ...(proxy ? { proxy } : {}) }));
+      return request(app.callback());
+    };
+    agent = build();
+    // A hook whose own query fails: the driver's message holds the SQL and the table's name.
+    hooked = build({
+      async login(account) {
+        await store.knex('legacy_members').where('login', account).first('password_hash');
+        return (await store.users.findByAccount(account))!;
+      },
+    });
+  });
+  after(() => store?.destroy());
+
+  const login = (a: ReturnType<typeof request>, account: string, pwd: string) => a.post('/fw-api/login').send({ account, pwd: encodePassword(pwd) });
+  const SQL_WORDS = /select|insert|fw_user|fw_open_api|legacy_members|password_hash|invalid byte|0x00|where/i;
+
+  it('answers a NUL in the account or the password exactly like an unknown account, never with SQL text', async () => {
+    const unknown = await login(agent, 'nobody-here', 'alice-pass').expect(401);
+    expect(unknown.body).to.deep.equal({ pass: false, reason: LOGIN_REASONS.BAD_CREDENTIALS, useVerifyCode: false });
+    for (const [account, pwd] of [
+      ['ali\u0000ce', 'alice-pass'],
+      ['alice\u0000', 'alice-pass'],
+      ['\u0000', 'x'],
+      ['alice', 'alice-pass\u0000'],
+      ['alice', '\u0000'],
+    ] as const) {
+      const res = await login(agent, account, pwd);
+      expect(res.status, JSON.stringify(account)).to.equal(401);
+      expect(res.body).to.deep.equal(unknown.body);
+      expect(JSON.stringify(res.body)).to.not.match(SQL_WORDS);
+    }
+  });
+
+  it('answers a NUL in an open-API app id or secret with a 4xx, never a 500 or SQL text', async () => {
+    for (const body of [
+      { appId: 'a\u0000b', secret: 'x' },
+      { appId: `${appId}\u0000`, secret: 'x' },
+      { appId, secret: 'sec\u0000ret' },
+    ]) {
+      const res = await agent.post('/fw-api/open-api/token').send(body);
+      expect([400, 401], JSON.stringify(body)).to.include(res.status);
+      expect(res.body.error.code).to.be.oneOf(['BAD_REQUEST', 'UNAUTHENTICATED']);
+      expect(JSON.stringify(res.body)).to.not.match(SQL_WORDS);
+    }
+  });
+
+  it('gives the generic reason when a hook fails on a database error, and reports the error to the app', async () => {
+    reported.length = 0;
+    const res = await login(hooked, 'alice', 'alice-pass').expect(401);
+    expect(res.body).to.deep.equal({ pass: false, reason: LOGIN_REASONS.BAD_CREDENTIALS, useVerifyCode: false });
+    expect(reported, 'the real error goes to app.on("error")').to.have.length(1);
+    expect(String(reported[0])).to.match(/legacy_members/);
   });
 });

@@ -107,6 +107,40 @@ describe('fwLogin(options)', () => {
       expect(await loginLogCount(f)).to.equal(0);
     });
 
+    it('rule 1, deliberate only: an unexpected error (TypeError, driver error) gives the generic reason, never its text', async () => {
+      const failures: unknown[] = [
+        new TypeError("Cannot read properties of undefined (reading 'dn')"),
+        Object.assign(new Error('select "password_hash" from "members" where "login" = $1 - relation "members" does not exist'), { code: '42P01' }),
+        new RangeError('Maximum call stack size exceeded'),
+        { some: 'object' },
+      ];
+      for (const thrown of failures) {
+        const reported: unknown[] = [];
+        const g = await setup({ login: { proxy: { login: () => Promise.reject(thrown) } } });
+        g.app.on('error', (error: unknown) => reported.push(error));
+        try {
+          const res = await login(g, 'alice', 'alice-pass').expect(401);
+          expect(res.body).to.deep.equal({ pass: false, reason: LOGIN_REASONS.BAD_CREDENTIALS, useVerifyCode: false });
+          expect(reported).to.have.length(1);
+          expect(reported[0] === thrown || (reported[0] as Error).cause === thrown).to.equal(true);
+        } finally {
+          await g.cleanup();
+        }
+      }
+      // Deliberate refusals keep their words: a string, a plain Error, an error marked expose.
+      for (const [thrown, reason] of [
+        ['Account not in the directory', 'Account not in the directory'],
+        [Object.assign(new RangeError('Outside office hours'), { expose: true }), 'Outside office hours'],
+      ] as const) {
+        const g = await setup({ login: { proxy: { login: () => Promise.reject(thrown) } } });
+        try {
+          expect((await login(g, 'alice', 'alice-pass').expect(401)).body.reason).to.equal(reason);
+        } finally {
+          await g.cleanup();
+        }
+      }
+    });
+
     it('rule 2: the hook receives the plain password and can read extra request parameters', async () => {
       await login(f, 'alice', 'open-alice', { tenant: 'acme' }).expect(200);
       expect(calls[0]).to.deep.equal(['login', 'alice', 'open-alice', 'acme', calls[0]![4]]);

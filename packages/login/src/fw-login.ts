@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
-import { FwDefinitionError, FwError, loadConfig, unavailableError, type FwConfig, type FwErrorDetail, type FwUser } from '@fw/core';
+import { FwDefinitionError, FwError, accountProblem, loadConfig, normalizeAccount, unavailableError, type FwConfig, type FwErrorDetail, type FwUser } from '@fw/core';
 import type { FwStore } from '@fw/store';
 import type { EphemeralStore, FwTokenService } from '@fw/token';
 import { LoginAttempts } from './attempts.js';
@@ -46,6 +46,8 @@ export type LoginResponse =
   | { pass: false; reason: string; useVerifyCode: boolean; retryAfter?: number };
 
 const ACCOUNT_MAX = 128;
+// Generated app ids and secrets never hold these; PostgreSQL cannot even compare text with a NUL.
+const CONTROL = /\p{Cc}/u;
 const PWD_MAX = 4096;
 
 interface ResolvedOptions {
@@ -130,7 +132,8 @@ function readLoginBody(body: unknown): { account: string; pwd: string; verifyCod
   }
   if (details.length > 0) throw new FwError('BAD_REQUEST', 'The login body is malformed', { details });
   return {
-    account: account as string,
+    // `é` typed as one code point or as e + accent is one account (stored accounts are NFC).
+    account: normalizeAccount(account as string),
     pwd: pwd as string,
     ...(typeof verifyCode === 'string' ? { verifyCode } : {}),
     ...(typeof verifyCodeMark === 'string' ? { verifyCodeMark } : {}),
@@ -169,6 +172,10 @@ async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
     if (input.verifyCode === undefined || input.verifyCodeMark === undefined) return refuse('A verification code is required');
     if (!(await o.captchas.check(input.verifyCodeMark, input.verifyCode))) return refuse('The verification code is wrong or has expired');
   }
+  // No stored account looks like this (writes refuse it), and no password holds a NUL: the answer
+  // of an unknown account, counted like one, and the text never reaches a database that would
+  // choke on it (PostgreSQL refuses NUL) or a hook that would echo it (issue 10 §6, §7).
+  if (accountProblem(input.account) !== undefined || pwd.includes('\u0000')) return refuse(LOGIN_REASONS.BAD_CREDENTIALS);
 
   const request = { ip, headers: ctx.headers, body: body as Record<string, unknown>, query: ctx.query, ctx };
   let user: FwUser;
@@ -197,7 +204,7 @@ async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
         return refuse(reasonOf(failure.reason));
       case 'unexpected':
         // Its text may hold SQL or a stack's worth of internals: reported to the host, never shown.
-        ctx.app.emit('error', failure.error, ctx);
+        report(ctx, failure.error);
         return refuse(LOGIN_REASONS.BAD_CREDENTIALS);
     }
   }
@@ -223,6 +230,11 @@ function outage(failure: Extract<LoginFailure, { kind: 'hook-unavailable' | 'una
   return loginError('LOGIN_UNAVAILABLE', message.slice(0, 500) || undefined, undefined, { 'Retry-After': String(retryAfter) });
 }
 
+/** Hands an unexpected hook failure to `app.on('error')`; Koa's default listener refuses non-errors, so those are wrapped. */
+function report(ctx: Context, error: unknown): void {
+  ctx.app.emit('error', error instanceof Error ? error : new Error('A login hook threw a value that is not an Error', { cause: error }), ctx);
+}
+
 function reasonOf(error: unknown): string {
   const message = error instanceof Error ? error.message : typeof error === 'string' ? error : '';
   return message.trim() === '' ? 'Login failed' : message.slice(0, 500);
@@ -244,7 +256,9 @@ async function openApiToken(ctx: Context, o: ResolvedOptions): Promise<void> {
   const { appId, secret } = body;
   const details: FwErrorDetail[] = [];
   if (typeof appId !== 'string' || appId.length === 0 || appId.length > 64) details.push(badField('appId', 'appId must be a string of 1 to 64 characters'));
+  else if (CONTROL.test(appId)) details.push(badField('appId', 'appId must not contain control characters'));
   if (typeof secret !== 'string' || secret.length === 0 || secret.length > 512) details.push(badField('secret', 'secret must be a string of 1 to 512 characters'));
+  else if (CONTROL.test(secret)) details.push(badField('secret', 'secret must not contain control characters'));
   if (details.length > 0) throw new FwError('BAD_REQUEST', 'The body must be { appId, secret }', { details });
   const subject = `open-api:${appId as string}`;
   const state = await o.attempts.state(subject, ctx.ip);
@@ -284,6 +298,9 @@ async function changePassword(ctx: Context, o: ResolvedOptions): Promise<void> {
   if (details.length > 0) throw new FwError('BAD_REQUEST', 'The change-password body is malformed', { details });
   const decode = (value: string) => (o.config['fw-app.pwdTransferEncrypt'] ? decodeTransferredPassword(value) : value);
   const [pwd, newPwd, newPwd2] = [decode(body.pwd as string), decode(body.newPwd as string), decode(body.newPwd2 as string)];
+  // scrypt's HMAC pads keys with zero bytes, so "pass" and "pass\0" would be one password.
+  const withNul = (['pwd', 'newPwd', 'newPwd2'] as const).filter((_, i) => [pwd, newPwd, newPwd2][i]!.includes('\u0000'));
+  if (withNul.length > 0) throw new FwError('BAD_REQUEST', 'A password must not contain NUL characters', { details: withNul.map((name) => badField(name, `${name} must not contain NUL characters`)) });
   const { user } = state;
 
   const attempt = await o.attempts.state(user.account, ctx.ip);
@@ -302,7 +319,7 @@ async function changePassword(ctx: Context, o: ResolvedOptions): Promise<void> {
   } catch (error) {
     const failure = classifyLoginFailure(error);
     if (failure.kind === 'hook-unavailable' || failure.kind === 'unavailable') throw outage(failure);
-    if (failure.kind === 'unexpected') ctx.app.emit('error', failure.error, ctx);
+    if (failure.kind === 'unexpected') report(ctx, failure.error);
     const reason = failure.kind === 'refused' ? reasonOf(failure.reason) : LOGIN_ERROR_CODES.PASSWORD_REFUSED.message;
     throw loginError('PASSWORD_REFUSED', reason, [{ path: 'newPwd', type: 'beforeChangePwd', message: reason }]);
   }

@@ -181,6 +181,10 @@ describe('POST /fw-api/change-pwd', () => {
     expect((await f.agent.post('/fw-api/change-pwd').set('token', token).send({ pwd: 'bad', newPwd: 'x', newPwd2: 'x' }).expect(400)).body.error.code).to.equal(
       'PASSWORD_ENCODING_INVALID',
     );
+    // scrypt would hash "new-pass" and "new-pass\0" alike: a NUL is refused before anything is checked.
+    const nul = await change(token, 'alice-pass', 'brand-new-pass\u0000').expect(400);
+    expect(nul.body.error.details.map((d: { path: string }) => d.path)).to.deep.equal(['newPwd', 'newPwd2']);
+    await login(f, 'alice', 'alice-pass').expect(200);
   });
 
   it('takes plain passwords when the transfer encoding is off', async () => {
