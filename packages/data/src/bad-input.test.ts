@@ -244,4 +244,21 @@ describeEachSql('fwData(options): bad input is a 4xx, never a 500', (db, spec) =
       expect(copy).to.include({ title: 'Dune II', price: null, isbn: '9780441172719', genre: 'novel' });
     });
   });
+
+  describe('like on a field that is not text', () => {
+    it('is a 400 on every dialect, for numbers, dates, booleans and integer keys', async () => {
+      await addBook({ published: '1965-08-01' });
+      for (const [model, field] of [['Book', 'id'], ['Book', 'price'], ['Book', 'published'], ['Book', 'inPrint'], ['Note', 'ownerId'], ['FwOrg', 'parentId'], ['FwUser', 'expireDate']] as const) {
+        const res = await f.agent.post(`${api}/data/table/${model}`).set('token', admin).send({ conditions: [{ field, op: 'like', value: '1' }] });
+        expect(res.status, `${model}.${field}: ${JSON.stringify(res.body)}`).to.equal(400);
+        expect(res.body.error.code).to.equal('BAD_QUERY');
+        expect(res.body.error.details[0].path).to.equal('conditions[0].op');
+      }
+      const exported = await f.agent.get(`${api}/data/export/Book`).query({ conditions: JSON.stringify([{ field: 'id', op: 'like', value: '1' }]) }).set('token', alice).expect(400);
+      expect(exported.body.error.code).to.equal('BAD_QUERY');
+      // Text stays searchable.
+      const found = await f.agent.post(`${api}/data/table/Book`).set('token', admin).send({ conditions: [{ field: 'isbn', op: 'like', value: '0441' }] }).expect(200);
+      expect(found.body.total).to.equal(1);
+    });
+  });
 });

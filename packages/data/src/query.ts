@@ -95,7 +95,8 @@ export function parseConditions(model: ModelDefinition, raw: unknown, limits: Qu
     const field = queryableField(model, c.field, `${path}.field`);
     const op = c.op ?? 'eq';
     if (typeof op !== 'string' || !OPERATORS.has(op)) throw bad(`unknown operator ${JSON.stringify(op)} (known: ${CONDITION_OPERATORS.join(', ')})`, `${path}.op`);
-    if (op === 'like' && !TEXTUAL.has(field.edit.type)) throw bad(`like works on text fields, not on ${field.name}`, `${path}.op`);
+    // A HIDDEN field declared `integer` is a number column (keys, owner ids): LOWER() of it fails on PostgreSQL.
+    if (op === 'like' && (!TEXTUAL.has(field.edit.type) || field.edit.integer)) throw bad(`like works on text fields, not on ${field.name}`, `${path}.op`);
     if (['gt', 'gte', 'lt', 'lte', 'between'].includes(op) && !ORDERED.has(field.edit.type)) throw bad(`${op} does not apply to ${field.name}`, `${path}.op`);
     return { field: field.name, op: op as ConditionOperator, value: conditionValue(field, op as ConditionOperator, c.value, `${path}.value`, limits) };
   });
