@@ -16,6 +16,7 @@ const CONNECTION_CODES = new Set([
   'PROTOCOL_SEQUENCE_TIMEOUT',
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
+  'ER_BAD_DB_ERROR', // the database is gone (dropped, or never created)
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
@@ -27,8 +28,15 @@ const CONNECTION_CODES = new Set([
   '3D000', // database does not exist (dropped under a running app)
 ]);
 
+// SQLite (better-sqlite3) has no server to lose, but its file can be held by another process past
+// the busy timeout, or fail underneath: a full disk, an I/O error, a file that cannot be opened or
+// written. None of these can come from a request's content.
+const SQLITE_UNAVAILABLE = /^SQLITE_(?:BUSY|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|NOLFS)(?:_[A-Z]+)*$/;
+
 const CONNECTION_MESSAGES = [
   /Knex: Timeout acquiring a connection/i,
+  // pg's own connect timeout (connectionTimeoutMillis): the socket is destroyed with exactly this.
+  /^timeout expired$/,
   /Connection terminated/i,
   /Connection is closed/i,
   /connect ECONNREFUSED/i,
@@ -54,7 +62,7 @@ export function isUnavailableError(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     if (isFwError(e)) return e.status === 503;
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+    if (typeof code === 'string' && (CONNECTION_CODES.has(code) || SQLITE_UNAVAILABLE.test(code))) return true;
     if (e instanceof Error && CONNECTION_MESSAGES.some((re) => re.test(e.message))) return true;
     if ((e as { name?: unknown }).name === 'KnexTimeoutError' || (e as { name?: unknown }).name === 'MaxRetriesPerRequestError') return true;
   }

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { FwDefinitionError, FwError, type FwUser } from '@fw/core';
+import { FwDefinitionError, FwError, isFwError, isUnavailableError, unavailableError, type FwUser } from '@fw/core';
 import type { FwStore } from '@fw/store';
 import { KnexTokenStore, hashToken, isTokenShape, type FwTokenService } from '@fw/token';
 import { UserService, type StoredUserLike } from './user-service.js';
@@ -73,7 +73,14 @@ export function fwAuth(options: FwAuthOptions): Middleware {
   const authenticator = new Authenticator(options);
   const optional = options.optional === true;
   return async function fwAuth(ctx, next) {
-    const state = await authenticator.authenticate(ctx);
+    let state: FwRequestState | undefined;
+    try {
+      state = await authenticator.authenticate(ctx);
+    } catch (error) {
+      // A token that cannot be checked is refused as a 503 with Retry-After, which Koa's own error
+      // handler answers too, for a host that mounts fwAuth without fwErrorHandler (issue 10 §5).
+      throw isFwError(error) || !isUnavailableError(error) ? error : unavailableError(error);
+    }
     if (state) ctx.state.fw = state;
     else if (!optional) throw new FwError('UNAUTHENTICATED');
     await next();

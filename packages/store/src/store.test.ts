@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FwDefinitionError } from '@fw/core';
+import { createServer, type AddressInfo } from 'node:net';
+import { FwDefinitionError, isUnavailableError } from '@fw/core';
 import { expect } from 'chai';
 import { thrown } from '@fw/test-utils';
 import knexFactory, { type Knex } from 'knex';
@@ -121,6 +122,35 @@ describe('createStore(urlOrOptions)', function () {
     const options: { url: string; debug: unknown } = { url: 'sqlite::memory:', debug: 'yes' };
     expect(definitionError(() => createStore(options as Parameters<typeof createStore>[0])).key).to.equal('store.debug');
   });
+
+  it('checks the connect and acquire timeouts at start-up', function () {
+    expect(definitionError(() => createStore({ url: 'postgres://a@db/fw', connectTimeoutMs: 0 })).key).to.equal('store.connectTimeoutMs');
+    expect(definitionError(() => createStore({ url: 'postgres://a@db/fw', acquireTimeoutMs: 1.5 })).key).to.equal('store.acquireTimeoutMs');
+    const options: { url: string; connectTimeoutMs: unknown } = { url: 'postgres://a@db/fw', connectTimeoutMs: '2s' };
+    expect(definitionError(() => createStore(options as Parameters<typeof createStore>[0])).key).to.equal('store.connectTimeoutMs');
+  });
+
+  // Issue 10 §5: a server that accepts the connection and then never answers (a host gone behind
+  // a routed address) must fail the query in seconds, not after the drivers' 10 s or knex's 60 s.
+  for (const [scheme, dialect] of [['postgres', 'pg'], ['mysql', 'mysql2']] as const) {
+    it(`fails fast, as an outage, when a ${dialect} server never answers (connectTimeoutMs, defaults)`, async function () {
+      const silent = createServer((socket) => socket.on('error', () => undefined));
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const { port } = silent.address() as AddressInfo;
+      const store = createStore(`${scheme}://app:pw@127.0.0.1:${port}/fw`);
+      try {
+        let timer: NodeJS.Timeout | undefined;
+        const bound = new Promise<'still waiting'>((resolve) => (timer = setTimeout(() => resolve('still waiting'), 8_000)));
+        const outcome = await Promise.race([store.knex.raw('select 1').then(() => 'answered', (error: unknown) => error), bound]);
+        clearTimeout(timer);
+        expect(outcome).to.be.instanceOf(Error);
+        expect(isUnavailableError(outcome), String(outcome)).to.equal(true);
+      } finally {
+        await store.destroy();
+        silent.close();
+      }
+    });
+  }
 
   it('refuses a knex client it does not support', async function () {
     const knex = knexFactory({ client: 'oracledb' });

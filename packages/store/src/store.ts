@@ -38,7 +38,29 @@ export interface StoreUrlOptions {
   pool?: StorePoolOptions;
   /** Log every query through knex's debug output. @default false */
   debug?: boolean;
+  /**
+   * Longest wait, in milliseconds, for a new connection to the server to be established
+   * (`pg` `connectionTimeoutMillis`, `mysql2` `connectTimeout`, `tedious` `connectTimeout`). A
+   * server that is down or black-holed then fails the request with 503 `UNAVAILABLE` after this
+   * long instead of the drivers' 10 s to forever. Not used by SQLite.
+   * @default 2000
+   */
+  connectTimeoutMs?: number;
+  /**
+   * Longest wait, in milliseconds, for a connection from the pool (knex
+   * `acquireConnectionTimeout`): when every connection is stuck on a server that stopped
+   * answering, further requests get 503 `UNAVAILABLE` after this long instead of knex's 60 s.
+   * @default 3000 on a server database; 60000 on SQLite, where the wait is only for the one
+   * writer, never for a network
+   */
+  acquireTimeoutMs?: number;
 }
+
+/** Default of {@link StoreUrlOptions.connectTimeoutMs}. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
+/** Default of {@link StoreUrlOptions.acquireTimeoutMs} on a server database. */
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 3000;
+const SQLITE_ACQUIRE_TIMEOUT_MS = 60_000;
 
 /** A store over a knex instance the host already owns (and keeps owning: `destroy()` leaves it open). */
 export interface StoreKnexOptions {
@@ -124,10 +146,21 @@ function checkPool(pool: unknown, dialect: FwDialect, memory: boolean): { min: n
   return { min, max };
 }
 
+function checkTimeout(key: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw new FwDefinitionError(key, `must be a positive whole number of milliseconds, got ${String(value)}`);
+  return value;
+}
+
 const requireCjs = createRequire(import.meta.url);
 
-function knexConfig(parsed: ParsedStoreUrl, pool: { min: number; max: number }, debug: boolean): Knex.Config {
-  const base = { client: parsed.client, debug, pool: { ...pool } };
+interface Timeouts {
+  connectMs: number;
+  acquireMs: number;
+}
+
+function knexConfig(parsed: ParsedStoreUrl, pool: { min: number; max: number }, debug: boolean, timeouts: Timeouts): Knex.Config {
+  const base = { client: parsed.client, debug, pool: { ...pool }, acquireConnectionTimeout: timeouts.acquireMs };
   switch (parsed.dialect) {
     case 'sqlite':
       return {
@@ -152,12 +185,12 @@ function knexConfig(parsed: ParsedStoreUrl, pool: { min: number; max: number }, 
         },
       };
     case 'postgres':
-      return { ...base, connection: parsed.connection };
+      return { ...base, connection: { connectionString: parsed.connection, connectionTimeoutMillis: timeouts.connectMs } };
     case 'mysql':
       return {
         ...base,
         // 'Z': Dates are written and read as UTC, whatever the server's or this process's zone.
-        connection: { ...parsed.connection, charset: 'utf8mb4', timezone: 'Z' },
+        connection: { ...parsed.connection, charset: 'utf8mb4', timezone: 'Z', connectTimeout: timeouts.connectMs },
         pool: {
           ...base.pool,
           afterCreate(conn: MysqlRawConnection, done: Done) {
@@ -171,6 +204,8 @@ function knexConfig(parsed: ParsedStoreUrl, pool: { min: number; max: number }, 
         ...base,
         connection: {
           ...parsed.connection,
+          // knex hands it to tedious as options.connectTimeout.
+          connectionTimeout: timeouts.connectMs,
           options: {
             ...parsed.connection.options,
             // knex binds Dates as DATETIME (3.33 ms steps); DATETIME2 keeps the exact millisecond.
@@ -198,12 +233,13 @@ function isKnexOptions(options: StoreOptions): options is StoreKnexOptions {
  * await store.migrate.latest();
  * const admin = await store.users.create({ account: 'admin', password: 's3cret', isAdmin: true });
  * @throws {FwDefinitionError} key `store.url` for an unsupported or malformed URL (its password
- * never appears in the message), `store.pool.*` for bad pool bounds, `store.knex` for an
+ * never appears in the message), `store.pool.*` for bad pool bounds, `store.connectTimeoutMs` /
+ * `store.acquireTimeoutMs` for a timeout that is not a positive integer, `store.knex` for an
  * unsupported knex client.
  */
 export function createStore(urlOrOptions: string | StoreOptions): FwStore {
   if (typeof urlOrOptions !== 'string' && (typeof urlOrOptions !== 'object' || urlOrOptions === null)) {
-    throw new FwDefinitionError('store', 'createStore takes a database URL or { url, pool?, debug? } or { knex }');
+    throw new FwDefinitionError('store', 'createStore takes a database URL or { url, pool?, debug?, connectTimeoutMs?, acquireTimeoutMs? } or { knex }');
   }
   let knex: Knex;
   let owned: boolean;
@@ -216,8 +252,12 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
     const parsed = parseStoreUrl(options.url);
     const pool = checkPool(options.pool, parsed.dialect, parsed.dialect === 'sqlite' && parsed.memory);
     if (options.debug !== undefined && typeof options.debug !== 'boolean') throw new FwDefinitionError('store.debug', 'must be true or false');
+    const timeouts: Timeouts = {
+      connectMs: checkTimeout('store.connectTimeoutMs', options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS),
+      acquireMs: checkTimeout('store.acquireTimeoutMs', options.acquireTimeoutMs, parsed.dialect === 'sqlite' ? SQLITE_ACQUIRE_TIMEOUT_MS : DEFAULT_ACQUIRE_TIMEOUT_MS),
+    };
     if (parsed.dialect === 'sqlite' && !parsed.memory) mkdirSync(dirname(parsed.connection.filename), { recursive: true });
-    knex = knexFactory(knexConfig(parsed, pool, options.debug ?? false));
+    knex = knexFactory(knexConfig(parsed, pool, options.debug ?? false, timeouts));
     owned = true;
     if (parsed.dialect === 'sqlite' && !parsed.memory) sqliteFile = parsed.connection.filename;
   }
