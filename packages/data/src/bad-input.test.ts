@@ -261,4 +261,20 @@ describeEachSql('fwData(options): bad input is a 4xx, never a 500', (db, spec) =
       expect(found.body.total).to.equal(1);
     });
   });
+
+  describe('an export whose first query fails', () => {
+    it('answers an error status, not a 200 cut off after the header line', async () => {
+      const allowed = await f.agent.get(`${api}/data/export/Book`).set('token', admin).expect(200);
+      expect(allowed.text).to.contain('title,isbn');
+      await f.store.knex.schema.renameTable('t_book', 't_book_away');
+      try {
+        const res = await f.agent.get(`${api}/data/export/Book`).set('token', admin);
+        expect(res.status).to.equal(500);
+        expect(res.headers['content-type']).to.match(/json/);
+        expect(res.body).to.deep.equal({ error: { code: 'INTERNAL', message: 'Internal server error' } });
+      } finally {
+        await f.store.knex.schema.renameTable('t_book_away', 't_book');
+      }
+    });
+  });
 });

@@ -832,7 +832,8 @@ export class DataService {
 
   /**
    * The visible rows matching the conditions, as CSV lines (header of field names first), for at
-   * most `exportMaxRows` rows. Needs `export`.
+   * most `exportMaxRows` rows. Needs `export`. The first `next()` checks the request and reads the
+   * first batch of rows, so every failure that can still become an error answer happens there.
    */
   async *exportCsv(name: string, actor: Actor, rawConditions: unknown, rawSort?: unknown): AsyncGenerator<string> {
     const model = this.model(name);
@@ -840,16 +841,23 @@ export class DataService {
     const { conditions: asked, sort } = parseTableQuery(model, { conditions: rawConditions, sort: rawSort, size: 1 }, this.limits);
     const conditions = [...asked, ...(await this.visibility(model, actor, 'export'))];
     const fields = Object.values(model.fields).filter((f) => f.stored && f.edit.type !== EditType.PASSWORD);
-    yield csvLine(fields.map((f) => f.name));
     const pk = `${model.table}.${this.#pkColumn(model)}`;
     const batch = 1000;
-    for (let offset = 0; offset < this.#exportMaxRows; offset += batch) {
+    const read = async (offset: number) => {
       const qb = applyConditions(this.store.knex(model.table).select(this.#columns(model)), model, conditions);
       for (const s of sort) qb.orderBy(`${model.table}.${model.fields[s.field]!.column}`, s.order);
       const rows: Array<Record<string, unknown>> = await qb.orderBy(pk, 'asc').limit(Math.min(batch, this.#exportMaxRows - offset)).offset(offset);
-      const shown = await this.#afterFetch(model, actor, 'export', rows.map((r) => toFormRow(model, r)));
-      for (const row of shown) yield csvLine(fields.map((f) => row[f.name]));
-      if (rows.length < batch) break;
+      return { count: rows.length, shown: await this.#afterFetch(model, actor, 'export', rows.map((r) => toFormRow(model, r))) };
+    };
+    // The first batch is read before the header is given out: the route answers once it has the
+    // header, so a failing query is still an error response, not a 200 cut off after one line.
+    let page = await read(0);
+    yield csvLine(fields.map((f) => f.name));
+    for (let offset = 0; ; ) {
+      for (const row of page.shown) yield csvLine(fields.map((f) => row[f.name]));
+      offset += batch;
+      if (page.count < batch || offset >= this.#exportMaxRows) break;
+      page = await read(offset);
     }
   }
 
