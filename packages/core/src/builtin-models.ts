@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { accountProblem } from './account.js';
 import { defineModel, type ModelDefinition } from './model.js';
 
 // The framework's own models over its built-in tables (created by @fw/store's migrations), so
@@ -16,13 +17,23 @@ const stamps = {
   updatedAt: { column: 'updated_at', views: { title: 'Updated', show: false }, edit: { type: 'DATETIME', readonly: true } },
 } as const;
 
+function accountRule(value: unknown): true | string {
+  const problem = accountProblem(value);
+  return problem === undefined ? true : `account ${problem}`;
+}
+
 /** Users (`fw_user`). The password is write-only: hashed into password_hash / password_salt, never returned. */
 export const FwUserModel = defineModel({
   name: 'FwUser',
   title: 'Users',
   table: 'fw_user',
   fields: {
-    account: { views: { title: 'Account' }, edit: { notNull: true, cellEdit: false }, rules: [{ type: 'length', min: 1, max: 64 }] },
+    account: {
+      views: { title: 'Account' },
+      edit: { notNull: true, cellEdit: false },
+      // No look-alike accounts (`admin` + a zero-width space), nothing a log line or a database chokes on.
+      rules: [{ type: 'length', min: 1, max: 64 }, { type: 'dynamic', name: 'account', dependsOn: [], test: (value) => accountRule(value) }],
+    },
     name: { views: { title: 'Name' }, rules: [{ type: 'length', max: 128 }] },
     password: { column: 'password_hash', views: { title: 'Password' }, edit: { type: 'PASSWORD', saltColumn: 'password_salt' }, rules: [{ type: 'length', min: 6, max: 200 }] },
     isAdmin: { column: 'is_admin', views: { title: 'Administrator' }, edit: { type: 'BOOLEAN', defaultValue: false, cellEdit: false } },

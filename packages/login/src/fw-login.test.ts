@@ -72,6 +72,28 @@ describe('fwLogin(options)', () => {
       expect(await loginLogCount(f)).to.equal(0);
     });
 
+    it('refuses look-alike accounts with the generic answer, counted, even when such a row exists', async () => {
+      // A row written before the account rule existed (or straight into the table).
+      const twin = await f.store.users.create({ account: 'root-twin', password: 'twin-pass' });
+      await f.store.knex('fw_user').where('id', twin.id).update({ account: 'root\u200b' });
+      const unknown = await login(f, 'nobody', 'twin-pass').expect(401);
+      for (const account of ['root\u200b', 'root\u202e', '\u2066root']) expect((await login(f, account, 'twin-pass').expect(401)).body).to.deep.equal(unknown.body);
+      expect(await loginLogCount(f)).to.equal(0);
+      // Counted like any failure: with verifyCodeCount 1, the next attempt needs a captcha.
+      const g = await setup({ config: { 'fw-app.verifyCodeCount': 1 } });
+      try {
+        await login(g, 'root\u200b', 'x').expect(401);
+        expect((await login(g, 'root\u200b', 'x').expect(401)).body.useVerifyCode).to.equal(true);
+      } finally {
+        await g.cleanup();
+      }
+    });
+
+    it('normalises the account to NFC before the lookup', async () => {
+      await f.store.users.create({ account: 'zoë', password: 'zoe-pass' });
+      await login(f, 'zoe\u0308', 'zoe-pass').expect(200);
+    });
+
     it('carries isAdmin from the stored user into the request state', async () => {
       const res = await login(f, 'root', 'root-pass').expect(200);
       const me = await f.agent.get('/private').set('Authorization', `Bearer ${res.body.token}`).expect(200);
