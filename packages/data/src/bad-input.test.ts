@@ -277,4 +277,31 @@ describeEachSql('fwData(options): bad input is a 4xx, never a 500', (db, spec) =
       }
     });
   });
+
+  describe('a route asked with another method', () => {
+    it('answers 405 METHOD_NOT_ALLOWED with an Allow header, not MODEL_NOT_FOUND "table"', async () => {
+      for (const [method, path, allow] of [
+        ['get', '/data/table/Book', 'POST'],
+        ['get', '/data/modify/Book', 'POST'],
+        ['get', '/data/modify/Book/update', 'POST'],
+        ['get', '/data/modify/Book/update-cell', 'POST'],
+        ['get', '/data/import/Book', 'POST'],
+        ['post', '/data/export/Book', 'HEAD, GET'],
+        ['put', '/data/Book/1', 'HEAD, GET'],
+        ['delete', '/data/modify/Book/delete', 'POST'],
+        ['post', '/build/Book', 'HEAD, GET'],
+      ] as const) {
+        for (const token of [alice, undefined]) {
+          const req = f.agent[method](`${api}${path}`);
+          const res = await (token ? req.set('token', token) : req).send({});
+          expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).to.equal(405);
+          expect(res.body.error.code).to.equal('METHOD_NOT_ALLOWED');
+          expect(res.headers.allow?.split(', ').sort(), `${method} ${path}`).to.deep.equal(allow.split(', ').sort());
+        }
+      }
+      // A path no route serves stays a 404.
+      expect((await f.agent.get(`${api}/data/print/Book`).set('token', alice)).status).to.equal(404);
+      expect((await f.agent.get(`${api}/data/a/b/c/d`).set('token', alice)).status).to.equal(404);
+    });
+  });
 });

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
 import { FwDefinitionError, FwError, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
-import { Authenticator, fwRoute, readJsonBody, readTextBody } from '@fw/login';
+import { Authenticator, allowedMethods, fwRoute, methodNotAllowed, readJsonBody, readTextBody, routesWithAllowedMethods } from '@fw/login';
 import type { PowerResolver } from '@fw/power';
 import type { FwStore } from '@fw/store';
 import type { FwTokenService } from '@fw/token';
@@ -163,12 +163,18 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     ctx.body = await service.copy(param(ctx, 'fw'), who, await json(ctx));
   }));
   router.get('/data/:fw/:id', fwRoute(async (ctx) => {
+    // `GET /data/table/Book` is the table route asked with the wrong method, not a model "table".
+    if (RESERVED.has(param(ctx, 'fw'))) {
+      const allow = allowedMethods(router, ctx.path, `${config['fw-app.apiPrefix']}/data/:fw/:id`);
+      throw allow.length > 0 ? methodNotAllowed(ctx.method, allow) : new FwError('NOT_FOUND', `No data route ${ctx.path}`);
+    }
     const { row, version } = await service.detailsWithVersion(param(ctx, 'fw'), await actor(ctx), param(ctx, 'id'));
     ctx.set('ETag', version);
     ctx.body = row;
   }));
 
-  const routes = router.routes() as unknown as Middleware;
+  // A data path asked with another method (GET …/modify/Book/update) is a 405 naming the right one.
+  const routes = routesWithAllowedMethods(router);
   const middleware = async function fwData(ctx: Context, next: () => Promise<unknown>) {
     await routes(ctx, next as never);
   } as FwDataMiddleware;

@@ -4,6 +4,7 @@ import { FwDefinitionError, FwError, accountProblem, loadConfig, normalizeAccoun
 import type { FwStore } from '@fw/store';
 import type { EphemeralStore, FwTokenService } from '@fw/token';
 import { LoginAttempts } from './attempts.js';
+import { routesWithAllowedMethods } from './allowed-methods.js';
 import { Authenticator, type FwRequestState } from './auth.js';
 import { Captchas } from './captcha.js';
 import { LOGIN_ERROR_CODES, loginError } from './error-codes.js';
@@ -396,7 +397,8 @@ export function fwLogin(options: FwLoginOptions): Middleware {
   router.get('/userinfo', route(o, userInfo));
   router.get('/menu', route(o, menu));
   router.post('/open-api/token', route(o, openApiToken));
-  const routes = router.routes() as unknown as Middleware;
+  // A login path asked with another method (GET /login) is a 405 naming the right one.
+  const routes = routesWithAllowedMethods(router);
   return async function fwLogin(ctx, next) {
     await routes(ctx, next);
   };
