@@ -88,6 +88,44 @@ describe('fwAdmin(app, options)', () => {
       caught = error;
     }
     expect((caught as Error).message).to.match(/Book: a model with this name is already registered/);
+    caught = undefined;
+    try {
+      await fwAdmin(new Koa(), { db: 'sqlite::memory:', purgeIntervalMs: 0 });
+    } catch (error) {
+      caught = error;
+    }
+    expect((caught as Error).message).to.match(/fwAdmin\.purgeIntervalMs/);
+  });
+
+  it('purges expired captcha answers, counters and tokens on a timer that close() stops (issue 10 §6)', async () => {
+    const s = await setup({ purgeIntervalMs: 20 });
+    try {
+      // Rows an unauthenticated client leaves behind (captcha answers), and a token, all about to expire.
+      for (let i = 0; i < 25; i += 1) await s.agent.get(`/fw-api/code-img?mark=purge-test-${String(i).padStart(3, '0')}`).expect(200);
+      const soon = Date.now() + 1000;
+      await s.fw.store.knex('fw_kv').where('key', 'like', 'captcha:%').update({ expires_at: soon });
+      await s.fw.store.knex('fw_token').insert({ token_hash: 'e'.repeat(64), user_id: 1, expires_at: soon, created_at: soon - 60_000, is_admin: false });
+      const doomed = async () =>
+        Number((await s.fw.store.knex('fw_kv').where('expires_at', soon).count('* as n'))[0]!.n) + Number((await s.fw.store.knex('fw_token').where('expires_at', soon).count('* as n'))[0]!.n);
+      // Live rows are left alone however often the timer runs; once expired, it takes them.
+      expect(await doomed()).to.equal(26);
+      expect(s.fw.purge?.active).to.equal(true);
+      while ((await doomed()) > 0) await new Promise((r) => setTimeout(r, 20));
+      // The code-img rate counter of this address lives on (a minute).
+      expect(Number((await s.fw.store.knex('fw_kv').where('key', 'like', 'captcha-rate:%').count('* as n'))[0]!.n)).to.equal(1);
+    } finally {
+      await s.cleanup();
+    }
+    expect(s.fw.purge?.active).to.equal(false);
+  });
+
+  it('starts no purge timer with purgeIntervalMs: false', async () => {
+    const s = await setup({ purgeIntervalMs: false });
+    try {
+      expect(s.fw.purge).to.equal(undefined);
+    } finally {
+      await s.cleanup();
+    }
   });
 });
 

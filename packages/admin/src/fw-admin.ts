@@ -6,8 +6,8 @@ import { BUILTIN_MODELS, FwDefinitionError, createRegistry, loadConfig, type FwC
 import { fwData, type FwDataMiddleware, type FwDataOptions } from '@fw/data';
 import { fwErrorHandler, fwLogin, type FwLoginOptions } from '@fw/login';
 import { KnexSessionStore, RedisSessionStore, fwOAuth, type FwOAuthOptions } from '@fw/oauth';
-import { createStore, type FwStore } from '@fw/store';
-import { FwTokenService, KnexEphemeralStore, KnexTokenStore, RedisEphemeralStore, RedisTokenStore } from '@fw/token';
+import { createStore, redactUrl, type FwStore } from '@fw/store';
+import { FwTokenService, KnexEphemeralStore, KnexTokenStore, RedisEphemeralStore, RedisTokenStore, createRedis, schedulePurge, type PurgeSchedule } from '@fw/token';
 import { fwWeb, type FwWebOptions } from '@fw/web';
 
 /** Options of {@link fwAdmin}. */
@@ -21,10 +21,16 @@ export interface FwAdminOptions {
   /** Migrate the built-in tables, create missing model tables and their menus. @default true */
   migrate?: boolean;
   /**
-   * A Redis client shared by every instance: tokens, failed-login counters and browser sessions
-   * go there. Without it they live in the database (also shared by instances on it).
+   * Redis shared by every instance: tokens, failed-login counters and browser sessions go there.
+   * Without it they live in the database (also shared by instances on it).
+   *
+   * A URL (`redis://…`, `rediss://…`) is opened with `createRedis` from `@fw/token` (no offline
+   * queue, one-second command timeout, reconnecting forever), waited for at start-up and closed
+   * by `close()`. A client you pass stays yours; create it with `createRedis` too, or a Redis
+   * outage makes requests wait instead of answering 503.
+   * @example redis: process.env.REDIS_URL
    */
-  redis?: Redis;
+  redis?: Redis | string;
   /** Prefix of every Redis key Fw writes; instances of one app share it. @default 'fw:' */
   redisPrefix?: string;
   /** Options of `fwLogin` (the login hook `proxy`, `entry`, captcha lifetime, …). */
@@ -37,6 +43,38 @@ export interface FwAdminOptions {
   ai?: boolean;
   /** `/auth.html` (needed by the sign-on). @default true, with `oauth`; `false` otherwise */
   web?: boolean | FwWebOptions;
+  /**
+   * How often expired failed-login counters, captcha answers and tokens are deleted from the
+   * database, in milliseconds (Redis drops its own); `false` leaves it to you (`tokens.purgeExpired()`
+   * and the ephemeral store's `purgeExpired()`). Errors of a purge go to `app.on('error')`.
+   * @default 600_000 (10 minutes)
+   */
+  purgeIntervalMs?: number | false;
+}
+
+/** How long start-up waits for a Redis given as a URL before giving up with a clear message. */
+const REDIS_READY_MS = 5000;
+
+/** Resolves once `redis` is ready; rejects naming the URL (without its password) when it cannot be. */
+function redisReady(redis: Redis, url: string): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    let last: Error | undefined;
+    const onError = (error: Error) => {
+      last = error;
+    };
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      redis.off('error', onError);
+      redis.off('ready', onReady);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onReady = () => done();
+    const timer = setTimeout(() => done(new Error(`fwAdmin: cannot reach Redis at ${redactUrl(url)}: ${last?.message ?? `no answer within ${REDIS_READY_MS} ms`}`)), REDIS_READY_MS);
+    redis.on('error', onError);
+    redis.once('ready', onReady);
+  });
 }
 
 /** What {@link fwAdmin} built. */
@@ -49,7 +87,9 @@ export interface FwAdmin {
   config: FwConfig;
   /** The data API; `data.events` carries edit events, `data.service` the operations. */
   data: FwDataMiddleware;
-  /** Closes the database if fwAdmin opened it. */
+  /** The timer purging expired entries, while it runs (undefined with `purgeIntervalMs: false`). */
+  purge: PurgeSchedule | undefined;
+  /** Stops the purge timer and closes the database if fwAdmin opened it. */
   close(): Promise<void>;
 }
 
@@ -77,18 +117,30 @@ function compose(middleware: Middleware[]): Middleware {
 export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmin> {
   if (!app || typeof app.use !== 'function') throw new FwDefinitionError('fwAdmin.app', 'pass the Koa app: fwAdmin(app, options)');
   if (!options || (typeof options.db !== 'string' && !options.db?.knex)) throw new FwDefinitionError('fwAdmin.db', 'a database URL or an FwStore is required');
+  const purgeIntervalMs = options.purgeIntervalMs ?? 600_000;
+  if (purgeIntervalMs !== false && (!Number.isInteger(purgeIntervalMs) || purgeIntervalMs < 10 || purgeIntervalMs > 86_400_000)) {
+    throw new FwDefinitionError('fwAdmin.purgeIntervalMs', `must be false or a whole number of milliseconds from 10 to 86400000, got ${String(purgeIntervalMs)}`);
+  }
   const config = loadConfig(options.config ? { values: options.config } : {});
   const hostModels = options.models ?? [];
   const registry = createRegistry([...BUILTIN_MODELS, ...hostModels]);
   const owned = typeof options.db === 'string';
+  if (options.redis !== undefined && typeof options.redis !== 'string' && typeof options.redis?.evalsha !== 'function') {
+    throw new FwDefinitionError('fwAdmin.redis', 'must be a redis:// URL or an ioredis client (createRedis(url) from @fw/token)');
+  }
   const store = typeof options.db === 'string' ? createStore(options.db) : options.db;
+  let ownedRedis: Redis | undefined;
   try {
     if (options.migrate !== false) {
       await store.migrate.latest();
       await store.createModelTables(hostModels);
       for (const [i, model] of registry.list().entries()) await store.menus.createModelMenu(model, { sort: i });
     }
-    const { redis } = options;
+    if (typeof options.redis === 'string') {
+      ownedRedis = createRedis(options.redis);
+      await redisReady(ownedRedis, options.redis);
+    }
+    const redis = ownedRedis ?? (typeof options.redis === 'string' ? undefined : options.redis);
     const prefix = options.redisPrefix ?? 'fw:';
     const tokens = new FwTokenService({ store: redis ? new RedisTokenStore({ redis, prefix }) : new KnexTokenStore({ knex: store.knex }), config });
     const ephemeral = redis ? new RedisEphemeralStore({ redis, prefix }) : new KnexEphemeralStore({ knex: store.knex });
@@ -103,6 +155,9 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     parts.push(fwLogin({ ...options.login, store, tokens, ephemeral, config }));
     parts.push(data);
     if (options.ai !== false) parts.push(fwMcp({ data, tokens, store, config }));
+    // Unauthenticated routes (code-img, failed logins) write rows that only a purge removes.
+    const purge =
+      purgeIntervalMs === false ? undefined : schedulePurge([ephemeral, tokens], { intervalMs: purgeIntervalMs, onError: (error) => app.emit('error', error) });
     return {
       middleware: compose(parts),
       store,
@@ -110,11 +165,15 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
       registry,
       config,
       data,
+      purge,
       close: async () => {
+        purge?.stop();
+        ownedRedis?.disconnect();
         if (owned) await store.destroy();
       },
     };
   } catch (error) {
+    ownedRedis?.disconnect();
     if (owned) await store.destroy();
     throw error;
   }

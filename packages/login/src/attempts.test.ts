@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { describeRedis } from '@fw/test-utils';
-import { RedisEphemeralStore, type EphemeralStore } from '@fw/token';
+import { FwDefinitionError } from '@fw/core';
+import { MemoryEphemeralStore, RedisEphemeralStore, type EphemeralStore } from '@fw/token';
+import { fwLogin } from './fw-login.js';
 import { encodePassword } from './client.js';
 import { type LoginProxy } from './login-proxy.js';
 import { setup, type LoginFixture } from './test-setup.js';
@@ -79,7 +81,9 @@ for (const variant of ['default proxy', 'custom proxy'] as const) {
 describe('failed-login limiter against one attacker spraying from one IP', () => {
   it('keeps counting the IP when the attacker logs into their own account between guesses (issue 10 §2)', async function () {
     this.timeout(60_000);
-    const f = await setup(); // default limits: captcha after 2 failures, the IP locked at 50
+    // Default login limits: captcha after 2 failures, the IP locked at 50. The captcha image rate
+    // (which would slow the attacker further) is lifted, so only the failure counters are tested.
+    const f = await setup({ login: { captchaRate: { max: 1000, windowSeconds: 60 } } });
     try {
       await f.store.users.create({ account: 'mallory', password: 'mallory-pass' });
       const victims = Array.from({ length: 70 }, (_, i) => `victim${i}`);
@@ -125,6 +129,58 @@ describe('failed-login limiter with verifyCodeCount 0', () => {
       expect(res.body).to.deep.equal({ pass: false, reason: 'A verification code is required', useVerifyCode: true });
       const answer = await solveCaptcha(f, 'always-01');
       await login(f, 'alice', 'alice-pass', { verifyCodeMark: 'always-01', verifyCode: answer }).expect(200);
+    } finally {
+      await f.cleanup();
+    }
+  });
+});
+
+describe('GET /fw-api/code-img rate per IP (issue 10 §6)', () => {
+  /** Counts what the captcha route writes. */
+  class CountingStore extends MemoryEphemeralStore {
+    captchas = 0;
+    override async set(key: string, value: string, ttlMs: number): Promise<void> {
+      if (key.startsWith('captcha:')) this.captchas += 1;
+      return super.set(key, value, ttlMs);
+    }
+  }
+
+  it('answers 429 with Retry-After past the per-IP rate, writing no more captchas, while other addresses still get theirs', async () => {
+    const ephemeral = new CountingStore();
+    const f = await setup({ ephemeral, login: { captchaRate: { max: 5, windowSeconds: 60 } } });
+    f.app.proxy = true; // so each test client can name its own address
+    try {
+      const from = (ip: string) => f.agent.get('/fw-api/code-img').set('X-Forwarded-For', ip);
+      for (let i = 0; i < 5; i += 1) await from('203.0.113.7').expect(200).expect('Content-Type', 'image/png');
+      for (let i = 0; i < 20; i += 1) {
+        const refused = await from('203.0.113.7').expect(429);
+        expect(refused.body.error.code).to.equal('TOO_MANY_ATTEMPTS');
+        expect(Number(refused.headers['retry-after'])).to.be.within(1, 60);
+      }
+      expect(ephemeral.captchas).to.equal(5);
+      await from('198.51.100.9').expect(200);
+      expect(ephemeral.captchas).to.equal(6);
+    } finally {
+      await f.cleanup();
+    }
+  });
+
+  it('has a sane default: 30 images a minute from one address', async () => {
+    const f = await setup();
+    try {
+      for (let i = 0; i < 30; i += 1) await f.agent.get('/fw-api/code-img').expect(200);
+      await f.agent.get('/fw-api/code-img').expect(429);
+    } finally {
+      await f.cleanup();
+    }
+  });
+
+  it('refuses a bad rate option at start-up', async () => {
+    const f = await setup();
+    try {
+      const base = { store: f.store, tokens: f.tokens, ephemeral: f.ephemeral };
+      expect(() => fwLogin({ ...base, captchaRate: { max: 0, windowSeconds: 60 } })).to.throw(FwDefinitionError, /captchaRate\.max/);
+      expect(() => fwLogin({ ...base, captchaRate: { max: 5, windowSeconds: 1.5 } })).to.throw(FwDefinitionError, /captchaRate\.windowSeconds/);
     } finally {
       await f.cleanup();
     }

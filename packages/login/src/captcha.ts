@@ -25,10 +25,18 @@ export class Captchas {
    */
   async issue(mark?: string): Promise<{ mark: string; png: Buffer }> {
     const id = mark ?? randomBytes(12).toString('base64url');
-    if (!MARK.test(id)) throw loginError('CAPTCHA_MARK_INVALID');
+    this.checkMark(id);
     const text = randomCaptchaText();
     await this.#store.set(`captcha:${id}`, text.toLowerCase(), this.#ttlMs);
     return { mark: id, png: renderCaptchaPng(text) };
+  }
+
+  /**
+   * Checks the shape of a client-chosen mark.
+   * @throws {FwError} `CAPTCHA_MARK_INVALID` for a malformed mark.
+   */
+  checkMark(mark: string): void {
+    if (!MARK.test(mark)) throw loginError('CAPTCHA_MARK_INVALID');
   }
 
   /** True when `answer` matches the captcha of `mark` (case-insensitive); the captcha is used up either way. */

@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
 import { FwDefinitionError, FwError, accountProblem, loadConfig, normalizeAccount, unavailableError, type FwConfig, type FwErrorDetail, type FwUser } from '@fw/core';
 import type { FwStore } from '@fw/store';
 import type { EphemeralStore, FwTokenService } from '@fw/token';
-import { LoginAttempts } from './attempts.js';
 import { routesWithAllowedMethods } from './allowed-methods.js';
+import { LoginAttempts } from './attempts.js';
 import { Authenticator, type FwRequestState } from './auth.js';
 import { Captchas } from './captcha.js';
 import { LOGIN_ERROR_CODES, loginError } from './error-codes.js';
@@ -35,6 +36,13 @@ export interface FwLoginOptions {
   entry?: object;
   /** Captcha lifetime in seconds. @default 120 */
   captchaTtlSeconds?: number;
+  /**
+   * How many captcha images one client address may fetch per window. `GET /code-img` needs no
+   * token and stores an answer per call, so beyond this it answers 429 `TOO_MANY_ATTEMPTS` with
+   * `Retry-After` and stores nothing.
+   * @default { max: 30, windowSeconds: 60 }
+   */
+  captchaRate?: { max: number; windowSeconds: number };
   /** Largest accepted request body of these routes, in bytes. @default 16384 */
   bodyLimit?: number;
   /** Same as `fwAuth`'s option: who may send the token as `_token`. */
@@ -59,6 +67,8 @@ interface ResolvedOptions {
   proxy: LoginProxy;
   attempts: LoginAttempts;
   captchas: Captchas;
+  captchaRate: { max: number; windowMs: number };
+  ephemeral: EphemeralStore;
   bodyLimit: number;
   authenticator: Authenticator;
 }
@@ -94,6 +104,11 @@ function resolveOptions(options: FwLoginOptions): ResolvedOptions {
       windowMs: config['fw-app.loginLockMinutes'] * 60_000,
     }),
     captchas: new Captchas(options.ephemeral, captchaTtl * 1000),
+    captchaRate: {
+      max: positiveInteger('fwLogin.captchaRate.max', options.captchaRate?.max, 30),
+      windowMs: positiveInteger('fwLogin.captchaRate.windowSeconds', options.captchaRate?.windowSeconds, 60) * 1000,
+    },
+    ephemeral: options.ephemeral,
     bodyLimit: positiveInteger('fwLogin.bodyLimit', options.bodyLimit, 16 * 1024),
     authenticator: new Authenticator({ tokens: options.tokens, store: options.store, allowQueryToken: options.allowQueryToken }),
   };
@@ -336,6 +351,13 @@ async function changePassword(ctx: Context, o: ResolvedOptions): Promise<void> {
 async function codeImage(ctx: Context, o: ResolvedOptions): Promise<void> {
   const mark = typeof ctx.query.mark === 'string' && ctx.query.mark !== '' ? ctx.query.mark : undefined;
   if (Array.isArray(ctx.query.mark)) throw loginError('CAPTCHA_MARK_INVALID');
+  if (mark !== undefined) o.captchas.checkMark(mark);
+  // One counter per address and window: bounded writes, whatever the request rate.
+  const key = `captcha-rate:${createHash('sha256').update(ctx.ip).digest('base64url').slice(0, 22)}`;
+  if ((await o.ephemeral.increment(key, o.captchaRate.windowMs)) > o.captchaRate.max) {
+    const left = (await o.ephemeral.ttl(key)) ?? o.captchaRate.windowMs;
+    throw new FwError('TOO_MANY_ATTEMPTS', 'Too many captcha images from this address; try again later', { headers: { 'Retry-After': String(Math.max(1, Math.ceil(left / 1000))) } });
+  }
   const captcha = await o.captchas.issue(mark);
   ctx.set('Cache-Control', 'no-store');
   ctx.set('X-Verify-Code-Mark', captcha.mark);
