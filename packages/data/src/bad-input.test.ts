@@ -304,4 +304,52 @@ describeEachSql('fwData(options): bad input is a 4xx, never a 500', (db, spec) =
       expect((await f.agent.get(`${api}/data/a/b/c/d`).set('token', alice)).status).to.equal(404);
     });
   });
+
+  describe('stamps, integer columns and tree parents', () => {
+    it('moves updatedAt of a built-in row on each update that changes it', async () => {
+      const [created] = await f.store.knex('fw_role').insert({ code: `stamp-${Date.now()}`, name: 'Old', created_at: new Date('2001-02-03T04:05:06.007Z'), updated_at: new Date('2001-02-03T04:05:06.007Z') }, ['id']);
+      const id = Number(typeof created === 'object' ? (created as { id: number }).id : created);
+      const unchanged = (await f.agent.post(`${api}/data/modify/FwRole/update`).set('token', admin).send({ id, name: 'Old' }).expect(200)).body;
+      expect(unchanged.updatedAt).to.equal('2001-02-03T04:05:06.007Z');
+      const form = (await f.agent.post(`${api}/data/modify/FwRole/update`).set('token', admin).send({ id, name: 'New' }).expect(200)).body;
+      expect(form.updatedAt > '2001-02-03T04:05:06.007Z').to.equal(true);
+      expect(form.createdAt).to.equal('2001-02-03T04:05:06.007Z');
+      const read = (await f.agent.get(`${api}/data/FwRole/${id}`).set('token', admin).expect(200)).body;
+      expect(read.updatedAt).to.equal(form.updatedAt);
+      await f.store.knex('fw_role').where('id', id).update({ updated_at: new Date('2001-02-03T04:05:06.007Z') });
+      const cell = (await f.agent.post(`${api}/data/modify/FwRole/update-cell`).set('token', admin).send({ id, field: 'remark', value: 'by cell' }).expect(200)).body;
+      expect(cell.updatedAt > '2001-02-03T04:05:06.007Z').to.equal(true);
+    });
+
+    it('stores integer fields in integer columns (a HIDDEN integer sorts as a number)', async () => {
+      const info = await f.store.knex('t_note').columnInfo();
+      expect(info.ownerId?.type ?? (info as Record<string, { type: string }>).owner_id?.type).to.match(/int/i);
+      await f.store.knex('t_note').insert([{ subject: 'nine', ownerId: 9 }, { subject: 'ten', ownerId: 10 }]);
+      const sorted = await f.agent.post(`${api}/data/table/Note`).set('token', admin).send({ sort: [{ field: 'ownerId', order: 'asc' }] }).expect(200);
+      expect(sorted.body.rows.map((r: { ownerId: number }) => r.ownerId)).to.deep.equal([9, 10]);
+    });
+
+    it('refuses a tree parent that does not exist, the row itself, or one of its descendants (422 on parentId)', async () => {
+      const add = async (name: string, parentId: number | null) => (await f.agent.post(`${api}/data/modify/FwMenu`).set('token', admin).send({ name, type: 'dir', parentId }).expect(200)).body as { id: number };
+      const root = await add('root', null);
+      const child = await add('child', root.id);
+      const grandchild = await add('grandchild', child.id);
+      const before = await f.rows('fw_menu');
+      const refusals = [
+        await f.agent.post(`${api}/data/modify/FwMenu`).set('token', admin).send({ name: 'orphan', type: 'dir', parentId: 999_999 }),
+        await f.agent.post(`${api}/data/modify/FwOrg`).set('token', admin).send({ name: 'orphan', parentId: 999_999 }),
+        await f.agent.post(`${api}/data/modify/FwMenu/update`).set('token', admin).send({ id: root.id, parentId: root.id }),
+        await f.agent.post(`${api}/data/modify/FwMenu/update`).set('token', admin).send({ id: root.id, parentId: grandchild.id }),
+        await f.agent.post(`${api}/data/modify/FwMenu/update-cell`).set('token', admin).send({ id: child.id, field: 'parentId', value: grandchild.id }),
+      ];
+      for (const [i, res] of refusals.entries()) {
+        expect(res.status, `request ${i}: ${JSON.stringify(res.body)}`).to.equal(422);
+        expect(res.body.error.details.map((d: { path: string }) => d.path), `request ${i}`).to.deep.equal(['parentId']);
+      }
+      expect(refusals[2]!.body.error.details[0].type).to.equal('cycle');
+      expect(await f.rows('fw_menu')).to.deep.equal(before);
+      // Moving a branch elsewhere in the tree is fine.
+      await f.agent.post(`${api}/data/modify/FwMenu/update`).set('token', admin).send({ id: grandchild.id, parentId: root.id }).expect(200);
+    });
+  });
 });

@@ -450,8 +450,27 @@ export class DataService {
       }
       const missing = asked.filter((v) => !found.has(v));
       if (missing.length > 0) details.push({ path: field.name, type: 'reference', message: `${field.edit.title} names no existing ${target.name}: ${missing.slice(0, 10).join(', ')}` });
+      else if (field.edit.type === EditType.REFERENCE_TREE && target === model && typeof value === 'number' && (await this.#underItself(model, db, field, Number(row[model.primaryKey]), value))) {
+        details.push({ path: field.name, type: 'cycle', message: `${field.edit.title} cannot be the row itself or one of the rows below it` });
+      }
     }
     if (details.length > 0) throw validationError(details);
+  }
+
+  /** True when `parent` is the row `id` or lies below it in the tree `field` builds (a new row has no id and no rows below it). */
+  async #underItself(model: ModelDefinition, db: Knex, field: FieldDefinition, id: number, parent: number): Promise<boolean> {
+    if (!Number.isSafeInteger(id) || id < 1) return false;
+    const key = this.#pkColumn(model);
+    const seen = new Set<number>();
+    // Walk up from the new parent; a tree that already loops ends the walk when it comes round.
+    for (let cursor: number | null = parent; cursor !== null && !seen.has(cursor); ) {
+      if (cursor === id) return true;
+      seen.add(cursor);
+      const up: Record<string, unknown> | undefined = await db(model.table).where(key, cursor).first(field.column);
+      const next = up?.[field.column];
+      cursor = next === null || next === undefined ? null : Number(next);
+    }
+    return false;
   }
 
   /** Runs one write statement on `model`, turning a constraint error into its client error. */
@@ -661,8 +680,14 @@ export class DataService {
         const { row: withSecrets, extraColumns } = await this.#secretsForStorage(model, next);
         const columns = { ...changedColumns(model, stored, withSecrets), ...extraColumns };
         delete columns[this.#pkColumn(model)];
-        if (Object.keys(columns).length > 0) await this.#writing(model, next, () => trx(model.table).where(this.#pkColumn(model), id).update(columns));
         const changes = this.#changes(model, stored, next);
+        const stamp = Object.keys(changes).length > 0 ? this.#updateStamp(model) : undefined;
+        if (stamp) {
+          const now = new Date();
+          columns[stamp.column] = now;
+          next[stamp.name] = now.toISOString();
+        }
+        if (Object.keys(columns).length > 0) await this.#writing(model, next, () => trx(model.table).where(this.#pkColumn(model), id).update(columns));
         const collections = new Set(Object.keys(changes).filter((f) => model.fields[f]?.edit.collection));
         await this.#writeCollections(model, trx, id, next, collections);
         await model.dataProxy.afterUpdate?.(next, context);
@@ -699,6 +724,15 @@ export class DataService {
     const keep = actor.user.id === userId && actor.token ? { except: actor.token } : undefined;
     // The change is committed; a store that cannot revoke must not pass as success, so this may throw (503).
     await this.#tokens.revokeUser(userId, keep);
+  }
+
+  /**
+   * The field stamped with the time of each update that changes the row: a read-only DATETIME
+   * over a column named `updated_at` (the built-in tables' convention; the database only fills it
+   * when the row is created).
+   */
+  #updateStamp(model: ModelDefinition): FieldDefinition | undefined {
+    return Object.values(model.fields).find((f) => f.stored && f.column === 'updated_at' && f.edit.type === EditType.DATETIME && f.edit.readonly);
   }
 
   /** The fields (passwords and the key aside) whose value differs between two form rows. */

@@ -30,9 +30,11 @@ function integerKey(field: FieldDefinition | undefined): boolean {
 function addColumn(t: Knex.CreateTableBuilder, field: FieldDefinition): Knex.ColumnBuilder | undefined {
   const name = field.column;
   switch (field.edit.type) {
+    case EditType.HIDDEN:
+      // A hidden id (an owner, a tenant) is a number: compared, sorted and joined as one.
+      return field.edit.integer ? t.integer(name) : t.string(name, 255);
     case EditType.INPUT:
     case EditType.PASSWORD:
-    case EditType.HIDDEN:
     case EditType.CHOICE:
       return t.string(name, 255);
     case EditType.TEXTAREA:
@@ -83,7 +85,7 @@ async function createIfMissing(knex: Knex, name: string, build: (t: Knex.CreateT
  * Existing tables are left as they are, so it is safe to call at each start-up.
  *
  * Column types by edit type: INPUT / PASSWORD / HIDDEN / CHOICE → varchar(255); TEXTAREA →
- * text; NUMBER → integer (`integer: true`) or double; BOOLEAN → boolean; MULTI_CHOICE / TAGS →
+ * text; NUMBER and HIDDEN with `integer: true` → integer; NUMBER → double; BOOLEAN → boolean; MULTI_CHOICE / TAGS →
  * text (JSON); DATE → date; DATETIME → datetime; REFERENCE_* → integer. An integer primary key
  * is auto-incremented.
  *
