@@ -90,3 +90,24 @@ describeRedis('RedisSessionStore', (ns) => {
     expect(await ns().redis.pttl(`${ns().prefix}sess:p`)).to.be.within(1, 60_000);
   });
 });
+
+describe('new RedisSessionStore(options)', () => {
+  it('warns when its ioredis client would hang sign-ons through a Redis outage (offline queue, no command timeout)', async () => {
+    const { Redis } = await import('ioredis');
+    const queuing = new Redis({ lazyConnect: true });
+    const seen: string[] = [];
+    const listener = (warning: Error & { code?: string }) => {
+      if (warning.code === 'FW_REDIS_CLIENT') seen.push(warning.message);
+    };
+    process.on('warning', listener);
+    try {
+      new RedisSessionStore({ redis: queuing });
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', listener);
+      queuing.disconnect();
+    }
+    expect(seen).to.have.length(1);
+    expect(seen[0]).to.match(/^RedisSessionStore: .*enableOfflineQueue/);
+  });
+});

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import { FwDefinitionError } from '@fw/core';
+import { warnOnRedisOutageRisks } from '@fw/token';
 
 /**
  * A server-side session store in the shape koa-session's `store` option takes. The cookie then
@@ -113,6 +114,7 @@ export class RedisSessionStore implements FwSessionStore {
 
   constructor(options: { redis: Redis; prefix?: string }) {
     if (!options?.redis) throw new FwDefinitionError('RedisSessionStore.redis', 'an ioredis client is required');
+    warnOnRedisOutageRisks(options.redis, 'RedisSessionStore');
     this.#redis = options.redis;
     this.#prefix = options.prefix ?? 'fw:';
   }

@@ -9,7 +9,7 @@ export interface RedisProcess {
   readonly url: string;
   /** SIGTERM, and waits for the process to exit. */
   stop(): Promise<void>;
-  /** Starts it again on the same port (after `stop()`), waiting until it accepts connections. */
+  /** Starts it again on the same port (after `stop()`), waiting until it accepts connections; thaws a frozen one; does nothing when it runs. */
   start(): Promise<void>;
   /** SIGSTOP: the port still accepts connections, nothing answers. */
   freeze(): void;
@@ -55,6 +55,13 @@ export async function startRedisServer(): Promise<RedisProcess> {
   let child: ChildProcess | undefined;
   let frozen = false;
   const launch = async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      if (frozen) {
+        child.kill('SIGCONT');
+        frozen = false;
+      }
+      return;
+    }
     const next = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     child = next;
     await waitForPort(port, next);

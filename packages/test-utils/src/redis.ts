@@ -10,13 +10,18 @@ export interface RedisNamespace {
   cleanup(): Promise<void>;
 }
 
+// The fail-fast settings Fw's Redis stores ask for (see createRedis in @fw/token), with a command
+// timeout generous enough for a busy test machine.
+const CLIENT_OPTIONS = { lazyConnect: true, enableOfflineQueue: false, commandTimeout: 10_000, maxRetriesPerRequest: 2 } as const;
+
 /** Connects to `url` and reserves a fresh key prefix. */
 export async function createRedisNamespace(url: string): Promise<RedisNamespace> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  const redis = new Redis(url, CLIENT_OPTIONS);
   await redis.connect();
   const prefix = `fw-test:${Date.now().toString(36)}${randomBytes(4).toString('hex')}:`;
-  // Connects on its first command.
-  const peer = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  // Ready before use: without an offline queue, a command sent while connecting fails.
+  const peer = new Redis(url, CLIENT_OPTIONS);
+  await peer.connect();
   return {
     redis,
     peer,

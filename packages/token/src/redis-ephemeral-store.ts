@@ -1,6 +1,7 @@
 import { FwDefinitionError } from '@fw/core';
 import type { Redis } from 'ioredis';
 import { checkEphemeralKey, checkEphemeralValue, checkTtl, type EphemeralStore } from './ephemeral-store.js';
+import { warnOnRedisOutageRisks } from './redis-client.js';
 import { runScript, script } from './redis-store.js';
 
 /** Options of {@link RedisEphemeralStore}. */
@@ -50,6 +51,7 @@ export class RedisEphemeralStore implements EphemeralStore {
     if (typeof prefix !== 'string' || prefix.length > 200) {
       throw new FwDefinitionError('RedisEphemeralStore.prefix', `must be a string of at most 200 characters, got ${JSON.stringify(prefix)}`);
     }
+    warnOnRedisOutageRisks(redis, 'RedisEphemeralStore');
     this.redis = redis;
     this.prefix = prefix;
     this.keyPrefix = `${prefix}kv:`;

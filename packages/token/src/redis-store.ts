@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { FwDefinitionError } from '@fw/core';
 import type { Redis } from 'ioredis';
+import { warnOnRedisOutageRisks } from './redis-client.js';
 import { checkNow, checkRecord, checkUserId, isHashShape, type TokenRecord, type TokenStore } from './store.js';
 
 /** Options of {@link RedisTokenStore}. */
@@ -152,6 +153,7 @@ export class RedisTokenStore implements TokenStore {
     if (typeof prefix !== 'string' || prefix.length > 200) {
       throw new FwDefinitionError('RedisTokenStore.prefix', `must be a string of at most 200 characters, got ${JSON.stringify(prefix)}`);
     }
+    warnOnRedisOutageRisks(redis, 'RedisTokenStore');
     this.redis = redis;
     this.prefix = prefix;
     this.tokenPrefix = `${prefix}token:`;

@@ -1,0 +1,84 @@
+import { createRequire } from 'node:module';
+import { FwDefinitionError } from '@fw/core';
+import type { Redis, RedisOptions } from 'ioredis';
+
+/**
+ * Reconnects forever, quickly at first and then once a second: a Redis that comes back is used
+ * again within about a second, with no restart of the app.
+ */
+export function fwRedisRetryStrategy(times: number): number {
+  return Math.min(50 * 2 ** Math.min(times - 1, 5), 1000);
+}
+
+/**
+ * The ioredis settings {@link createRedis} starts from. Together they make a Redis outage a
+ * prompt 503 (`UNAVAILABLE`) instead of requests waiting for the length of the outage:
+ * - `enableOfflineQueue: false`: while disconnected, a command fails at once instead of waiting
+ *   in a queue for the reconnection;
+ * - `commandTimeout: 1000`: a command on a connection that stopped answering (a frozen or
+ *   unreachable server, where no socket error ever comes) fails after a second;
+ * - `connectTimeout: 2000`, `maxRetriesPerRequest: 1`;
+ * - `retryStrategy`: {@link fwRedisRetryStrategy}, reconnecting forever.
+ */
+export const FW_REDIS_DEFAULTS: Readonly<RedisOptions> = Object.freeze({
+  enableOfflineQueue: false,
+  commandTimeout: 1000,
+  connectTimeout: 2000,
+  maxRetriesPerRequest: 1,
+  retryStrategy: fwRedisRetryStrategy,
+});
+
+const requireCjs = createRequire(import.meta.url);
+
+/**
+ * An ioredis client for Fw's Redis stores, with {@link FW_REDIS_DEFAULTS} under your `options`
+ * (any ioredis option; yours win). It starts connecting at once: with the offline queue off, a
+ * command sent before the connection is ready fails rather than waits, so wait for `ready` (as
+ * `fwAdmin` does) before serving.
+ *
+ * @param url `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS).
+ * @throws {FwDefinitionError} key `createRedis.url` for anything else (the password is not shown).
+ * @example
+ * const redis = createRedis(process.env.REDIS_URL!);
+ * const tokens = new FwTokenService({ store: new RedisTokenStore({ redis, prefix: 'myapp:' }), config });
+ */
+export function createRedis(url: string, options: RedisOptions = {}): Redis {
+  if (typeof url !== 'string' || !/^rediss?:\/\/[^\s]*$/i.test(url)) {
+    const shown = typeof url === 'string' ? url.replace(/\/\/[^@/]*@/, '//***@') : typeof url;
+    throw new FwDefinitionError('createRedis.url', `must be a redis:// or rediss:// URL, got ${JSON.stringify(shown)}`);
+  }
+  if (typeof options !== 'object' || options === null) throw new FwDefinitionError('createRedis.options', 'must be an object of ioredis options');
+  // Loaded here, not imported: ioredis is an optional peer of @fw/token.
+  const { Redis: RedisClient } = requireCjs('ioredis') as typeof import('ioredis');
+  return new RedisClient(url, { ...FW_REDIS_DEFAULTS, ...options });
+}
+
+/**
+ * What in a client's settings would make a Redis outage hang requests instead of failing them:
+ * an offline queue, no command timeout. Empty for a client from {@link createRedis}.
+ */
+export function redisOutageRisks(redis: Redis): string[] {
+  const options: Partial<RedisOptions> = (redis as { options?: RedisOptions }).options ?? {};
+  const risks: string[] = [];
+  if (options.enableOfflineQueue !== false) risks.push('enableOfflineQueue is on (commands wait in a queue while Redis is down)');
+  if (typeof options.commandTimeout !== 'number' || options.commandTimeout <= 0) risks.push('no commandTimeout (a command waits forever on a frozen or unreachable Redis)');
+  return risks;
+}
+
+const warned = new WeakSet<object>();
+
+/**
+ * Warns once per client (a Node process warning, code `FW_REDIS_CLIENT`) when its settings would
+ * let a Redis outage hang requests. The Redis stores call it when they are built.
+ */
+export function warnOnRedisOutageRisks(redis: Redis, owner: string): void {
+  if (warned.has(redis)) return;
+  const risks = redisOutageRisks(redis);
+  if (risks.length === 0) return;
+  warned.add(redis);
+  process.emitWarning(
+    `${owner}: this ioredis client would make requests wait through a Redis outage instead of answering 503: ${risks.join('; ')}. ` +
+      'Create it with createRedis(url) from @fw/token, or set enableOfflineQueue: false and commandTimeout yourself.',
+    { code: 'FW_REDIS_CLIENT' },
+  );
+}
