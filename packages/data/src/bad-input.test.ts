@@ -352,4 +352,50 @@ describeEachSql('fwData(options): bad input is a 4xx, never a 500', (db, spec) =
       await f.agent.post(`${api}/data/modify/FwMenu/update`).set('token', admin).send({ id: grandchild.id, parentId: root.id }).expect(200);
     });
   });
+
+  describe('dates the database cannot store', () => {
+    const mysql = spec.dialect === 'mysql';
+
+    it('stores a date exactly as sent, or refuses it with a 422 naming the field; never another date', async () => {
+      for (const day of ['0001-01-01', '0099-12-31', '0999-12-31', '1000-01-01', '1969-12-31', '9999-12-31']) {
+        const res = await f.agent.post(`${api}/data/modify/Book`).set('token', alice).send({ title: day, published: day });
+        if (mysql && day < '1000-01-01') {
+          expect(res.status, `${day}: ${JSON.stringify(res.body)}`).to.equal(422);
+          expect(res.body.error.details).to.deep.equal([{ path: 'published', type: 'min', message: 'published must be 1000-01-01 or later (the database stores no earlier date)' }]);
+          continue;
+        }
+        expect(res.status, `${day}: ${JSON.stringify(res.body)}`).to.equal(200);
+        expect(res.body.published, day).to.equal(day);
+        expect((await f.agent.get(`${api}/data/Book/${res.body.id}`).set('token', alice).expect(200)).body.published, day).to.equal(day);
+      }
+      expect((await f.rows('t_book')).map((r) => r.title)).to.have.length(mysql ? 3 : 6);
+    });
+
+    it('does the same for date-times, on add, the edit form and the cell editor', async () => {
+      const account = `when-${Date.now()}`;
+      const user = (await f.agent.post(`${api}/data/modify/FwUser`).set('token', admin).send({ account }).expect(200)).body as { id: number };
+      for (const at of ['0001-01-01T00:00:00.000Z', '0999-12-31T23:59:59.999Z', '1000-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z']) {
+        const res = await f.agent.post(`${api}/data/modify/FwUser/update`).set('token', admin).send({ id: user.id, expireDate: at });
+        if (mysql && at < '1000') {
+          expect(res.status, `${at}: ${JSON.stringify(res.body)}`).to.equal(422);
+          expect(res.body.error.details.map((d: { path: string; type: string }) => [d.path, d.type])).to.deep.equal([['expireDate', 'min']]);
+          continue;
+        }
+        expect(res.status, `${at}: ${JSON.stringify(res.body)}`).to.equal(200);
+        expect((await f.agent.get(`${api}/data/FwUser/${user.id}`).set('token', admin).expect(200)).body.expireDate, at).to.equal(at);
+      }
+      // An offset that moves the instant out of the years 0001 to 9999 is refused everywhere.
+      for (const at of ['0001-01-01T00:30:00+01:00', '9999-12-31T23:30:00-01:00']) {
+        const res = await f.agent.post(`${api}/data/modify/FwUser`).set('token', admin).send({ account: `${account}-x`, expireDate: at });
+        expect(res.status, at).to.equal(422);
+        expect(res.body.error.details.map((d: { path: string }) => d.path)).to.deep.equal(['expireDate']);
+      }
+      const plan = (await f.agent.post(`${api}/data/modify/Plan`).set('token', alice).send({ name: 'P', startDate: mysql ? '1000-01-01' : '0400-01-01' }).expect(200)).body as { id: number };
+      const cell = await f.agent.post(`${api}/data/modify/Plan/update-cell`).set('token', alice).send({ id: plan.id, field: 'endDate', value: '0500-01-01' });
+      if (mysql) {
+        expect(cell.status).to.equal(422);
+        expect(cell.body.error.details.map((d: { path: string }) => d.path)).to.deep.equal(['endDate']);
+      } else expect(cell.body.endDate).to.equal('0500-01-01');
+    });
+  });
 });
