@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FwDefinitionError, FwError, isFwError, loadConfig, type FwConfig } from '@fw/core';
 import type { DataService, FwDataMiddleware } from '@fw/data';
-import { Authenticator, readJsonBody, renderError } from '@fw/login';
+import { Authenticator, readJsonBody, renderError, setFwApiHeaders } from '@fw/login';
 import type { FwStore } from '@fw/store';
 import type { FwTokenService } from '@fw/token';
 import { FwAiToolbox, type ToolActor } from './toolbox.js';
@@ -105,6 +105,8 @@ export function fwMcp(options: FwMcpOptions): Middleware {
 
   return async function fwMcp(ctx, next) {
     if (ctx.path !== path) return next();
+    // Set before the transport writes the answer itself (ctx.respond = false): it keeps them.
+    setFwApiHeaders(ctx);
     try {
       await handle(ctx);
     } catch (error) {

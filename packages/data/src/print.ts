@@ -19,7 +19,24 @@ function display(model: ModelDefinition, field: string, value: unknown): string 
   return String(value);
 }
 
-/** A printable HTML page of one row: every shown field with its title; values are escaped. */
+/** The print page's stylesheet, served at `<prefix>/data/print.css`. */
+export const PRINT_CSS = `body{font:14px system-ui,sans-serif;margin:2em}
+table{border-collapse:collapse}
+th,td{border:1px solid #999;padding:4px 10px;text-align:left;vertical-align:top}
+th{background:#eee}
+@media print{.fw-print-actions{display:none}}
+`;
+
+/** The print page's script, served at `<prefix>/data/print.js`: the Print button calls `window.print()`. */
+export const PRINT_JS = `document.getElementById('fw-print')?.addEventListener('click', () => window.print());
+`;
+
+/**
+ * A printable HTML page of one row: every shown field with its title; values are escaped. It has
+ * no inline script, style or event handler, so it works under `Content-Security-Policy:
+ * default-src 'self'`: its stylesheet and script are linked, relative to the page's own path
+ * (`…/data/print/<Model>/<id>` → `…/data/print.css` and `…/data/print.js`).
+ */
 export function printPage(model: ModelDefinition, row: Record<string, unknown>): string {
   const fields = model.fieldNames.filter((name) => {
     const f = model.fields[name]!;
@@ -31,12 +48,13 @@ export function printPage(model: ModelDefinition, row: Record<string, unknown>):
   const title = escapeHtml(`${model.title} #${String(row[model.primaryKey] ?? '')}`);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${title}</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}th,td{border:1px solid #999;padding:4px 10px;text-align:left;vertical-align:top}th{background:#eee}@media print{button{display:none}}</style>
+<link rel="stylesheet" href="../../print.css">
+<script src="../../print.js" defer></script>
 </head><body><h1>${title}</h1>
 <table>
 ${rows}
 </table>
-<p><button onclick="window.print()">Print</button></p>
+<p class="fw-print-actions"><button type="button" id="fw-print">Print</button></p>
 </body></html>
 `;
 }

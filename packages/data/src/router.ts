@@ -9,6 +9,7 @@ import type { FwTokenService } from '@fw/token';
 import type { DataEvents } from './events.js';
 import type { QueryLimits } from './query.js';
 import { DataService, type Actor, type UpdateOptions } from './service.js';
+import { PRINT_CSS, PRINT_JS } from './print.js';
 
 /** Options of {@link fwData}. */
 export interface FwDataOptions {
@@ -135,6 +136,16 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     const who = await actor(ctx);
     const text = await readTextBody(ctx, { limit: importBodyLimit, type: CSV_TYPE, typeName: 'CSV (Content-Type: text/csv)' });
     ctx.body = await service.importCsv(param(ctx, 'fw'), who, text);
+  }));
+  // The print page's own stylesheet and script: linked rather than inline, so the page works under
+  // a `default-src 'self'` content security policy. Public: they hold nothing but layout.
+  router.get('/data/print.css', fwRoute((ctx) => {
+    ctx.type = 'text/css; charset=utf-8';
+    ctx.body = PRINT_CSS;
+  }));
+  router.get('/data/print.js', fwRoute((ctx) => {
+    ctx.type = 'text/javascript; charset=utf-8';
+    ctx.body = PRINT_JS;
   }));
   router.get('/data/print/:fw/:id', fwRoute(async (ctx) => {
     const html = await service.print(param(ctx, 'fw'), await actor(ctx), param(ctx, 'id'));

@@ -26,21 +26,35 @@ export function fwErrorHandler(options: FwErrorHandlerOptions = {}): Middleware 
   };
 }
 
-/** Answers `error` in the Fw error shape; unexpected ones (500) are reported first. */
+/**
+ * Sets the headers every Fw API answer carries: `Cache-Control: no-store` (answers hold tokens,
+ * user data and per-user power, which no shared or browser cache may keep) and
+ * `X-Content-Type-Options: nosniff` (a JSON or CSV answer is never run as a script or page).
+ * `fwRoute` and `renderError` call it; call it in a route that answers by other means.
+ */
+export function setFwApiHeaders(ctx: Context): void {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+}
+
+/** Answers `error` in the Fw error shape (with the Fw API headers); unexpected ones (500) are reported first. */
 export function renderError(ctx: Context, error: unknown, onUnexpected: (error: unknown, ctx: Context) => void = (e, c) => c.app.emit('error', e, c)): void {
   const fw = toFwError(error);
   if (fw.status >= 500) onUnexpected(error, ctx);
+  setFwApiHeaders(ctx);
   ctx.status = fw.status;
   if (fw.headers) ctx.set(fw.headers);
   ctx.body = fw.toBody();
 }
 
 /**
- * Wraps a route handler so its errors are answered in the Fw error shape. Unlike
- * {@link fwErrorHandler} it covers only that route, never the host's own middleware.
+ * Wraps a route handler so its errors are answered in the Fw error shape, and every answer
+ * carries the Fw API headers ({@link setFwApiHeaders}). Unlike {@link fwErrorHandler} it covers
+ * only that route, never the host's own middleware.
  */
 export function fwRoute(handler: (ctx: Context) => Promise<void> | void): Middleware {
   return async function fwRouteHandler(ctx) {
+    setFwApiHeaders(ctx);
     try {
       await handler(ctx);
     } catch (error) {

@@ -18,7 +18,7 @@ export { Captchas } from './captcha.js';
 export { CAPTCHA_ALPHABET, CAPTCHA_SIZE, renderCaptchaPng, randomCaptchaText } from './captcha-image.js';
 export { LOGIN_ERROR_CODES, loginError } from './error-codes.js';
 export type { LoginErrorCode } from './error-codes.js';
-export { fwErrorHandler, fwRoute, renderError, readJsonBody, readTextBody, toFwError, isJsonObject } from './http.js';
+export { fwErrorHandler, fwRoute, renderError, readJsonBody, readTextBody, setFwApiHeaders, toFwError, isJsonObject } from './http.js';
 export { allowedMethods, methodNotAllowed, routesWithAllowedMethods } from './allowed-methods.js';
 export type { FwErrorHandlerOptions, ReadJsonOptions } from './http.js';
 export { issueLoginToken } from './sign-in.js';

@@ -4,7 +4,7 @@ import grantModule from 'grant';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import createSession from 'koa-session';
 import { FwDefinitionError, loadConfig, type FwConfig, type FwUser } from '@fw/core';
-import { BaseLoginProxy, UserService, issueLoginToken, resolveLoginProxy, type LoginProxy, type LoginProxyInput } from '@fw/login';
+import { BaseLoginProxy, UserService, issueLoginToken, resolveLoginProxy, setFwApiHeaders, type LoginProxy, type LoginProxyInput } from '@fw/login';
 import type { FwStore } from '@fw/store';
 import { hashToken, type FwTokenService } from '@fw/token';
 import { fwHostGuard } from './guard.js';
@@ -230,7 +230,7 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): Middleware {
       fresh.fwUser = { id: user.id, account: user.account, provider: provider.name, tokenHash: hashToken(issued.token) };
       fresh.maxAge = Math.max(1000, issued.expiresAt.getTime() - Date.now());
     }
-    ctx.set('Cache-Control', 'no-store');
+    setFwApiHeaders(ctx);
     ctx.redirect(`${authPage}?token=${encodeURIComponent(issued.token)}`);
   }
 
@@ -271,7 +271,7 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): Middleware {
 
 function fail(ctx: Context, status: number, reason: string): void {
   ctx.status = status;
-  ctx.set('Cache-Control', 'no-store');
+  setFwApiHeaders(ctx);
   ctx.type = 'html';
   ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in failed</title></head><body><h1>Sign-in failed</h1><p>${escapeHtml(reason)}</p></body></html>`;
 }
