@@ -75,6 +75,13 @@ describeEachSql('fwData(options): bad input is a 4xx, never a 500', (db, spec) =
       expect(await f.rows('t_book')).to.deep.equal(before);
     });
 
+    it('refuses half a surrogate pair too, which the drivers would store as another character', async () => {
+      const res = await f.agent.post(`${api}/data/modify/Book`).set('token', alice).set('Content-Type', 'application/json').send('{"title":"a\\ud800b"}').expect(422);
+      expect(res.body.error.details).to.deep.equal([{ path: 'title', type: 'invalidCharacter', message: 'title must be valid Unicode text (it holds half of a surrogate pair)' }]);
+      await f.agent.post(`${api}/data/modify/Book`).set('token', alice).send({ title: 'emoji \u{1F600}' }).expect(200);
+      expect((await f.rows('t_book')).map((r) => r.title)).to.deep.equal(['emoji \u{1F600}']);
+    });
+
     it('is a 400 naming the condition in queries and exports', async () => {
       await addBook();
       for (const condition of [

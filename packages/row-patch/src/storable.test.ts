@@ -26,6 +26,14 @@ describe('storageIssues(model, row, dialect)', () => {
     expect(storageIssues(Event, { name: 'a\u0001b', notes: 'line\nbreak' })).to.deep.equal([]);
   });
 
+  it('refuses half a surrogate pair, which every driver would store as another character', () => {
+    expect(storageIssues(Event, { name: 'a\ud800b', labels: ['\udfff'] }).map((d) => [d.path, d.message])).to.deep.equal([
+      ['name', 'Name must be valid Unicode text (it holds half of a surrogate pair)'],
+      ['labels', 'Labels must be valid Unicode text (it holds half of a surrogate pair)'],
+    ]);
+    expect(storageIssues(Event, { name: 'emoji \ud83d\ude00 fine' })).to.deep.equal([]);
+  });
+
   it('bounds dates by what the dialect stores: MySQL from the year 1000, the others from 0001', () => {
     const early = { day: '0001-01-01', at: '0999-12-31T23:59:59.999Z' };
     expect(storageIssues(Event, early, 'mysql').map((d) => [d.path, d.type])).to.deep.equal([

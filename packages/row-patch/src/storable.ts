@@ -44,16 +44,33 @@ export const DIALECT_LIMITS: Readonly<Record<StorageDialect, DialectLimits>> = O
 /** The range of the 32-bit integer columns Fw creates for ids, references and `integer` numbers. */
 const INT32_MAX = 2_147_483_647;
 
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  return Array.isArray(value) && value.some((item) => typeof item === 'string' && item.includes('\u0000'));
+// A surrogate half without its partner is no character at all: UTF-8 cannot encode it, so each
+// driver writes U+FFFD instead, and the stored text is not the text that was sent.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Why a text cannot be stored as it is, or undefined. */
+function textProblem(value: string): string | undefined {
+  if (value.includes('\u0000')) return 'must not contain the NUL character';
+  if (LONE_SURROGATE.test(value)) return 'must be valid Unicode text (it holds half of a surrogate pair)';
+  return undefined;
+}
+
+function badText(value: unknown): string | undefined {
+  if (typeof value === 'string') return textProblem(value);
+  if (!Array.isArray(value)) return undefined;
+  for (const item of value) {
+    const problem = typeof item === 'string' ? textProblem(item) : undefined;
+    if (problem) return problem;
+  }
+  return undefined;
 }
 
 function fieldIssue(field: FieldDefinition, value: unknown, limits: DialectLimits): FwErrorDetail | undefined {
   const title = field.edit.title;
   // PostgreSQL refuses NUL in text outright and other databases cut or keep it; one answer for
   // every dialect, so a row that saves on SQLite also saves on PostgreSQL.
-  if (hasNul(value)) return { path: field.name, type: 'invalidCharacter', message: `${title} must not contain the NUL character` };
+  const problem = badText(value);
+  if (problem) return { path: field.name, type: 'invalidCharacter', message: `${title} ${problem}` };
   const type = field.edit.type;
   if ((type === EditType.DATE || type === EditType.DATETIME) && typeof value === 'string') {
     const bounds = type === EditType.DATE ? limits.date : limits.datetime;
@@ -69,7 +86,7 @@ function fieldIssue(field: FieldDefinition, value: unknown, limits: DialectLimit
 
 /**
  * What the database could not store faithfully in a form row that is otherwise valid: a NUL
- * character in any text (every dialect alike), a DATE or DATETIME outside what `dialect`'s
+ * character or a lone surrogate in any text (every dialect alike), a DATE or DATETIME outside what `dialect`'s
  * columns hold ({@link DIALECT_LIMITS}; without a dialect, the bounds every dialect shares
  * beyond MySQL's), a COLLECTION id beyond the 32-bit key columns. Each is one detail on the
  * field (`invalidCharacter`, `min`, `max`), so it is refused as a validation failure instead of
