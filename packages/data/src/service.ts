@@ -467,8 +467,8 @@ export class DataService {
       if (cursor === id) return true;
       seen.add(cursor);
       const up: Record<string, unknown> | undefined = await db(model.table).where(key, cursor).first(field.column);
-      const next = up?.[field.column];
-      cursor = next === null || next === undefined ? null : Number(next);
+      const above: unknown = up?.[field.column];
+      cursor = above === null || above === undefined ? null : Number(above);
     }
     return false;
   }
