@@ -129,19 +129,18 @@ describeBrowser("the print page under Content-Security-Policy: default-src 'self
     try {
       const page = await context.newPage();
       // Recorded by the browser itself: any inline script or style the policy blocked.
-      await page.addInitScript(() => {
-        const w = window as unknown as { violations: string[]; printed: number };
-        w.violations = [];
-        w.printed = 0;
-        document.addEventListener('securitypolicyviolation', (e) => w.violations.push(`${e.violatedDirective} ${e.blockedURI}`));
-        window.print = () => void (w.printed += 1);
-      });
+      await page.addInitScript(`
+        window.violations = [];
+        window.printed = 0;
+        document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective + ' ' + e.blockedURI));
+        window.print = () => { window.printed += 1; };
+      `);
       await page.goto(`${base}/fw-api/data/print/Book/${h.bookId}?_token=${h.token}`);
       await page.waitForLoadState('load');
-      expect(await page.locator('th').first().evaluate((th) => getComputedStyle(th).backgroundColor)).to.equal('rgb(238, 238, 238)');
+      expect(await page.evaluate("getComputedStyle(document.querySelector('th')).backgroundColor")).to.equal('rgb(238, 238, 238)');
       await page.click('#fw-print');
-      expect(await page.evaluate(() => (window as unknown as { printed: number }).printed)).to.equal(1);
-      expect(await page.evaluate(() => (window as unknown as { violations: string[] }).violations)).to.deep.equal([]);
+      expect(await page.evaluate('window.printed')).to.equal(1);
+      expect(await page.evaluate('window.violations')).to.deep.equal([]);
     } finally {
       await context.close();
     }

@@ -29,7 +29,8 @@ export interface PurgeSchedule {
 }
 
 /**
- * Purges expired entries of `targets` every `intervalMs`: the SQL and memory ephemeral stores
+ * Purges expired entries of `targets` ({@link Purgeable}s; others, such as the Redis stores that
+ * expire entries by themselves, are skipped) every `intervalMs`: the SQL and memory ephemeral stores
  * (failed-login counters, captcha answers) and token tables keep expired rows until asked, and an
  * unauthenticated route such as `GET /code-img` writes one per call. The timer is `unref`'d, so
  * it never keeps the process alive, and a run never overlaps the previous one. `fwAdmin` starts
@@ -41,13 +42,13 @@ export interface PurgeSchedule {
  * // on shutdown:
  * purge.stop();
  */
-export function schedulePurge(targets: readonly Purgeable[], options: PurgeScheduleOptions = {}): PurgeSchedule {
+export function schedulePurge(targets: readonly object[], options: PurgeScheduleOptions = {}): PurgeSchedule {
   const intervalMs = options.intervalMs ?? 600_000;
   if (typeof intervalMs !== 'number' || !Number.isInteger(intervalMs) || intervalMs < 10 || intervalMs > 86_400_000) {
     throw new FwDefinitionError('schedulePurge.intervalMs', `must be a whole number of milliseconds from 10 to 86400000, got ${String(intervalMs)}`);
   }
   const onError = options.onError ?? (() => undefined);
-  const purgeable = targets.filter((t): t is Required<Purgeable> => typeof t?.purgeExpired === 'function');
+  const purgeable = targets.filter((t): t is Required<Purgeable> => typeof (t as Purgeable | null)?.purgeExpired === 'function');
   let running: Promise<number> | undefined;
 
   async function purgeAll(): Promise<number> {
