@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -214,5 +215,45 @@ describe('examples/demo', () => {
       await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
       cleanup();
     }
+  });
+});
+
+describe('examples/demo start-up with a database it cannot open', function () {
+  this.timeout(60_000);
+
+  /** Runs `npm start`'s entry point to its exit. */
+  function runMain(dbUrl: string): Promise<{ code: number | null; output: string }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=fw-source', join(here, 'main.ts')], {
+      env: { ...process.env, PORT: '0', FW_DB_URL: dbUrl, FW_ADMIN_PASSWORD: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
+  }
+
+  async function closedPort(): Promise<number> {
+    const server = createNetServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
+
+  it('prints one line naming the URL without its password, and exits non-zero, when the server is unreachable', async () => {
+    const port = await closedPort();
+    const { code, output } = await runMain(`postgres://postgres:s3cret@127.0.0.1:${port}/demo`);
+    expect(code).to.equal(1);
+    expect(output.trim().split('\n')).to.deep.equal([`fwAdmin: cannot open database postgres://postgres:***@127.0.0.1:${port}/demo: connect ECONNREFUSED 127.0.0.1:${port}`]);
+  });
+
+  const pg = process.env.FW_TEST_PG_URL;
+  (pg ? it : it.skip)(`says which PostgreSQL database does not exist${pg ? '' : ' (skipped: FW_TEST_PG_URL is not set)'}`, async () => {
+    const url = new URL(pg!);
+    url.pathname = '/nope';
+    const { code, output } = await runMain(url.toString());
+    expect(code).to.equal(1);
+    expect(output.trim().split('\n')).to.deep.equal([`fwAdmin: cannot open database ${url.toString()}: database "nope" does not exist`]);
   });
 });

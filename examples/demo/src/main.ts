@@ -1,5 +1,7 @@
 // `npm start`: the demo admin app on an embedded SQLite file (or FW_DB_URL).
-import { createDemoApp } from './app.js';
+import { FwStartError } from '@fw/admin';
+import { FwDefinitionError } from '@fw/core';
+import { createDemoApp, type DemoApp } from './app.js';
 
 const port = Number(process.env.PORT ?? 3000);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -7,10 +9,19 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(1);
 }
 
-const demo = await createDemoApp({
-  ...(process.env.FW_DB_URL ? { dbUrl: process.env.FW_DB_URL } : {}),
-  ...(process.env.FW_ADMIN_PASSWORD ? { adminPassword: process.env.FW_ADMIN_PASSWORD } : {}),
-});
+let demo: DemoApp;
+try {
+  demo = await createDemoApp({
+    ...(process.env.FW_DB_URL ? { dbUrl: process.env.FW_DB_URL } : {}),
+    ...(process.env.FW_ADMIN_PASSWORD ? { adminPassword: process.env.FW_ADMIN_PASSWORD } : {}),
+  });
+} catch (error) {
+  // A database that cannot be opened, or a bad setting, is the operator's to fix: say what and
+  // where in one line (no password, no stack trace). Anything else is a bug and keeps its stack.
+  if (error instanceof FwStartError || error instanceof FwDefinitionError) console.error(error.message);
+  else console.error(error);
+  process.exit(1);
+}
 if (demo.generatedAdminPassword) {
   console.log(`Created the administrator account "admin" with the password: ${demo.generatedAdminPassword}`);
   console.log('It is shown only this once; set FW_ADMIN_PASSWORD to choose it yourself on a new database.');

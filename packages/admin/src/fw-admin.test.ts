@@ -1,10 +1,11 @@
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import Koa from 'koa';
 import request from 'supertest';
 import { FwDefinitionError, defineModel } from '@fw/core';
 import { encodePassword } from '@fw/login/client';
 import { createTestDatabase, describeRedis } from '@fw/test-utils';
-import { fwAdmin } from './fw-admin.js';
+import { FwStartError, fwAdmin } from './fw-admin.js';
 
 const Book = defineModel({ name: 'Book', table: 'adm_book', power: { export: true }, fields: { title: { edit: { notNull: true } } } });
 
@@ -141,6 +142,66 @@ describeRedis('fwAdmin with Redis', (ns) => {
       expect(await ns().redis.keys(`${ns().prefix}kv:*`)).to.have.length.greaterThan(0);
     } finally {
       await s.cleanup();
+    }
+  });
+});
+
+describe('fwAdmin start-up with a database or Redis it cannot open', function () {
+  this.timeout(30_000);
+
+  async function closedPort(): Promise<number> {
+    const server = createNetServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
+
+  async function startError(options: Parameters<typeof fwAdmin>[1]): Promise<FwStartError> {
+    let caught: unknown;
+    try {
+      const fw = await fwAdmin(new Koa(), options);
+      await fw.close();
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught, 'fwAdmin should have refused to start').to.be.instanceOf(FwStartError);
+    return caught as FwStartError;
+  }
+
+  it('names the URL without its password and says why, in one line, for an unreachable server', async () => {
+    const port = await closedPort();
+    const error = await startError({ db: `postgres://app:s3cret@127.0.0.1:${port}/app` });
+    expect(error.message).to.equal(`fwAdmin: cannot open database postgres://app:***@127.0.0.1:${port}/app: connect ECONNREFUSED 127.0.0.1:${port}`);
+    expect(error.url).to.equal(`postgres://app:***@127.0.0.1:${port}/app`);
+    expect(error.cause).to.have.property('code', 'ECONNREFUSED');
+  });
+
+  const pg = process.env.FW_TEST_PG_URL;
+  (pg ? it : it.skip)(`names a PostgreSQL database that does not exist${pg ? '' : ' (skipped: FW_TEST_PG_URL is not set)'}`, async () => {
+    const url = new URL(pg!);
+    url.password = 'secret';
+    url.pathname = '/fw_no_such_database';
+    const error = await startError({ db: url.toString() });
+    expect(error.message).to.equal(`fwAdmin: cannot open database ${url.toString().replace(':secret@', ':***@')}: database "fw_no_such_database" does not exist`);
+  });
+
+  const mysql = process.env.FW_TEST_MYSQL_URL;
+  (mysql ? it : it.skip)(`names a MariaDB/MySQL database that does not exist${mysql ? '' : ' (skipped: FW_TEST_MYSQL_URL is not set)'}`, async () => {
+    const url = new URL(mysql!);
+    url.pathname = '/fw_no_such_database';
+    const error = await startError({ db: url.toString() });
+    expect(error.message).to.equal(`fwAdmin: cannot open database ${url.toString()}: Unknown database 'fw_no_such_database'`);
+  });
+
+  it('names a Redis URL it cannot reach, without its password', async () => {
+    const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
+    try {
+      const port = await closedPort();
+      const error = await startError({ db: db.url, redis: `redis://:s3cret@127.0.0.1:${port}` });
+      expect(error.message).to.equal(`fwAdmin: cannot reach Redis at redis://:***@127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`);
+    } finally {
+      await db.drop();
     }
   });
 });

@@ -52,6 +52,33 @@ export interface FwAdminOptions {
   purgeIntervalMs?: number | false;
 }
 
+/**
+ * `fwAdmin` could not start because its database or Redis cannot be opened. The message is one
+ * line a person can act on: what, where (the URL without its password) and the driver's reason;
+ * the driver's error is the `cause`.
+ * @example fwAdmin: cannot open database postgres://app:***@db:5432/app: database "app" does not exist
+ */
+export class FwStartError extends Error {
+  override readonly name = 'FwStartError';
+  /** The database or Redis URL, its password replaced by `***`; undefined for an `FwStore` passed in. */
+  readonly url: string | undefined;
+  constructor(message: string, url: string | undefined, cause: unknown) {
+    super(message, { cause });
+    this.url = url;
+  }
+}
+
+/** The driver's reason in one line (Node's AggregateError for a refused dual-stack host has no message of its own). */
+function reasonOf(error: unknown): string {
+  const inner = error instanceof AggregateError && error.errors.length > 0 ? error.errors[0] : error;
+  const message = inner instanceof Error ? inner.message : String(inner);
+  const code = (inner as { code?: unknown } | null)?.code;
+  const text = message.trim() || (typeof code === 'string' ? code : 'unknown error');
+  // pg's connectionTimeoutMillis and knex's pool timeout say only "timeout".
+  if (text === 'timeout expired' || (inner as { name?: unknown } | null)?.name === 'KnexTimeoutError') return 'the server did not answer in time';
+  return text.split('\n')[0]!;
+}
+
 /** How long start-up waits for a Redis given as a URL before giving up with a clear message. */
 const REDIS_READY_MS = 5000;
 
@@ -71,7 +98,11 @@ function redisReady(redis: Redis, url: string): Promise<void> {
       else resolve();
     };
     const onReady = () => done();
-    const timer = setTimeout(() => done(new Error(`fwAdmin: cannot reach Redis at ${redactUrl(url)}: ${last?.message ?? `no answer within ${REDIS_READY_MS} ms`}`)), REDIS_READY_MS);
+    const shown = redactUrl(url);
+    const timer = setTimeout(
+      () => done(new FwStartError(`fwAdmin: cannot reach Redis at ${shown}: ${last ? reasonOf(last) : `no answer within ${REDIS_READY_MS} ms`}`, shown, last)),
+      REDIS_READY_MS,
+    );
     redis.on('error', onError);
     redis.once('ready', onReady);
   });
@@ -132,6 +163,14 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
   let ownedRedis: Redis | undefined;
   try {
     if (options.migrate !== false) {
+      // One plain query first, so an unreachable server or a missing database is reported as such,
+      // naming the URL, rather than as a stack trace from inside the migrator.
+      try {
+        await store.knex.raw('select 1');
+      } catch (error) {
+        const shown = typeof options.db === 'string' ? redactUrl(options.db) : undefined;
+        throw new FwStartError(`fwAdmin: cannot open ${shown ? `database ${shown}` : 'the database'}: ${reasonOf(error)}`, shown, error);
+      }
       await store.migrate.latest();
       await store.createModelTables(hostModels);
       for (const [i, model] of registry.list().entries()) await store.menus.createModelMenu(model, { sort: i });

@@ -1,2 +1,2 @@
-export { fwAdmin } from './fw-admin.js';
+export { FwStartError, fwAdmin } from './fw-admin.js';
 export type { FwAdmin, FwAdminOptions } from './fw-admin.js';

@@ -159,8 +159,21 @@ interface Timeouts {
   acquireMs: number;
 }
 
+// knex prints a warning with the driver's stack for every failed connection attempt, and then
+// throws the same error to the query that wanted the connection: the caller reports it (an
+// outage answers 503 and reaches app.on('error')), so the warning is only noise, a stack trace per
+// request during an outage and in place of fwAdmin's one-line start-up message. A connection the
+// server closed is dropped and replaced on its own. Other knex warnings still print.
+const QUIET_WARNINGS = /^(?:Acquire connection error|Connection Error): /;
+const knexLog: Knex.Config['log'] = {
+  warn(message: unknown) {
+    if (typeof message === 'string' && QUIET_WARNINGS.test(message)) return;
+    console.warn(message);
+  },
+};
+
 function knexConfig(parsed: ParsedStoreUrl, pool: { min: number; max: number }, debug: boolean, timeouts: Timeouts): Knex.Config {
-  const base = { client: parsed.client, debug, pool: { ...pool }, acquireConnectionTimeout: timeouts.acquireMs };
+  const base = { client: parsed.client, debug, pool: { ...pool }, acquireConnectionTimeout: timeouts.acquireMs, log: knexLog };
   switch (parsed.dialect) {
     case 'sqlite':
       return {
