@@ -178,6 +178,17 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     if (typeof options.redis === 'string') {
       ownedRedis = createRedis(options.redis);
       await redisReady(ownedRedis, options.redis);
+      // ioredis prints every failed reconnection (about once a second) when nobody listens; the
+      // app hears the first error of each outage instead, and the requests' own 503s.
+      let down = false;
+      ownedRedis.on('error', (error: Error) => {
+        if (down) return;
+        down = true;
+        app.emit('error', error);
+      });
+      ownedRedis.on('ready', () => {
+        down = false;
+      });
     }
     const redis = ownedRedis ?? (typeof options.redis === 'string' ? undefined : options.redis);
     const prefix = options.redisPrefix ?? 'fw:';
