@@ -18,10 +18,11 @@ describe('FwError', () => {
     });
   });
 
-  it('uses upper-snake codes with statuses from 400 to 500 only', () => {
+  it('uses upper-snake codes with client statuses, 500 for a bug and 503 for an outage only', () => {
     for (const [code, { status }] of Object.entries(FW_ERROR_CODES)) {
       expect(code).to.match(/^[A-Z][A-Z0-9_]*$/);
-      expect(status).to.be.within(400, 500);
+      if (status >= 500) expect(`${code} ${status}`).to.be.oneOf(['INTERNAL 500', 'UNAVAILABLE 503']);
+      else expect(status).to.be.within(400, 499);
     }
   });
 });
