@@ -17,7 +17,8 @@ async function setup(extra: Partial<Parameters<typeof fwAdmin>[1]> = {}) {
   const fw = await fwAdmin(app, { db: db.url, models: [Book], config: { 'fw-app.pwdTransferEncrypt': true }, ...extra });
   app.use(fw.middleware);
   app.use((ctx) => {
-    ctx.body = 'host route';
+    // The host's own routes: everything outside the API prefix, and one route of its own inside it.
+    if (!ctx.path.startsWith('/fw-api') || ctx.path === '/fw-api/host-report') ctx.body = 'host route';
   });
   await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
   const agent = request(app.callback());
@@ -43,6 +44,11 @@ describe('fwAdmin(app, options)', () => {
       expect(mcp.status).to.equal(200);
       expect(JSON.stringify(mcp.body)).to.contain('fwDataQuery');
       await s.agent.get('/elsewhere').expect(200, 'host route');
+      // A path under the API prefix that nothing answers is a 404 in the Fw error body.
+      const missing = await s.agent.get('/fw-api/data/Book/').expect(404);
+      expect(missing.body.error.code).to.equal('NOT_FOUND');
+      expect((await s.agent.get('/fw-api').expect(404)).body.error.code).to.equal('NOT_FOUND');
+      await s.agent.get('/fw-api/host-report').expect(200, 'host route');
       // Without oauth, no sign-on and no guard: host routes are the host's business.
       await s.agent.get('/connect/anything').expect(200, 'host route');
     } finally {

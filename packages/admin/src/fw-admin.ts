@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import type { Redis } from 'ioredis';
 import { fwMcp } from '@fw/ai';
-import { BUILTIN_MODELS, FwDefinitionError, createRegistry, loadConfig, type FwConfig, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import { BUILTIN_MODELS, FwDefinitionError, FwError, createRegistry, loadConfig, type FwConfig, type ModelDefinition, type ModelRegistry } from '@fw/core';
 import { fwData, type FwDataMiddleware, type FwDataOptions } from '@fw/data';
 import { fwErrorHandler, fwLogin, type FwLoginOptions } from '@fw/login';
 import { KnexSessionStore, RedisSessionStore, fwOAuth, type FwOAuthOptions } from '@fw/oauth';
@@ -124,6 +124,20 @@ export interface FwAdmin {
   close(): Promise<void>;
 }
 
+/**
+ * A path under the API prefix that neither Fw nor the host's routes below answered is a 404 in the
+ * Fw error body, so API clients get one shape whatever they send (the host's own routes under the
+ * prefix still answer first).
+ */
+function apiNotFound(prefix: string): Middleware {
+  return async function fwApiNotFound(ctx, next) {
+    await next();
+    if (ctx.status === 404 && ctx.body == null && (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`))) {
+      throw new FwError('NOT_FOUND', `No route ${ctx.method} ${ctx.path}`);
+    }
+  };
+}
+
 function compose(middleware: Middleware[]): Middleware {
   return async function fwAdmin(ctx, next) {
     const run = async (i: number): Promise<void> => {
@@ -195,7 +209,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     const tokens = new FwTokenService({ store: redis ? new RedisTokenStore({ redis, prefix }) : new KnexTokenStore({ knex: store.knex }), config });
     const ephemeral = redis ? new RedisEphemeralStore({ redis, prefix }) : new KnexEphemeralStore({ knex: store.knex });
     const data = fwData({ ...options.data, store, tokens, registry, config });
-    const parts: Middleware[] = [fwErrorHandler()];
+    const parts: Middleware[] = [fwErrorHandler(), apiNotFound(config['fw-app.apiPrefix'])];
     const web = options.web ?? options.oauth !== undefined;
     if (web) parts.push(fwWeb(typeof web === 'object' ? web : {}));
     if (options.oauth) {
