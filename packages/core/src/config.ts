@@ -62,6 +62,13 @@ export const CONFIG_KEYS = {
     pattern: /^(\/[A-Za-z0-9._~-]+)+$/,
     doc: 'Path prefix of every Fw route.',
   },
+  'fw-app.title': {
+    type: 'string',
+    default: 'Fw admin',
+    // Shown as text by the UI (sign-in page, browser tab); control characters have no place there.
+    pattern: /^[^\p{Cc}]{1,100}$/u,
+    doc: 'Name of the application shown by the admin UI (sign-in page, browser tab) and in GET /login-settings.',
+  },
 } as const satisfies Record<string, KeySpec>;
 
 /** A configuration key. */
