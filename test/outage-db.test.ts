@@ -2,7 +2,7 @@
 // quickly, on every route, never as if the user were anonymous or allowed) and recovers by itself
 // once the database is back, without a restart.
 import { createServer, type Server } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
@@ -13,7 +13,7 @@ import { fwAuth } from '@fw/login';
 import { encodePassword } from '@fw/login/client';
 import { createStore } from '@fw/store';
 import { FwTokenService, KnexTokenStore } from '@fw/token';
-import { createTestDatabase, sqlBackends, startTcpProxy, type SqlBackendSpec, type TcpProxy, type TestDatabase } from '@fw/test-utils';
+import { createTestDatabase, freePort, sqlBackends, startTcpProxy, type SqlBackendSpec, type TcpProxy, type TestDatabase } from '@fw/test-utils';
 import { Browser, mockRegistration, startProvider } from '../packages/oauth/src/test-setup.js';
 
 const Book = defineModel({
@@ -282,19 +282,12 @@ for (const spec of sqlBackends().filter((b) => b.dialect === 'postgres' || b.dia
   });
 }
 
-async function closedPort(): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('database outage without a database server', function () {
   this.timeout(60_000);
 
   it('fwAuth mounted alone (no fwErrorHandler) answers 503 with Retry-After, never 401 or 500, when its database is unreachable', async () => {
-    const store = createStore(`postgres://postgres:secret@127.0.0.1:${await closedPort()}/app`);
+    const store = createStore(`postgres://postgres:secret@127.0.0.1:${await freePort()}/app`);
     const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config: loadConfig({ env: false }) });
     const app = new Koa();
     app.silent = true;

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +9,7 @@ import { verifyPassword } from '@fw/core';
 import { encodePassword } from '@fw/login/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { freePort } from '@fw/test-utils';
 import { createDemoApp, defaultDbUrl } from './app.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -233,16 +233,9 @@ describe('examples/demo start-up with a database it cannot open', function () {
     return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
   }
 
-  async function closedPort(): Promise<number> {
-    const server = createNetServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    return port;
-  }
 
   it('prints one line naming the URL without its password, and exits non-zero, when the server is unreachable', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const { code, output } = await runMain(`postgres://postgres:s3cret@127.0.0.1:${port}/demo`);
     expect(code).to.equal(1);
     expect(output.trim().split('\n')).to.deep.equal([`fwAdmin: cannot open database postgres://postgres:***@127.0.0.1:${port}/demo: connect ECONNREFUSED 127.0.0.1:${port}`]);

@@ -1,10 +1,9 @@
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import Koa from 'koa';
 import request from 'supertest';
 import { FwDefinitionError, defineModel } from '@fw/core';
 import { encodePassword } from '@fw/login/client';
-import { createTestDatabase, describeRedis } from '@fw/test-utils';
+import { createTestDatabase, describeRedis, freePort } from '@fw/test-utils';
 import { FwStartError, fwAdmin } from './fw-admin.js';
 
 const Book = defineModel({ name: 'Book', table: 'adm_book', power: { export: true }, fields: { title: { edit: { notNull: true } } } });
@@ -155,13 +154,6 @@ describeRedis('fwAdmin with Redis', (ns) => {
 describe('fwAdmin start-up with a database or Redis it cannot open', function () {
   this.timeout(30_000);
 
-  async function closedPort(): Promise<number> {
-    const server = createNetServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    return port;
-  }
 
   async function startError(options: Parameters<typeof fwAdmin>[1]): Promise<FwStartError> {
     let caught: unknown;
@@ -176,7 +168,7 @@ describe('fwAdmin start-up with a database or Redis it cannot open', function ()
   }
 
   it('names the URL without its password and says why, in one line, for an unreachable server', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const error = await startError({ db: `postgres://app:s3cret@127.0.0.1:${port}/app` });
     expect(error.message).to.equal(`fwAdmin: cannot open database postgres://app:***@127.0.0.1:${port}/app: connect ECONNREFUSED 127.0.0.1:${port}`);
     expect(error.url).to.equal(`postgres://app:***@127.0.0.1:${port}/app`);
@@ -203,7 +195,7 @@ describe('fwAdmin start-up with a database or Redis it cannot open', function ()
   it('names a Redis URL it cannot reach, without its password', async () => {
     const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
     try {
-      const port = await closedPort();
+      const port = await freePort();
       const error = await startError({ db: db.url, redis: `redis://:s3cret@127.0.0.1:${port}` });
       expect(error.message).to.equal(`fwAdmin: cannot reach Redis at redis://:***@127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`);
     } finally {

@@ -8,3 +8,4 @@ export { startTcpProxy } from './tcp-proxy.js';
 export type { TcpProxy } from './tcp-proxy.js';
 export { hasRedisServer, startRedisServer } from './redis-server.js';
 export type { RedisProcess } from './redis-server.js';
+export { freePort } from './ports.js';

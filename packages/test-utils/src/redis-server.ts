@@ -1,6 +1,6 @@
+import { freePort } from './ports.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 
 /** A `redis-server` process of the test's own, on a free loopback port, that the test may stop, kill or freeze. */
 export interface RedisProcess {
@@ -22,14 +22,6 @@ export interface RedisProcess {
 /** True when a `redis-server` binary is on the PATH. */
 export function hasRedisServer(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function waitForPort(port: number, child: ChildProcess): Promise<void> {
