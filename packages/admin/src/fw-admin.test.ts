@@ -50,6 +50,7 @@ describe('fwAdmin(app, options)', () => {
       await s.agent.get('/fw-api/host-report').expect(200, 'host route');
       // Without oauth, no sign-on and no guard: host routes are the host's business.
       await s.agent.get('/connect/anything').expect(200, 'host route');
+      expect((await s.agent.get('/fw-api/login-settings').expect(200)).body).to.deep.equal({ title: 'Fw admin', pwdTransferEncrypt: true, verifyCodeCount: 2, providers: [] });
     } finally {
       await s.cleanup();
     }
@@ -64,6 +65,9 @@ describe('fwAdmin(app, options)', () => {
     });
     try {
       await s.agent.get('/auth.html').expect(200).expect('Content-Type', /html/);
+      // The sign-in page learns of the provider from the login settings, without its secrets.
+      const settings = await s.agent.get('/fw-api/login-settings').expect(200);
+      expect(settings.body.providers).to.deep.equal([{ id: 'mock', name: 'mock', url: '/connect/mock' }]);
       const start = await s.agent.get('/connect/mock').expect(302);
       expect(start.headers.location).to.match(/^http:\/\/127\.0\.0\.1:9\/authorize\?/);
       await s.agent.get('/private').expect(302).expect('Location', '/connect/mock');

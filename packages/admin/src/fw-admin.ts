@@ -212,11 +212,14 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     const parts: Middleware[] = [fwErrorHandler(), apiNotFound(config['fw-app.apiPrefix'])];
     const web = options.web ?? options.oauth !== undefined;
     if (web) parts.push(fwWeb(typeof web === 'object' ? web : {}));
+    let providers = options.login?.providers;
     if (options.oauth) {
       const sessionStore = redis ? new RedisSessionStore({ redis, prefix }) : new KnexSessionStore({ knex: store.knex });
-      parts.push(fwOAuth(app, { ...options.oauth, store, tokens, config, sessionStore, ...(options.login?.proxy ? { proxy: options.login.proxy } : {}) }));
+      const oauth = fwOAuth(app, { ...options.oauth, store, tokens, config, sessionStore, ...(options.login?.proxy ? { proxy: options.login.proxy } : {}) });
+      providers ??= oauth.providers;
+      parts.push(oauth);
     }
-    parts.push(fwLogin({ ...options.login, store, tokens, ephemeral, config }));
+    parts.push(fwLogin({ ...options.login, store, tokens, ephemeral, config, ...(providers ? { providers } : {}) }));
     parts.push(data);
     if (options.ai !== false) parts.push(fwMcp({ data, tokens, store, config }));
     // Unauthenticated routes (code-img, failed logins) write rows that only a purge removes.

@@ -12,6 +12,7 @@ import { LOGIN_ERROR_CODES, loginError } from './error-codes.js';
 import { fwRoute, isJsonObject, readJsonBody } from './http.js';
 import { registeredLoginProxy, resolveLoginProxy, type LoginProxy, type LoginProxyInput } from './login-proxy.js';
 import { classifyLoginFailure, type LoginFailure } from './login-failure.js';
+import { loginProvidersReader, loginSettings, type LoginProvider, type LoginProvidersInput } from './login-settings.js';
 import { decodeTransferredPassword } from './password-transfer.js';
 import { runWithLoginRequest } from './request-context.js';
 import { issueLoginToken } from './sign-in.js';
@@ -47,6 +48,13 @@ export interface FwLoginOptions {
   bodyLimit?: number;
   /** Same as `fwAuth`'s option: who may send the token as `_token`. */
   allowQueryToken?: (ctx: Context) => boolean;
+  /**
+   * The other ways to sign in, listed by `GET /login-settings` for the sign-in page's buttons:
+   * `fwOAuth(...).providers`, which `fwAdmin` passes for you. A function is read on every request.
+   * @default [] (password sign-in only)
+   * @example fwLogin({ store, tokens, ephemeral, providers: oauth.providers })
+   */
+  providers?: LoginProvidersInput;
 }
 
 /** The answer of `POST /login`. */
@@ -71,6 +79,7 @@ interface ResolvedOptions {
   ephemeral: EphemeralStore;
   bodyLimit: number;
   authenticator: Authenticator;
+  providers: () => LoginProvider[];
 }
 
 function positiveInteger(key: string, value: unknown, fallback: number): number {
@@ -111,6 +120,7 @@ function resolveOptions(options: FwLoginOptions): ResolvedOptions {
     ephemeral: options.ephemeral,
     bodyLimit: positiveInteger('fwLogin.bodyLimit', options.bodyLimit, 16 * 1024),
     authenticator: new Authenticator({ tokens: options.tokens, store: options.store, allowQueryToken: options.allowQueryToken }),
+    providers: loginProvidersReader(options.providers),
   };
 }
 
@@ -382,6 +392,11 @@ async function userInfo(ctx: Context, o: ResolvedOptions): Promise<void> {
   };
 }
 
+/** `GET /login-settings`, open: what the sign-in page shows and how it must send the password. Nothing secret. */
+async function settings(ctx: Context, o: ResolvedOptions): Promise<void> {
+  ctx.body = loginSettings(o.config, o.providers());
+}
+
 async function menu(ctx: Context, o: ResolvedOptions): Promise<void> {
   const { user } = await requireAuth(ctx, o);
   const menus = user.isAdmin ? (await o.store.menus.allMenus()).filter((m) => m.status !== 'disabled') : await o.store.menus.menusForUser(user.id);
@@ -399,8 +414,9 @@ async function menu(ctx: Context, o: ResolvedOptions): Promise<void> {
 
 /**
  * The login routes under the configured prefix (`/fw-api` by default): `POST /login`,
- * `GET|POST /logout`, `POST /change-pwd`, `GET /code-img`, `GET /userinfo`, `GET /menu`, and
- * `POST /open-api/token` (an open-API key's app id and secret exchanged for a token).
+ * `GET|POST /logout`, `POST /change-pwd`, `GET /code-img`, `GET /userinfo`, `GET /menu`,
+ * `GET /login-settings` (open: title, password transfer encoding, captcha threshold, sign-in
+ * providers) and `POST /open-api/token` (an open-API key's app id and secret exchanged for a token).
  * Requests to other paths pass through untouched.
  *
  * @throws {FwDefinitionError} at once for a missing store, token service or ephemeral store, a
@@ -418,6 +434,7 @@ export function fwLogin(options: FwLoginOptions): Middleware {
   router.get('/code-img', route(o, codeImage));
   router.get('/userinfo', route(o, userInfo));
   router.get('/menu', route(o, menu));
+  router.get('/login-settings', route(o, settings));
   router.post('/open-api/token', route(o, openApiToken));
   // A login path asked with another method (GET /login) is a 405 naming the right one.
   const routes = routesWithAllowedMethods(router);

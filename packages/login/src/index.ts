@@ -1,5 +1,7 @@
 export { fwLogin } from './fw-login.js';
 export type { FwLoginOptions, LoginResponse } from './fw-login.js';
+export { loginProvidersReader, loginSettings } from './login-settings.js';
+export type { LoginProvider, LoginProvidersInput, LoginSettings } from './login-settings.js';
 export { Authenticator, fwAuth, requestToken } from './auth.js';
 export type { FwAuthOptions, FwRequestState } from './auth.js';
 export { BaseLoginProxy, FwLogin, registeredLoginProxy, resolveLoginProxy } from './login-proxy.js';

@@ -4,7 +4,7 @@ import grantModule from 'grant';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import createSession from 'koa-session';
 import { FwDefinitionError, loadConfig, type FwConfig, type FwUser } from '@fw/core';
-import { BaseLoginProxy, UserService, issueLoginToken, resolveLoginProxy, setFwApiHeaders, type LoginProxy, type LoginProxyInput } from '@fw/login';
+import { BaseLoginProxy, UserService, issueLoginToken, resolveLoginProxy, setFwApiHeaders, type LoginProvider, type LoginProxy, type LoginProxyInput } from '@fw/login';
 import type { FwStore } from '@fw/store';
 import { hashToken, type FwTokenService } from '@fw/token';
 import { fwHostGuard } from './guard.js';
@@ -47,6 +47,15 @@ export interface FwOAuthOptions {
    */
   guard?: false | { signInPath?: string; openPaths?: readonly string[] };
 }
+
+/**
+ * The sign-on bridge's middleware, with the public face of its providers: pass `providers` to
+ * `fwLogin` so `GET /login-settings` lists a sign-in button per provider (`fwAdmin` does).
+ */
+export type FwOAuthMiddleware = Middleware & {
+  /** Per registration: id, display name and start URL (`/connect/<id>`); no client id or secret. */
+  readonly providers: readonly LoginProvider[];
+};
 
 /** What /oauth-callback tells a browser when sign-on fails. */
 export const OAUTH_FAILURES = {
@@ -107,7 +116,7 @@ function accountOf(profile: Record<string, unknown> | undefined, attribute: stri
  * app.use(fwWeb());
  * app.use(fwOAuth(app, { store, tokens, baseUrl: 'https://admin.example.com', providers: { github: { 'client-id': …, 'client-secret': …, 'user-name-attribute': 'login' } } }));
  */
-export function fwOAuth(app: Koa, options: FwOAuthOptions): Middleware {
+export function fwOAuth(app: Koa, options: FwOAuthOptions): FwOAuthMiddleware {
   if (!app || typeof app.use !== 'function') throw new FwDefinitionError('fwOAuth.app', 'pass the Koa app: fwOAuth(app, options)');
   const marked = app as Koa & { [MOUNTED]?: boolean };
   if (marked[MOUNTED]) {
@@ -259,7 +268,7 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): Middleware {
         });
 
   marked[MOUNTED] = true;
-  return async function fwOAuth(ctx, next) {
+  const middleware: Middleware = async function fwOAuth(ctx, next) {
     await session(ctx, async () => {
       await bridge(ctx, async () => {
         if (guard) await guard(ctx, next);
@@ -267,6 +276,8 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): Middleware {
       });
     });
   };
+  const publicProviders = Object.freeze([...providers.values()].map((p) => Object.freeze({ id: p.name, name: p.displayName, url: `/connect/${p.name}` })));
+  return Object.assign(middleware, { providers: publicProviders });
 }
 
 function fail(ctx: Context, status: number, reason: string): void {

@@ -1,5 +1,5 @@
 export { fwOAuth, OAUTH_FAILURES } from './fw-oauth.js';
-export type { FwOAuthOptions } from './fw-oauth.js';
+export type { FwOAuthMiddleware, FwOAuthOptions } from './fw-oauth.js';
 export { DEFAULT_API_PREFIXES, fwHostGuard, isOpenPath, STATIC_EXTENSIONS } from './guard.js';
 export type { FwHostGuardOptions } from './guard.js';
 export { resolveProviders, readProvidersFile } from './providers.js';

@@ -31,6 +31,11 @@ export interface OAuthProviderInput {
   'issuer-uri'?: string;
   /** PKCE (S256). @default true */
   pkce?: boolean;
+  /**
+   * What the sign-in page's button says (Spring's `client-name`; `name` is accepted too).
+   * @default the registration id
+   */
+  'client-name'?: string;
   [camelCase: string]: unknown;
 }
 
@@ -48,6 +53,8 @@ export interface OAuthProvider {
   jwksUri: string | undefined;
   issuer: string | undefined;
   pkce: boolean;
+  /** The name people see on the sign-in button. */
+  displayName: string;
 }
 
 const KEYS = [
@@ -63,10 +70,11 @@ const KEYS = [
   'jwk-set-uri',
   'issuer-uri',
   'pkce',
+  'client-name',
 ] as const;
 
 const camel = (key: string) => key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-const KEY_BY_ANY_FORM = new Map<string, (typeof KEYS)[number]>([...KEYS.map((k) => [k, k] as const), ...KEYS.map((k) => [camel(k), k] as const)]);
+const KEY_BY_ANY_FORM = new Map<string, (typeof KEYS)[number]>([...KEYS.map((k) => [k, k] as const), ...KEYS.map((k) => [camel(k), k] as const), ['name', 'client-name']]);
 
 /** Provider names grant knows (their authorization and token URLs are built in). */
 function grantKnows(name: string): { authorize_url?: string; access_url?: string } | undefined {
@@ -139,6 +147,10 @@ export function resolveProviders(input: Record<string, OAuthProviderInput>, base
     const attribute = value['user-name-attribute'] ?? 'sub';
     if (typeof attribute !== 'string' || attribute === '') throw new FwDefinitionError(`${at}.user-name-attribute`, 'must be a non-empty string');
     if (value.pkce !== undefined && typeof value.pkce !== 'boolean') throw new FwDefinitionError(`${at}.pkce`, 'must be true or false');
+    const displayName = value['client-name'] ?? name;
+    if (typeof displayName !== 'string' || displayName.trim() === '' || displayName.length > 100 || /\p{Cc}/u.test(displayName)) {
+      throw new FwDefinitionError(`${at}.client-name`, 'must be a text of 1 to 100 characters without control characters');
+    }
     return {
       name,
       clientId,
@@ -152,6 +164,7 @@ export function resolveProviders(input: Record<string, OAuthProviderInput>, base
       jwksUri: url(`${at}.jwk-set-uri`, value['jwk-set-uri']),
       issuer: typeof value['issuer-uri'] === 'string' ? value['issuer-uri'] : undefined,
       pkce: value.pkce !== false,
+      displayName,
     };
   });
 }
