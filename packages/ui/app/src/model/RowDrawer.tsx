@@ -1,0 +1,189 @@
+// Add, edit, copy and details in a drawer. The edit form sends back the row version it read
+// (If-Match); a 409 STALE_ROW shows what the row holds now and offers to load it.
+import { useEffect, useMemo, useState } from 'react';
+import { Alert, App, Button, Descriptions, Drawer, Form, Result, Space, Spin } from 'antd';
+import { useQueryClient } from '@tanstack/react-query';
+import { ApiError, request } from '../api';
+import { useI18n } from '../i18n';
+import { invalidateModel, useDetails } from '../queries';
+import type { BuildView, FieldView, Row } from '../types';
+import { renderValue } from './cells';
+import { showServerErrors } from './errors';
+import { FieldItem } from './FieldItem';
+import { formFields, formTitle, keyOf } from './fields';
+import { ReferenceLabels } from './references';
+
+/** What the drawer shows. */
+export type DrawerState = { mode: 'add' } | { mode: 'edit' | 'copy' | 'details'; id: number };
+
+const isReference = (f: FieldView) => f.type === 'REFERENCE_TABLE' || f.type === 'REFERENCE_TREE' || f.type === 'COLLECTION';
+
+function DetailsView({ build, row }: { build: BuildView; row: Row }) {
+  const { t } = useI18n();
+  const fw = build.model.name;
+  const key = keyOf(build.model);
+  const fields = build.model.fields.filter((f) => f.type !== 'PASSWORD' && f.name !== key);
+  return (
+    <Descriptions
+      column={1}
+      bordered
+      size="small"
+      className="fw-details"
+      items={[
+        { key, label: key, children: String(row[key] ?? '') },
+        ...fields.map((f) => ({
+          key: f.name,
+          label: formTitle(f),
+          children: isReference(f) ? <ReferenceLabels model={fw} field={f.name} value={row[f.name]} /> : renderValue(f, row[f.name], undefined, t),
+        })),
+      ]}
+    />
+  );
+}
+
+/** The values a form starts from. */
+function initialValues(build: BuildView, mode: DrawerState['mode'], row: Row | undefined): Row {
+  const fields = formFields(build.model);
+  if (mode === 'add') return Object.fromEntries(fields.filter((f) => f.defaultValue !== undefined).map((f) => [f.name, f.defaultValue]));
+  if (!row) return {};
+  return Object.fromEntries(
+    fields
+      .filter((f) => f.type !== 'PASSWORD' && !(mode === 'copy' && f.readonly))
+      .map((f) => [f.name, row[f.name] ?? null]),
+  );
+}
+
+/** The add / edit / copy / details drawer. */
+export function RowDrawer({ build, state, onClose }: { build: BuildView; state: DrawerState; onClose: () => void }) {
+  const { t } = useI18n();
+  const { message } = App.useApp();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<Row>();
+  const fw = build.model.name;
+  const id = state.mode === 'add' ? undefined : state.id;
+  const details = useDetails(fw, id);
+  const [version, setVersion] = useState<string>();
+  const [stale, setStale] = useState<{ current: Row; version?: string }>();
+  const [problems, setProblems] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  // Read-only fields cannot be set by add or copy; on edit they are shown, disabled, and not sent.
+  const fields = useMemo(() => formFields(build.model).filter((f) => state.mode === 'edit' || !f.readonly), [build.model, state.mode]);
+  const names = fields.map((f) => f.name);
+
+  useEffect(() => {
+    if (state.mode === 'add') form.setFieldsValue(initialValues(build, 'add', undefined));
+    else if (details.data) {
+      form.setFieldsValue(initialValues(build, state.mode, details.data.row));
+      setVersion(details.data.version);
+    }
+  }, [details.data, state.mode, build, form]);
+
+  const title =
+    state.mode === 'add'
+      ? t('form.addTitle', { model: build.model.title })
+      : t(state.mode === 'edit' ? 'form.editTitle' : state.mode === 'copy' ? 'form.copyTitle' : 'form.detailsTitle', { model: build.model.title, id: state.id });
+
+  const submit = async (values: Row) => {
+    setBusy(true);
+    setProblems([]);
+    setStale(undefined);
+    const body: Row = {};
+    for (const f of fields) {
+      if (f.readonly) continue;
+      const v = values[f.name];
+      // An empty password keeps the stored one (edit) or is simply not set (add, copy).
+      if (f.type === 'PASSWORD' && (v === undefined || v === null || v === '')) continue;
+      if (v !== undefined) body[f.name] = v;
+    }
+    try {
+      if (state.mode === 'add') {
+        await request(`/data/modify/${encodeURIComponent(fw)}`, { body });
+        message.success(t('model.added'));
+      } else if (state.mode === 'edit') {
+        await request(`/data/modify/${encodeURIComponent(fw)}/update`, { body: { ...body, [keyOf(build.model)]: state.id }, headers: version ? { 'if-match': version } : {} });
+        message.success(t('model.saved'));
+      } else if (state.mode === 'copy') {
+        await request(`/data/modify/${encodeURIComponent(fw)}/copy`, { body: { id: state.id, values: body } });
+        message.success(t('model.copied'));
+      }
+      await invalidateModel(queryClient, fw);
+      onClose();
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'STALE_ROW') {
+        const current = (error.body.error as { current?: Row } | undefined)?.current ?? {};
+        const v = (error.body.error as { version?: string } | undefined)?.version;
+        setStale({ current, version: v });
+      } else if (!(error instanceof ApiError && error.status === 401)) setProblems(showServerErrors(form, error, names));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const loading = state.mode !== 'add' && details.isPending;
+  const failed = state.mode !== 'add' && details.isError;
+  const readOnly = state.mode === 'details';
+
+  return (
+    <Drawer
+      open
+      title={title}
+      size={560}
+      onClose={onClose}
+      destroyOnHidden
+      className={`fw-drawer fw-drawer-${state.mode}`}
+      extra={
+        !readOnly && (
+          <Space>
+            <Button onClick={onClose}>{t('form.cancel')}</Button>
+            <Button type="primary" loading={busy} onClick={() => form.submit()} disabled={loading || failed}>
+              {t('form.save')}
+            </Button>
+          </Space>
+        )
+      }
+    >
+      {loading && <Spin />}
+      {failed && <Result status="warning" subTitle={details.error.message} />}
+      {readOnly && details.data && <DetailsView build={build} row={details.data.row} />}
+      {!readOnly && !loading && !failed && (
+        <>
+          {stale && (
+            <Alert
+              type="warning"
+              showIcon
+              className="fw-stale"
+              style={{ marginBottom: 16 }}
+              title={t('form.stale')}
+              description={
+                <div>
+                  <div>{t('form.staleCurrent')}</div>
+                  <Descriptions
+                    size="small"
+                    column={1}
+                    items={fields.filter((f) => f.type !== 'PASSWORD').map((f) => ({ key: f.name, label: formTitle(f), children: isReference(f) ? <ReferenceLabels model={fw} field={f.name} value={stale.current[f.name]} /> : renderValue(f, stale.current[f.name], undefined, t) }))}
+                  />
+                  <Button
+                    size="small"
+                    onClick={() => {
+                      form.setFieldsValue(initialValues(build, 'edit', stale.current));
+                      setVersion(stale.version);
+                      setStale(undefined);
+                    }}
+                  >
+                    {t('form.reload')}
+                  </Button>
+                </div>
+              }
+            />
+          )}
+          {problems.length > 0 && <Alert type="error" showIcon style={{ marginBottom: 16 }} title={problems.join('; ')} className="fw-form-error" />}
+          <Form form={form} layout="vertical" onFinish={submit} name={`row-${state.mode}`} scrollToFirstError>
+            {fields.map((f, i) => (
+              <FieldItem key={f.name} field={f} model={fw} autoFocus={i === 0} keepEmptyPassword={state.mode === 'edit'} />
+            ))}
+          </Form>
+        </>
+      )}
+    </Drawer>
+  );
+}

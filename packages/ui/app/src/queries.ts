@@ -1,0 +1,108 @@
+// Server state lives in the TanStack Query cache only, keyed by what was asked (model and
+// parameters); every write invalidates the model's keys (see invalidateModel).
+import { keepPreviousData, useQuery, type QueryClient } from '@tanstack/react-query';
+import { api, request } from './api';
+import type { BuildView, LoginSettings, MenuEntry, ReferencePage, Row, TablePage, TableQuery, UserInfo } from './types';
+
+/** Query keys, in one place so writes can invalidate exactly what they change. */
+export const keys = {
+  loginSettings: ['login-settings'] as const,
+  userinfo: ['userinfo'] as const,
+  menu: ['menu'] as const,
+  build: (fw: string) => ['build', fw] as const,
+  model: (fw: string) => ['model', fw] as const,
+  table: (fw: string, query: TableQuery) => ['model', fw, 'table', query] as const,
+  tree: (fw: string) => ['model', fw, 'tree'] as const,
+  details: (fw: string, id: number) => ['model', fw, 'details', id] as const,
+  reference: (fw: string, field: string, params: Record<string, unknown>) => ['reference', fw, field, params] as const,
+};
+
+/** The public login settings (open route). */
+export function useLoginSettings() {
+  return useQuery({ queryKey: keys.loginSettings, queryFn: () => api<LoginSettings>('/login-settings'), staleTime: 60_000 });
+}
+
+/** The signed-in user. */
+export function useUserInfo(enabled = true) {
+  return useQuery({ queryKey: keys.userinfo, queryFn: () => api<UserInfo>('/userinfo'), enabled, staleTime: 60_000 });
+}
+
+/** The user's menus (grants included), in the server's order. */
+export function useMenu() {
+  return useQuery({ queryKey: keys.menu, queryFn: () => api<MenuEntry[]>('/menu'), staleTime: 60_000 });
+}
+
+/** A model's description and the user's power on it. */
+export function useBuild(fw: string) {
+  return useQuery({ queryKey: keys.build(fw), queryFn: () => api<BuildView>(`/build/${encodeURIComponent(fw)}`), staleTime: 30_000 });
+}
+
+/** One page of the table. The previous page stays on screen while the next one loads. */
+export function useTable(fw: string, query: TableQuery, enabled: boolean) {
+  return useQuery({
+    queryKey: keys.table(fw, query),
+    queryFn: () => api<TablePage>(`/data/table/${encodeURIComponent(fw)}`, { body: query }),
+    enabled,
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** The largest page the table route gives; a tree table reads its rows this many at a time. */
+export const MAX_PAGE_SIZE = 200;
+/** A tree table shows at most this many rows (a tree menu of more is not a menu any more). */
+export const MAX_TREE_ROWS = 2000;
+
+/** Every row of a tree model (up to MAX_TREE_ROWS), for the expandable tree table. */
+export function useTreeRows(fw: string, query: Omit<TableQuery, 'page' | 'size'>, enabled: boolean) {
+  return useQuery({
+    queryKey: [...keys.tree(fw), query],
+    enabled,
+    queryFn: async () => {
+      const rows: Row[] = [];
+      const labels: NonNullable<TablePage['labels']> = {};
+      for (let page = 1; rows.length < MAX_TREE_ROWS; page += 1) {
+        const answer = await api<TablePage>(`/data/table/${encodeURIComponent(fw)}`, { body: { ...query, page, size: MAX_PAGE_SIZE } });
+        rows.push(...answer.rows);
+        for (const [field, map] of Object.entries(answer.labels ?? {})) labels[field] = { ...labels[field], ...map };
+        if (answer.rows.length < MAX_PAGE_SIZE || rows.length >= answer.total) break;
+      }
+      return { rows, labels };
+    },
+  });
+}
+
+/** One row with its version (the ETag the edit form sends back as If-Match). */
+export function useDetails(fw: string, id: number | undefined) {
+  return useQuery({
+    queryKey: keys.details(fw, id ?? 0),
+    enabled: id !== undefined,
+    queryFn: async () => {
+      const { data, headers } = await request<Row>(`/data/${encodeURIComponent(fw)}/${id}`);
+      return { row: data, version: headers.get('etag') ?? undefined };
+    },
+    // The form must start from what the row holds now, not from a cached read.
+    staleTime: 0,
+    gcTime: 0,
+  });
+}
+
+/** Candidates of a reference or collection field (search, page) or the labels of given ids. */
+export function fetchReference(fw: string, field: string, params: { search?: string; page?: number; size?: number; ids?: number[] }) {
+  return api<ReferencePage>(`/data/reference/${encodeURIComponent(fw)}/${encodeURIComponent(field)}`, { body: params });
+}
+
+/** {@link fetchReference} through the cache. */
+export function useReference(fw: string, field: string, params: { search?: string; page?: number; size?: number; ids?: number[] }, enabled = true) {
+  return useQuery({
+    queryKey: keys.reference(fw, field, params),
+    queryFn: () => fetchReference(fw, field, params),
+    enabled,
+    staleTime: 10_000,
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** After a write to a model: its table pages, tree, details, and every reference list. */
+export function invalidateModel(client: QueryClient, fw: string): Promise<void> {
+  return Promise.all([client.invalidateQueries({ queryKey: keys.model(fw) }), client.invalidateQueries({ queryKey: ['reference'] })]).then(() => undefined);
+}

@@ -1,0 +1,86 @@
+import { useState } from 'react';
+import { Alert, App, Button, Card, Form, Input, Typography } from 'antd';
+import { useQueryClient } from '@tanstack/react-query';
+import { encodePassword } from '@fw/login/client';
+import { ApiError, api } from '../api';
+import { takeReturn } from '../auth';
+import { useI18n } from '../i18n';
+import { navigate } from '../router';
+import { keys, useLoginSettings } from '../queries';
+
+interface Values {
+  pwd: string;
+  newPwd: string;
+  newPwd2: string;
+}
+
+/** Change password; `forced` when the account still has the password it was given. */
+export function ChangePassword({ forced }: { forced: boolean }) {
+  const { t } = useI18n();
+  const { message } = App.useApp();
+  const settings = useLoginSettings();
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<Values>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (values: Values) => {
+    const encode = settings.data?.pwdTransferEncrypt ?? true;
+    const wire = (s: string) => (encode ? encodePassword(s) : s);
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api('/change-pwd', { body: { pwd: wire(values.pwd), newPwd: wire(values.newPwd), newPwd2: wire(values.newPwd2) } });
+      message.success(t('pwd.done'));
+      await queryClient.invalidateQueries({ queryKey: keys.userinfo });
+      form.resetFields();
+      navigate(takeReturn() ?? '/', { replace: true });
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 429) setError(t('login.lockedOut', { seconds: e.retryAfter ?? 60 }));
+      else setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="fw-center">
+      <Card className="fw-login-card">
+        <Typography.Title level={4} className="fw-login-title">
+          {t('pwd.title')}
+        </Typography.Title>
+        {forced && <Alert type="info" showIcon title={t('pwd.forced')} style={{ marginBottom: 16 }} />}
+        {error && <Alert type="error" showIcon title={error} style={{ marginBottom: 16 }} role="alert" />}
+        <Form form={form} layout="vertical" onFinish={submit} name="change-password">
+          <Form.Item name="pwd" label={t('pwd.current')} rules={[{ required: true, message: t('login.required', { what: t('pwd.current') }) }]}>
+            <Input.Password autoComplete="current-password" autoFocus />
+          </Form.Item>
+          <Form.Item name="newPwd" label={t('pwd.new')} rules={[{ required: true, message: t('login.required', { what: t('pwd.new') }) }]}>
+            <Input.Password autoComplete="new-password" />
+          </Form.Item>
+          <Form.Item
+            name="newPwd2"
+            label={t('pwd.repeat')}
+            dependencies={['newPwd']}
+            rules={[
+              { required: true, message: t('login.required', { what: t('pwd.repeat') }) },
+              ({ getFieldValue }) => ({
+                validator: (_, value) => (!value || getFieldValue('newPwd') === value ? Promise.resolve() : Promise.reject(new Error(t('pwd.differ')))),
+              }),
+            ]}
+          >
+            <Input.Password autoComplete="new-password" />
+          </Form.Item>
+          <Button type="primary" htmlType="submit" block loading={busy}>
+            {t('pwd.submit')}
+          </Button>
+          {!forced && (
+            <Button block type="link" onClick={() => window.history.back()} style={{ marginTop: 8 }}>
+              {t('form.cancel')}
+            </Button>
+          )}
+        </Form>
+      </Card>
+    </div>
+  );
+}

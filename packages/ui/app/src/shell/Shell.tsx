@@ -1,0 +1,188 @@
+// The frame around every signed-in screen: the menu tree from GET /menu, the user menu and the
+// locale switch; the content follows the app path.
+import { lazy, Suspense, useEffect, useMemo } from 'react';
+import { Button, Dropdown, Layout, Menu, Result, Spin, Typography, type MenuProps } from 'antd';
+import { DownOutlined, KeyOutlined, LogoutOutlined, UserOutlined } from '@ant-design/icons';
+import { useQueryClient } from '@tanstack/react-query';
+import { api } from '../api';
+import { clearToken, takeReturn } from '../auth';
+import { config } from '../config';
+import { useI18n } from '../i18n';
+import { Link, navigate, useLocation } from '../router';
+import { useMenu, useUserInfo } from '../queries';
+import type { MenuEntry } from '../types';
+import { ChangePassword } from './ChangePassword';
+import { LocaleSwitch } from './LocaleSwitch';
+import { menuIcon } from './icons';
+
+// The model page (table, forms, pickers) is loaded when first needed, keeping the first screen small.
+const ModelPage = lazy(() => import('../model/ModelPage'));
+
+type MenuItem = NonNullable<MenuProps['items']>[number];
+
+/** The entries a person navigates: no function menus (buttons), no hidden or disabled ones. */
+function navigable(menus: MenuEntry[]): MenuEntry[] {
+  return menus.filter((m) => m.type !== 'function' && m.status === 'open');
+}
+
+/** The URL path of a model page. */
+export function modelPath(fw: string): string {
+  return `/model/${encodeURIComponent(fw)}`;
+}
+
+function buildItems(menus: MenuEntry[]): MenuItem[] {
+  const shown = navigable(menus);
+  const ids = new Set(shown.map((m) => m.id));
+  const children = new Map<number | null, MenuEntry[]>();
+  for (const m of shown) {
+    // An entry whose parent the user cannot see is shown at the top rather than lost.
+    const parent = m.parentId !== null && ids.has(m.parentId) ? m.parentId : null;
+    children.set(parent, [...(children.get(parent) ?? []), m]);
+  }
+  const build = (parent: number | null): MenuItem[] =>
+    (children.get(parent) ?? []).flatMap((m): MenuItem[] => {
+      const icon = menuIcon(m.icon, m.type);
+      const key = `m${m.id}`;
+      if (m.type === 'dir') {
+        const items = build(m.id);
+        return items.length > 0 ? [{ key, icon, label: m.name, children: items }] : [];
+      }
+      if ((m.type === 'table' || m.type === 'tree') && m.value) return [{ key, icon, label: <Link to={modelPath(m.value)}>{m.name}</Link> }];
+      if (m.type === 'link' && m.value)
+        return [{ key, icon, label: <a href={m.value} target="_blank" rel="noopener noreferrer">{m.name}</a> }];
+      if (m.type === 'page' && m.value) return [{ key, icon, label: <Link to={`/page/${m.id}`}>{m.name}</Link> }];
+      return [];
+    });
+  return build(null);
+}
+
+function selectedKey(menus: MenuEntry[], pathname: string): string | undefined {
+  const model = /^\/model\/([^/]+)/.exec(pathname);
+  if (model) {
+    const fw = decodeURIComponent(model[1]!);
+    const entry = navigable(menus).find((m) => (m.type === 'table' || m.type === 'tree') && m.value === fw);
+    return entry ? `m${entry.id}` : undefined;
+  }
+  const page = /^\/page\/(\d+)/.exec(pathname);
+  return page ? `m${page[1]}` : undefined;
+}
+
+function openKeys(menus: MenuEntry[], key: string | undefined): string[] {
+  if (!key) return [];
+  const byId = new Map(menus.map((m) => [m.id, m]));
+  const out: string[] = [];
+  let entry = byId.get(Number(key.slice(1)));
+  while (entry && entry.parentId !== null) {
+    out.push(`m${entry.parentId}`);
+    entry = byId.get(entry.parentId);
+  }
+  return out;
+}
+
+function Home({ name, menus }: { name: string; menus: MenuEntry[] }) {
+  const { t } = useI18n();
+  useEffect(() => {
+    // Back from a provider's sign-on (through /auth.html, which opens the root): go on where the person was.
+    const back = takeReturn();
+    if (back && back !== '/') navigate(back, { replace: true });
+  }, []);
+  const models = navigable(menus).filter((m) => (m.type === 'table' || m.type === 'tree') && m.value);
+  return (
+    <div>
+      <Typography.Title level={3} className="fw-page-title">
+        {t('app.welcome', { name })}
+      </Typography.Title>
+      <Typography.Paragraph type="secondary">{t('app.welcomeHint')}</Typography.Paragraph>
+      <ul className="fw-home-models">
+        {models.map((m) => (
+          <li key={m.id}>
+            <Link to={modelPath(m.value!)}>{m.name}</Link>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function FramePage({ menus, id }: { menus: MenuEntry[]; id: number }) {
+  const { t } = useI18n();
+  const entry = navigable(menus).find((m) => m.id === id && m.type === 'page');
+  if (!entry?.value) return <Result status="404" subTitle={t('app.notFound')} />;
+  return <iframe className="fw-frame" src={entry.value} title={t('page.frameTitle', { name: entry.name })} />;
+}
+
+/** The signed-in application. */
+export function Shell() {
+  const { t } = useI18n();
+  const { pathname } = useLocation();
+  const queryClient = useQueryClient();
+  const user = useUserInfo();
+  const menu = useMenu();
+  const menus = useMemo(() => menu.data ?? [], [menu.data]);
+  const items = useMemo(() => buildItems(menus), [menus]);
+  const selected = selectedKey(menus, pathname);
+
+  const logout = async () => {
+    try {
+      await api('/logout', { method: 'POST', keep401: true });
+    } catch {
+      // Signed out either way: the token is forgotten below.
+    }
+    clearToken();
+    queryClient.clear();
+    navigate('/login', { replace: true });
+  };
+
+  if (user.isPending || menu.isPending) return <Spin fullscreen tip={t('app.loading')} />;
+  if (user.isError || menu.isError)
+    return (
+      <Result
+        status="error"
+        title={t('app.error')}
+        subTitle={(user.error ?? menu.error)?.message}
+        extra={<Button onClick={() => void Promise.all([user.refetch(), menu.refetch()])}>{t('app.retry')}</Button>}
+      />
+    );
+  if (user.data.resetPwd) return <ChangePassword forced />;
+  if (pathname === '/password') return <ChangePassword forced={false} />;
+
+  const userMenu: MenuProps['items'] = [
+    { key: 'pwd', icon: <KeyOutlined />, label: t('user.changePassword'), onClick: () => navigate('/password') },
+    { type: 'divider' },
+    { key: 'logout', icon: <LogoutOutlined />, label: t('user.logout'), onClick: () => void logout() },
+  ];
+
+  const model = /^\/model\/([^/?]+)$/.exec(pathname);
+  const page = /^\/page\/(\d+)$/.exec(pathname);
+  let content;
+  if (pathname === '/') content = <Home name={user.data.name || user.data.account} menus={menus} />;
+  else if (model) content = <ModelPage key={model[1]} fw={decodeURIComponent(model[1]!)} />;
+  else if (page) content = <FramePage menus={menus} id={Number(page[1])} />;
+  else content = <Result status="404" subTitle={t('app.notFound')} />;
+
+  return (
+    <Layout style={{ minHeight: '100%' }}>
+      <Layout.Header className="fw-header">
+        <Link to="/" className="fw-brand">
+          {config.title}
+        </Link>
+        <div className="fw-header-right">
+          <LocaleSwitch />
+          <Dropdown menu={{ items: userMenu }} trigger={['click']}>
+            <Button type="text" icon={<UserOutlined />} className="fw-user-menu">
+              {user.data.name || user.data.account} <DownOutlined />
+            </Button>
+          </Dropdown>
+        </div>
+      </Layout.Header>
+      <Layout>
+        <Layout.Sider width={220} className="fw-sider" breakpoint="lg" collapsedWidth={0}>
+          <Menu mode="inline" items={items} selectedKeys={selected ? [selected] : []} defaultOpenKeys={[...openKeys(menus, selected), ...navigable(menus).filter((m) => m.type === 'dir').map((m) => `m${m.id}`)]} className="fw-nav" />
+        </Layout.Sider>
+        <Layout.Content className="fw-content">
+          <Suspense fallback={<Spin tip={t('app.loading')} />}>{content}</Suspense>
+        </Layout.Content>
+      </Layout>
+    </Layout>
+  );
+}

@@ -1,0 +1,159 @@
+// Shapes of the Fw HTTP API as the UI reads them (docs/http-api.md). Kept here, not imported
+// from the server packages, so the browser bundle pulls in no server code.
+
+/** A declared rule of a field, as `GET /build/{fw}` lists it. */
+export interface RuleView {
+  type: string;
+  min?: number | string;
+  max?: number | string;
+  pattern?: string;
+  values?: unknown[];
+  name?: string;
+  dependsOn?: string[];
+  message?: string;
+}
+
+/** One field of a model, as `GET /build/{fw}` describes it. */
+export interface FieldView {
+  name: string;
+  title: string;
+  type: EditType;
+  views: { title: string; show: boolean; sortable: boolean };
+  notNull: boolean;
+  readonly: boolean;
+  /** The field's and the model's cell-edit switches combined with read-only, key, collection and password. */
+  cellEdit: boolean;
+  integer: boolean;
+  primaryKey: boolean;
+  /** The table query accepts conditions on it. */
+  filterable?: boolean;
+  choices?: Array<{ value: string | number | boolean; label: string }>;
+  reference?: { model: string; labelField?: string; tree?: boolean };
+  collection?: { model: string; labelField?: string };
+  defaultValue?: unknown;
+  placeholder?: string;
+  rules: RuleView[];
+}
+
+/** A model, as `GET /build/{fw}` describes it. */
+export interface ModelView {
+  name: string;
+  title: string;
+  primaryKey: string;
+  tree: boolean;
+  treeParentField?: string;
+  fields: FieldView[];
+  rowRules: Array<{ name: string; fields: string[]; path?: string; message?: string }>;
+}
+
+/** The caller's effective power on a model. */
+export interface PowerObject {
+  add: boolean;
+  delete: boolean;
+  edit: boolean;
+  query: boolean;
+  viewDetails: boolean;
+  export: boolean;
+  importable: boolean;
+  print: boolean;
+  copy: boolean;
+  cellEdit: boolean;
+  ai: boolean;
+  [extra: string]: unknown;
+}
+
+/** `GET /build/{fw}`. */
+export interface BuildView {
+  model: ModelView;
+  power: PowerObject;
+}
+
+/** The edit types of Fw fields. */
+export type EditType =
+  | 'INPUT'
+  | 'TEXTAREA'
+  | 'NUMBER'
+  | 'BOOLEAN'
+  | 'CHOICE'
+  | 'MULTI_CHOICE'
+  | 'TAGS'
+  | 'DATE'
+  | 'DATETIME'
+  | 'PASSWORD'
+  | 'HIDDEN'
+  | 'REFERENCE_TABLE'
+  | 'REFERENCE_TREE'
+  | 'COLLECTION';
+
+/** A row as the data routes send it: values keyed by field name. */
+export type Row = Record<string, unknown>;
+
+/** One condition of the table query. */
+export interface Condition {
+  field: string;
+  op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'between' | 'like' | 'in' | 'isNull' | 'notNull';
+  value?: unknown;
+}
+
+/** The table query (`POST /data/table/{fw}`). */
+export interface TableQuery {
+  page: number;
+  size: number;
+  sort?: Array<{ field: string; order: 'asc' | 'desc' }>;
+  conditions?: Condition[];
+}
+
+/** `POST /data/table/{fw}`. `labels` maps a reference or collection field to id → label. */
+export interface TablePage {
+  rows: Row[];
+  total: number;
+  page: number;
+  size: number;
+  labels?: Record<string, Record<string, string>>;
+}
+
+/** `POST /data/reference/{fw}/{field}`. */
+export interface ReferencePage {
+  rows: Array<{ id: number; label: string; parentId?: number | null }>;
+  total: number;
+  page: number;
+  size: number;
+}
+
+/** One failure of an error body's `details`. */
+export interface ErrorDetail {
+  path: string;
+  type?: string;
+  message: string;
+  code?: string;
+}
+
+/** `GET /login-settings`. */
+export interface LoginSettings {
+  title: string;
+  pwdTransferEncrypt: boolean;
+  verifyCodeCount: number;
+  providers: Array<{ id: string; name: string; url: string }>;
+}
+
+/** `GET /userinfo`. */
+export interface UserInfo {
+  id: number;
+  account: string;
+  name: string;
+  isAdmin: boolean;
+  resetPwd: boolean;
+  roles: Array<{ id: number; code: string; name: string }>;
+}
+
+/** One entry of `GET /menu`. */
+export interface MenuEntry {
+  id: number;
+  code: string | null;
+  name: string;
+  type: 'dir' | 'table' | 'tree' | 'page' | 'link' | 'function';
+  value: string | null;
+  icon: string | null;
+  parentId: number | null;
+  status: 'open' | 'hidden' | 'disabled';
+}
