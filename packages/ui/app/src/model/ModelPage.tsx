@@ -12,7 +12,7 @@ import { invalidateModel, keys, useBuild, useTable, useTreeRows, MAX_PAGE_SIZE }
 import type { BuildView, FieldView, Row, TablePage, TableQuery } from '../types';
 import { CellEditor, type CellTarget } from './CellEditor';
 import { renderValue, type Labels } from './cells';
-import { columnFields, columnTitle, keyDeclared, keyOf, searchFields } from './fields';
+import { columnFields, columnTitle, keyShown, keyOf, searchFields } from './fields';
 import { ImportButton } from './ImportButton';
 import { can } from './power';
 import { RowDrawer, type DrawerState } from './RowDrawer';
@@ -216,7 +216,7 @@ function ModelTable({ build }: { build: BuildView }) {
 
   const hasRowActions = ['viewDetails', 'edit', 'copy', 'print', 'delete'].some((a) => can(build, a as Parameters<typeof can>[1]));
   const columns: NonNullable<TableProps<Row>['columns']> = [
-    ...(keyDeclared(model)
+    ...(keyShown(model)
       ? []
       : [
           {

@@ -6,9 +6,9 @@ export function keyOf(model: ModelView): string {
   return model.primaryKey || 'id';
 }
 
-/** Whether the key is one of the declared fields (else the table adds a column for it). */
-export function keyDeclared(model: ModelView): boolean {
-  return model.fields.some((f) => f.name === keyOf(model));
+/** Whether the key is a column of its own declaration (else the table adds one for it). */
+export function keyShown(model: ModelView): boolean {
+  return model.fields.some((f) => f.name === keyOf(model) && f.views.show);
 }
 
 /** Table columns: fields shown in the table view. */
