@@ -49,7 +49,7 @@ export const en = {
   'model.copy': 'Copy',
   'model.print': 'Print',
   'model.actions': 'Actions',
-  'model.total': '{total} rows',
+  'model.total': 'Total {total}',
   'model.confirmDelete': 'Delete this row?',
   'model.confirmDeleteMany': 'Delete {count} rows?',
   'model.deleted': 'Deleted {count} rows',

@@ -288,7 +288,8 @@ function ModelTable({ build }: { build: BuildView }) {
       {current.isError && !(current.error instanceof ApiError && current.error.status === 401) && (
         <Result status="warning" subTitle={current.error.message} extra={<Button onClick={() => void current.refetch()}>{t('app.retry')}</Button>} />
       )}
-      {!current.isError && (
+      {asTree && tree.isPending && <Spin />}
+      {!current.isError && !(asTree && tree.isPending) && (
         <Table<Row>
           rowKey={(r) => String(r[key])}
           size="middle"
