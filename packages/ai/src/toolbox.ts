@@ -147,7 +147,7 @@ export class FwAiToolbox {
     switch (name as Exclude<ToolName, 'fwModelList'>) {
       case 'fwSchema': {
         const power = await this.#data.require(target, who, 'query');
-        return { model: modelView(target), power };
+        return { model: modelView(target, this.#data.registry), power };
       }
       case 'fwDataQuery': {
         const filter = (input.filter ?? {}) as Record<string, unknown>;

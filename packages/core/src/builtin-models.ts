@@ -43,11 +43,11 @@ export const FwUserModel = defineModel({
     resetPwdTime: { column: 'reset_pwd_time', views: { title: 'Password changed', show: false }, edit: { type: 'DATETIME', readonly: true } },
     roles: {
       views: { title: 'Roles' },
-      edit: { type: 'COLLECTION', cellEdit: false, collection: { model: 'FwRole', joinTable: 'fw_user_role', ownKey: 'user_id', foreignKey: 'role_id' } },
+      edit: { type: 'COLLECTION', cellEdit: false, collection: { model: 'FwRole', joinTable: 'fw_user_role', ownKey: 'user_id', foreignKey: 'role_id', labelField: 'name' } },
     },
     orgs: {
       views: { title: 'Organisations' },
-      edit: { type: 'COLLECTION', cellEdit: false, collection: { model: 'FwOrg', joinTable: 'fw_user_org', ownKey: 'user_id', foreignKey: 'org_id' } },
+      edit: { type: 'COLLECTION', cellEdit: false, collection: { model: 'FwOrg', joinTable: 'fw_user_org', ownKey: 'user_id', foreignKey: 'org_id', labelField: 'name' } },
     },
     ...stamps,
   },
@@ -65,7 +65,7 @@ export const FwRoleModel = defineModel({
     remark: { views: { title: 'Remark' }, edit: { type: 'TEXTAREA' }, rules: [{ type: 'length', max: 512 }] },
     menus: {
       views: { title: 'Menus' },
-      edit: { type: 'COLLECTION', collection: { model: 'FwMenu', joinTable: 'fw_role_menu', ownKey: 'role_id', foreignKey: 'menu_id' } },
+      edit: { type: 'COLLECTION', collection: { model: 'FwMenu', joinTable: 'fw_role_menu', ownKey: 'role_id', foreignKey: 'menu_id', labelField: 'name' } },
     },
     ...stamps,
   },

@@ -121,6 +121,12 @@ describe('defineModel(input)', () => {
       ['choices on an INPUT', () => defineModel(setup({ fields: { a: { edit: { choices: [{ value: 1 }] } } } })), 'Book.fields.a.edit.choices'],
       ['a reference without a model', () => defineModel(setup({ fields: { a: { edit: { type: 'REFERENCE_TABLE' } } } })), 'Book.fields.a.edit.reference'],
       ['a collection without a join table', () => defineModel(setup({ fields: { a: { edit: { type: 'COLLECTION', collection: { model: 'Tag' } as never } } } })), 'Book.fields.a.edit.collection'],
+      ['a reference label field that is not a string', () => defineModel(setup({ fields: { a: { edit: { type: 'REFERENCE_TABLE', reference: { model: 'Tag', labelField: 7 as never } } } } })), 'Book.fields.a.edit.reference.labelField'],
+      [
+        'an empty collection label field',
+        () => defineModel(setup({ fields: { a: { edit: { type: 'COLLECTION', collection: { model: 'Tag', joinTable: 'b_t', ownKey: 'b', foreignKey: 't', labelField: '' } } } } })),
+        'Book.fields.a.edit.collection.labelField',
+      ],
       ['a non-boolean cellEdit', () => defineModel(setup({ fields: { a: { edit: { cellEdit: 0 as unknown as boolean } } } })), 'Book.fields.a.edit.cellEdit'],
       ['two fields on one column', () => defineModel(setup({ fields: { a: {}, b: { column: 'a' } } })), 'Book.fields.b.column'],
       ['an unknown data-proxy hook', () => defineModel(setup({ dataProxy: { beforeSave: () => undefined } as never })), 'Book.dataProxy.beforeSave'],

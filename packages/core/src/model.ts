@@ -62,7 +62,10 @@ export interface FieldViews {
 export interface ReferenceOptions {
   /** Name of the referenced model. */
   model: string;
-  /** Field of the referenced model shown as the label. @default its primary key */
+  /**
+   * Field of the referenced model shown as the label (table cells, pickers).
+   * @default the referenced model's first field among name, title, label, account, code; else its primary key
+   */
   labelField?: string;
 }
 
@@ -76,6 +79,11 @@ export interface CollectionOptions {
   ownKey: string;
   /** Join-table column holding the other model's key. */
   foreignKey: string;
+  /**
+   * Field of the other model shown as the label of each value (table cells, pickers).
+   * @default the other model's first field among name, title, label, account, code; else its primary key
+   */
+  labelField?: string;
 }
 
 /** How a field is edited (the reference framework's `@Edit`). */
@@ -347,6 +355,12 @@ function optionalString(key: string, value: unknown, fallback: string): string {
   return value;
 }
 
+/** `{ labelField }` when one is given (a non-empty string; the registry checks it names a field). */
+function labelFieldOption(key: string, value: unknown): { labelField?: string } {
+  if (value === undefined) return {};
+  return { labelField: optionalString(key, value, '') };
+}
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -463,7 +477,7 @@ function checkField(model: string, name: string, input: unknown, primaryKey: str
     if (!isPlainObject(ref) || typeof ref.model !== 'string' || ref.model === '') {
       throw new FwDefinitionError(`${key}.edit.reference`, `a ${type} field needs reference: { model }`);
     }
-    reference = Object.freeze({ model: ref.model, ...(typeof ref.labelField === 'string' ? { labelField: ref.labelField } : {}) });
+    reference = Object.freeze({ model: ref.model, ...labelFieldOption(`${key}.edit.reference.labelField`, ref.labelField) });
   }
   let collection: CollectionOptions | undefined;
   if (type === EditType.COLLECTION) {
@@ -471,7 +485,13 @@ function checkField(model: string, name: string, input: unknown, primaryKey: str
     if (!isPlainObject(col) || !['model', 'joinTable', 'ownKey', 'foreignKey'].every((k) => typeof col[k] === 'string' && col[k] !== '')) {
       throw new FwDefinitionError(`${key}.edit.collection`, 'a COLLECTION field needs collection: { model, joinTable, ownKey, foreignKey }');
     }
-    collection = Object.freeze({ model: col.model as string, joinTable: col.joinTable as string, ownKey: col.ownKey as string, foreignKey: col.foreignKey as string });
+    collection = Object.freeze({
+      model: col.model as string,
+      joinTable: col.joinTable as string,
+      ownKey: col.ownKey as string,
+      foreignKey: col.foreignKey as string,
+      ...labelFieldOption(`${key}.edit.collection.labelField`, col.labelField),
+    });
   }
   let secret: { hashed: boolean; saltColumn?: string } | undefined;
   if (type === EditType.PASSWORD) {

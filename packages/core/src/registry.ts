@@ -1,5 +1,5 @@
 import { FwDefinitionError } from './errors.js';
-import { defineModel, isModelDefinition, type ModelDefinition, type ModelDefinitionInput } from './model.js';
+import { EditType, defineModel, isModelDefinition, type ModelDefinition, type ModelDefinitionInput } from './model.js';
 
 /**
  * The models an app serves, by name. Registration checks each definition and the links between
@@ -32,7 +32,8 @@ export class ModelRegistry {
   }
 
   /**
-   * Checks that every reference and collection names a registered model whose label field exists.
+   * Checks that every reference and collection names a registered model whose label field exists
+   * and is a stored, non-secret field.
    * @throws {FwDefinitionError} naming the offending field.
    */
   check(): this {
@@ -43,9 +44,12 @@ export class ModelRegistry {
         const key = `${model.name}.fields.${field.name}.edit.${field.edit.reference ? 'reference' : 'collection'}.model`;
         const other = this.#models.get(target);
         if (!other) throw new FwDefinitionError(key, `names no registered model: ${JSON.stringify(target)}`);
-        const label = field.edit.reference?.labelField;
-        if (label !== undefined && !Object.hasOwn(other.fields, label)) {
-          throw new FwDefinitionError(`${model.name}.fields.${field.name}.edit.reference.labelField`, `model ${target} has no field ${label}`);
+        const label = field.edit.reference?.labelField ?? field.edit.collection?.labelField;
+        const labelKey = `${model.name}.fields.${field.name}.edit.${field.edit.reference ? 'reference' : 'collection'}.labelField`;
+        if (label !== undefined && !Object.hasOwn(other.fields, label)) throw new FwDefinitionError(labelKey, `model ${target} has no field ${label}`);
+        // A label is shown to everyone who may pick a value: never a secret, and it must be a column to read.
+        if (label !== undefined && (other.fields[label]!.edit.type === EditType.PASSWORD || !other.fields[label]!.stored)) {
+          throw new FwDefinitionError(labelKey, `${target}.${label} cannot be a label (a PASSWORD or COLLECTION field)`);
         }
       }
     }

@@ -14,6 +14,8 @@ export type { CsvLimits } from './csv.js';
 export { MASK, maskForLog } from './operate-log.js';
 export { escapeHtml, printPage } from './print.js';
 export { modelView } from './schema-view.js';
+export { LABEL_FIELD_CANDIDATES, TREE_CANDIDATES_MAX, labelFieldOf, referenceCandidates, referenceTarget, tableLabels } from './references.js';
+export type { ReferenceCandidate, ReferenceCandidatePage, ReferenceDeps, ReferenceLabels, ReferenceTarget } from './references.js';
 export type { FieldView, ModelView } from './schema-view.js';
 export { DATA_ERROR_CODES, dataError } from './error-codes.js';
 export type { DataErrorCode } from './error-codes.js';

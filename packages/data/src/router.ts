@@ -52,7 +52,8 @@ function positive(key: string, value: number | undefined, fallback: number): num
 
 /**
  * The data API of Fw models under the configured prefix (`/fw-api`): schema, table query,
- * details, add, edit, cell edit, delete, export, import, print and copy. Every route checks its
+ * details, add, edit, cell edit, delete, export, import, print, copy, and the candidates of a
+ * reference field (`POST /data/reference/{fw}/{field}`). Every route checks its
  * power flag on the server, applies row visibility, validates with the model's whole-row schema,
  * runs the data-proxy hooks in one transaction and writes the operate log.
  *
@@ -103,6 +104,11 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     const who = await actor(ctx);
     const body = ctx.get('content-length') === '0' || !ctx.get('content-type') ? {} : await json(ctx);
     ctx.body = await service.query(param(ctx, 'fw'), who, body);
+  }));
+  router.post('/data/reference/:fw/:field', fwRoute(async (ctx) => {
+    const who = await actor(ctx);
+    const body = ctx.get('content-length') === '0' || !ctx.get('content-type') ? {} : await json(ctx);
+    ctx.body = await service.referenceCandidates(param(ctx, 'fw'), who, param(ctx, 'field'), body);
   }));
   router.get('/data/export/:fw', fwRoute(async (ctx) => {
     const who = await actor(ctx);

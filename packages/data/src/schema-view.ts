@@ -1,5 +1,6 @@
-import type { FieldRule, ModelDefinition } from '@fw/core';
+import { EditType, type FieldRule, type ModelDefinition, type ModelRegistry } from '@fw/core';
 import { cellEditRefusal } from '@fw/row-patch';
+import { referenceTarget } from './references.js';
 
 /** A field as the `build` route describes it to a UI (functions and secrets left out). */
 export interface FieldView {
@@ -12,9 +13,13 @@ export interface FieldView {
   cellEdit: boolean;
   integer: boolean;
   primaryKey: boolean;
+  /** The table query accepts conditions on it (a stored field that is not a secret). */
+  filterable: boolean;
   choices?: Array<{ value: string | number | boolean; label: string }>;
-  reference?: { model: string; labelField?: string };
-  collection?: { model: string };
+  /** REFERENCE_TABLE / REFERENCE_TREE: the referenced model, the field its rows are labelled by, and whether a tree picker applies. */
+  reference?: { model: string; labelField: string; tree: boolean };
+  /** COLLECTION: the model on the other side and the field its rows are labelled by. */
+  collection?: { model: string; labelField: string };
   defaultValue?: unknown;
   placeholder?: string;
   rules: Array<Record<string, unknown>>;
@@ -26,6 +31,8 @@ export interface ModelView {
   title: string;
   primaryKey: string;
   tree: boolean;
+  /** Tree models: the field holding a row's parent. */
+  treeParentField?: string;
   fields: FieldView[];
   rowRules: Array<{ name: string; fields: string[]; path?: string; message?: string }>;
 }
@@ -42,15 +49,23 @@ function ruleView(rule: FieldRule): Record<string, unknown> {
   }
 }
 
-/** The JSON description of a model for a UI. */
-export function modelView(model: ModelDefinition): ModelView {
+/**
+ * The JSON description of a model for a UI. The registry holds the models that reference and
+ * collection fields point at: their views name the label field of that model (declared, or its
+ * default) and whether a tree picker applies.
+ */
+export function modelView(model: ModelDefinition, registry: ModelRegistry): ModelView {
   return {
     name: model.name,
     title: model.title,
     primaryKey: model.primaryKey,
     tree: model.treeParentField !== undefined,
+    ...(model.treeParentField !== undefined ? { treeParentField: model.treeParentField } : {}),
     fields: model.fieldNames.map((name) => {
       const f = model.fields[name]!;
+      const target = referenceTarget(registry, f);
+      // A registry that lacks the target (not checked with createRegistry) still gets a view.
+      const labelField = target?.labelField ?? (f.edit.reference ?? f.edit.collection)?.labelField ?? 'id';
       return {
         name,
         title: f.edit.title,
@@ -62,9 +77,11 @@ export function modelView(model: ModelDefinition): ModelView {
         cellEdit: cellEditRefusal(model, name) === undefined,
         integer: f.edit.integer,
         primaryKey: f.primaryKey,
+        // What parseConditions accepts: stored fields that are not secrets.
+        filterable: f.stored && f.edit.type !== EditType.PASSWORD,
         ...(f.edit.choices ? { choices: f.edit.choices.map((c) => ({ value: c.value, label: c.label ?? String(c.value) })) } : {}),
-        ...(f.edit.reference ? { reference: { ...f.edit.reference } } : {}),
-        ...(f.edit.collection ? { collection: { model: f.edit.collection.model } } : {}),
+        ...(f.edit.reference ? { reference: { model: f.edit.reference.model, labelField, tree: target?.tree ?? false } } : {}),
+        ...(f.edit.collection ? { collection: { model: f.edit.collection.model, labelField } } : {}),
         ...(f.edit.defaultValue !== undefined ? { defaultValue: f.edit.defaultValue } : {}),
         ...(f.edit.placeholder !== undefined ? { placeholder: f.edit.placeholder } : {}),
         rules: f.rules.map(ruleView),

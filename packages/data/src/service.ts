@@ -27,6 +27,7 @@ import { DataEvents, type EditEvent } from './events.js';
 import { writeOperateLog, writeOperateLogIn } from './operate-log.js';
 import { printPage } from './print.js';
 import { DEFAULT_QUERY_LIMITS, applyConditions, parseConditions, parseTableQuery, type QueryLimits } from './query.js';
+import { referenceCandidates, tableLabels, type ReferenceCandidatePage, type ReferenceDeps, type ReferenceLabels } from './references.js';
 import { modelView, type ModelView } from './schema-view.js';
 
 /** Who is acting, from where. */
@@ -77,10 +78,13 @@ export interface DataServiceOptions {
 
 /** One page of a table query. */
 export interface TablePage {
+  /** The rows, COLLECTION fields included (as arrays of ids). */
   rows: FormRow[];
   total: number;
   page: number;
   size: number;
+  /** Labels of the reference and collection values in `rows`: field → id → label (rows the user may not see left out). */
+  labels: ReferenceLabels;
 }
 
 /** What an operation tells its operate-log row once it knows (the row before, the id, the request as logged). */
@@ -291,7 +295,7 @@ export class DataService {
     if (!(['query', 'add', 'edit', 'delete', 'viewDetails'] as const).some((flag) => power[flag])) {
       throw new FwError('POWER_DENIED', `Not permitted: any operation on ${model.name}`);
     }
-    return { model: modelView(model), power };
+    return { model: modelView(model, this.registry), power };
   }
 
   /** One page of visible rows. Needs `query`. */
@@ -335,7 +339,29 @@ export class DataService {
     }
     const total = Number(counted[0]?.n ?? 0);
     const form = rows.map((row) => toFormRow(model, row));
-    return { rows: await this.#afterFetch(model, actor, 'query', form), total, page: query.page, size: query.size };
+    // Collections too, one query per field for the page, so a table can show them by label.
+    const ids = form.map((row) => row[model.primaryKey]).filter((id): id is number => typeof id === 'number');
+    const links = await this.#collections(model, knex, ids);
+    for (const row of form) Object.assign(row, links.get(row[model.primaryKey] as number));
+    const shown = await this.#afterFetch(model, actor, 'query', form);
+    return { rows: shown, total, page: query.page, size: query.size, labels: await tableLabels(this.#referenceDeps(actor), model, shown) };
+  }
+
+  #referenceDeps(actor: Actor): ReferenceDeps {
+    return { knex: this.store.knex, registry: this.registry, limits: this.limits, visibility: (target, action) => this.visibility(target, actor, action) };
+  }
+
+  /**
+   * One page of the rows a reference or collection field may point at (`{ search?, page?, size?,
+   * ids? }` → `{ rows: [{ id, label, parentId? }], total, page, size }`), for a form's or cell
+   * editor's picker. Needs `add`, `edit` or `query` on the referencing model, not on the
+   * referenced one, whose row visibility applies.
+   */
+  async referenceCandidates(name: string, actor: Actor, fieldName: string, body: unknown): Promise<ReferenceCandidatePage> {
+    const model = this.model(name);
+    const power = await this.power(model, actor.user, actor.grantsVersion);
+    if (!power.add && !power.edit && !power.query) throw new FwError('POWER_DENIED', `Not permitted: add, edit or query on ${model.name}`);
+    return referenceCandidates(this.#referenceDeps(actor), model, fieldName, body);
   }
 
   /** One visible row with its collections. Needs `viewDetails` (or `edit`). */
