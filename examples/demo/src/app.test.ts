@@ -31,7 +31,7 @@ describe('examples/demo', () => {
     expect(defaultDbUrl('/srv/app')).to.equal('sqlite:/srv/app/data/fw-demo.db');
   });
 
-  it('migrates, creates the demo tables and menus, seeds admin with FW_ADMIN_PASSWORD, and serves /', async () => {
+  it('migrates, creates the demo tables and menus, seeds admin with FW_ADMIN_PASSWORD, and serves the admin UI at /', async () => {
     const { dbUrl, cleanup } = setup();
     const demo = await createDemoApp({ dbUrl, adminPassword: 'demo-pass-1' });
     try {
@@ -47,8 +47,12 @@ describe('examples/demo', () => {
       }
       expect(await demo.store.menus.findByCode('Book@EXPORT')).to.not.equal(undefined);
       expect(await demo.store.menus.findByCode('Salary@EXPORT')).to.equal(undefined);
-      const home = await request(demo.app.callback()).get('/').expect(200);
-      expect(home.text).to.contain('Fw demo');
+      const home = await request(demo.app.callback()).get('/').set('Accept', 'text/html').expect(200);
+      expect(home.text).to.contain('<meta name="fw-config" content="{&#34;apiPrefix&#34;:&#34;/fw-api&#34;,&#34;base&#34;:&#34;/&#34;,&#34;title&#34;:&#34;Fw demo&#34;}">');
+      // A deep link of the UI survives a reload; the host's own JSON route is still its own.
+      const deep = await request(demo.app.callback()).get('/model/Book').set('Accept', 'text/html').expect(200);
+      expect(deep.text).to.equal(home.text);
+      expect((await request(demo.app.callback()).get('/fw-api/login-settings').expect(200)).body).to.include({ title: 'Fw demo' });
       const health = await request(demo.app.callback()).get('/health').expect(200);
       expect(health.body.models).to.include.members(['Book', 'Salary', 'Contract', 'Project', 'Task', 'FwUser', 'FwRole', 'FwMenu']);
     } finally {
@@ -183,7 +187,7 @@ describe('examples/demo', () => {
     }
   });
 
-  it('starts as `npm start` does: a real process answering GET /', async function () {
+  it('starts as `npm start` does: a real process answering GET / with the admin UI', async function () {
     this.timeout(60_000);
     const { dir, cleanup } = setup();
     const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=fw-source', join(here, 'main.ts')], {
@@ -207,9 +211,9 @@ describe('examples/demo', () => {
         child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
       });
       expect(output).to.match(/Created the administrator account "admin" with the password: \S{12,}/);
-      const response = await fetch(url);
+      const response = await fetch(url, { headers: { accept: 'text/html' } });
       expect(response.status).to.equal(200);
-      expect(await response.text()).to.contain('Fw demo');
+      expect(await response.text()).to.match(/<meta name="fw-config" content="[^"]*Fw demo[^"]*">/);
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));

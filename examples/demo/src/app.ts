@@ -40,12 +40,14 @@ export function defaultDbUrl(cwd = process.env.INIT_CWD ?? process.cwd()): strin
 
 /**
  * Builds the demo with `fwAdmin`: the database migrated, the demo model tables and every menu
- * created, the login routes, the data API over the demo and built-in models and the AI tools over
- * MCP mounted; then the administrator is seeded. Returns a Koa app, not yet listening.
+ * created, the login routes, the data API over the demo and built-in models, the AI tools over
+ * MCP and the admin web UI at `/` mounted; then the administrator is seeded. Returns a Koa app,
+ * not yet listening.
  */
 export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp> {
   const app = new Koa();
-  const fw = await fwAdmin(app, { db: options.dbUrl ?? defaultDbUrl(), models: demoModels, ...(options.config ? { config: options.config } : {}) });
+  // The admin UI at `/` is fwAdmin's default; the demo only names itself.
+  const fw = await fwAdmin(app, { db: options.dbUrl ?? defaultDbUrl(), models: demoModels, config: { 'fw-app.title': 'Fw demo', ...options.config } });
   app.use(fw.middleware);
 
   let generatedAdminPassword: string | undefined;
@@ -60,11 +62,6 @@ export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp>
   }
 
   const router = new Router();
-  router.get('/', (ctx) => {
-    ctx.type = 'html';
-    ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Fw demo</title></head>
-<body><h1>Fw demo</h1><p>Models: ${demoModels.map((m) => m.title).join(', ')}</p></body></html>`;
-  });
   router.get('/health', (ctx) => {
     ctx.body = { status: 'ok', models: fw.registry.list().map((m) => m.name) };
   });

@@ -1,9 +1,17 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import Koa from 'koa';
 import request from 'supertest';
 import { FwDefinitionError, defineModel } from '@fw/core';
 import { encodePassword } from '@fw/login/client';
 import { createTestDatabase, describeRedis, freePort } from '@fw/test-utils';
+import { FW_UI_DIST_DIR } from '@fw/ui';
+import { FW_WEB_PUBLIC_DIR } from '@fw/web';
+import { Browser, mockRegistration, startProvider } from '../../oauth/src/test-setup.js';
 import { FwStartError, fwAdmin } from './fw-admin.js';
 
 const Book = defineModel({ name: 'Book', table: 'adm_book', power: { export: true }, fields: { title: { edit: { notNull: true } } } });
@@ -135,6 +143,136 @@ describe('fwAdmin(app, options)', () => {
       expect(s.fw.purge).to.equal(undefined);
     } finally {
       await s.cleanup();
+    }
+  });
+});
+
+/** The `fw-config` meta tag of a UI page, parsed. */
+function fwConfigOf(html: string): unknown {
+  const match = /<meta name="fw-config" content="([^"]*)">/.exec(html);
+  if (!match) throw new Error(`no fw-config meta tag in:\n${html.slice(0, 500)}`);
+  return JSON.parse(match[1]!.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))));
+}
+
+const HTML = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8';
+
+describe('fwAdmin(app, options): the admin web UI', () => {
+  it('serves the built UI at / by default, with the configured API prefix and title, and /auth.html', async () => {
+    const s = await setup({ config: { 'fw-app.pwdTransferEncrypt': true, 'fw-app.title': 'Library admin' } });
+    try {
+      const page = await s.agent.get('/').set('Accept', HTML).expect(200);
+      expect(page.headers['cache-control']).to.equal('no-store');
+      expect(fwConfigOf(page.text)).to.deep.equal({ apiPrefix: '/fw-api', base: '/', title: 'Library admin' });
+      // The page is the build's (packages/ui/dist), its hashed assets cached for a year.
+      const asset = /(?:src|href)="\.\/(assets\/[^"]+\.js)"/.exec(readFileSync(join(FW_UI_DIST_DIR, 'index.html'), 'utf8'))?.[1];
+      expect(asset, 'a script of the build').to.be.a('string');
+      const script = await s.agent.get(`/${asset!}`).expect(200);
+      expect(script.headers['cache-control']).to.equal('public, max-age=31536000, immutable');
+      expect((await s.agent.get('/auth.html').expect(200)).text).to.equal(readFileSync(join(FW_WEB_PUBLIC_DIR, 'auth.html'), 'utf8'));
+      // The host's routes and the API keep answering.
+      await s.agent.get('/elsewhere').set('Accept', HTML).expect(200, 'host route');
+      expect((await s.agent.get('/fw-api/login-settings').expect(200)).body.title).to.equal('Library admin');
+      expect((await s.agent.get('/fw-api/nothing').set('Accept', HTML).expect(404)).body.error.code).to.equal('NOT_FOUND');
+    } finally {
+      await s.cleanup();
+    }
+  });
+
+  it('ui: false turns the UI and /auth.html off (the sign-on keeps its /auth.html)', async () => {
+    const s = await setup({ ui: false });
+    try {
+      await s.agent.get('/').set('Accept', HTML).expect(200, 'host route');
+      await s.agent.get('/auth.html').expect(200, 'host route');
+    } finally {
+      await s.cleanup();
+    }
+    const o = await setup({
+      ui: false,
+      oauth: { baseUrl: 'http://127.0.0.1:3000', providers: { mock: { 'client-id': 'c', 'client-secret': 's', 'authorization-uri': 'http://127.0.0.1:9/a', 'token-uri': 'http://127.0.0.1:9/t', 'user-info-uri': 'http://127.0.0.1:9/u' } } },
+    });
+    try {
+      expect((await o.agent.get('/auth.html').expect(200)).text).to.equal(readFileSync(join(FW_WEB_PUBLIC_DIR, 'auth.html'), 'utf8'));
+    } finally {
+      await o.cleanup();
+    }
+  });
+
+  it('mounts the UI under ui.path beside the host\'s own pages, and ends the OAuth sign-on on its auth page', async () => {
+    const provider = await startProvider();
+    const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
+    const server: Server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const app = new Koa();
+    app.silent = true;
+    app.keys = ['admin-ui-test-key'];
+    const fw = await fwAdmin(app, { db: db.url, ui: { path: '/admin' }, oauth: { baseUrl: url, providers: mockRegistration(provider.issuer) } });
+    app.use(fw.middleware);
+    app.use((ctx) => {
+      ctx.body = `host page ${ctx.path}`;
+    });
+    server.on('request', app.callback());
+    try {
+      await fw.store.users.create({ account: 'alice', password: 'alice-pass-1' });
+      const browser = new Browser();
+      // Not signed in: the host guard sends the page to the provider; the sign-on ends on /admin/auth.html.
+      const hops = await browser.walk(`${url}/admin/model/Book`, (location) => location.startsWith(`${url}/admin/auth.html`));
+      expect(hops[0]).to.include({ status: 302, location: '/connect/mock' });
+      const final = new URL(hops.at(-1)!.location!, url);
+      expect(final.pathname).to.equal('/admin/auth.html');
+      expect(final.searchParams.get('token')).to.match(/^[A-Za-z0-9]{16}$/);
+      const auth = await browser.get(final.href);
+      expect(auth.status).to.equal(200);
+      expect(await auth.text()).to.equal(readFileSync(join(FW_WEB_PUBLIC_DIR, 'auth.html'), 'utf8'));
+      // Its "./" is the UI, which a signed-in browser now gets, deep links included.
+      const home = await browser.get(new URL('./', final).href, { headers: { accept: HTML } });
+      expect(home.status).to.equal(200);
+      expect(fwConfigOf(await home.text())).to.deep.equal({ apiPrefix: '/fw-api', base: '/admin/', title: 'Fw admin' });
+      const deep = await browser.get(`${url}/admin/model/Book`, { headers: { accept: HTML } });
+      expect(fwConfigOf(await deep.text())).to.deep.include({ base: '/admin/' });
+      // The host's own pages stay the host's.
+      expect(await (await browser.get(`${url}/`, { headers: { accept: HTML } })).text()).to.equal('host page /');
+      // The login settings name the provider for the sign-in page's button.
+      const settings = (await (await fetch(`${url}/fw-api/login-settings`)).json()) as { providers: unknown };
+      expect(settings.providers).to.deep.equal([{ id: 'mock', name: 'mock', url: '/connect/mock' }]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await fw.close();
+      await db.drop();
+      await provider.stop();
+    }
+  });
+
+  it('refuses a missing UI build and a bad ui option before opening the database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fw-admin-ui-'));
+    try {
+      const file = join(dir, 'never.db');
+      let caught: unknown;
+      try {
+        await fwAdmin(new Koa(), { db: `sqlite:${file}`, ui: { dist: join(dir, 'dist') } });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).to.be.instanceOf(FwDefinitionError);
+      expect((caught as Error).message).to.match(/not built.*npm run build:app -w @fw\/ui/);
+      expect(existsSync(file), 'no database file').to.equal(false);
+      caught = undefined;
+      try {
+        await fwAdmin(new Koa(), { db: `sqlite:${file}`, ui: 'yes' as never });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).to.be.instanceOf(FwDefinitionError).with.property('key', 'fwAdmin.ui');
+      caught = undefined;
+      try {
+        await fwAdmin(new Koa(), { db: `sqlite:${file}`, ui: { path: '/fw-api' } });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).to.be.instanceOf(FwDefinitionError).with.property('key', 'fwUi.path');
+      expect(existsSync(file), 'no database file').to.equal(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -8,6 +8,7 @@ import { fwErrorHandler, fwLogin, type FwLoginOptions } from '@fw/login';
 import { KnexSessionStore, RedisSessionStore, fwOAuth, type FwOAuthOptions } from '@fw/oauth';
 import { createStore, redactUrl, type FwStore } from '@fw/store';
 import { FwTokenService, KnexEphemeralStore, KnexTokenStore, RedisEphemeralStore, RedisTokenStore, createRedis, schedulePurge, type PurgeSchedule } from '@fw/token';
+import { fwUi, type FwUiOptions } from '@fw/ui';
 import { fwWeb, type FwWebOptions } from '@fw/web';
 
 /** Options of {@link fwAdmin}. */
@@ -41,7 +42,21 @@ export interface FwAdminOptions {
   oauth?: Omit<FwOAuthOptions, 'store' | 'tokens' | 'config' | 'proxy' | 'sessionStore'>;
   /** The AI tools over MCP at `/fw-api/ai/mcp`. @default true */
   ai?: boolean;
-  /** `/auth.html` (needed by the sign-on). @default true, with `oauth`; `false` otherwise */
+  /**
+   * The admin web UI (`@fw/ui`, see docs/ui.md), served by `fwUi` at `/` or at `ui.path`, with the
+   * sign-on page `{path}/auth.html` under it (the OAuth sign-on is sent there unless
+   * `oauth.authPage` says otherwise). `false` turns the UI and its `/auth.html` off. The UI's
+   * `apiPrefix` and `title` default to the configuration's.
+   * @default {} (the UI at `/`)
+   * @example ui: { path: '/admin' }
+   * @throws {FwDefinitionError} at start-up when the UI is not built (`npm run build:app -w @fw/ui`).
+   */
+  ui?: false | FwUiOptions;
+  /**
+   * `/auth.html` at the root from `@fw/web` (the UI serves its own under its path). Give the
+   * options to check a host static folder for shadowing files.
+   * @default false; with `ui: false` and `oauth`, true (the sign-on needs it)
+   */
   web?: boolean | FwWebOptions;
   /**
    * How often expired failed-login counters, captcha answers and tokens are deleted from the
@@ -150,8 +165,9 @@ function compose(middleware: Middleware[]): Middleware {
 
 /**
  * Every Fw package composed for one Koa app: the store (migrated), tokens, the login routes, the
- * data API over the built-in and the host's models, the AI tools, and — when configured — the
- * OAuth sign-on with `/auth.html`. Each package also works alone; this is the quick start.
+ * data API over the built-in and the host's models, the AI tools, the admin web UI (at `/`, or
+ * `ui.path`) and — when configured — the OAuth sign-on with its `/auth.html`. Each package also
+ * works alone; this is the quick start.
  *
  * @throws {FwDefinitionError} for a bad option or model definition (before anything is opened).
  * @example
@@ -167,6 +183,12 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     throw new FwDefinitionError('fwAdmin.purgeIntervalMs', `must be false or a whole number of milliseconds from 10 to 86400000, got ${String(purgeIntervalMs)}`);
   }
   const config = loadConfig(options.config ? { values: options.config } : {});
+  if (options.ui !== undefined && options.ui !== false && (typeof options.ui !== 'object' || options.ui === null)) {
+    throw new FwDefinitionError('fwAdmin.ui', 'must be false or the options of fwUi ({ path?, title?, … })');
+  }
+  // Built before anything is opened: a missing UI build stops start-up with nothing to close.
+  const ui = options.ui === false ? undefined : fwUi({ config, ...options.ui });
+  const uiBase = options.ui === false || options.ui?.path === undefined || options.ui.path === '/' ? '' : options.ui.path;
   const hostModels = options.models ?? [];
   const registry = createRegistry([...BUILTIN_MODELS, ...hostModels]);
   const owned = typeof options.db === 'string';
@@ -210,18 +232,32 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     const ephemeral = redis ? new RedisEphemeralStore({ redis, prefix }) : new KnexEphemeralStore({ knex: store.knex });
     const data = fwData({ ...options.data, store, tokens, registry, config });
     const parts: Middleware[] = [fwErrorHandler(), apiNotFound(config['fw-app.apiPrefix'])];
-    const web = options.web ?? options.oauth !== undefined;
+    const web = options.web ?? (ui === undefined && options.oauth !== undefined);
     if (web) parts.push(fwWeb(typeof web === 'object' ? web : {}));
     let providers = options.login?.providers;
     if (options.oauth) {
       const sessionStore = redis ? new RedisSessionStore({ redis, prefix }) : new KnexSessionStore({ knex: store.knex });
-      const oauth = fwOAuth(app, { ...options.oauth, store, tokens, config, sessionStore, ...(options.login?.proxy ? { proxy: options.login.proxy } : {}) });
+      // With the UI under a sub-path, the sign-on ends on its auth page, whose `./` is the UI.
+      const authPage = options.oauth.authPage ?? (ui ? `${uiBase}/auth.html` : undefined);
+      const oauth = fwOAuth(app, {
+        ...options.oauth,
+        store,
+        tokens,
+        config,
+        sessionStore,
+        ...(options.login?.proxy ? { proxy: options.login.proxy } : {}),
+        ...(authPage ? { authPage } : {}),
+      });
       providers ??= oauth.providers;
       parts.push(oauth);
     }
     parts.push(fwLogin({ ...options.login, store, tokens, ephemeral, config, ...(providers ? { providers } : {}) }));
     parts.push(data);
     if (options.ai !== false) parts.push(fwMcp({ data, tokens, store, config }));
+    // Last: behind the sign-on guard (pages need a session when OAuth guards the host, as the spec's
+    // guard says; its files stay open by their extensions), and mounted at `/`, its page answers
+    // only deep links nothing else answered.
+    if (ui) parts.push(ui);
     // Unauthenticated routes (code-img, failed logins) write rows that only a purge removes.
     const purge =
       purgeIntervalMs === false ? undefined : schedulePurge([ephemeral, tokens], { intervalMs: purgeIntervalMs, onError: (error) => app.emit('error', error) });
