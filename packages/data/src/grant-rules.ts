@@ -216,11 +216,16 @@ async function checkOrg(check: GrantCheck, scope: () => Promise<Set<number>>): P
 async function checkOpenApi(check: GrantCheck): Promise<void> {
   const { model, stored, next, op } = check;
   const owner = fieldOf(model, 'user_id');
-  if (!owner || !next || op === 'delete') return;
+  if (!owner) return;
+  // A key stands for its user: its secret is a password of that account, so changing or deleting
+  // a key is changing the account it belongs to (a new secret on an administrator's key signs in
+  // as the administrator), and making or moving one is as good as changing the account it names.
+  const before = stored?.[owner.name];
+  if (op !== 'add' && typeof before === 'number') await checkAccount(check, before, undefined, op === 'delete' ? model.primaryKey : owner.name);
+  if (!next || op === 'delete') return;
   const after = next[owner.name];
-  if (op === 'update' && after === stored?.[owner.name]) return;
+  if (op === 'update' && after === before) return;
   if (typeof after !== 'number') return; // validation reports a missing or wrong owner
-  // A key stands for its user: making one for an account is as good as changing that account.
   await checkAccount(check, after, undefined, owner.name);
 }
 

@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import Koa from 'koa';
+import request from 'supertest';
+import { BUILTIN_MODELS, createRegistry, type FwUser } from '@fw/core';
+import { encodePassword, fwLogin } from '@fw/login';
+import { createStore, type FwStore } from '@fw/store';
+import { describeEachSql } from '@fw/test-utils';
+import { FwTokenService, KnexTokenStore, MemoryEphemeralStore } from '@fw/token';
+import { fwData } from './router.js';
+import { DataService } from './service.js';
+
+const api = '/fw-api';
+
+type Res = { status: number; body: { error?: { code: string; details?: Array<{ path?: string }> } } & Record<string, unknown> };
+
+function denied(res: Res, path?: string): void {
+  expect(res.status, JSON.stringify(res.body)).to.equal(403);
+  expect(res.body.error?.code).to.equal('GRANT_DENIED');
+  if (path) expect(res.body.error?.details?.[0]?.path).to.equal(path);
+}
+
+function ok(res: Res): void {
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+}
+
+// Variants of issue 10 §1, sent again from the attacker's side after the first fix: `dave` holds a
+// "user manager" role (every menu of the built-in user, role, menu, organisation and open-API
+// models) and signs in through the real login routes, on the same app as the data API.
+describeEachSql('who may grant what: variants of the issue-10 probes', (db) => {
+  let store: FwStore;
+  let tokens: FwTokenService;
+  let agent: ReturnType<typeof request>;
+  let admin: FwUser;
+  let dave: FwUser;
+  let carol: FwUser;
+  let adminToken: string;
+  let daveToken: string;
+  let manager: number;
+  let registry: ReturnType<typeof createRegistry>;
+  const menu: Record<string, number> = {};
+  const stamp = Date.now().toString(36);
+
+  const login = async (account: string, pwd: string) => agent.post(`${api}/login`).send({ account, pwd: encodePassword(pwd) });
+  const as = (token: string) => ({
+    post: (path: string, body: unknown) => agent.post(`${api}${path}`).set('token', token).send(body as object) as unknown as Promise<Res>,
+  });
+  const exchange = (appId: string, secret: string) => agent.post(`${api}/open-api/token`).send({ appId, secret });
+
+  before(async () => {
+    store = createStore(db().url);
+    await store.migrate.latest();
+    registry = createRegistry([...BUILTIN_MODELS]);
+    for (const model of registry.list()) await store.menus.createModelMenu(model);
+    const rows: Array<{ id: unknown; code: string }> = await store.knex('fw_menu').whereNotNull('code').select('id', 'code');
+    for (const r of rows) menu[r.code] = Number(r.id);
+    const make = async (account: string, isAdmin = false): Promise<FwUser> => {
+      const created = await store.users.create({ account: `${account}-${stamp}`, password: `${account}-password-1`, isAdmin });
+      return { id: created.id, account: created.account, name: null, isAdmin };
+    };
+    admin = await make('admin', true);
+    dave = await make('dave');
+    carol = await make('carol');
+    manager = (await store.roles.create({ code: `manager-${stamp}`, name: 'User manager' })).id;
+    await store.roles.setMenus(manager, Object.keys(menu).filter((code) => /^Fw(User|Role|Menu|Org|OpenApi)(@|$)/.test(code)).map((code) => menu[code]!));
+    await store.users.setRoles(dave.id, [manager]);
+    await store.grants.bump();
+
+    tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }) });
+    const app = new Koa();
+    app.silent = true;
+    app.use(fwLogin({ store, tokens, ephemeral: new MemoryEphemeralStore() }));
+    app.use(fwData({ store, tokens, registry, onBackgroundError: (e) => { throw e; } }));
+    agent = request(app.callback());
+    adminToken = (await login(admin.account, 'admin-password-1')).body.token;
+    daveToken = (await login(dave.account, 'dave-password-1')).body.token;
+    expect(adminToken).to.be.a('string');
+    expect(daveToken).to.be.a('string');
+  });
+  after(() => store?.destroy());
+
+  describe('open-API keys of an account the actor may not change', () => {
+    it('a non-administrator cannot give an administrator’s key a secret of their own (and so sign in as the administrator)', async () => {
+      const added = await as(adminToken).post('/data/modify/FwOpenApi', { name: 'admin key', secret: 'admin-secret-0123456789', userId: admin.id });
+      ok(added);
+      const key = { id: added.body.id as number, appId: added.body.appId as string };
+      const before = await store.knex('fw_open_api').where('id', key.id).first();
+
+      denied(await as(daveToken).post('/data/modify/FwOpenApi/update', { id: key.id, secret: 'dave-chose-this-secret-1' }));
+      // The AI tools share the data service's write path.
+      const ai = new DataService({ store, registry });
+      const viaAi = await ai.update('FwOpenApi', { user: dave, ip: null, source: 'ai' }, { id: key.id, secret: 'dave-chose-this-secret-2' }).catch((e: unknown) => e as { code?: string });
+      expect((viaAi as { code?: string }).code).to.equal('GRANT_DENIED');
+      expect((await exchange(key.appId, 'dave-chose-this-secret-1')).status).to.equal(401);
+      // Nor anything else about it: name (in a cell), status, expiry, or the key itself.
+      denied(await as(daveToken).post('/data/modify/FwOpenApi/update-cell', { id: key.id, field: 'name', value: 'renamed' }));
+      denied(await as(daveToken).post('/data/modify/FwOpenApi/update', { id: key.id, status: 'locked' }));
+      denied(await as(daveToken).post('/data/modify/FwOpenApi/delete', { ids: [key.id] }));
+      expect(await store.knex('fw_open_api').where('id', key.id).first()).to.deep.equal(before);
+      // The key still works with the administrator's own secret.
+      expect((await exchange(key.appId, 'admin-secret-0123456789')).status).to.equal(200);
+    });
+
+    it('a non-administrator may still manage the key of an account they could change', async () => {
+      const added = await as(daveToken).post('/data/modify/FwOpenApi', { name: 'carol key', secret: 'carol-secret-0123456789', userId: carol.id });
+      ok(added);
+      ok(await as(daveToken).post('/data/modify/FwOpenApi/update', { id: added.body.id, secret: 'carol-secret-rotated-99' }));
+      expect((await exchange(added.body.appId as string, 'carol-secret-rotated-99')).status).to.equal(200);
+      ok(await as(daveToken).post('/data/modify/FwOpenApi/delete', { ids: [added.body.id] }));
+    });
+  });
+});
