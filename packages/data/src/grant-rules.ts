@@ -140,16 +140,28 @@ async function orgScope(db: Knex, userId: number): Promise<Set<number>> {
   return scope;
 }
 
-/** A non-administrator may change another account only when it is no administrator and holds nothing they lack. */
-async function checkAccount(check: GrantCheck, userId: number, isAdmin: boolean | undefined, path: string): Promise<void> {
+type Scope = () => Promise<Set<number>>;
+
+/**
+ * A non-administrator may change another account only when it is no administrator and holds
+ * nothing they lack: no menu code, and no organisation outside their own scope (a new password
+ * would hand them whatever rows that organisation opens).
+ */
+async function checkAccount(check: GrantCheck, scope: Scope, userId: number, isAdmin: boolean | undefined, path: string): Promise<void> {
   const admin = isAdmin ?? truthy((await check.db(USER_TABLE).where('id', userId).first('is_admin'))?.is_admin);
   if (admin) denied(path, 'Only an administrator may change an administrator’s account');
   if (userId === check.actorId) return;
   const lacking = missing(await userCodes(check.db, userId), check.codes);
   if (lacking.length > 0) denied(path, `This account holds grants you do not hold (${listed(lacking)}); only someone who holds them, or an administrator, may change it`);
+  const orgs: Array<{ org_id: unknown }> = await check.db(USER_ORG).where('user_id', userId).select('org_id');
+  if (orgs.length > 0) {
+    const inScope = await scope();
+    const outside = orgs.map((r) => Number(r.org_id)).filter((id) => !inScope.has(id));
+    if (outside.length > 0) denied(path, `This account belongs to organisations outside your own (${outside.join(', ')}); only someone whose scope covers them, or an administrator, may change it`);
+  }
 }
 
-async function checkUser(check: GrantCheck): Promise<void> {
+async function checkUser(check: GrantCheck, scope: Scope): Promise<void> {
   const { model, stored, next, op } = check;
   const adminField = fieldOf(model, 'is_admin');
   const path = adminField?.name ?? 'isAdmin';
@@ -162,7 +174,7 @@ async function checkUser(check: GrantCheck): Promise<void> {
   if (op === 'update' && adminField && next && adminField.name in next && truthy(next[adminField.name]) !== wasAdmin) {
     denied(path, 'Only an administrator may set or change the administrator flag');
   }
-  await checkAccount(check, id, wasAdmin, op === 'delete' ? model.primaryKey : path);
+  await checkAccount(check, scope, id, wasAdmin, op === 'delete' ? model.primaryKey : path);
 }
 
 async function checkRole(check: GrantCheck): Promise<void> {
@@ -199,7 +211,7 @@ async function checkMenu(check: GrantCheck): Promise<void> {
   }
 }
 
-async function checkOrg(check: GrantCheck, scope: () => Promise<Set<number>>): Promise<void> {
+async function checkOrg(check: GrantCheck, scope: Scope): Promise<void> {
   const { model, stored, next, op } = check;
   const parent = fieldOf(model, 'parent_id');
   if (op !== 'add' && !(await scope()).has(Number(stored?.[model.primaryKey]))) {
@@ -213,7 +225,7 @@ async function checkOrg(check: GrantCheck, scope: () => Promise<Set<number>>): P
   }
 }
 
-async function checkOpenApi(check: GrantCheck): Promise<void> {
+async function checkOpenApi(check: GrantCheck, scope: Scope): Promise<void> {
   const { model, stored, next, op } = check;
   const owner = fieldOf(model, 'user_id');
   if (!owner) return;
@@ -221,12 +233,12 @@ async function checkOpenApi(check: GrantCheck): Promise<void> {
   // a key is changing the account it belongs to (a new secret on an administrator's key signs in
   // as the administrator), and making or moving one is as good as changing the account it names.
   const before = stored?.[owner.name];
-  if (op !== 'add' && typeof before === 'number') await checkAccount(check, before, undefined, op === 'delete' ? model.primaryKey : owner.name);
+  if (op !== 'add' && typeof before === 'number') await checkAccount(check, scope, before, undefined, op === 'delete' ? model.primaryKey : owner.name);
   if (!next || op === 'delete') return;
   const after = next[owner.name];
   if (op === 'update' && after === before) return;
   if (typeof after !== 'number') return; // validation reports a missing or wrong owner
-  await checkAccount(check, after, undefined, owner.name);
+  await checkAccount(check, scope, after, undefined, owner.name);
 }
 
 /**
@@ -237,12 +249,12 @@ async function checkOpenApi(check: GrantCheck): Promise<void> {
 export async function checkGrants(check: GrantCheck): Promise<void> {
   const { model, stored, next, db } = check;
   let scopeCache: Promise<Set<number>> | undefined;
-  const scope = () => (scopeCache ??= orgScope(db, check.actorId));
-  if (model.table === USER_TABLE) await checkUser(check);
+  const scope: Scope = () => (scopeCache ??= orgScope(db, check.actorId));
+  if (model.table === USER_TABLE) await checkUser(check, scope);
   if (model.table === ROLE_TABLE) await checkRole(check);
   if (model.table === MENU_TABLE) await checkMenu(check);
   if (model.table === ORG_TABLE) await checkOrg(check, scope);
-  if (model.table === OPEN_API_TABLE) await checkOpenApi(check);
+  if (model.table === OPEN_API_TABLE) await checkOpenApi(check, scope);
   if (!next) return;
   const roles = linkField(model, USER_ROLE);
   if (roles && model.table !== ROLE_TABLE) {

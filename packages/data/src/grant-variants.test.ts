@@ -78,6 +78,33 @@ describeEachSql('who may grant what: variants of the issue-10 probes', (db) => {
   });
   after(() => store?.destroy());
 
+  describe('accounts in organisations outside the actor’s own', () => {
+    it('a new password cannot hand the actor an organisation scope they lack', async () => {
+      const finance = await store.orgs.create({ code: `finance-${stamp}`, name: 'Finance' });
+      const sales = await store.orgs.create({ code: `sales-${stamp}`, name: 'Sales' });
+      const team = await store.orgs.create({ code: `team-${stamp}`, name: 'Sales team', parentId: sales.id });
+      const accountant = await store.users.create({ account: `accountant-${stamp}`, password: 'accountant-password-1' });
+      await store.users.setOrgs(accountant.id, [finance.id]);
+      const seller = await store.users.create({ account: `seller-${stamp}`, password: 'seller-password-1' });
+      await store.users.setOrgs(seller.id, [team.id]);
+      await store.users.setOrgs(dave.id, [sales.id]);
+      const before = await store.knex('fw_user').where('id', accountant.id).first();
+
+      denied(await as(daveToken).post('/data/modify/FwUser/update', { id: accountant.id, password: 'taken-over-by-dave-1' }));
+      expect((await login(accountant.account, 'taken-over-by-dave-1')).status).to.equal(401);
+      denied(await as(daveToken).post('/data/modify/FwUser/update-cell', { id: accountant.id, field: 'name', value: 'renamed' }));
+      denied(await as(daveToken).post('/data/modify/FwUser/delete', { ids: [accountant.id] }));
+      // Nor through a key that signs in as that account.
+      denied(await as(daveToken).post('/data/modify/FwOpenApi', { name: 'k', secret: 'a-long-enough-secret-1', userId: accountant.id }), 'userId');
+      expect(await store.knex('fw_user').where('id', accountant.id).first()).to.deep.equal(before);
+
+      // Within dave's own organisation (and below it) nothing changes.
+      ok(await as(daveToken).post('/data/modify/FwUser/update', { id: seller.id, password: 'reset-by-dave-1' }));
+      expect((await login(seller.account, 'reset-by-dave-1')).status).to.equal(200);
+      await store.users.setOrgs(dave.id, []);
+    });
+  });
+
   describe('open-API keys of an account the actor may not change', () => {
     it('a non-administrator cannot give an administrator’s key a secret of their own (and so sign in as the administrator)', async () => {
       const added = await as(adminToken).post('/data/modify/FwOpenApi', { name: 'admin key', secret: 'admin-secret-0123456789', userId: admin.id });
