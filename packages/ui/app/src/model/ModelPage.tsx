@@ -224,6 +224,7 @@ function ModelTable({ build }: { build: BuildView }) {
             dataIndex: key,
             title: 'ID',
             width: 80,
+            onCell: () => ({ className: `fw-col-${key}` }),
             sorter: true,
             sortOrder: state.sort.find((s) => s.field === key)?.order === 'desc' ? ('descend' as const) : state.sort.find((s) => s.field === key) ? ('ascend' as const) : null,
           },

@@ -45,22 +45,23 @@ export function toConditions(fields: FieldView[], values: SearchValues): Conditi
   return out.filter((c) => c.value !== '');
 }
 
-function RangeNumber({ value, onChange }: { value?: unknown; onChange?: (v: unknown) => void }) {
+function RangeNumber({ value, onChange, id }: { value?: unknown; onChange?: (v: unknown) => void; id?: string }) {
   const { t } = useI18n();
   const [from, to] = Array.isArray(value) ? (value as Array<number | null>) : [null, null];
   return (
     <Space.Compact>
-      <InputNumber<number> placeholder={t('model.from')} value={from ?? null} onChange={(n) => onChange?.([n ?? null, to ?? null])} style={{ width: 100 }} />
+      <InputNumber<number> id={id} placeholder={t('model.from')} value={from ?? null} onChange={(n) => onChange?.([n ?? null, to ?? null])} style={{ width: 100 }} />
       <InputNumber<number> placeholder={t('model.to')} value={to ?? null} onChange={(n) => onChange?.([from ?? null, n ?? null])} style={{ width: 100 }} />
     </Space.Compact>
   );
 }
 
-function RangeDate({ value, onChange, withTime }: { value?: unknown; onChange?: (v: unknown) => void; withTime: boolean }) {
+function RangeDate({ value, onChange, withTime, id }: { value?: unknown; onChange?: (v: unknown) => void; withTime: boolean; id?: string }) {
   const [from, to] = Array.isArray(value) ? (value as Array<string | null>) : [null, null];
   const d = (s: string | null | undefined) => (s ? dayjs(s) : null);
   return (
     <DatePicker.RangePicker
+      id={id}
       showTime={withTime}
       allowEmpty={[true, true]}
       value={[d(from), d(to)]}
@@ -73,9 +74,9 @@ function RangeDate({ value, onChange, withTime }: { value?: unknown; onChange?: 
   );
 }
 
-function SearchInput({ field, model, value, onChange }: { field: FieldView; model: string; value?: unknown; onChange?: (v: unknown) => void }) {
+function SearchInput({ field, model, value, onChange, id }: { field: FieldView; model: string; value?: unknown; onChange?: (v: unknown) => void; id?: string }) {
   const { t } = useI18n();
-  const io = { value, onChange };
+  const io = { value, onChange, id };
   switch (field.type) {
     case 'NUMBER':
       return <RangeNumber {...io} />;
@@ -103,7 +104,7 @@ function SearchInput({ field, model, value, onChange }: { field: FieldView; mode
     case 'REFERENCE_TREE':
       return <ReferenceSelect {...io} model={model} field={field.name} multiple={false} />;
     default:
-      return <Input value={typeof value === 'string' ? value : ''} onChange={(e) => onChange?.(e.target.value)} allowClear style={{ width: 180 }} />;
+      return <Input id={id} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange?.(e.target.value)} allowClear style={{ width: 180 }} />;
   }
 }
 

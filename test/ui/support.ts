@@ -1,0 +1,115 @@
+// Shared fixture of the admin UI browser tests: the demo app (examples/demo) on a temporary
+// SQLite file, listening on a loopback port, and helpers that sign in the way a person does.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { encodePassword } from '@fw/login/client';
+import { createDemoApp, type DemoApp, type DemoOptions } from '../../examples/demo/src/app.js';
+
+/** The seeded administrator's password in every test demo. */
+export const ADMIN_PASSWORD = 'admin-pass-1';
+
+/** A demo app listening on a loopback port. */
+export interface UiDemo {
+  /** `http://127.0.0.1:<port>` (no trailing slash). */
+  url: string;
+  demo: DemoApp;
+  /** The temporary folder holding the database (and screenshots, under `shots/`). */
+  dir: string;
+  /** Where a test may write screenshots (kept until close). */
+  shots: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the demo on a new SQLite file. The administrator has already chosen their password
+ * (no forced change), unless `firstPassword` is set.
+ */
+export async function startDemo(options: Omit<DemoOptions, 'dbUrl' | 'adminPassword'> & { firstPassword?: boolean } = {}): Promise<UiDemo> {
+  const dir = mkdtempSync(join(tmpdir(), 'fw-ui-'));
+  const shots = join(dir, 'shots');
+  mkdirSync(shots);
+  const { firstPassword, ...demoOptions } = options;
+  const demo = await createDemoApp({ ...demoOptions, dbUrl: `sqlite:${join(dir, 'demo.db')}`, adminPassword: ADMIN_PASSWORD });
+  demo.app.silent = true;
+  if (!firstPassword) {
+    const admin = await demo.store.users.findByAccount('admin');
+    await demo.store.users.setPassword(admin!.id, ADMIN_PASSWORD);
+  }
+  const server: Server = await new Promise((resolve) => {
+    const s = demo.app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    demo,
+    dir,
+    shots,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await demo.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A token for `account`, through the login route. */
+export async function apiToken(url: string, account = 'admin', password = ADMIN_PASSWORD): Promise<string> {
+  const res = await fetch(`${url}/fw-api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ account, pwd: encodePassword(password) }) });
+  const body = (await res.json()) as { pass: boolean; token?: string };
+  expect(body.pass, `login of ${account}`).to.equal(true);
+  return body.token!;
+}
+
+/** A fresh browser context (own storage) with a desktop-sized page; console errors are collected. */
+export async function openPage(browser: Browser): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  const page = await context.newPage();
+  // Fail a step well before the test's own timeout, so the error names the step.
+  page.setDefaultTimeout(10_000);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  return { context, page, errors };
+}
+
+/** Fills in and sends the sign-in form. */
+export async function submitSignIn(page: Page, account = 'admin', password = ADMIN_PASSWORD): Promise<void> {
+  await page.locator('#login_account').fill(account);
+  await page.locator('#login_password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/** Signs in on the sign-in page as a person does; resolves once the shell is up. */
+export async function signIn(page: Page, account = 'admin', password = ADMIN_PASSWORD): Promise<void> {
+  await submitSignIn(page, account, password);
+  await page.locator('.fw-header').waitFor();
+}
+
+/**
+ * Opens `path` (under `base`, default the app root) already signed in: the token is stored
+ * exactly as the sign-in page and /auth.html store it.
+ */
+export async function openSignedIn(page: Page, url: string, path: string, token: string, base = '/'): Promise<void> {
+  await page.goto(`${url}${base}login`);
+  await page.evaluate(`window.localStorage.setItem('_token', ${JSON.stringify(JSON.stringify({ token }))})`);
+  await page.goto(`${url}${base}${path.replace(/^\//, '')}`);
+  await page.locator('.fw-header').waitFor();
+}
+
+/** The rows of the table on screen, as the texts of their cells. */
+export async function tableTexts(page: Page): Promise<string[][]> {
+  const rows = page.locator('.ant-table-tbody tr.ant-table-row');
+  const out: string[][] = [];
+  for (let i = 0; i < (await rows.count()); i += 1) out.push((await rows.nth(i).locator('td').allInnerTexts()).map((s) => s.trim()));
+  return out;
+}
+
+/** The table row whose cells include `text`. */
+export function rowWith(page: Page, text: string) {
+  return page.locator('.ant-table-tbody tr.ant-table-row').filter({ has: page.locator('td', { hasText: new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) });
+}
