@@ -43,7 +43,7 @@ const relevance = new WeakMap<ModelDefinition, boolean>();
 export function holdsGrants(model: ModelDefinition): boolean {
   let known = relevance.get(model);
   if (known === undefined) {
-    known = GUARDED_TABLES.has(model.table) || Object.values(model.fields).some((f) => f.edit.collection !== undefined && GUARDED_LINKS.has(f.edit.collection.joinTable));
+    known = GUARDED_TABLES.has(model.table) || GUARDED_LINKS.has(model.table) || Object.values(model.fields).some((f) => f.edit.collection !== undefined && GUARDED_LINKS.has(f.edit.collection.joinTable));
     relevance.set(model, known);
   }
   return known;
@@ -241,6 +241,39 @@ async function checkOpenApi(check: GrantCheck, scope: Scope): Promise<void> {
   await checkAccount(check, scope, after, undefined, owner.name);
 }
 
+/** The id a row holds in `column` (declared under any field name, the key included), if any. */
+function idIn(model: ModelDefinition, row: FormRow | undefined, column: string): number | undefined {
+  const field = fieldOf(model, column);
+  const value = field && row ? row[field.name] : undefined;
+  return typeof value === 'number' ? value : undefined;
+}
+
+/**
+ * A host's own model over one of the link tables (a user's roles, a role's menus, a user's
+ * organisations) writes grants row by row: each new pair is checked like the collection it
+ * stands for, and changing which roles or organisations an account has is changing the account.
+ */
+async function checkLinkRow(check: GrantCheck, scope: Scope): Promise<void> {
+  const { model, stored, next, op, db, codes } = check;
+  const path = (column: string) => fieldOf(model, column)?.name ?? column;
+  const [left, right] = model.table === ROLE_MENU ? ['role_id', 'menu_id'] : model.table === USER_ROLE ? ['user_id', 'role_id'] : ['user_id', 'org_id'];
+  if (left === 'user_id') {
+    const users = new Set([idIn(model, stored, 'user_id'), op === 'delete' ? undefined : idIn(model, next, 'user_id')]);
+    for (const user of users) if (user !== undefined) await checkAccount(check, scope, user, undefined, path('user_id'));
+  }
+  if (!next || op === 'delete') return;
+  const given = idIn(model, next, right);
+  // A row keyed by either column may move the pair along the other one: both sides are compared.
+  const samePair = op === 'update' && idIn(model, stored, left) === idIn(model, next, left) && idIn(model, stored, right) === given;
+  if (given === undefined || samePair) return;
+  if (right === 'org_id') {
+    if (!(await scope()).has(given)) denied(path(right), `You may assign only organisations within your own (not ${given})`);
+    return;
+  }
+  const lacking = missing(right === 'role_id' ? await roleCodes(db, [given]) : await menuCodes(db, [given]), codes);
+  if (lacking.length > 0) denied(path(right), `You may not grant what you do not hold (${listed(lacking)})`);
+}
+
 /**
  * Checks one write against the rules of who may grant what. Runs only for non-administrators;
  * call it with the final row (after the `before…` hooks), inside the write's transaction.
@@ -255,6 +288,7 @@ export async function checkGrants(check: GrantCheck): Promise<void> {
   if (model.table === MENU_TABLE) await checkMenu(check);
   if (model.table === ORG_TABLE) await checkOrg(check, scope);
   if (model.table === OPEN_API_TABLE) await checkOpenApi(check, scope);
+  if (GUARDED_LINKS.has(model.table)) await checkLinkRow(check, scope);
   if (!next) return;
   const roles = linkField(model, USER_ROLE);
   if (roles && model.table !== ROLE_TABLE) {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import Koa from 'koa';
 import request from 'supertest';
-import { BUILTIN_MODELS, createRegistry, type FwUser } from '@fw/core';
+import { BUILTIN_MODELS, createRegistry, defineModel, type FwUser } from '@fw/core';
 import { encodePassword, fwLogin } from '@fw/login';
 import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
@@ -10,6 +10,34 @@ import { fwData } from './router.js';
 import { DataService } from './service.js';
 
 const api = '/fw-api';
+
+// A host's own views of the link tables that hold grants: a user's roles, a role's menus, a
+// user's organisations, each row keyed by one of its two columns.
+const UserRole = defineModel({
+  name: 'UserRole',
+  table: 'fw_user_role',
+  primaryKey: 'userId',
+  fields: { userId: { column: 'user_id', edit: { type: 'HIDDEN', integer: true } }, roleId: { column: 'role_id', edit: { type: 'NUMBER', integer: true } } },
+});
+// One table, one model per registry: this view is served by a data service of its own.
+const RoleHolder = defineModel({
+  name: 'RoleHolder',
+  table: 'fw_user_role',
+  primaryKey: 'roleId',
+  fields: { roleId: { column: 'role_id', edit: { type: 'HIDDEN', integer: true } }, userId: { column: 'user_id', edit: { type: 'NUMBER', integer: true } } },
+});
+const RoleMenu = defineModel({
+  name: 'RoleMenu',
+  table: 'fw_role_menu',
+  primaryKey: 'roleId',
+  fields: { roleId: { column: 'role_id', edit: { type: 'HIDDEN', integer: true } }, menuId: { column: 'menu_id', edit: { type: 'NUMBER', integer: true } } },
+});
+const UserOrg = defineModel({
+  name: 'UserOrg',
+  table: 'fw_user_org',
+  primaryKey: 'userId',
+  fields: { userId: { column: 'user_id', edit: { type: 'HIDDEN', integer: true } }, orgId: { column: 'org_id', edit: { type: 'NUMBER', integer: true } } },
+});
 
 type Res = { status: number; body: { error?: { code: string; details?: Array<{ path?: string }> } } & Record<string, unknown> };
 
@@ -49,7 +77,7 @@ describeEachSql('who may grant what: variants of the issue-10 probes', (db) => {
   before(async () => {
     store = createStore(db().url);
     await store.migrate.latest();
-    registry = createRegistry([...BUILTIN_MODELS]);
+    registry = createRegistry([...BUILTIN_MODELS, UserRole, RoleMenu, UserOrg]);
     for (const model of registry.list()) await store.menus.createModelMenu(model);
     const rows: Array<{ id: unknown; code: string }> = await store.knex('fw_menu').whereNotNull('code').select('id', 'code');
     for (const r of rows) menu[r.code] = Number(r.id);
@@ -61,7 +89,7 @@ describeEachSql('who may grant what: variants of the issue-10 probes', (db) => {
     dave = await make('dave');
     carol = await make('carol');
     manager = (await store.roles.create({ code: `manager-${stamp}`, name: 'User manager' })).id;
-    await store.roles.setMenus(manager, Object.keys(menu).filter((code) => /^Fw(User|Role|Menu|Org|OpenApi)(@|$)/.test(code)).map((code) => menu[code]!));
+    await store.roles.setMenus(manager, Object.keys(menu).filter((code) => /^(Fw(User|Role|Menu|Org|OpenApi)|UserRole|RoleHolder|RoleMenu|UserOrg)(@|$)/.test(code)).map((code) => menu[code]!));
     await store.users.setRoles(dave.id, [manager]);
     await store.grants.bump();
 
@@ -102,6 +130,50 @@ describeEachSql('who may grant what: variants of the issue-10 probes', (db) => {
       ok(await as(daveToken).post('/data/modify/FwUser/update', { id: seller.id, password: 'reset-by-dave-1' }));
       expect((await login(seller.account, 'reset-by-dave-1')).status).to.equal(200);
       await store.users.setOrgs(dave.id, []);
+    });
+  });
+
+  describe('a host model over a link table that holds grants', () => {
+    it('hands out no role, menu or organisation beyond the actor’s own, in a cell or the form', async () => {
+      const everything = (await store.roles.create({ code: `everything-${stamp}`, name: 'Everything' })).id;
+      await store.roles.setMenus(everything, Object.values(menu));
+      const holder = await store.users.create({ account: `holder-${stamp}`, password: 'holder-password-1' });
+      await store.users.setRoles(holder.id, [everything]);
+      const outside = await store.orgs.create({ code: `outside-${stamp}`, name: 'Outside' });
+      const home = await store.orgs.create({ code: `home-${stamp}`, name: 'Home' });
+      await store.users.setOrgs(dave.id, [home.id]);
+      const links = async () => ({
+        userRole: await store.knex('fw_user_role').orderBy(['user_id', 'role_id']),
+        roleMenu: await store.knex('fw_role_menu').where('role_id', manager).whereNotIn('menu_id', store.knex('fw_menu').where('code', 'like', 'RoleHolder%').select('id')).orderBy('menu_id'),
+        userOrg: await store.knex('fw_user_org').orderBy(['user_id', 'org_id']),
+      });
+      const before = await links();
+
+      // dave's own role becomes one that grants everything.
+      denied(await as(daveToken).post('/data/modify/UserRole/update-cell', { id: dave.id, field: 'roleId', value: everything }), 'roleId');
+      denied(await as(daveToken).post('/data/modify/UserRole/update', { userId: dave.id, roleId: everything }), 'roleId');
+      // The holders of that role become dave (a host's other view of the same table).
+      const own = await store.menus.createModelMenu(RoleHolder);
+      await store.roles.setMenus(manager, [...(await store.roles.menuIds(manager)), own.menu.id, ...own.functions.map((m) => m.id)]);
+      await store.grants.bump();
+      const holders = new DataService({ store, registry: createRegistry([...BUILTIN_MODELS, RoleHolder]) });
+      const moved = await holders.updateCell('RoleHolder', { user: dave, ip: null, source: 'http' }, { id: everything, field: 'userId', value: dave.id }).catch((e: unknown) => e as { code?: string });
+      expect((moved as { code?: string }).code).to.equal('GRANT_DENIED');
+      // dave's role gains a menu he does not hold.
+      denied(await as(daveToken).post('/data/modify/RoleMenu/update-cell', { id: manager, field: 'menuId', value: menu['FwLlm@DELETE'] }), 'menuId');
+      // His organisation becomes one outside his scope.
+      denied(await as(daveToken).post('/data/modify/UserOrg/update-cell', { id: dave.id, field: 'orgId', value: outside.id }), 'orgId');
+      expect(await links()).to.deep.equal(before);
+      await store.users.setOrgs(dave.id, []);
+      // Within what dave holds, the host's view works as before.
+      const small = (await store.roles.create({ code: `small-${stamp}`, name: 'Small' })).id;
+      await store.roles.setMenus(small, [menu['FwUser']!]);
+      await store.users.setRoles(carol.id, [manager]);
+      ok(await as(daveToken).post('/data/modify/UserRole/update-cell', { id: carol.id, field: 'roleId', value: small }));
+      expect(await store.users.roleIds(carol.id)).to.deep.equal([small]);
+      await store.users.setRoles(carol.id, []);
+      const power = await as(daveToken).post('/data/table/FwLlm', {});
+      expect(power.status).to.equal(403);
     });
   });
 
