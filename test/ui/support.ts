@@ -20,7 +20,7 @@ export interface UiDemo {
   demo: DemoApp;
   /** The temporary folder holding the database (and screenshots, under `shots/`). */
   dir: string;
-  /** Where a test may write screenshots (kept until close). */
+  /** Where a test writes screenshots: `FW_UI_SHOTS`, else a folder removed by close. */
   shots: string;
   close(): Promise<void>;
 }
@@ -31,8 +31,9 @@ export interface UiDemo {
  */
 export async function startDemo(options: Omit<DemoOptions, 'dbUrl' | 'adminPassword'> & { firstPassword?: boolean } = {}): Promise<UiDemo> {
   const dir = mkdtempSync(join(tmpdir(), 'fw-ui-'));
-  const shots = join(dir, 'shots');
-  mkdirSync(shots);
+  // FW_UI_SHOTS keeps the screenshots somewhere to look at; by default they go with the temporary folder.
+  const shots = process.env.FW_UI_SHOTS ?? join(dir, 'shots');
+  mkdirSync(shots, { recursive: true });
   const { firstPassword, ...demoOptions } = options;
   const demo = await createDemoApp({ ...demoOptions, dbUrl: `sqlite:${join(dir, 'demo.db')}`, adminPassword: ADMIN_PASSWORD });
   demo.app.silent = true;
@@ -112,4 +113,12 @@ export async function tableTexts(page: Page): Promise<string[][]> {
 /** The table row whose cells include `text`. */
 export function rowWith(page: Page, text: string) {
   return page.locator('.ant-table-tbody tr.ant-table-row').filter({ has: page.locator('td', { hasText: new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) });
+}
+
+/** Takes a screenshot once antd's opening animations (drawers, modals, popups) have finished. */
+export async function shot(page: Page, path: string): Promise<void> {
+  await page.waitForFunction(
+    'document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity)',
+  );
+  await page.screenshot({ path });
 }

@@ -30,7 +30,8 @@ export function ImportButton({ fw }: { fw: string }) {
         className: 'fw-import-refused',
         content: (
           <div>
-            <p>{error instanceof Error ? error.message : String(error)}</p>
+            {/* The server's message, when it says more than the title. */}
+            {error instanceof Error && error.message !== t('model.importRefused') && <p>{error.message}</p>}
             {details.length > 0 && (
               <ul className="fw-import-errors">
                 {details.map((d, i) => (

@@ -30,7 +30,7 @@ function DetailsView({ build, row }: { build: BuildView; row: Row }) {
       size="small"
       className="fw-details"
       items={[
-        { key, label: key, children: String(row[key] ?? '') },
+        { key, label: 'ID', children: String(row[key] ?? '') },
         ...fields.map((f) => ({
           key: f.name,
           label: formTitle(f),
