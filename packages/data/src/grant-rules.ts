@@ -34,6 +34,7 @@ const OPEN_API_TABLE = 'fw_open_api';
 const USER_ROLE = 'fw_user_role';
 const ROLE_MENU = 'fw_role_menu';
 const USER_ORG = 'fw_user_org';
+const LOGIN_LOG = 'fw_login_log';
 
 const GUARDED_TABLES = new Set([USER_TABLE, ROLE_TABLE, MENU_TABLE, ORG_TABLE, OPEN_API_TABLE]);
 const GUARDED_LINKS = new Set([USER_ROLE, ROLE_MENU, USER_ORG]);
@@ -142,6 +143,10 @@ async function orgScope(db: Knex, userId: number): Promise<Set<number>> {
 
 type Scope = () => Promise<Set<number>>;
 
+async function signedInAsAdmin(db: Knex, userId: number): Promise<boolean> {
+  return (await db(LOGIN_LOG).where('user_id', userId).where('is_admin', true).first('id')) !== undefined;
+}
+
 /**
  * A non-administrator may change another account only when it is no administrator and holds
  * nothing they lack: no menu code, and no organisation outside their own scope (a new password
@@ -151,6 +156,9 @@ async function checkAccount(check: GrantCheck, scope: Scope, userId: number, isA
   const admin = isAdmin ?? truthy((await check.db(USER_TABLE).where('id', userId).first('is_admin'))?.is_admin);
   if (admin) denied(path, 'Only an administrator may change an administrator’s account');
   if (userId === check.actorId) return;
+  // A login hook may make a sign-in an administrator without the stored flag (issue 10 §7): the
+  // login log remembers it, so the account stays an administrator's after the token is gone.
+  if (await signedInAsAdmin(check.db, userId)) denied(path, 'This account has signed in as an administrator; only an administrator may change it');
   const lacking = missing(await userCodes(check.db, userId), check.codes);
   if (lacking.length > 0) denied(path, `This account holds grants you do not hold (${listed(lacking)}); only someone who holds them, or an administrator, may change it`);
   const orgs: Array<{ org_id: unknown }> = await check.db(USER_ORG).where('user_id', userId).select('org_id');

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import Koa from 'koa';
 import request from 'supertest';
-import { BUILTIN_MODELS, createRegistry, defineModel, type FwUser } from '@fw/core';
-import { encodePassword, fwLogin } from '@fw/login';
+import { BUILTIN_MODELS, createRegistry, defineModel, loadConfig, type FwUser } from '@fw/core';
+import { BaseLoginProxy, encodePassword, fwLogin } from '@fw/login';
 import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
 import { FwTokenService, KnexTokenStore, MemoryEphemeralStore } from '@fw/token';
@@ -10,6 +10,17 @@ import { fwData } from './router.js';
 import { DataService } from './service.js';
 
 const api = '/fw-api';
+
+/** Accounts the login hook below makes administrators ("members of the admin group"). */
+const hookAdmins = new Set<string>();
+
+/** A login hook that checks the stored password, then decides administrators itself. */
+class GroupLogin extends BaseLoginProxy {
+  override async login(account: string, pwd: string): Promise<FwUser> {
+    const user = await super.login(account, pwd);
+    return { ...user, isAdmin: user.isAdmin === true || hookAdmins.has(account) };
+  }
+}
 
 // A host's own views of the link tables that hold grants: a user's roles, a role's menus, a
 // user's organisations, each row keyed by one of its two columns.
@@ -96,7 +107,9 @@ describeEachSql('who may grant what: variants of the issue-10 probes', (db) => {
     tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }) });
     const app = new Koa();
     app.silent = true;
-    app.use(fwLogin({ store, tokens, ephemeral: new MemoryEphemeralStore() }));
+    // Attackers' failed sign-ins must not put the tests' own sign-ins behind a captcha.
+    const config = loadConfig({ values: { 'fw-app.verifyCodeCount': 1000, 'fw-app.loginLockCount': 1000, 'fw-app.loginIpLockCount': 1000 } });
+    app.use(fwLogin({ store, tokens, ephemeral: new MemoryEphemeralStore(), proxy: GroupLogin, config }));
     app.use(fwData({ store, tokens, registry, onBackgroundError: (e) => { throw e; } }));
     agent = request(app.callback());
     adminToken = (await login(admin.account, 'admin-password-1')).body.token;
@@ -105,6 +118,27 @@ describeEachSql('who may grant what: variants of the issue-10 probes', (db) => {
     expect(daveToken).to.be.a('string');
   });
   after(() => store?.destroy());
+
+  describe('an account a login hook makes an administrator', () => {
+    it('is an administrator’s account: a non-administrator cannot set its password and sign in as an administrator', async () => {
+      const boss = await store.users.create({ account: `boss-${stamp}`, password: 'boss-password-1' });
+      hookAdmins.add(boss.account);
+      const own = await login(boss.account, 'boss-password-1');
+      expect((await agent.get(`${api}/userinfo`).set('token', own.body.token)).body.isAdmin).to.equal(true);
+      const before = await store.knex('fw_user').where('id', boss.id).first();
+
+      denied(await as(daveToken).post('/data/modify/FwUser/update', { id: boss.id, password: 'taken-over-by-dave-1' }));
+      denied(await as(daveToken).post('/data/modify/FwUser/update-cell', { id: boss.id, field: 'name', value: 'Boss?' }));
+      denied(await as(daveToken).post('/data/modify/FwOpenApi', { name: 'k', secret: 'a-long-enough-secret-1', userId: boss.id }), 'userId');
+      expect(await store.knex('fw_user').where('id', boss.id).first()).to.deep.equal(before);
+      const taken = await login(boss.account, 'taken-over-by-dave-1');
+      expect(taken.status, JSON.stringify(taken.body)).to.equal(401);
+
+      // An administrator still may.
+      ok(await as(adminToken).post('/data/modify/FwUser/update', { id: boss.id, name: 'The boss' }));
+      hookAdmins.delete(boss.account);
+    });
+  });
 
   describe('accounts in organisations outside the actor’s own', () => {
     it('a new password cannot hand the actor an organisation scope they lack', async () => {

@@ -47,6 +47,7 @@ export async function issueLoginToken(
     userAgent: request.userAgent?.slice(0, 512) || null,
     method,
     tokenHash: hashToken(token),
+    admin: user.isAdmin === true || options.admin === true,
   });
   return issued;
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { FwError } from '@fw/core';
 import type { RepositoryContext } from './context.js';
-import { checkInteger, checkLimit, checkOneOf, checkOptionalDate, checkOptionalId, checkText, clip, insertReturningId, isRowId, toId, toOptionalId, toOptionalString, toRequiredDate } from './values.js';
+import { checkInteger, checkLimit, checkOneOf, checkOptionalDate, checkOptionalId, checkText, clip, insertReturningId, isRowId, toBoolean, toId, toOptionalId, toOptionalString, toRequiredDate } from './values.js';
 
 /** One successful sign-in, as stored in `fw_login_log`. */
 export interface FwLoginLogRecord {
@@ -16,6 +16,8 @@ export interface FwLoginLogRecord {
   method: string;
   /** Lowercase hex SHA-256 of the token issued (never the token itself). */
   tokenHash: string | null;
+  /** The sign-in was an administrator's (the stored flag, or a login hook that said so). */
+  admin: boolean;
 }
 
 /** What `loginLogs.insert` accepts. Over-long ip / user agent values are cut to their column size. */
@@ -29,6 +31,8 @@ export interface LoginLogInput {
   method: string;
   /** Lowercase hex SHA-256 (64 characters) of the issued token. */
   tokenHash?: string | null;
+  /** The sign-in was an administrator's. @default false */
+  admin?: boolean;
   /** @default now */
   loginTime?: Date;
 }
@@ -137,6 +141,7 @@ function toLoginLog(row: Row): FwLoginLogRecord {
     method: String(row.method),
     // PostgreSQL pads char(n); hashes are exactly 64 characters, but a hand-written row may not be.
     tokenHash: row.token_hash === null || row.token_hash === undefined ? null : String(row.token_hash).trimEnd(),
+    admin: toBoolean(row.is_admin),
   };
 }
 
@@ -182,6 +187,7 @@ export function createLoginLogRepository(ctx: RepositoryContext): LoginLogReposi
         user_agent: clip(input.userAgent, 512),
         method: checkText('method', input.method, 64),
         token_hash: tokenHash,
+        is_admin: input.admin === true,
       };
       const id = await insertReturningId(knex, dialect, 'fw_login_log', row);
       return toLoginLog({ id, ...row });

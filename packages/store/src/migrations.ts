@@ -339,8 +339,25 @@ const tokenAdmin: FwMigration = {
   },
 };
 
+const loginLogAdmin: FwMigration = {
+  name: '0010_login_log_admin',
+  up(knex) {
+    // Whether a sign-in was an administrator's. A login hook may make one without touching the
+    // stored flag; the grant rules read this to keep such accounts out of non-administrators'
+    // hands after the token is gone (a new password would make its setter an administrator).
+    return knex.schema.alterTable('fw_login_log', (t) => {
+      t.boolean('is_admin').notNullable().defaultTo(false);
+    });
+  },
+  down(knex) {
+    return knex.schema.alterTable('fw_login_log', (t) => {
+      t.dropColumn('is_admin');
+    });
+  },
+};
+
 /** The built-in migrations, oldest first. */
-export const MIGRATIONS: readonly FwMigration[] = Object.freeze([builtinTables, logs, openApi, token, ephemeral, meta, aiConfig, session, tokenAdmin]);
+export const MIGRATIONS: readonly FwMigration[] = Object.freeze([builtinTables, logs, openApi, token, ephemeral, meta, aiConfig, session, tokenAdmin, loginLogAdmin]);
 
 /**
  * The in-code migration source handed to knex's migrator: no migration files to locate at run
