@@ -122,3 +122,24 @@ export async function shot(page: Page, path: string): Promise<void> {
   );
   await page.screenshot({ path });
 }
+
+/**
+ * A user (not an administrator) whose one role grants exactly the menus with these codes
+ * (`Book` for the model's page and query, `Book@ADD`, `Book@EDIT` … for its buttons). The
+ * password is already chosen, so no forced change.
+ */
+export async function userWithMenus(ui: UiDemo, account: string, codes: string[], password = `${account}-pass-1`): Promise<{ account: string; password: string }> {
+  const { store } = ui.demo;
+  const menuIds: number[] = [];
+  for (const code of codes) {
+    const menu = await store.menus.findByCode(code);
+    expect(menu, `menu ${code}`).to.not.equal(undefined);
+    menuIds.push(menu!.id);
+  }
+  const role = await store.roles.create({ code: `role-${account}`, name: `Role of ${account}` });
+  await store.roles.setMenus(role.id, menuIds);
+  const user = await store.users.create({ account, name: account, password });
+  await store.users.setPassword(user.id, password);
+  await store.users.setRoles(user.id, [role.id]);
+  return { account, password };
+}

@@ -35,6 +35,8 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
   const box = useRef<HTMLDivElement>(null);
   const saving = useRef(false);
   const [busy, setBusy] = useState(false);
+  // The server's refusal, shown above the input: a picker's popup opens below it.
+  const [refusal, setRefusal] = useState<string[]>([]);
   const { field, row, id } = target;
   const initial = row[field.name] ?? null;
 
@@ -53,6 +55,7 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
     }
     saving.current = true;
     setBusy(true);
+    setRefusal([]);
     try {
       const answered = await api<Row>(`/data/modify/${encodeURIComponent(fw)}/update-cell`, { body: { id, field: field.name, value } });
       onSaved(answered);
@@ -60,8 +63,7 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
     } catch (error) {
       if (error instanceof ApiError && error.status !== 401) {
         // Every message, also a row rule's that names another field: this editor is the only place to show it.
-        const messages = error.details.length > 0 ? error.details.map((d) => d.message) : [error.message];
-        form.setFields([{ name: field.name, errors: messages }]);
+        setRefusal(error.details.length > 0 ? error.details.map((d) => d.message) : [error.message]);
       } else if (!(error instanceof ApiError)) message.error(String(error));
     } finally {
       saving.current = false;
@@ -105,14 +107,21 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
   return createPortal(
     <div
       ref={box}
-      className="fw-cell-editor"
+      className={refusal.length > 0 ? 'fw-cell-editor fw-cell-editor-refused' : 'fw-cell-editor'}
       role="dialog"
       aria-label={t('model.editCell')}
       data-field={field.name}
       style={{ top: target.rect.top - 8, left: Math.max(8, left), width }}
       onKeyDown={onKeyDown}
     >
-      <Form form={form} initialValues={{ [field.name]: initial }} component="div" disabled={busy}>
+      {refusal.length > 0 && (
+        <div className="fw-cell-editor-error" role="alert">
+          {refusal.map((m, i) => (
+            <div key={i}>{m}</div>
+          ))}
+        </div>
+      )}
+      <Form form={form} initialValues={{ [field.name]: initial }} component="div" disabled={busy} onValuesChange={() => setRefusal([])}>
         <FieldItem field={field} model={fw} autoFocus inCell />
       </Form>
       <div className="fw-cell-editor-hint">{t('cell.hint')}</div>
