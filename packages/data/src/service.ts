@@ -22,6 +22,7 @@ import type { Knex } from 'knex';
 import { csvLine, parseCsv, uncsvCell } from './csv.js';
 import { dataError } from './error-codes.js';
 import { checkGrants, holdsGrants } from './grant-rules.js';
+import { endKeySessions, endsKeySessions, keyAppIds } from './key-sessions.js';
 import { matchesVersion, rowVersion } from './row-version.js';
 import { DataEvents, type EditEvent } from './events.js';
 import { writeOperateLog, writeOperateLogIn } from './operate-log.js';
@@ -46,6 +47,8 @@ export interface Actor {
 /** What the data service needs of a token service: ending a user's sessions. */
 export interface TokenRevoker {
   revokeUser(userId: number, options?: { except?: string }): Promise<number>;
+  /** Ends one token by its hash: the tokens exchanged with an open-API key end when the key changes. */
+  revokeHash?(hash: string): Promise<boolean>;
 }
 
 /** Options of {@link DataService.update}. */
@@ -683,6 +686,7 @@ export class DataService {
     let written: FormRow | undefined;
     let stale: FormRow | undefined;
     let endSessions = false;
+    let keyChanged: FormRow | undefined;
     await this.#logged(model, actor, 'update', String(id), request, async (log) => {
       await this.#transaction(model, log, async (trx) => {
         const context: DataHookContext = { ...outerContext, transaction: trx };
@@ -703,6 +707,7 @@ export class DataService {
         if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
         await this.#checkReferences(model, trx, next, stored);
         endSessions = this.#endsSessions(model, this.#changes(model, stored, next));
+        if (endsKeySessions(model, this.#changes(model, stored, next))) keyChanged = stored;
         const { row: withSecrets, extraColumns } = await this.#secretsForStorage(model, next);
         const columns = { ...changedColumns(model, stored, withSecrets), ...extraColumns };
         delete columns[this.#pkColumn(model)];
@@ -729,6 +734,7 @@ export class DataService {
       throw new FwError('STALE_ROW', (error as Error).message, { headers: { ETag: version }, extra: { current: current ?? stale, version } });
     });
     if (endSessions) await this.#endSessions(id, actor);
+    if (keyChanged) await this.#endKeySessions(model, [keyChanged]);
     if (event && event.changed.length > 0) this.#emit(event);
     // The answer is the row as written (no second read), shown the way the table shows it.
     const [shown] = await this.#afterFetch(model, actor, 'details', [{ ...written! }]);
@@ -742,6 +748,14 @@ export class DataService {
   #endsSessions(model: ModelDefinition, changes: FormRow): boolean {
     if (model.table !== USER_TABLE) return false;
     return Object.keys(changes).some((name) => SESSION_COLUMNS.has(model.fields[name]?.column ?? ''));
+  }
+
+  /** Ends the tokens exchanged with these open-API keys (rows of `model`; nothing for other models). */
+  async #endKeySessions(model: ModelDefinition, keys: FormRow[]): Promise<void> {
+    if (!this.#tokens?.revokeHash) return;
+    const revoker = { revokeHash: this.#tokens.revokeHash.bind(this.#tokens) };
+    // Committed already; like a user's sessions, a store that cannot revoke must not pass as success.
+    await endKeySessions(this.store, revoker, keyAppIds(model, keys));
   }
 
   /** Ends every session of the user but the acting request's own (a change of one's own password keeps it). */
@@ -827,12 +841,14 @@ export class DataService {
     const ids = [...new Set(rawIds.map((id, i) => rowId(model, id, `ids[${i}]`)))];
     const outerContext = this.#hookContext(model, actor, 'delete');
     const codes = await this.#grantCodes(model, actor);
+    let deletedRows: FormRow[] = [];
     const result = await this.#logged(model, actor, 'delete', ids.join(','), { ids }, async (log) =>
       this.#transaction(model, log, async (trx) => {
         const context: DataHookContext = { ...outerContext, transaction: trx };
         const rows: FormRow[] = [];
         for (const id of ids) rows.push(await this.#loadVisible(model, actor, 'delete', id, trx, true));
         log.before = rows;
+        deletedRows = rows;
         if (codes) for (const row of rows) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'delete', stored: row });
         await model.dataProxy.beforeDelete?.(rows, context);
         for (const field of Object.values(model.fields)) {
@@ -846,6 +862,7 @@ export class DataService {
     );
     // A deleted account's sessions end with it (stores without a foreign key keep them otherwise).
     if (model.table === USER_TABLE && this.#tokens) for (const id of ids) await this.#tokens.revokeUser(id);
+    await this.#endKeySessions(model, deletedRows);
     return result;
   }
 

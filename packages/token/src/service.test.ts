@@ -169,6 +169,20 @@ describe('FwTokenService', () => {
     });
   });
 
+  describe('revokeHash(hash)', () => {
+    it('ends the token whose hash it is, and passes nothing malformed to the store', async () => {
+      const { store, calls, clock } = setup();
+      const service = createTokenService({ store, now: clock.now });
+      const { token } = await service.loginToken({ id: 1, account: 'a' });
+      expect(await service.revokeHash(token)).to.equal(false);
+      expect(await service.revokeHash(hashToken(token).toUpperCase())).to.equal(false);
+      expect(await service.revokeHash(undefined)).to.equal(false);
+      expect(calls.map((c) => c.method)).to.deep.equal(['save']);
+      expect(await service.revokeHash(hashToken(token))).to.equal(true);
+      expect(await service.resolve(token)).to.equal(undefined);
+    });
+  });
+
   describe('revokeUser(userId) and purgeExpired()', () => {
     it('checks the id and passes the service clock to the store', async () => {
       const { store, calls, clock } = setup();

@@ -1,6 +1,6 @@
 import { CONFIG_KEYS, FwDefinitionError, FwError, type FwConfig, type FwUser } from '@fw/core';
 import { generateToken, hashToken, isTokenShape } from './generate.js';
-import { checkUserId, type TokenStore } from './store.js';
+import { checkUserId, isHashShape, type TokenStore } from './store.js';
 
 /** Options of {@link FwTokenService} / {@link createTokenService}. */
 export interface FwTokenServiceOptions {
@@ -204,6 +204,16 @@ export class FwTokenService {
   async revoke(token: unknown): Promise<boolean> {
     if (!isTokenShape(token)) return false;
     return this.store.delete(hashToken(token));
+  }
+
+  /**
+   * Revokes one token by its hash (`hashToken(token)`, as the login log records it), for callers
+   * that never held the token itself; `true` when it was registered. A malformed hash resolves `false`.
+   * @example await tokens.revokeHash(loginLogRow.tokenHash);
+   */
+  async revokeHash(hash: unknown): Promise<boolean> {
+    if (!isHashShape(hash)) return false;
+    return this.store.delete(hash);
   }
 
   /**
