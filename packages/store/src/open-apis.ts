@@ -98,7 +98,10 @@ export function createOpenApiRepository(ctx: RepositoryContext): OpenApiReposito
 
   async function findRow(appId: string): Promise<Row | undefined> {
     if (typeof appId !== 'string' || appId === '') return undefined;
-    return knex('fw_open_api').where('app_id', appId).first();
+    const row: Row | undefined = await knex('fw_open_api').where('app_id', appId).first();
+    // A case- or accent-insensitive collation (MySQL, MariaDB, SQL Server) matches other spellings
+    // of the id, and each spelling would have its own failure counter: only the id itself matches.
+    return row && String(row.app_id) === appId ? row : undefined;
   }
 
   return {

@@ -63,7 +63,11 @@ export interface UserRepository {
   create(input: CreateUserInput): Promise<FwUserRecord>;
   /** The user with this id, or undefined. */
   findById(id: number): Promise<FwUserRecord | undefined>;
-  /** The user with this account (compared with the database's collation), or undefined. */
+  /**
+   * The user with this account, or undefined. Letter case follows the database's collation
+   * (ignored on MySQL, MariaDB and SQL Server by default); nothing else does: a spelling a
+   * collation would also match (`àdmin`, `admin `) is another account.
+   */
   findByAccount(account: string): Promise<FwUserRecord | undefined>;
   /** Users by id. */
   list(options?: ListOptions): Promise<FwUserRecord[]>;
@@ -115,6 +119,16 @@ function toRecord(m: FwUserModel): FwUserRecord {
   };
 }
 
+/**
+ * Whether a row the database matched is the account asked for. Collations of MySQL, MariaDB and
+ * SQL Server also match other spellings (`àdmin`, `admin ` for `admin`); only letter case may
+ * differ, which the failed-login counters fold too, so every spelling that reaches an account's
+ * password shares that account's counter (issue 10 §2).
+ */
+function sameAccount(stored: unknown, asked: string): boolean {
+  return typeof stored === 'string' && stored.toLowerCase() === asked.toLowerCase();
+}
+
 function duplicateAccount(account: string): string {
   return `An account named ${JSON.stringify(account)} already exists`;
 }
@@ -161,7 +175,7 @@ export function createUserRepository(ctx: RepositoryContext): UserRepository {
     async findByAccount(account) {
       if (typeof account !== 'string' || account === '') return undefined;
       const row = await User.query().findOne({ account });
-      return row ? toRecord(row) : undefined;
+      return row && sameAccount(row.account, account) ? toRecord(row) : undefined;
     },
 
     async list(options = {}) {
@@ -184,8 +198,8 @@ export function createUserRepository(ctx: RepositoryContext): UserRepository {
 
     async getCredentials(account) {
       if (typeof account !== 'string' || account === '') return undefined;
-      const row = await User.query().findOne({ account }).select('id', 'password_hash', 'password_salt');
-      if (!row || !row.passwordHash || !row.passwordSalt) return undefined;
+      const row = await User.query().findOne({ account }).select('id', 'account', 'password_hash', 'password_salt');
+      if (!row || !sameAccount(row.account, account) || !row.passwordHash || !row.passwordSalt) return undefined;
       return { id: toId(row.id), hash: row.passwordHash, salt: row.passwordSalt };
     },
 
