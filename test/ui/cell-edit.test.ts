@@ -59,7 +59,7 @@ describeBrowser('admin UI: in-table cell editor', (browser) => {
       await shot(page, join(ui.shots, 'model-page-cell-edit.png'));
       await input.press('Enter');
       await editor.waitFor({ state: 'detached' });
-      await page.waitForFunction(() => [...document.querySelectorAll('tr')].some((tr) => tr.textContent?.includes('Dune') && tr.querySelector('td.fw-col-price')?.textContent === '11'));
+      await page.waitForFunction(`[...document.querySelectorAll('tr')].some((tr) => tr.textContent.includes('Dune') && tr.querySelector('td.fw-col-price')?.textContent === '11')`);
       expect(cells).to.deep.equal([{ id, field: 'price', value: 11 }]);
       expect((await books().where({ id }).first()).price).to.equal(11);
     } finally {

@@ -13,9 +13,14 @@ async function column(page: Page, field: string): Promise<string[]> {
   return (await page.locator(`.ant-table-tbody td.fw-col-${field}`).allInnerTexts()).map((s) => s.trim());
 }
 
+/** Waits until the pager says `Total <n>`. */
+async function totalIs(page: Page, n: number): Promise<void> {
+  await page.waitForFunction(`document.querySelector('.ant-pagination-total-text')?.textContent === 'Total ${n}'`);
+}
+
 /** Waits until the table's first row shows `id` in its ID column. */
 async function firstIdIs(page: Page, id: number): Promise<void> {
-  await page.waitForFunction((want) => document.querySelector('.ant-table-tbody tr.ant-table-row td.fw-col-id')?.textContent?.trim() === String(want), id);
+  await page.waitForFunction(`document.querySelector('.ant-table-tbody tr.ant-table-row td.fw-col-id')?.textContent.trim() === '${id}'`);
 }
 
 describeBrowser('admin UI: menu and table', (browser) => {
@@ -102,11 +107,11 @@ describeBrowser('admin UI: menu and table', (browser) => {
       // 50 a page.
       await page.locator('.ant-pagination-options .ant-select').click();
       await page.locator('.ant-select-item-option', { hasText: '50 / page' }).click();
-      await page.waitForFunction(() => document.querySelectorAll('.ant-table-tbody tr.ant-table-row').length === 50);
+      await page.waitForFunction(`document.querySelectorAll('.ant-table-tbody tr.ant-table-row').length === 50`);
 
       // Sorting by price, ascending then descending, is the server's.
       await page.locator('th', { hasText: 'Price' }).click();
-      await page.waitForFunction(() => new URL(location.href).searchParams.get('sort') === 'price,asc');
+      await page.waitForFunction(`new URL(location.href).searchParams.get('sort') === 'price,asc'`);
       const book = ui.demo.registry.get('Book')!;
       const priceCol = book.fields.price!.column;
       const cheapest = await ui.demo.store.knex(book.table).orderBy([{ column: priceCol }, { column: 'id' }]).first('id');
@@ -114,7 +119,7 @@ describeBrowser('admin UI: menu and table', (browser) => {
       const prices = (await column(page, 'price')).map(Number);
       expect(prices).to.deep.equal([...prices].sort((a, b) => a - b));
       await page.locator('th', { hasText: 'Price' }).click();
-      await page.waitForFunction(() => new URL(location.href).searchParams.get('sort') === 'price,desc');
+      await page.waitForFunction(`new URL(location.href).searchParams.get('sort') === 'price,desc'`);
       const dearest = await ui.demo.store.knex(book.table).orderBy([{ column: priceCol, order: 'desc' }, { column: 'id' }]).first('id');
       await firstIdIs(page, dearest.id);
       expect(tables.at(-1)).to.deep.include({ page: 1, size: 50, sort: [{ field: 'price', order: 'desc' }] });
@@ -127,7 +132,7 @@ describeBrowser('admin UI: menu and table', (browser) => {
       const expected = await ui.demo.store.knex(book.table).where(book.fields.title!.column, 'like', '%012%').andWhere(book.fields.genre!.column, 'essay').count({ n: '*' });
       const n = Number(expected[0]!.n);
       expect(n).to.be.greaterThan(0).and.lessThan(50);
-      await page.waitForFunction((want) => document.querySelector('.ant-pagination-total-text')?.textContent === `Total ${want}`, n);
+      await totalIs(page, n);
       const shown = await tableTexts(page);
       expect(shown).to.have.length(n);
       for (const title of await column(page, 'title')) expect(title).to.contain('012');
@@ -139,7 +144,7 @@ describeBrowser('admin UI: menu and table', (browser) => {
         ],
       });
       await page.getByRole('button', { name: 'Reset' }).click();
-      await page.waitForFunction((want) => document.querySelector('.ant-pagination-total-text')?.textContent === `Total ${want}`, BOOKS);
+      await totalIs(page, BOOKS);
     } finally {
       await context.close();
     }

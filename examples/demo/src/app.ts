@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { fwAdmin } from '@fw/admin';
+import { fwAdmin, type FwAdminOptions } from '@fw/admin';
 import type { FwConfig, ModelRegistry } from '@fw/core';
 import type { FwDataMiddleware } from '@fw/data';
 import type { FwStore } from '@fw/store';
@@ -17,6 +17,10 @@ export interface DemoOptions {
   adminPassword?: string;
   /** Configuration values (see `loadConfig`). */
   config?: Record<string, unknown>;
+  /** Where the admin UI lives (`{ path: '/admin' }`), or `false` for none. @default at `/` */
+  ui?: FwAdminOptions['ui'];
+  /** OAuth sign-on (fwAdmin's `oauth`); off unless given. */
+  oauth?: FwAdminOptions['oauth'];
 }
 
 /** A running demo: the Koa app and what it is built from. */
@@ -46,8 +50,16 @@ export function defaultDbUrl(cwd = process.env.INIT_CWD ?? process.cwd()): strin
  */
 export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp> {
   const app = new Koa();
+  // The sign-on's session cookie is signed; a key made per process is enough for the demo.
+  if (options.oauth) app.keys = [process.env.FW_COOKIE_KEY ?? randomBytes(32).toString('base64url')];
   // The admin UI at `/` is fwAdmin's default; the demo only names itself.
-  const fw = await fwAdmin(app, { db: options.dbUrl ?? defaultDbUrl(), models: demoModels, config: { 'fw-app.title': 'Fw demo', ...options.config } });
+  const fw = await fwAdmin(app, {
+    db: options.dbUrl ?? defaultDbUrl(),
+    models: demoModels,
+    config: { 'fw-app.title': 'Fw demo', ...options.config },
+    ...(options.ui !== undefined ? { ui: options.ui } : {}),
+    ...(options.oauth ? { oauth: options.oauth } : {}),
+  });
   app.use(fw.middleware);
 
   let generatedAdminPassword: string | undefined;

@@ -28,6 +28,48 @@ export const Book = defineModel({
   },
 });
 
+/**
+ * A tree: each category may sit under another. The admin UI shows it as an expandable tree table
+ * (no cell editing there, spec rule 7) and picks a parent with a tree picker.
+ */
+export const Category = defineModel({
+  name: 'Category',
+  title: 'Categories',
+  table: 'demo_category',
+  treeParentField: 'parentId',
+  fields: {
+    name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 100 }] },
+    parentId: { column: 'parent_id', views: { title: 'Parent' }, edit: { type: 'REFERENCE_TREE', reference: { model: 'Category', labelField: 'name' } } },
+  },
+});
+
+/**
+ * Every other edit type in one model: references to a table (a book) and to a tree (a category),
+ * a many-to-many collection of books, tags, several choices, long text and a point in time.
+ */
+export const Author = defineModel({
+  name: 'Author',
+  title: 'Authors',
+  table: 'demo_author',
+  fields: {
+    name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 100 }] },
+    bio: { views: { title: 'Biography', show: false }, edit: { type: 'TEXTAREA' }, rules: [{ type: 'length', max: 2000 }] },
+    born: { views: { title: 'Born' }, edit: { type: 'DATE' } },
+    categoryId: { column: 'category_id', views: { title: 'Category' }, edit: { type: 'REFERENCE_TREE', reference: { model: 'Category', labelField: 'name' } } },
+    favouriteBookId: { column: 'favourite_book_id', views: { title: 'Favourite book' }, edit: { type: 'REFERENCE_TABLE', reference: { model: 'Book', labelField: 'title' } } },
+    books: {
+      views: { title: 'Books' },
+      edit: { type: 'COLLECTION', collection: { model: 'Book', joinTable: 'demo_author_book', ownKey: 'author_id', foreignKey: 'book_id', labelField: 'title' } },
+    },
+    languages: { views: { title: 'Languages' }, edit: { type: 'TAGS' } },
+    prizes: {
+      views: { title: 'Prizes' },
+      edit: { type: 'MULTI_CHOICE', choices: [{ value: 'hugo', label: 'Hugo' }, { value: 'nebula', label: 'Nebula' }, { value: 'booker', label: 'Booker' }] },
+    },
+    lastSeen: { column: 'last_seen', views: { title: 'Last seen' }, edit: { type: 'DATETIME' } },
+  },
+});
+
 /** Kept away from AI tools: `ai: false` holds for administrators too. */
 export const Salary = defineModel({
   name: 'Salary',
@@ -113,4 +155,4 @@ export const Task = defineModel({
 });
 
 /** Every demo model, in menu order. */
-export const demoModels: ModelDefinition[] = [Book, Salary, Contract, Project, Task];
+export const demoModels: ModelDefinition[] = [Book, Author, Category, Salary, Contract, Project, Task];
