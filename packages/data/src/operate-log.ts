@@ -6,6 +6,9 @@ import type { Knex } from 'knex';
 export const MASK = '******';
 const SECRET_NAME = /pass(word)?|pwd|secret|token|api[-_]?key/i;
 const MAX_TEXT = 16_000;
+// Deeper than any form row: what lies below is summarised, so a request nested thousands of
+// levels deep (the JSON parser takes it) cannot overflow the stack and lose its log row.
+const MAX_DEPTH = 32;
 
 /**
  * A copy of `data` fit for a log: the model's PASSWORD fields and anything whose name looks
@@ -15,16 +18,17 @@ export function maskForLog(model: ModelDefinition | undefined, data: unknown): s
   if (data === undefined) return null;
   const passwords = new Set(model ? Object.values(model.fields).filter((f) => f.edit.type === EditType.PASSWORD).map((f) => f.name) : []);
   const seen = new WeakSet<object>();
-  const mask = (value: unknown, key: string | undefined): unknown => {
+  const mask = (value: unknown, key: string | undefined, depth: number): unknown => {
     if (key !== undefined && (passwords.has(key) || SECRET_NAME.test(key))) return value === null || value === undefined ? value : MASK;
     if (typeof value !== 'object' || value === null) return value;
     if (seen.has(value)) return '[circular]';
+    if (depth >= MAX_DEPTH) return '[nested too deep]';
     seen.add(value);
-    if (Array.isArray(value)) return value.map((v) => mask(v, undefined));
+    if (Array.isArray(value)) return value.map((v) => mask(v, undefined, depth + 1));
     if (value instanceof Date) return value.toISOString();
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mask(v, k)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mask(v, k, depth + 1)]));
   };
-  const text = JSON.stringify(mask(data, undefined)) ?? null;
+  const text = JSON.stringify(mask(data, undefined, 0)) ?? null;
   return text !== null && text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
 }
 
@@ -85,5 +89,7 @@ export async function writeOperateLog(store: FwStore, entry: OperateLogEntry, on
 function errorText(error: unknown): string {
   const e = error as { code?: unknown; message?: unknown };
   const text = typeof e?.code === 'string' ? `${e.code}: ${String(e.message)}` : error instanceof Error ? error.message : String(error);
-  return text.slice(0, 2000);
+  // An error may quote the request (an unknown field's name); PostgreSQL refuses NUL in text, and
+  // the failure row of a probe must not be lost to it.
+  return text.slice(0, 2000).replace(/\u0000/g, '\\u0000');
 }
