@@ -29,20 +29,29 @@ export interface UiDemo {
  * Starts the demo on a new SQLite file. The administrator has already chosen their password
  * (no forced change), unless `firstPassword` is set.
  */
-export async function startDemo(options: Omit<DemoOptions, 'dbUrl' | 'adminPassword'> & { firstPassword?: boolean } = {}): Promise<UiDemo> {
+export async function startDemo(
+  options: Omit<DemoOptions, 'dbUrl' | 'adminPassword'> & {
+    firstPassword?: boolean;
+    /** Listen on this port (a sign-on's baseUrl must be known before the app is built). @default any free port */
+    port?: number;
+    /** Adds the host's own routes, after Fw's, before the app starts listening. */
+    host?: (app: DemoApp['app']) => void;
+  } = {},
+): Promise<UiDemo> {
   const dir = mkdtempSync(join(tmpdir(), 'fw-ui-'));
   // FW_UI_SHOTS keeps the screenshots somewhere to look at; by default they go with the temporary folder.
   const shots = process.env.FW_UI_SHOTS ?? join(dir, 'shots');
   mkdirSync(shots, { recursive: true });
-  const { firstPassword, ...demoOptions } = options;
+  const { firstPassword, port, host, ...demoOptions } = options;
   const demo = await createDemoApp({ ...demoOptions, dbUrl: `sqlite:${join(dir, 'demo.db')}`, adminPassword: ADMIN_PASSWORD });
   demo.app.silent = true;
   if (!firstPassword) {
     const admin = await demo.store.users.findByAccount('admin');
     await demo.store.users.setPassword(admin!.id, ADMIN_PASSWORD);
   }
+  host?.(demo.app);
   const server: Server = await new Promise((resolve) => {
-    const s = demo.app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = demo.app.listen(port ?? 0, '127.0.0.1', () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
