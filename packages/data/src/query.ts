@@ -1,5 +1,5 @@
 import { CONDITION_OPERATORS, EditType, FwError, type Condition, type ConditionOperator, type FieldDefinition, type ModelDefinition } from '@fw/core';
-import { coerceValue, integerBounds, toDbValues } from '@fw/row-patch';
+import { DIALECT_LIMITS, coerceValue, integerBounds, toDbValues } from '@fw/row-patch';
 import type { Knex } from 'knex';
 import { dataError } from './error-codes.js';
 
@@ -27,6 +27,8 @@ export interface QueryLimits {
 export const DEFAULT_QUERY_LIMITS: QueryLimits = Object.freeze({ defaultSize: 20, maxSize: 200, maxConditions: 50, maxInValues: 1000 });
 
 const OPERATORS = new Set<string>(CONDITION_OPERATORS);
+/** What every dialect's DATE and DATETIME columns can hold; conditions stay within it. */
+const TIME_RANGE = DIALECT_LIMITS.postgres;
 const ORDERED = new Set<string>([EditType.NUMBER, EditType.DATE, EditType.DATETIME, EditType.INPUT, EditType.TEXTAREA, EditType.CHOICE, EditType.HIDDEN, EditType.REFERENCE_TABLE, EditType.REFERENCE_TREE]);
 const TEXTUAL = new Set<string>([EditType.INPUT, EditType.TEXTAREA, EditType.CHOICE, EditType.HIDDEN, EditType.MULTI_CHOICE, EditType.TAGS]);
 
@@ -60,6 +62,13 @@ function conditionValue(field: FieldDefinition, op: ConditionOperator, value: un
     const result = coerceValue(scalar as FieldDefinition, v);
     if (!result.ok) throw bad(result.message, p);
     if (result.value === null) throw bad('a condition value cannot be empty; use isNull', p);
+    // A zone offset can carry a time past 9999 or before 0001 (UTC), which no column holds:
+    // MariaDB compared it as some other time and answered with the wrong rows.
+    if (field.edit.type === EditType.DATE || field.edit.type === EditType.DATETIME) {
+      const range = field.edit.type === EditType.DATE ? TIME_RANGE.date : TIME_RANGE.datetime;
+      const text = String(result.value);
+      if (text < range.min || text > range.max) throw bad(`${field.name} holds ${field.edit.type === EditType.DATE ? 'dates' : 'times'} from ${range.min} to ${range.max} (UTC)`, p);
+    }
     // A number the column cannot hold makes some databases fail the whole query (PostgreSQL).
     const bounds = integerBounds(field);
     if (bounds && typeof result.value === 'number' && (result.value < bounds.min || result.value > bounds.max)) {
