@@ -249,9 +249,14 @@ describeEachSql('fwMcp(options): the AI toolbox over MCP', (db) => {
       expect(log).to.include({ account: users.alice.account, method: `open-api:${key.record.appId}` });
     });
 
-    it('answers 405 to GET (the endpoint is stateless)', async () => {
-      const res = await fetch(`${url}/fw-api/ai/mcp`, { headers: { token: await tokenOf('alice') } });
-      expect(res.status).to.equal(405);
+    it('answers 405 METHOD_NOT_ALLOWED with Allow to GET, DELETE and PUT (the endpoint is stateless)', async () => {
+      for (const method of ['GET', 'DELETE', 'PUT']) {
+        const res = await fetch(`${url}/fw-api/ai/mcp`, { method, headers: { token: await tokenOf('alice') } });
+        expect(res.status, method).to.equal(405);
+        expect(res.headers.get('allow'), method).to.equal('POST');
+        // The same code as every other route asked with the wrong method (docs/http-api.md).
+        expect(((await res.json()) as { error: { code: string } }).error.code, method).to.equal('METHOD_NOT_ALLOWED');
+      }
     });
   });
 

@@ -82,8 +82,7 @@ export function fwMcp(options: FwMcpOptions): Middleware {
   async function handle(ctx: Context): Promise<void> {
     if (ctx.method !== 'POST') {
       // Stateless: no server-sent event stream to open, no session to delete.
-      ctx.set('Allow', 'POST');
-      throw new FwError('BAD_REQUEST', 'This MCP endpoint is stateless: send JSON-RPC messages with POST', { status: 405 });
+      throw new FwError('METHOD_NOT_ALLOWED', 'This MCP endpoint is stateless: send JSON-RPC messages with POST', { headers: { Allow: 'POST' } });
     }
     const state = ctx.state.fw ?? (await authenticator.authenticate(ctx));
     if (!state) throw new FwError('UNAUTHENTICATED');
