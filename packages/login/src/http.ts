@@ -84,11 +84,24 @@ export interface ReadJsonOptions {
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+// Fatal: bytes that are not UTF-8 would otherwise become U+FFFD and be stored as text nobody sent
+// (issue 10 §4 refused lone surrogates for the same reason). The BOM stays in the text, as before.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The body's bytes as UTF-8 text, or undefined when they are not UTF-8. */
+function utf8Text(raw: Buffer): string | undefined {
+  try {
+    return UTF8.decode(raw);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Reads and parses a JSON request body, bounded by `limit`. A body already parsed by a body
  * parser the host mounted is used as it is (its own limits then apply).
- * @throws {FwError} 415 for a non-JSON content type, 413 beyond the limit, 400 for broken JSON.
+ * @throws {FwError} 415 for a non-JSON content type, 413 beyond the limit, 400 for broken JSON or
+ * bytes that are not UTF-8.
  */
 export async function readJsonBody(ctx: Context, options: ReadJsonOptions = {}): Promise<unknown> {
   const parsed = (ctx.request as { body?: unknown }).body;
@@ -102,8 +115,8 @@ export async function readJsonBody(ctx: Context, options: ReadJsonOptions = {}):
     ctx.req.resume(); // drain without buffering, so the connection can still answer
     throw new FwError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
   }
-  const raw = await readLimited(ctx, limit);
-  const text = raw.toString('utf8');
+  const text = utf8Text(await readLimited(ctx, limit));
+  if (text === undefined) throw new FwError('INVALID_JSON', 'The request body is not valid UTF-8');
   if (text.trim() === '') throw new FwError('BAD_REQUEST', 'A JSON request body is required');
   try {
     const body: unknown = JSON.parse(text);
@@ -116,7 +129,7 @@ export async function readJsonBody(ctx: Context, options: ReadJsonOptions = {}):
 
 /**
  * Reads a text request body of an accepted content type, bounded by `limit` bytes.
- * @throws {FwError} 415 for another content type, 413 beyond the limit, 400 when empty.
+ * @throws {FwError} 415 for another content type, 413 beyond the limit, 400 when empty or not UTF-8.
  */
 export async function readTextBody(ctx: Context, options: { limit: number; type: RegExp; typeName: string }): Promise<string> {
   const declared = Number(ctx.get('content-length') || NaN);
@@ -125,7 +138,8 @@ export async function readTextBody(ctx: Context, options: { limit: number; type:
     ctx.req.resume();
     throw new FwError('PAYLOAD_TOO_LARGE', `The request body is larger than ${options.limit} bytes`);
   }
-  const text = (await readLimited(ctx, options.limit)).toString('utf8');
+  const text = utf8Text(await readLimited(ctx, options.limit));
+  if (text === undefined) throw new FwError('BAD_REQUEST', 'The request body is not valid UTF-8');
   if (text.trim() === '') throw new FwError('BAD_REQUEST', 'The request body is empty');
   return text;
 }
