@@ -25,8 +25,10 @@ function normalise(value: unknown): unknown {
 }
 
 /**
- * Whether an `If-Match` header value names `version`: `*`, or a list of tags, weak ones (`W/`)
- * compared by their opaque part, as RFC 9110 allows for a write precondition on our own tags.
+ * Whether an `If-Match` header value names `version`: `*`, or a list of tags. Weak ones (`W/`) are
+ * compared by their opaque part. RFC 9110 asks for the strong comparison in `If-Match`, but a
+ * proxy that compresses answers weakens the tag a client receives, and a save must not fail
+ * forever for that; our tags are digests of the stored values either way.
  */
 export function matchesVersion(ifMatch: string, version: string): boolean {
   const wanted = ifMatch.trim();
