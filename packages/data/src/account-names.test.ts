@@ -31,6 +31,18 @@ describeEachSql('FwUser account names through the data API', (db) => {
     await f.agent.post(`${api}/data/modify/FwUser`).set('token', admin).send({ account: `Zoë-王-${Date.now()}`, password: 'x-password-1' }).expect(200);
   });
 
+  it('refuses the other characters that show nothing: joiners, soft hyphen, tags, variation selectors, fillers', async () => {
+    const before = await accounts();
+    // U+16FE4 (Khitan small script filler) is a filler like the Hangul ones, but no Unicode
+    // property marks it ignorable, so it passed.
+    for (const hidden of ['\u2060', '\u00ad', '\u{e0041}', '\ufe0f', '\u{e0101}', '\u3164', '\u115f', '\u034f', '\u180e', '\u{16fe4}']) {
+      const account = `ad${hidden}min`;
+      const res = await f.agent.post(`${api}/data/modify/FwUser`).set('token', admin).send({ account, password: 'x-password-1' });
+      expect(res.status, `U+${hidden.codePointAt(0)!.toString(16)}: ${JSON.stringify(res.body)}`).to.equal(422);
+    }
+    expect(await accounts()).to.deep.equal(before);
+  });
+
   it('refuses them on the edit form', async () => {
     const details = (await f.agent.get(`${api}/data/FwUser/${f.users.bob.id}`).set('token', admin).expect(200)).body;
     const res = await f.agent.post(`${api}/data/modify/FwUser/update`).set('token', admin).send({ ...details, account: 'admin\u200b' }).expect(422);
