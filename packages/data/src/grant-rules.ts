@@ -95,15 +95,15 @@ async function roleCodes(db: Knex, roleIds: number[]): Promise<Set<string>> {
   return new Set(rows.map((r) => r.code as string));
 }
 
-/** Codes a user holds today (roles of normal status, menus not disabled), read through the transaction. */
+/**
+ * Codes a user's roles give, whatever the role's or the menu's status today: a locked role or a
+ * disabled menu may be switched back on later, and whoever controls the account then holds them.
+ */
 async function userCodes(db: Knex, userId: number): Promise<Set<string>> {
   const rows: Array<{ code: string | null }> = await db(MENU_TABLE)
     .join(ROLE_MENU, `${ROLE_MENU}.menu_id`, `${MENU_TABLE}.id`)
     .join(USER_ROLE, `${USER_ROLE}.role_id`, `${ROLE_MENU}.role_id`)
-    .join(ROLE_TABLE, `${ROLE_TABLE}.id`, `${ROLE_MENU}.role_id`)
     .where(`${USER_ROLE}.user_id`, userId)
-    .where(`${ROLE_TABLE}.status`, USER_STATUS.NORMAL)
-    .whereNot(`${MENU_TABLE}.status`, MENU_STATUS.DISABLED)
     .whereNotNull(`${MENU_TABLE}.code`)
     .select(`${MENU_TABLE}.code`);
   return new Set(rows.map((r) => r.code as string));

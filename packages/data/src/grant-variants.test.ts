@@ -140,6 +140,26 @@ describeEachSql('who may grant what: variants of the issue-10 probes', (db) => {
     });
   });
 
+  describe('accounts whose grants are only switched off for now', () => {
+    it('a locked role or a disabled menu still counts: a new password now would hand its grants over when it is switched back on', async () => {
+      const ledger = await store.roles.create({ code: `ledger-${stamp}`, name: 'Ledger admin', status: 'locked' });
+      await store.roles.setMenus(ledger.id, [menu['FwLlm']!, menu['FwLlm@DELETE']!]);
+      const keeper = await store.users.create({ account: `keeper-${stamp}`, password: 'keeper-password-1' });
+      await store.users.setRoles(keeper.id, [ledger.id]);
+      const paused = await store.menus.create({ code: `FwAgent@PAUSED-${stamp}`, name: 'Paused', type: 'function', status: 'disabled' });
+      const pausedRole = await store.roles.create({ code: `paused-${stamp}`, name: 'Paused' });
+      await store.roles.setMenus(pausedRole.id, [paused.id]);
+      const sleeper = await store.users.create({ account: `sleeper-${stamp}`, password: 'sleeper-password-1' });
+      await store.users.setRoles(sleeper.id, [pausedRole.id]);
+      const before = await store.knex('fw_user').whereIn('id', [keeper.id, sleeper.id]).orderBy('id');
+
+      denied(await as(daveToken).post('/data/modify/FwUser/update', { id: keeper.id, password: 'taken-over-by-dave-1' }));
+      denied(await as(daveToken).post('/data/modify/FwUser/update', { id: sleeper.id, password: 'taken-over-by-dave-1' }));
+      denied(await as(daveToken).post('/data/modify/FwOpenApi', { name: 'k', secret: 'a-long-enough-secret-1', userId: keeper.id }), 'userId');
+      expect(await store.knex('fw_user').whereIn('id', [keeper.id, sleeper.id]).orderBy('id')).to.deep.equal(before);
+    });
+  });
+
   describe('accounts in organisations outside the actor’s own', () => {
     it('a new password cannot hand the actor an organisation scope they lack', async () => {
       const finance = await store.orgs.create({ code: `finance-${stamp}`, name: 'Finance' });
