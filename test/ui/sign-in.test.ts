@@ -133,7 +133,7 @@ describeBrowser('admin UI: signing in', (browser) => {
       await page.goto(`${own.url}/login`);
       await page.locator('#login_account').fill(account);
       await page.locator('#login_password').fill('wrong-pass');
-      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.locator('#login button[type=submit]').click();
       const alert = page.locator('.ant-alert-error');
       await alert.waitFor();
       expect(await alert.innerText()).to.match(/password|account/i);
@@ -142,7 +142,7 @@ describeBrowser('admin UI: signing in', (browser) => {
 
       // The second failure reaches verifyCodeCount (2): the server asks for a captcha.
       await page.locator('#login_password').fill('wrong-again');
-      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.locator('#login button[type=submit]').click();
       const image = page.locator('.fw-captcha img');
       await image.waitFor();
       await page.waitForFunction('document.querySelector(".fw-captcha img").naturalWidth > 0');
@@ -151,7 +151,7 @@ describeBrowser('admin UI: signing in', (browser) => {
       // The right password with a wrong captcha is still refused.
       await page.locator('#login_password').fill('carol-pass-1');
       await page.locator('#login_verifyCode').fill('nope');
-      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.locator('#login button[type=submit]').click();
       await page.waitForFunction('document.querySelector(".ant-alert-error") && /captcha|code/i.test(document.querySelector(".ant-alert-error").textContent)');
       expect(await page.evaluate('window.localStorage.getItem("_token")')).to.equal(null);
 
@@ -163,7 +163,7 @@ describeBrowser('admin UI: signing in', (browser) => {
       expect(answer).to.be.a('string');
       await page.locator('#login_password').fill('carol-pass-1');
       await page.locator('#login_verifyCode').fill(answer!);
-      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.locator('#login button[type=submit]').click();
       await page.locator('.fw-header').waitFor();
       expect(await page.locator('.fw-user-menu').innerText()).to.contain('Carol');
     } finally {

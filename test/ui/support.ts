@@ -91,7 +91,7 @@ export async function openPage(browser: Browser): Promise<{ context: BrowserCont
 export async function submitSignIn(page: Page, account = 'admin', password = ADMIN_PASSWORD): Promise<void> {
   await page.locator('#login_account').fill(account);
   await page.locator('#login_password').fill(password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.locator('#login button[type=submit]').click();
 }
 
 /** Signs in on the sign-in page as a person does; resolves once the shell is up. */

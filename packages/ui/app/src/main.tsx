@@ -2,8 +2,9 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App as AntdApp, ConfigProvider } from 'antd';
-// antd's styles as a stylesheet (zeroRuntime): no <style> injected at run time, so the app
-// works under a `style-src 'self'` policy.
+import { StyleProvider } from '@ant-design/cssinjs';
+// antd's styles as a stylesheet, nothing generated at run time: the app works under
+// `Content-Security-Policy: default-src 'self'` (no inline <style>, no inline script).
 import 'antd/dist/antd.css';
 import './app.css';
 import { ApiError } from './api';
@@ -21,14 +22,24 @@ const queryClient = new QueryClient({
   },
 });
 
+/** The class antd.css scopes its CSS variables under (read from the stylesheet at build time). */
+declare const __ANTD_CSS_VAR_KEY__: string;
+
+const detached = document.createElement('div');
+
 function Themed() {
   const { antdLocale } = useI18n();
+  // zeroRuntime: antd generates no component styles; the same cssVar key as antd.css, so its
+  // variables apply. antd still writes its CSS-variable blocks (the same values antd.css holds)
+  // as <style> elements: they go into a detached node, where no policy refuses them.
   return (
-    <ConfigProvider locale={antdLocale} theme={{ zeroRuntime: true }}>
-      <AntdApp>
-        <App />
-      </AntdApp>
-    </ConfigProvider>
+    <StyleProvider container={detached}>
+      <ConfigProvider locale={antdLocale} theme={{ zeroRuntime: true, cssVar: { key: __ANTD_CSS_VAR_KEY__ } }}>
+        <AntdApp>
+          <App />
+        </AntdApp>
+      </ConfigProvider>
+    </StyleProvider>
   );
 }
 
