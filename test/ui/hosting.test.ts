@@ -62,6 +62,45 @@ describeBrowser('admin UI: hosting and sign-on', (browser) => {
     });
   });
 
+  describe("under Content-Security-Policy: default-src 'self'", () => {
+    let ui: UiDemo;
+    before(async () => {
+      ui = await startDemo({
+        host: (app) => {
+          // The strictest usual policy, on every answer (the UI's page included).
+          app.middleware.unshift(async (ctx, next) => {
+            await next();
+            ctx.set('Content-Security-Policy', "default-src 'self'");
+          });
+        },
+      });
+    });
+    after(async () => {
+      await ui?.close();
+    });
+
+    it('signs in and shows a styled model page: no inline script, antd styled from its stylesheet', async () => {
+      const { context, page, errors } = await openPage(browser());
+      const refused: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error' && /Content Security Policy/.test(m.text()) && /script/i.test(m.text())) refused.push(m.text());
+      });
+      try {
+        await page.goto(`${ui.url}/model/Book`);
+        await page.waitForURL(`${ui.url}/login`);
+        await signIn(page);
+        await page.locator('.fw-add').waitFor();
+        // antd's primary colour and the table's layout come from the stylesheet, not from injected styles.
+        expect(await page.evaluate('getComputedStyle(document.querySelector(".fw-add")).backgroundColor')).to.equal('rgb(22, 119, 255)');
+        expect(await page.evaluate('getComputedStyle(document.querySelector(".ant-table-thead th")).fontWeight')).to.equal('600');
+        expect(refused).to.deep.equal([]);
+        expect(errors).to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
+    });
+  });
+
   describe('OAuth sign-on with the mock provider', () => {
     let provider: Awaited<ReturnType<typeof startProvider>>;
     let ui: UiDemo;
