@@ -33,6 +33,9 @@ describeBrowser('admin UI: in-table cell editor', (browser) => {
       ['Silent Spring', 'essay', 12.25, '1962-09-27'],
       ['Leaves of Grass', 'poetry', 6, '1855-07-04'],
       ['Solaris', 'novel', 7.75, '1961-06-01'],
+      ['A Room of One’s Own', 'essay', 5.5, '1929-10-24'],
+      ['The Waste Land', 'poetry', 4.25, '1922-10-01'],
+      ['Foundation', 'novel', 8.99, '1951-06-01'],
     ] as const)
       await add(ui, token, 'Book', { title, genre, price, published, isbn: title === 'Dune' ? '0441172717' : null });
   });
