@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { FwError, hashPassword, verifyPassword, type PasswordHash } from '@fw/core';
 import type { RepositoryContext } from './context.js';
 import {
+
   checkOneOf,
   checkOptionalDate,
   checkText,
@@ -12,6 +13,9 @@ import {
   toDate,
   toRequiredDate,
 } from './values.js';
+
+// The login log names an exchange `open-api:<appId>` in a 64-character column.
+const APP_ID_MAX = 55;
 
 /** Status values of `fw_open_api.status`: only `normal` keys verify. */
 export const OPEN_API_STATUS = Object.freeze({ NORMAL: 'normal', LOCKED: 'locked' } as const);
@@ -106,7 +110,7 @@ export function createOpenApiRepository(ctx: RepositoryContext): OpenApiReposito
 
   return {
     async create(input) {
-      const appId = input.appId === undefined ? randomBytes(12).toString('base64url') : checkText('appId', input.appId, 64);
+      const appId = input.appId === undefined ? randomBytes(12).toString('base64url') : checkText('appId', input.appId, APP_ID_MAX);
       const name = checkText('name', input.name, 128);
       const expireDate = checkOptionalDate('expireDate', input.expireDate);
       const status = checkOneOf('status', input.status ?? OPEN_API_STATUS.NORMAL, OPEN_API_STATUSES);

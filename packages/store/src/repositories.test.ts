@@ -434,6 +434,9 @@ describeEachSql('FwStore repositories', (db) => {
       const key = await store.openApis.create({ appId, name: 'one', userId: user.id });
       expect(await rejection(store.openApis.create({ appId, name: 'two', userId: user.id }))).to.include({ code: 'CONFLICT' });
       expect(await rejection(store.openApis.create({ name: 'orphan', userId: 987654 }))).to.include({ code: 'VALIDATION_FAILED' });
+      // The login log records `open-api:<appId>` in 64 characters, so longer ids could never sign in.
+      expect(await rejection(store.openApis.create({ appId: 'a'.repeat(56), name: 'long', userId: user.id }))).to.include({ code: 'VALIDATION_FAILED' });
+      expect((await store.openApis.create({ appId: `${appId}-${'b'.repeat(55 - appId.length - 1)}`, name: 'at the limit', userId: user.id })).record.appId).to.have.length(55);
       expect(await store.openApis.delete(key.record.id)).to.equal(true);
       expect(await store.openApis.verify(appId, key.secret)).to.equal(undefined);
       expect(await store.openApis.delete(key.record.id)).to.equal(false);
