@@ -171,4 +171,35 @@ describeBrowser('admin UI: signing in', (browser) => {
       await own.close();
     }
   });
+
+  it('with transfer encoding off sends the password as typed; a lockout shows its wait from Retry-After', async () => {
+    const own = await startDemo({ config: { 'fw-app.pwdTransferEncrypt': false, 'fw-app.verifyCodeCount': 100, 'fw-app.loginLockCount': 2 } });
+    const { context, page } = await openPage(browser());
+    try {
+      const logins: unknown[] = [];
+      let retryAfter: string | null = null;
+      page.on('request', (r) => {
+        if (r.url().endsWith('/fw-api/login')) logins.push(r.postDataJSON());
+      });
+      page.on('response', (r) => {
+        if (r.url().endsWith('/fw-api/login') && r.status() === 429) retryAfter = r.headers()['retry-after'] ?? null;
+      });
+      await page.goto(`${own.url}/login`);
+      for (const attempt of ['wrong-1', 'wrong-2']) {
+        await Promise.all([page.waitForResponse((r) => r.url().endsWith('/fw-api/login')), submitSignIn(page, 'admin', attempt)]);
+        await page.locator('.ant-alert-error').waitFor();
+      }
+      expect(logins[0]).to.deep.equal({ account: 'admin', pwd: 'wrong-1' });
+      // Locked now: even the right password gets the wait, in seconds.
+      await submitSignIn(page, 'admin', ADMIN_PASSWORD);
+      const alert = page.locator('.ant-alert-error', { hasText: 'Too many failed attempts' });
+      await alert.waitFor();
+      expect(retryAfter).to.match(/^\d+$/);
+      expect(await alert.innerText()).to.equal(`Too many failed attempts. Try again in ${retryAfter} seconds.`);
+      expect(await page.evaluate('window.localStorage.getItem("_token")')).to.equal(null);
+    } finally {
+      await context.close();
+      await own.close();
+    }
+  });
 });
