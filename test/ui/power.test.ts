@@ -98,4 +98,18 @@ describeBrowser('admin UI: buttons by power', (browser) => {
       await context.close();
     }
   });
+
+  it('print: false (Salary) removes the row print entry, and only that', async () => {
+    await fetch(`${ui.url}/fw-api/data/modify/Salary`, { method: 'POST', headers: { token: admin, 'content-type': 'application/json' }, body: JSON.stringify({ employee: 'Ada', amount: 100 }) });
+    const { context, page } = await openPage(browser());
+    try {
+      await openSignedIn(page, ui.url, '/model/Salary', admin);
+      await rowWith(page, 'Ada').waitFor();
+      expect(await offered(page)).to.deep.include({ print: false, details: true, edit: true, copy: true, delete: true, add: true });
+      const printed = await fetch(`${ui.url}/fw-api/data/print/Salary/1?_token=${admin}`);
+      expect(printed.status).to.equal(403);
+    } finally {
+      await context.close();
+    }
+  });
 });

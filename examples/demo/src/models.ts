@@ -70,12 +70,15 @@ export const Author = defineModel({
   },
 });
 
-/** Kept away from AI tools: `ai: false` holds for administrators too. */
+/**
+ * Kept away from AI tools: `ai: false` holds for administrators too. Not printable either
+ * (`print: false` removes the row's print entry, spec rule 8).
+ */
 export const Salary = defineModel({
   name: 'Salary',
   title: 'Salaries',
   table: 'demo_salary',
-  power: { ai: false },
+  power: { ai: false, print: false },
   fields: {
     employee: { views: { title: 'Employee' }, edit: { notNull: true } },
     amount: { views: { title: 'Amount' }, edit: { type: 'NUMBER', notNull: true }, rules: [{ type: 'range', min: 0 }] },
