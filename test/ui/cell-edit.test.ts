@@ -182,4 +182,47 @@ describeBrowser('admin UI: in-table cell editor', (browser) => {
       await context.close();
     }
   });
+
+  it('edits references and tags in a cell with the form\'s pickers: a searched table reference, a tree reference, a new tag', async () => {
+    for (let i = 1; i <= 30; i += 1) await add(ui, token, 'Book', { title: `Volume ${String(i).padStart(2, '0')}` });
+    const fiction = await add(ui, token, 'Category', { name: 'Fiction' });
+    const sf = await add(ui, token, 'Category', { name: 'Science fiction', parentId: fiction.id });
+    const dune = (await books().where({ title: 'Dune' }).first()).id as number;
+    const author = await add(ui, token, 'Author', { name: 'Herbert', favouriteBookId: dune, categoryId: fiction.id, languages: ['en'] });
+    const authors = () => ui.demo.store.knex(ui.demo.registry.get('Author')!.table);
+    const { context, page } = await openPage(browser());
+    try {
+      await openSignedIn(page, ui.url, '/model/Author', token);
+      expect(await cell(page, 'Herbert', 'favouriteBookId').innerText()).to.equal('Dune');
+      // REFERENCE_TABLE: the picker opens at once, searches on the server, and the label shows after saving.
+      await cell(page, 'Herbert', 'favouriteBookId').dblclick();
+      await page.locator('.fw-cell-editor[data-field="favouriteBookId"]').waitFor();
+      await page.keyboard.type('Volume 2');
+      await page.locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden) .ant-select-item-option', { hasText: 'Volume 27' }).click();
+      await page.keyboard.press('Enter');
+      await page.locator('.fw-cell-editor').waitFor({ state: 'detached' });
+      await cell(page, 'Herbert', 'favouriteBookId').locator('text=Volume 27').waitFor();
+      const v27 = (await books().where({ title: 'Volume 27' }).first()).id as number;
+      expect((await authors().where({ id: author.id }).first()).favourite_book_id).to.equal(v27);
+
+      // REFERENCE_TREE: a tree of the candidates.
+      await cell(page, 'Herbert', 'categoryId').dblclick();
+      await page.locator('.ant-select-tree-treenode', { hasText: 'Science fiction' }).locator('.ant-select-tree-node-content-wrapper').click();
+      await page.locator('.fw-page-title').click();
+      await cell(page, 'Herbert', 'categoryId').locator('text=Science fiction').waitFor();
+      expect((await authors().where({ id: author.id }).first()).category_id).to.equal(sf.id);
+
+      // TAGS: Enter with text makes a tag; Enter again saves.
+      await cell(page, 'Herbert', 'languages').dblclick();
+      await page.keyboard.type('fr');
+      await page.keyboard.press('Enter');
+      await page.locator('.fw-cell-editor .ant-select-selection-item', { hasText: 'fr' }).waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator('.fw-cell-editor').waitFor({ state: 'detached' });
+      await cell(page, 'Herbert', 'languages').locator('.ant-tag', { hasText: 'fr' }).waitFor();
+      expect(JSON.parse((await authors().where({ id: author.id }).first()).languages as string)).to.deep.equal(['en', 'fr']);
+    } finally {
+      await context.close();
+    }
+  });
 });

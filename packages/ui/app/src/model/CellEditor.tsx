@@ -91,8 +91,11 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
   }, []);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    // A list or calendar that is open takes Enter and Esc for itself.
-    const expanded = event.target instanceof Element && event.target.closest('[aria-expanded="true"]');
+    // A list or calendar that is open takes Enter and Esc for itself, and so does a list's search
+    // box holding text (Enter there picks an option or makes a tag).
+    const target = event.target instanceof Element ? event.target : null;
+    const typing = target instanceof HTMLInputElement && target.closest('.ant-select') !== null && target.value !== '';
+    const expanded = Boolean(target?.closest('[aria-expanded="true"]')) || typing;
     if (event.key === 'Escape' && !expanded) {
       event.preventDefault();
       onClose();

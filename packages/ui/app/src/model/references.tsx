@@ -59,15 +59,18 @@ export function ReferenceSelect({ model, field, value, onChange, multiple, autoF
   const options = useMemo(() => {
     const seen = new Set<number>();
     const out: Array<{ value: number; label: string }> = [];
-    for (const row of [...(current.data?.rows ?? []), ...(candidates.data?.pages.flatMap((p) => p.rows) ?? [])]) {
+    // The current value's label first, unless a search leaves it out.
+    const needle = term.trim().toLowerCase();
+    const currentRows = (current.data?.rows ?? []).filter((r) => !needle || r.label.toLowerCase().includes(needle));
+    for (const row of [...currentRows, ...(candidates.data?.pages.flatMap((p) => p.rows) ?? [])]) {
       if (seen.has(row.id)) continue;
       seen.add(row.id);
       out.push({ value: row.id, label: row.label });
     }
-    // A value whose label is not known (yet) still shows, as its id.
-    for (const i of ids) if (!seen.has(i)) out.push({ value: i, label: `#${i}` });
+    // A value whose label is not among them still needs one for the selection itself.
+    for (const i of ids) if (!seen.has(i)) out.push({ value: i, label: current.data?.rows.find((r) => r.id === i)?.label ?? `#${i}` });
     return out;
-  }, [current.data, candidates.data, ids]);
+  }, [current.data, candidates.data, ids, term]);
 
   return (
     <Select<number | number[]>
@@ -105,6 +108,8 @@ export function ReferenceTreeSelect({ model, field, value, onChange, autoFocus, 
   const { t } = useI18n();
   const ids = toIds(value);
   const all = useReference(model, field, { page: 1, size: TREE_SIZE });
+  // Everything open until the person folds a branch (the candidates arrive after the first render).
+  const [expanded, setExpanded] = useState<Array<string | number>>();
   const tree = useMemo(() => {
     const rows = all.data?.rows ?? [];
     const present = new Set(rows.map((r) => r.id));
@@ -128,7 +133,8 @@ export function ReferenceTreeSelect({ model, field, value, onChange, autoFocus, 
       allowClear
       showSearch
       treeNodeFilterProp="title"
-      treeDefaultExpandAll
+      treeExpandedKeys={expanded ?? (all.data?.rows ?? []).map((r) => r.id)}
+      onTreeExpand={(keys) => setExpanded([...keys])}
       autoFocus={autoFocus}
       disabled={disabled}
       defaultOpen={defaultOpen}
