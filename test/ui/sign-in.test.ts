@@ -1,11 +1,12 @@
 // Signing in to the admin UI as a person does: the password form, a wrong password, the captcha
 // after repeated failures, the forced password change, signing out, a 401 sending the person
 // back to the sign-in page and then to where they were, and the locale switch.
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { describeBrowser } from '@fw/test-utils';
 import { encodePassword } from '@fw/login/client';
 import { KnexEphemeralStore } from '@fw/token';
-import { ADMIN_PASSWORD, apiToken, openPage, signIn, startDemo, submitSignIn, type UiDemo } from './support.js';
+import { ADMIN_PASSWORD, apiToken, openPage, shot, signIn, startDemo, submitSignIn, type UiDemo } from './support.js';
 
 describeBrowser('admin UI: signing in', (browser) => {
   let ui: UiDemo;
@@ -111,6 +112,7 @@ describeBrowser('admin UI: signing in', (browser) => {
       await page.locator('.ant-select-item-option', { hasText: '简体中文' }).click();
       await page.locator('.fw-add', { hasText: '新增' }).waitFor();
       expect(await page.locator('html').getAttribute('lang')).to.equal('zh-CN');
+      await shot(page, join(ui.shots, 'model-page-zh-CN.png'));
       // antd's own strings (the empty table) follow.
       expect(await page.locator('.ant-table .ant-empty-description').innerText()).to.equal('暂无数据');
       // The choice is kept.
@@ -146,6 +148,7 @@ describeBrowser('admin UI: signing in', (browser) => {
       const image = page.locator('.fw-captcha img');
       await image.waitFor();
       await page.waitForFunction('document.querySelector(".fw-captcha img").naturalWidth > 0');
+      await shot(page, join(own.shots, 'sign-in-captcha.png'));
       expect(page.url()).to.equal(`${own.url}/login`);
 
       // The right password with a wrong captcha is still refused.

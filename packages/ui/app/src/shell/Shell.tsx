@@ -161,7 +161,7 @@ export function Shell() {
   else content = <Result status="404" subTitle={t('app.notFound')} />;
 
   return (
-    <Layout style={{ minHeight: '100%' }}>
+    <Layout className="fw-shell">
       <Layout.Header className="fw-header">
         <Link to="/" className="fw-brand">
           {config.title}
@@ -175,7 +175,7 @@ export function Shell() {
           </Dropdown>
         </div>
       </Layout.Header>
-      <Layout>
+      <Layout className="fw-body">
         <Layout.Sider width={220} className="fw-sider" breakpoint="lg" collapsedWidth={0}>
           <Menu mode="inline" items={items} selectedKeys={selected ? [selected] : []} defaultOpenKeys={[...openKeys(menus, selected), ...navigable(menus).filter((m) => m.type === 'dir').map((m) => `m${m.id}`)]} className="fw-nav" />
         </Layout.Sider>
