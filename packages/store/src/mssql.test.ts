@@ -92,7 +92,7 @@ describe('FwStore on SQL Server, compiled (no server)', function () {
     expect(await store.users.getCredentials('alice')).to.deep.equal({ id: 7, hash: 'h', salt: 's' });
     expect(sent.map((s) => s.sql)).to.deep.equal([
       'select [fw_user].* from [fw_user] where [account] = @p0',
-      'select [id], [password_hash], [password_salt] from [fw_user] where [account] = @p0',
+      'select [id], [account], [password_hash], [password_salt] from [fw_user] where [account] = @p0',
     ]);
   });
 
