@@ -1,4 +1,4 @@
-import type { Context, Middleware } from 'koa';
+import type { Context, DefaultState, Middleware } from 'koa';
 import { FwDefinitionError, FwError, isFwError, isUnavailableError, unavailableError, type FwUser } from '@fw/core';
 import type { FwStore } from '@fw/store';
 import { KnexTokenStore, hashToken, isTokenShape, type FwTokenService } from '@fw/token';
@@ -23,6 +23,21 @@ declare module 'koa' {
     fw?: FwRequestState;
   }
 }
+
+/**
+ * The state of a request that passed a (non-optional) `fwAuth`: `ctx.state.fw` is there. Hosts
+ * extend it like any interface (`interface MyState extends FwAuthState { tenant: string }`).
+ */
+export interface FwAuthState extends DefaultState {
+  fw: FwRequestState;
+}
+
+/**
+ * What `fwAuth` returns. Usable wherever a plain Koa middleware is, and in a router chain it tells
+ * the handlers after it that `ctx.state.fw` is set, so `(ctx) => ctx.state.fw.user` needs no `!`
+ * (TypeScript infers a route's state from the last call signature of each middleware).
+ */
+export type FwAuthMiddleware = Middleware & Middleware<FwAuthState>;
 
 /** Options of {@link fwAuth}. */
 export interface FwAuthOptions {
@@ -64,9 +79,14 @@ export function requestToken(ctx: Context, allowQueryToken: (ctx: Context) => bo
  * missing, malformed, expired or revoked, or its user is gone, locked, expired or outside the IP
  * allowlist; the user is read afresh on every request, so a lock takes effect at once.
  *
+ * With `optional: true` a request may pass without a user, so the result is a plain `Middleware`
+ * and `ctx.state.fw` stays optional.
+ *
  * @example
- * router.get('/reports', fwAuth({ tokens, store }), (ctx) => { ctx.body = report(ctx.state.fw!.user); });
+ * router.get('/reports', fwAuth({ tokens, store }), (ctx) => { ctx.body = report(ctx.state.fw.user); });
  */
+export function fwAuth(options: FwAuthOptions & { optional?: false }): FwAuthMiddleware;
+export function fwAuth(options: FwAuthOptions): Middleware;
 export function fwAuth(options: FwAuthOptions): Middleware {
   if (!options?.tokens || typeof options.tokens.resolve !== 'function') throw new FwDefinitionError('fwAuth.tokens', 'an FwTokenService is required');
   if (!options.store?.users) throw new FwDefinitionError('fwAuth.store', 'an FwStore is required');

@@ -3,7 +3,7 @@ export type { FwLoginOptions, LoginResponse } from './fw-login.js';
 export { loginProvidersReader, loginSettings } from './login-settings.js';
 export type { LoginProvider, LoginProvidersInput, LoginSettings } from './login-settings.js';
 export { Authenticator, fwAuth, requestToken } from './auth.js';
-export type { FwAuthOptions, FwRequestState } from './auth.js';
+export type { FwAuthMiddleware, FwAuthOptions, FwAuthState, FwRequestState } from './auth.js';
 export { BaseLoginProxy, FwLogin, registeredLoginProxy, resolveLoginProxy } from './login-proxy.js';
 export type { LoginProxy, LoginProxyClass, LoginProxyDeps, LoginProxyInput } from './login-proxy.js';
 export { LoginUnavailableError, classifyLoginFailure, isLoginUnavailableError } from './login-failure.js';
