@@ -39,6 +39,7 @@ export type {
 } from './logs.js';
 export { OPEN_API_STATUS } from './open-apis.js';
 export type { CreateOpenApiInput, CreatedOpenApi, FwOpenApiRecord, OpenApiRepository, OpenApiStatus } from './open-apis.js';
-export { createModelTables } from './model-tables.js';
+export { ModelTablesError, createModelTables, describeModelTableChanges, planModelTables } from './model-tables.js';
+export type { ModelTableChange, ModelTableChangeKind, ModelTablesPlan } from './model-tables.js';
 export { classifyDbError, violationConcerns } from './db-errors.js';
 export type { DbViolation, DbViolationKind } from './db-errors.js';

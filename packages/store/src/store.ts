@@ -10,7 +10,7 @@ import { createGrantsRepository, type GrantsRepository } from './grants.js';
 import { createSessionRepository, type SessionRepository } from './sessions.js';
 import { createMenuRepository, type MenuRepository } from './menus.js';
 import { fwMigrationSource, MIGRATION_TABLE, type FwMigration } from './migrations.js';
-import { createModelTables } from './model-tables.js';
+import { createModelTables, planModelTables, type ModelTablesPlan } from './model-tables.js';
 import { bindModels } from './models.js';
 import { createOpenApiRepository, type OpenApiRepository } from './open-apis.js';
 import { createOrgRepository, type OrgRepository } from './orgs.js';
@@ -112,10 +112,14 @@ export interface FwStore {
   /** `fw_open_api`. */
   readonly openApis: OpenApiRepository;
   /**
-   * Creates the missing tables (and COLLECTION join tables) of Fw model definitions.
+   * Creates the missing tables (and COLLECTION join tables) of Fw model definitions and adds the
+   * columns of new fields; throws a `ModelTablesError` listing the differences that cannot be
+   * applied safely, before changing anything.
    * @returns the tables created.
    */
   createModelTables(models: readonly ModelDefinition[]): Promise<string[]>;
+  /** What {@link FwStore.createModelTables} would do, changing nothing (see `planModelTables`). */
+  planModelTables(models: readonly ModelDefinition[]): Promise<ModelTablesPlan>;
   /** Closes the store's connections; a host-owned knex (`{ knex }`) is left open. */
   destroy(): Promise<void>;
 }
@@ -315,6 +319,7 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
     operateLogs: createOperateLogRepository(ctx),
     openApis: createOpenApiRepository(ctx),
     createModelTables: (models) => createModelTables(knex, models),
+    planModelTables: (models) => planModelTables(knex, models),
     async destroy() {
       if (destroyed) return;
       sessions.close();
