@@ -10,6 +10,7 @@ import { createStore, redactUrl, type FwStore } from '@fw/store';
 import { FwTokenService, KnexEphemeralStore, KnexTokenStore, RedisEphemeralStore, RedisTokenStore, createRedis, schedulePurge, type PurgeSchedule } from '@fw/token';
 import { fwUi, type FwUiOptions } from '@fw/ui';
 import { fwWeb, type FwWebOptions } from '@fw/web';
+import { checkFirstAdmin, ensureFirstAdmin, type FwFirstAdmin } from './first-admin.js';
 
 /** Options of {@link fwAdmin}. */
 export interface FwAdminOptions {
@@ -65,6 +66,15 @@ export interface FwAdminOptions {
    * @default 600_000 (10 minutes)
    */
   purgeIntervalMs?: number | false;
+  /**
+   * The first administrator, created at start-up when `fw_user` has no administrator yet (see
+   * docs/admin.md). Once one exists nothing is changed, so a restart never resets a password.
+   * The password is required: an empty or missing one stops the start.
+   * @example admin: { account: 'admin', password: process.env.ADMIN_PASSWORD! }
+   * @throws {FwDefinitionError} at start-up for an empty or missing account or password, or an
+   *   account that exists without being an administrator.
+   */
+  admin?: FwFirstAdmin;
 }
 
 /**
@@ -182,6 +192,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
   if (purgeIntervalMs !== false && (!Number.isInteger(purgeIntervalMs) || purgeIntervalMs < 10 || purgeIntervalMs > 86_400_000)) {
     throw new FwDefinitionError('fwAdmin.purgeIntervalMs', `must be false or a whole number of milliseconds from 10 to 86400000, got ${String(purgeIntervalMs)}`);
   }
+  const firstAdmin = options.admin === undefined ? undefined : checkFirstAdmin(options.admin);
   const config = loadConfig(options.config ? { values: options.config } : {});
   if (options.ui !== undefined && options.ui !== false && (typeof options.ui !== 'object' || options.ui === null)) {
     throw new FwDefinitionError('fwAdmin.ui', 'must be false or the options of fwUi ({ path?, title?, … })');
@@ -211,6 +222,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
       await store.createModelTables(hostModels);
       for (const [i, model] of registry.list().entries()) await store.menus.createModelMenu(model, { sort: i });
     }
+    if (firstAdmin) await ensureFirstAdmin(store, firstAdmin);
     if (typeof options.redis === 'string') {
       ownedRedis = createRedis(options.redis);
       await redisReady(ownedRedis, options.redis);
