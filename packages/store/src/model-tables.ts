@@ -295,6 +295,28 @@ function buildModelTable(model: ModelDefinition): (t: Knex.CreateTableBuilder) =
   };
 }
 
+/**
+ * SQLite changes a column's type only by rebuilding it (knex's `alter()` needs a live connection to
+ * do so): a new column, the values copied, the old one dropped (SQLite 3.35+) and the new renamed.
+ */
+function sqliteRetype(knex: Knex, name: string, field: FieldDefinition, column: string, salt: boolean): string {
+  const tmp = `${column}__new`;
+  const add = schemaFor(knex, name)
+    .builder.alterTable(splitTable(name).table, (t) => {
+      if (salt) t.string(tmp, 64);
+      else addColumn(t, { ...field, column: tmp });
+    })
+    .toString();
+  return statements(
+    [
+      add,
+      knex(name).update({ [tmp]: knex.ref(column) }).toString(),
+      knex.raw('alter table ?? drop column ??', [name, column]).toString(),
+      knex.raw('alter table ?? rename column ?? to ??', [name, tmp, column]).toString(),
+    ].join(';\n'),
+  );
+}
+
 async function hasRows(knex: Knex, name: string, column?: string): Promise<boolean> {
   const query = knex(name).select(knex.raw('1 as present')).limit(1);
   if (column !== undefined) query.whereNotNull(column);
@@ -339,15 +361,14 @@ async function planModel(knex: Knex, model: ModelDefinition, plan: Plan): Promis
       if (present) {
         const found = actualFamily(present);
         if (!compatible(c.family, found, dialect)) {
-          const alter = schemaFor(knex, name);
-          const sql = statements(
-            alter.builder
-              .alterTable(alter.table, (t) => {
+          const alterSql = () =>
+            schemaFor(knex, name)
+              .builder.alterTable(table, (t) => {
                 if (c.salt) t.string(c.column, 64).alter();
                 else addColumn(t, field)?.alter();
               })
-              .toString(),
-          );
+              .toString();
+          const sql = dialect === 'sqlite' ? sqliteRetype(knex, name, field, c.column, c.salt) : statements(alterSql());
           plan.unsafe.push({
             model: model.name,
             table: name,
