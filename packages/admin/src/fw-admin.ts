@@ -1,12 +1,12 @@
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
-import type { Redis } from 'ioredis';
+import type { FwRedisClient } from '@fw/token';
 import { fwMcp } from '@fw/ai';
 import { BUILTIN_MODELS, FwDefinitionError, FwError, createRegistry, loadConfig, type FwConfig, type ModelDefinition, type ModelRegistry } from '@fw/core';
 import { fwData, type FwDataMiddleware, type FwDataOptions } from '@fw/data';
 import { fwErrorHandler, fwLogin, type FwLoginOptions } from '@fw/login';
 import { KnexSessionStore, RedisSessionStore, fwOAuth, type FwOAuthOptions } from '@fw/oauth';
-import { createStore, redactUrl, type FwStore } from '@fw/store';
+import { ModelTablesError, createStore, redactUrl, type FwStore } from '@fw/store';
 import { FwTokenService, KnexEphemeralStore, KnexTokenStore, RedisEphemeralStore, RedisTokenStore, createRedis, schedulePurge, type PurgeSchedule } from '@fw/token';
 import { fwUi, type FwUiOptions } from '@fw/ui';
 import { fwWeb, type FwWebOptions } from '@fw/web';
@@ -32,7 +32,7 @@ export interface FwAdminOptions {
    * outage makes requests wait instead of answering 503.
    * @example redis: process.env.REDIS_URL
    */
-  redis?: Redis | string;
+  redis?: FwRedisClient | string;
   /** Prefix of every Redis key Fw writes; instances of one app share it. @default 'fw:' */
   redisPrefix?: string;
   /** Options of `fwLogin` (the login hook `proxy`, `entry`, captcha lifetime, …). */
@@ -78,9 +78,12 @@ export interface FwAdminOptions {
 }
 
 /**
- * `fwAdmin` could not start because its database or Redis cannot be opened. The message is one
+ * `fwAdmin` could not start because its database or Redis cannot be opened, or because the
+ * database differs from the models in a way start-up cannot apply safely. The message is one
  * line a person can act on: what, where (the URL without its password) and the driver's reason;
- * the driver's error is the `cause`.
+ * the driver's error is the `cause`. For model differences the line is followed by one line per
+ * difference and the SQL a person could run; the `cause` is a `ModelTablesError` from `@fw/store`
+ * whose `differences` list them as data.
  * @example fwAdmin: cannot open database postgres://app:***@db:5432/app: database "app" does not exist
  */
 export class FwStartError extends Error {
@@ -108,7 +111,7 @@ function reasonOf(error: unknown): string {
 const REDIS_READY_MS = 5000;
 
 /** Resolves once `redis` is ready; rejects naming the URL (without its password) when it cannot be. */
-function redisReady(redis: Redis, url: string): Promise<void> {
+function redisReady(redis: FwRedisClient, url: string): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
     let last: Error | undefined;
@@ -207,7 +210,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     throw new FwDefinitionError('fwAdmin.redis', 'must be a redis:// URL or an ioredis client (createRedis(url) from @fw/token)');
   }
   const store = typeof options.db === 'string' ? createStore(options.db) : options.db;
-  let ownedRedis: Redis | undefined;
+  let ownedRedis: FwRedisClient | undefined;
   try {
     if (options.migrate !== false) {
       // One plain query first, so an unreachable server or a missing database is reported as such,
@@ -219,7 +222,14 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
         throw new FwStartError(`fwAdmin: cannot open ${shown ? `database ${shown}` : 'the database'}: ${reasonOf(error)}`, shown, error);
       }
       await store.migrate.latest();
-      await store.createModelTables(hostModels);
+      try {
+        await store.createModelTables(hostModels);
+      } catch (error) {
+        // Stopping here, with every difference and its SQL, beats a 500 on each route of the model later.
+        if (!(error instanceof ModelTablesError)) throw error;
+        const shown = typeof options.db === 'string' ? redactUrl(options.db) : undefined;
+        throw new FwStartError(`fwAdmin: cannot start on ${shown ? `database ${shown}` : 'the database'}: ${error.message}`, shown, error);
+      }
       for (const [i, model] of registry.list().entries()) await store.menus.createModelMenu(model, { sort: i });
     }
     if (firstAdmin) await ensureFirstAdmin(store, firstAdmin);

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { FwRedisClient } from '@fw/token';
 import type { Knex } from 'knex';
 import { FwDefinitionError } from '@fw/core';
 import { warnOnRedisOutageRisks } from '@fw/token';
@@ -109,10 +109,10 @@ export class KnexSessionStore implements FwSessionStore {
 
 /** Sessions in Redis (`<prefix>sess:<id>`, expiring on their own), shared by every instance. */
 export class RedisSessionStore implements FwSessionStore {
-  readonly #redis: Redis;
+  readonly #redis: FwRedisClient;
   readonly #prefix: string;
 
-  constructor(options: { redis: Redis; prefix?: string }) {
+  constructor(options: { redis: FwRedisClient; prefix?: string }) {
     if (!options?.redis) throw new FwDefinitionError('RedisSessionStore.redis', 'an ioredis client is required');
     warnOnRedisOutageRisks(options.redis, 'RedisSessionStore');
     this.#redis = options.redis;

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type Database from 'better-sqlite3';
 import type { RepositoryContext } from './context.js';
 import { toBoolean, toDate, toId } from './values.js';
 
@@ -75,7 +76,10 @@ export function createSessionRepository(ctx: RepositoryContext, sqliteFile: stri
   function preparedStatement(): Database.Statement | undefined {
     if (!prepared) return undefined;
     try {
-      reader ??= new Database(sqliteFile!, { readonly: true, fileMustExist: true });
+      // Loaded here, not imported: better-sqlite3 is an optional peer of @fw/store, present whenever
+      // the store is on SQLite (knex needs it too).
+      const BetterSqlite = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+      reader ??= new BetterSqlite(sqliteFile!, { readonly: true, fileMustExist: true });
       statement ??= reader.prepare(SQL);
       return statement;
     } catch {

@@ -1,6 +1,43 @@
 import { createRequire } from 'node:module';
 import { FwDefinitionError } from '@fw/core';
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Redis as IoRedis } from 'ioredis';
+
+/**
+ * The ioredis settings Fw reads or sets (any other ioredis option may be passed to
+ * {@link createRedis} too). Structural, so that a host without ioredis installed still
+ * type-checks Fw's declarations.
+ */
+export interface FwRedisOptions {
+  enableOfflineQueue?: boolean;
+  commandTimeout?: number;
+  connectTimeout?: number;
+  maxRetriesPerRequest?: number | null;
+  retryStrategy?: ((times: number) => number | void | null) | null;
+}
+
+/**
+ * The part of an ioredis client (`new Redis(url)` or {@link createRedis}) that Fw's Redis stores
+ * and `fwAdmin` use. Declared here rather than imported from ioredis, an optional peer: a host
+ * that does not use Redis need not install it, even to type-check under `skipLibCheck: false`.
+ */
+export interface FwRedisClient {
+  readonly status: string;
+  readonly options: FwRedisOptions;
+  get(key: string): Promise<string | null>;
+  getdel(key: string): Promise<string | null>;
+  set(key: string, value: string, mode: 'PX', milliseconds: number): Promise<unknown>;
+  del(...keys: string[]): Promise<number>;
+  pttl(key: string): Promise<number>;
+  scan(cursor: string | number, match: 'MATCH', pattern: string, count: 'COUNT', n: number): Promise<[cursor: string, keys: string[]]>;
+  eval(script: string, numKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;
+  evalsha(sha: string, numKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'ready', listener: () => void): unknown;
+  once(event: 'ready', listener: () => void): unknown;
+  off(event: 'error', listener: (error: Error) => void): unknown;
+  off(event: 'ready', listener: () => void): unknown;
+  disconnect(): void;
+}
 
 /**
  * Reconnects forever, quickly at first and then once a second: a Redis that comes back is used
@@ -20,7 +57,7 @@ export function fwRedisRetryStrategy(times: number): number {
  * - `connectTimeout: 2000`, `maxRetriesPerRequest: 1`;
  * - `retryStrategy`: {@link fwRedisRetryStrategy}, reconnecting forever.
  */
-export const FW_REDIS_DEFAULTS: Readonly<RedisOptions> = Object.freeze({
+export const FW_REDIS_DEFAULTS: Readonly<FwRedisOptions> = Object.freeze({
   enableOfflineQueue: false,
   commandTimeout: 1000,
   connectTimeout: 2000,
@@ -42,14 +79,14 @@ const requireCjs = createRequire(import.meta.url);
  * const redis = createRedis(process.env.REDIS_URL!);
  * const tokens = new FwTokenService({ store: new RedisTokenStore({ redis, prefix: 'myapp:' }), config });
  */
-export function createRedis(url: string, options: RedisOptions = {}): Redis {
+export function createRedis(url: string, options: FwRedisOptions & Record<string, unknown> = {}): FwRedisClient {
   if (typeof url !== 'string' || !/^rediss?:\/\/[^\s]*$/i.test(url)) {
     const shown = typeof url === 'string' ? url.replace(/\/\/[^@/]*@/, '//***@') : typeof url;
     throw new FwDefinitionError('createRedis.url', `must be a redis:// or rediss:// URL, got ${JSON.stringify(shown)}`);
   }
   if (typeof options !== 'object' || options === null) throw new FwDefinitionError('createRedis.options', 'must be an object of ioredis options');
   // Loaded here, not imported: ioredis is an optional peer of @fw/token.
-  const { Redis: RedisClient } = requireCjs('ioredis') as typeof import('ioredis');
+  const { Redis: RedisClient } = requireCjs('ioredis') as { Redis: new (url: string, options: object) => IoRedis };
   return new RedisClient(url, { ...FW_REDIS_DEFAULTS, ...options });
 }
 
@@ -57,8 +94,8 @@ export function createRedis(url: string, options: RedisOptions = {}): Redis {
  * What in a client's settings would make a Redis outage hang requests instead of failing them:
  * an offline queue, no command timeout. Empty for a client from {@link createRedis}.
  */
-export function redisOutageRisks(redis: Redis): string[] {
-  const options: Partial<RedisOptions> = (redis as { options?: RedisOptions }).options ?? {};
+export function redisOutageRisks(redis: FwRedisClient): string[] {
+  const options: FwRedisOptions = (redis as { options?: FwRedisOptions }).options ?? {};
   const risks: string[] = [];
   if (options.enableOfflineQueue !== false) risks.push('enableOfflineQueue is on (commands wait in a queue while Redis is down)');
   if (typeof options.commandTimeout !== 'number' || options.commandTimeout <= 0) risks.push('no commandTimeout (a command waits forever on a frozen or unreachable Redis)');
@@ -71,7 +108,7 @@ const warned = new WeakSet<object>();
  * Warns once per client (a Node process warning, code `FW_REDIS_CLIENT`) when its settings would
  * let a Redis outage hang requests. The Redis stores call it when they are built.
  */
-export function warnOnRedisOutageRisks(redis: Redis, owner: string): void {
+export function warnOnRedisOutageRisks(redis: FwRedisClient, owner: string): void {
   if (warned.has(redis)) return;
   const risks = redisOutageRisks(redis);
   if (risks.length === 0) return;

@@ -26,7 +26,7 @@ describeRedis('RedisEphemeralStore', (ns: () => RedisNamespace) => {
 
   ephemeralStoreConformance(() => new RedisEphemeralStore({ redis: ns().redis, prefix: freshPrefix() }), {
     realTime: true,
-    inspect: (store) => dumpKeys(store.redis, store.prefix),
+    inspect: (store) => dumpKeys(store.redis as Redis, store.prefix),
     peer: (store) => new RedisEphemeralStore({ redis: ns().peer, prefix: store.prefix }),
   });
 

@@ -1,13 +1,12 @@
 import { FwDefinitionError } from '@fw/core';
-import type { Redis } from 'ioredis';
 import { checkEphemeralKey, checkEphemeralValue, checkTtl, type EphemeralStore } from './ephemeral-store.js';
-import { warnOnRedisOutageRisks } from './redis-client.js';
+import { warnOnRedisOutageRisks, type FwRedisClient } from './redis-client.js';
 import { runScript, script } from './redis-store.js';
 
 /** Options of {@link RedisEphemeralStore}. */
 export interface RedisEphemeralStoreOptions {
   /** A connected (or lazily connecting) ioredis client; the store never closes it. */
-  redis: Redis;
+  redis: FwRedisClient;
   /**
    * Prepended to every key the store writes: `<prefix>kv:<key>`. App instances that must share
    * counters use the same prefix; apps sharing a Redis use different ones.
@@ -37,7 +36,7 @@ return count`);
  */
 export class RedisEphemeralStore implements EphemeralStore {
   /** The ioredis client the store uses. */
-  readonly redis: Redis;
+  readonly redis: FwRedisClient;
   /** Prefix of every key the store writes. */
   readonly prefix: string;
   private readonly keyPrefix: string;

@@ -40,7 +40,7 @@ describeRedis('RedisTokenStore', (ns: () => RedisNamespace) => {
   const freshPrefix = () => `${ns().prefix}${next++}:`;
 
   tokenStoreConformance(() => new RedisTokenStore({ redis: ns().redis, prefix: freshPrefix() }), {
-    inspect: (store) => dumpKeys(store.redis, store.prefix),
+    inspect: (store) => dumpKeys(store.redis as Redis, store.prefix),
     peer: (store) => new RedisTokenStore({ redis: ns().peer, prefix: store.prefix }),
     expiresOnItsOwn: true,
   });

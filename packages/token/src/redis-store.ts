@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { FwDefinitionError } from '@fw/core';
-import type { Redis } from 'ioredis';
-import { warnOnRedisOutageRisks } from './redis-client.js';
+import { warnOnRedisOutageRisks, type FwRedisClient } from './redis-client.js';
 import { checkNow, checkRecord, checkUserId, isHashShape, type TokenRecord, type TokenStore } from './store.js';
 
 /** Options of {@link RedisTokenStore}. */
 export interface RedisTokenStoreOptions {
   /** A connected (or lazily connecting) ioredis client; the store never closes it. */
-  redis: Redis;
+  redis: FwRedisClient;
   /**
    * Prepended to every key the store writes: `<prefix>token:<hash>` (one per token) and
    * `<prefix>user-tokens:<userId>` (a sorted set per user). Give every app sharing a Redis its
@@ -103,7 +102,7 @@ export function script(source: string): Script {
 }
 
 /** Runs `s` by its SHA-1, sending the source once when the server does not know it yet. */
-export async function runScript(redis: Redis, s: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
+export async function runScript(redis: FwRedisClient, s: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
   try {
     return await redis.evalsha(s.sha, keys.length, ...keys, ...args);
   } catch (error) {
@@ -138,7 +137,7 @@ function escapeGlob(text: string): string {
  */
 export class RedisTokenStore implements TokenStore {
   /** The ioredis client the store uses. */
-  readonly redis: Redis;
+  readonly redis: FwRedisClient;
   /** Prefix of every key the store writes. */
   readonly prefix: string;
   private readonly tokenPrefix: string;
