@@ -1,0 +1,41 @@
+/**
+ * A failure `fw` reports as one line on the standard error and an exit code: 2 for a wrong
+ * command line, 1 for anything else (unreachable database, unknown account, differences found).
+ */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+/** The driver's reason in one line (Node's AggregateError for a refused dual-stack host has no message of its own). */
+export function reasonOf(error: unknown): string {
+  const inner = error instanceof AggregateError && error.errors.length > 0 ? error.errors[0] : error;
+  const message = inner instanceof Error ? inner.message : String(inner);
+  const code = (inner as { code?: unknown } | null)?.code;
+  const text = message.trim() || (typeof code === 'string' ? code : 'unknown error');
+  if (text === 'timeout expired' || (inner as { name?: unknown } | null)?.name === 'KnexTimeoutError') return 'the server did not answer in time';
+  return text.split('\n')[0]!;
+}
+
+/** `text` with the URL's password (as written and decoded) replaced by `***`, whatever a driver put in its message. */
+export function hidePassword(text: string, url: string): string {
+  let password = '';
+  try {
+    password = new URL(url).password;
+  } catch {
+    return text;
+  }
+  if (password === '') return text;
+  let out = text.split(password).join('***');
+  try {
+    const decoded = decodeURIComponent(password);
+    if (decoded !== '') out = out.split(decoded).join('***');
+  } catch {
+    // A malformed escape: the raw form is hidden already.
+  }
+  return out;
+}
