@@ -2,6 +2,7 @@ import { defineModel } from '@fw/core';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { TYPES } from 'tedious';
+import { ModelTablesError } from './model-tables.js';
 import { createStore, type FwStore } from './store.js';
 
 /** A statement the store sent, as the tedious driver would have received it. */
@@ -179,6 +180,39 @@ describe('FwStore on SQL Server, compiled (no server)', function () {
       'CREATE TABLE [post] ([id] int identity(1,1) not null primary key, [title] nvarchar(255), [body] nvarchar(max), [done] bit)',
       'CREATE TABLE [post_tag] ([post_id] int not null, [tag_id] int not null, CONSTRAINT [post_tag_pkey] PRIMARY KEY ([post_id], [tag_id]))',
     ]);
+  });
+
+  it('createModelTables adds a new field\'s column to an existing table, and reports a type change with SQL Server SQL', async function () {
+    // INFORMATION_SCHEMA.COLUMNS rows as tedious gives them: [name, default, type, max length, nullable].
+    const column = (name: string, type: string, maxLength: number | null = null) => [name, null, type, maxLength, 'YES'].map((value) => ({ value }));
+    let titleType = 'nvarchar';
+    const { store, sent } = setup((sql) => {
+      if (sql.startsWith('SELECT TABLE_NAME')) return [{ TABLE_NAME: 'post' }];
+      if (sql.includes('INFORMATION_SCHEMA.COLUMNS')) return [column('id', 'int'), column('title', titleType, 255), column('body', 'nvarchar', -1), column('done', 'bit')];
+      return [];
+    });
+    const Post = defineModel({
+      name: 'Post',
+      fields: {
+        title: { edit: { type: 'INPUT' } },
+        body: { edit: { type: 'TEXTAREA' } },
+        done: { edit: { type: 'BOOLEAN' } },
+        views: { edit: { type: 'NUMBER', integer: true, defaultValue: 0 } },
+        seen: { edit: { type: 'DATETIME' } },
+      },
+    });
+    expect(await store.createModelTables([Post])).to.deep.equal([]);
+    expect(sent.map((s) => s.sql).filter((sql) => sql.startsWith('ALTER TABLE'))).to.deep.equal([
+      "ALTER TABLE [post] ADD [views] int CONSTRAINT [post_views_default] DEFAULT '0'",
+      'ALTER TABLE [post] ADD [seen] datetime2',
+    ]);
+    titleType = 'int';
+    const error = await store.createModelTables([Post]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).to.be.instanceOf(ModelTablesError);
+    expect((error as ModelTablesError).differences.map((d) => [d.kind, d.column, d.sql])).to.deep.equal([['typeChanged', 'title', 'ALTER TABLE [post] ALTER COLUMN [title] nvarchar(255);']]);
   });
 
   it('binds Dates as DATETIME2 on a store opened from a URL, so no millisecond is rounded away', async function () {
