@@ -1,0 +1,122 @@
+/**
+ * Builds, tests and packs every public Fw package (see docs/release.md).
+ *
+ *   node --import tsx scripts/release.ts build          compile each package to dist/ (and the UI app)
+ *   node --import tsx scripts/release.ts build test pack   what `npm run release` does
+ *   node --import tsx scripts/release.ts pack [folder]  npm pack each package into folder (default release/)
+ *
+ * Publishing is not done here: it stays a manual step (`npx changeset publish`).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root. */
+export const ROOT: string = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A public workspace package, as the release script sees it. */
+export interface ReleasePackage {
+  name: string;
+  version: string;
+  dir: string;
+  /** Its `@fw/*` runtime dependencies. */
+  fwDependencies: string[];
+}
+
+interface Manifest {
+  name: string;
+  version: string;
+  private?: boolean;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+
+/**
+ * Every non-private package under packages/, ordered so that a package comes after the Fw
+ * packages it depends on: each is compiled against the others' emitted declarations, which is
+ * also what a host sees.
+ */
+export function releasePackages(): ReleasePackage[] {
+  const all = new Map<string, ReleasePackage>();
+  for (const entry of readdirSync(join(ROOT, 'packages')).sort()) {
+    const dir = join(ROOT, 'packages', entry);
+    const file = join(dir, 'package.json');
+    if (!existsSync(file) || !existsSync(join(dir, 'tsconfig.build.json'))) continue;
+    const manifest = JSON.parse(readFileSync(file, 'utf8')) as Manifest;
+    if (manifest.private) continue;
+    const deps = { ...manifest.dependencies, ...manifest.peerDependencies };
+    all.set(manifest.name, { name: manifest.name, version: manifest.version, dir, fwDependencies: Object.keys(deps).filter((d) => d.startsWith('@fw/')) });
+  }
+  const ordered: ReleasePackage[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (name: string, path: string[]): void => {
+    const pkg = all.get(name);
+    if (!pkg || state.get(name) === 'done') return;
+    if (state.get(name) === 'visiting') throw new Error(`dependency cycle: ${[...path, name].join(' → ')}`);
+    state.set(name, 'visiting');
+    for (const dep of pkg.fwDependencies) visit(dep, [...path, name]);
+    state.set(name, 'done');
+    ordered.push(pkg);
+  };
+  for (const name of all.keys()) visit(name, []);
+  return ordered;
+}
+
+function run(command: string, args: string[], cwd: string): string {
+  return execFileSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+}
+
+const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+/**
+ * Compiles every package from a clean output folder (`dist/`, or `dist-server/` for @fw/ui,
+ * whose `dist/` is the admin app that vite builds), then the admin app itself.
+ */
+export function buildAll(log: (line: string) => void = console.log): void {
+  for (const pkg of releasePackages()) {
+    const outDir = pkg.name === '@fw/ui' ? 'dist-server' : 'dist';
+    rmSync(join(pkg.dir, outDir), { recursive: true, force: true });
+    log(`build ${pkg.name}`);
+    run(process.execPath, [tsc, '-p', 'tsconfig.build.json'], pkg.dir);
+  }
+  log('build @fw/ui app');
+  run(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], join(ROOT, 'packages', 'ui'));
+}
+
+/** One packed package. */
+export interface PackedPackage {
+  name: string;
+  /** Absolute path of the tarball. */
+  file: string;
+  /** Size of the tarball in bytes. */
+  size: number;
+}
+
+/** `npm pack` of every package into `destination` (created if missing). Build first. */
+export function packAll(destination: string = join(ROOT, 'release')): PackedPackage[] {
+  mkdirSync(destination, { recursive: true });
+  const packed: PackedPackage[] = [];
+  for (const pkg of releasePackages()) {
+    const out = run('npm', ['pack', '--silent', '--pack-destination', destination], pkg.dir).trim().split('\n').pop()!;
+    const file = join(destination, out);
+    packed.push({ name: pkg.name, file, size: statSync(file).size });
+  }
+  return packed;
+}
+
+const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  const steps = process.argv.slice(2);
+  if (steps.length === 0) steps.push('build', 'test', 'pack');
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i];
+    if (step === 'build') buildAll();
+    else if (step === 'test') execFileSync('npm', ['test'], { cwd: ROOT, stdio: 'inherit' });
+    else if (step === 'pack') {
+      const next = steps[i + 1];
+      const destination = next && !['build', 'test', 'pack'].includes(next) ? resolve(steps[++i]!) : undefined;
+      for (const p of packAll(destination)) console.log(`${(p.size / 1024).toFixed(1).padStart(8)} kB  ${p.file}`);
+    } else throw new Error(`unknown step ${JSON.stringify(step)} (build, test, pack)`);
+  }
+}
