@@ -153,6 +153,23 @@ describeEachSql('Model changes at start-up (createModelTables / planModelTables)
     expect(Object.keys(await store.knex('mt_extra').columnInfo()).sort()).to.deep.equal(['id', 'title', 'unused']);
   });
 
+  it('names an empty extra column that would block adding rows, and a table without the model\'s key', async function () {
+    await store.knex.schema.createTable('mt_hand', (t) => {
+      t.string('code', 20).notNullable().primary();
+      t.string('title');
+      t.integer('legacy').notNullable();
+      t.integer('spare');
+    });
+    const plan = await planModelTables(store, [version('mt_hand', { title: {} })]);
+    expect(plan.unsafe.map((c) => [c.kind, c.column])).to.deep.equal([['missingPrimaryKey', 'id']]);
+    // Which empty extra columns make an add fail: the NOT NULL ones without a default.
+    expect(plan.notes.map((c) => [c.kind, c.column, c.message.includes('NOT NULL without a default')])).to.deep.equal([
+      ['extraColumn', 'code', true],
+      ['extraColumn', 'legacy', true],
+      ['extraColumn', 'spare', false],
+    ]);
+  });
+
   it('the SQL listed for a type change converts the column', async function () {
     await store.createModelTables([version('mt_retype', { title: {}, count: {} })]);
     await store.knex('mt_retype').insert({ title: 'a', count: '42' });

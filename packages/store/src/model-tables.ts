@@ -94,6 +94,8 @@ export type ModelTableChangeKind =
   | 'droppedField'
   /** A new `notNull` field without a default on a table with rows: those rows would break the model's rule (unsafe). */
   | 'notNullWithoutDefault'
+  /** The table exists without the model's primary-key column (unsafe: no safe SQL adds a key to a table with rows). */
+  | 'missingPrimaryKey'
   /** A column no field maps to, empty: left alone, reported as a note. */
   | 'extraColumn';
 
@@ -317,6 +319,10 @@ function sqliteRetype(knex: Knex, name: string, field: FieldDefinition, column: 
   );
 }
 
+function blocksInserts(info: Knex.ColumnInfo | undefined): boolean {
+  return info !== undefined && !info.nullable && (info.defaultValue === null || info.defaultValue === undefined);
+}
+
 async function hasRows(knex: Knex, name: string, column?: string): Promise<boolean> {
   const query = knex(name).select(knex.raw('1 as present')).limit(1);
   if (column !== undefined) query.whereNotNull(column);
@@ -387,7 +393,7 @@ async function planModel(knex: Knex, model: ModelDefinition, plan: Plan): Promis
           table: name,
           field: field.name,
           column: c.column,
-          kind: 'typeChanged',
+          kind: 'missingPrimaryKey',
           message: `${where} (the primary key) does not exist; the table's key must be created by hand`,
           sql: '-- no safe SQL: recreate the table with its key, or point the model at the right column',
         });
@@ -457,7 +463,7 @@ async function planModel(knex: Knex, model: ModelDefinition, plan: Plan): Promis
         table: name,
         column,
         kind: 'extraColumn',
-        message: `${model.name}: column ${name}.${column} is empty and no field maps to it; left alone`,
+        message: `${model.name}: column ${name}.${column} is empty and no field maps to it; left alone${blocksInserts(info[column]) ? ' (it is NOT NULL without a default: adding a row fails until it is dropped or given a default)' : ''}`,
         sql: `${drop};`,
       });
     }
