@@ -1,0 +1,162 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { loadConfig, verifyPassword } from '@fw/core';
+import { createStore, type FwStore } from '@fw/store';
+import { FwTokenService, KnexTokenStore } from '@fw/token';
+import { createTestDatabase, describeEachSql } from '@fw/test-utils';
+
+const BIN = fileURLToPath(new URL('./bin.ts', import.meta.url));
+const MODELS = fileURLToPath(new URL('./test-setup.ts', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `fw` as a person would: a child process, the workspace's tsx loader, `input` piped on stdin. */
+function fw(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    // Only what the test passes: a FW_DB_URL of the shell running the tests must not leak in.
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.FW_DB_URL;
+    delete env.FW_MODELS;
+    Object.assign(env, options.env);
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=fw-source', BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+async function signsIn(store: FwStore, account: string, password: string): Promise<boolean> {
+  const credentials = await store.users.getCredentials(account);
+  return credentials !== undefined && (await verifyPassword(password, credentials));
+}
+
+describe('fw (the @fw/cli command)', function () {
+  // Each case starts several node processes with the tsx loader: seconds each on a busy machine.
+  this.timeout(180_000);
+  describe('command line errors', () => {
+    it('refuses an unknown command, a missing database, a password argument and an unknown option, with one line and exit code 2', async () => {
+      const unknown = await fw(['frobnicate']);
+      expect(unknown.code).to.equal(2);
+      expect(unknown.stderr).to.equal('fw: unknown command "frobnicate". Run "fw help" for the commands.\n');
+      const noDb = await fw(['migrate']);
+      expect(noDb.code).to.equal(2);
+      expect(noDb.stderr).to.match(/no database: pass --db <url> or set FW_DB_URL/);
+      const argument = await fw(['user', 'add', 'eve', '--password', 'hunter2', '--db', 'sqlite::memory:']);
+      expect(argument.code).to.equal(2);
+      expect(argument.stderr).to.match(/--password is not accepted/);
+      const unknownOption = await fw(['doctor', '--frob']);
+      expect(unknownOption.code).to.equal(2);
+      expect(unknownOption.stderr).to.match(/Unknown option '--frob'/);
+    });
+
+    it('reports an unreachable database in one line without its password', async () => {
+      const run = await fw(['doctor', '--db', 'postgres://app:Sup3r-Secret@127.0.0.1:1/app']);
+      expect(run.code).to.equal(1);
+      expect(run.stderr.trim().split('\n')).to.have.length(1);
+      expect(run.stderr).to.match(/^fw: cannot open database postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/app: /);
+      expect(run.stderr).to.not.contain('Sup3r-Secret');
+    });
+
+    it('refuses an empty password and user commands before fw migrate, creating nothing', async () => {
+      const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
+      try {
+        const early = await fw(['user', 'add', 'eve', '--db', db.url], { input: 'pw-1\n' });
+        expect(early.code).to.equal(1);
+        expect(early.stderr).to.match(/pending migration\(s\): run "fw migrate" first/);
+        expect((await fw(['migrate', '--db', db.url])).code).to.equal(0);
+        for (const input of ['', '\n', '   \n']) {
+          const empty = await fw(['user', 'add', 'eve', '--db', db.url], { input });
+          expect(empty.code).to.equal(1);
+          expect(empty.stderr).to.match(/empty password refused for eve/);
+        }
+        const store = createStore(db.url);
+        try {
+          expect(await store.users.findByAccount('eve')).to.equal(undefined);
+        } finally {
+          await store.destroy();
+        }
+      } finally {
+        await db.drop();
+      }
+    });
+  });
+
+  describeEachSql('fw commands', (db) => {
+    it('migrate creates the built-in and model tables, doctor is clean, then reports a drifted table until migrate applies it', async () => {
+      const url = db().url;
+      const before = await fw(['doctor', '--db', url, '--models', MODELS]);
+      expect(before.code).to.equal(1);
+      expect(before.stdout).to.match(/Migrations: \d+ pending/);
+      const migrate = await fw(['migrate', '--db', url, '--models', MODELS]);
+      expect(migrate.code, migrate.stderr).to.equal(0);
+      expect(migrate.stdout).to.match(/Built-in tables: applied 0001_builtin_tables/);
+      const clean = await fw(['doctor'], { env: { FW_DB_URL: url, FW_MODELS: MODELS } });
+      expect(clean.code, clean.stdout + clean.stderr).to.equal(0);
+      expect(clean.stdout).to.match(/Everything matches/);
+      // The host adds a field: doctor names the table, the column and the SQL, and fails.
+      const v2 = { FW_CLI_TEST_VARIANT: 'v2' };
+      const drifted = await fw(['doctor', '--db', url, '--models', MODELS], { env: v2 });
+      expect(drifted.code).to.equal(1);
+      expect(drifted.stdout).to.match(/cli_book/).and.match(/pages/).and.match(/alter table/i);
+      expect(drifted.stdout).to.match(/Something differs/);
+      expect((await fw(['migrate', '--db', url, '--models', MODELS], { env: v2 })).code).to.equal(0);
+      expect((await fw(['doctor', '--db', url, '--models', MODELS], { env: v2 })).code).to.equal(0);
+      // A column no field maps to that holds data cannot be applied safely: doctor prints it, migrate refuses.
+      const store = createStore(url);
+      try {
+        await store.knex('cli_book').insert({ title: 'Dune', pages: 412 });
+      } finally {
+        await store.destroy();
+      }
+      const unsafe = await fw(['doctor', '--db', url, '--models', MODELS]);
+      expect(unsafe.code).to.equal(1);
+      expect(unsafe.stdout).to.match(/cannot be applied safely/).and.match(/pages/);
+      const refused = await fw(['migrate', '--db', url, '--models', MODELS]);
+      expect(refused.code).to.equal(1);
+      expect(refused.stderr).to.match(/Nothing was changed/);
+    });
+
+    it('user add reads the password from stdin, passwd changes it, token revoke ends the sessions', async () => {
+      const url = db().url;
+      expect((await fw(['migrate', '--db', url])).code).to.equal(0);
+      const add = await fw(['user', 'add', 'root', '--admin', '--name', 'Root', '--db', url], { input: 'first-Pass-1\n' });
+      expect(add.code, add.stderr).to.equal(0);
+      expect(add.stdout).to.match(/Added administrator root/);
+      expect(add.stdout + add.stderr).to.not.contain('first-Pass-1');
+      const again = await fw(['user', 'add', 'root', '--db', url], { input: 'x\n' });
+      expect(again.code).to.equal(1);
+      expect(again.stderr).to.match(/already exists/);
+      const store = createStore(url);
+      try {
+        const root = await store.users.findByAccount('root');
+        expect(root).to.include({ isAdmin: true, name: 'Root' });
+        expect(await signsIn(store, 'root', 'first-Pass-1')).to.equal(true);
+
+        const passwd = await fw(['user', 'passwd', 'root', '--db', url], { input: 'second-Pass-2\r\n' });
+        expect(passwd.code, passwd.stderr).to.equal(0);
+        expect(await signsIn(store, 'root', 'first-Pass-1')).to.equal(false);
+        expect(await signsIn(store, 'root', 'second-Pass-2')).to.equal(true);
+        expect((await fw(['user', 'passwd', 'nobody', '--db', url], { input: 'p\n' })).stderr).to.match(/no account "nobody"/);
+
+        const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config: loadConfig({ env: false }) });
+        const issued = await tokens.loginToken({ id: root!.id, account: 'root', name: 'Root', isAdmin: true });
+        expect(await tokens.resolve(issued.token)).to.not.equal(undefined);
+        const revoke = await fw(['token', 'revoke', '--user', 'root', '--db', url]);
+        expect(revoke.code, revoke.stderr).to.equal(0);
+        expect(revoke.stdout).to.match(/Revoked 1 token\(s\) of root/);
+        expect(await tokens.resolve(issued.token)).to.equal(undefined);
+      } finally {
+        await store.destroy();
+      }
+    });
+  }, ['sqlite', 'postgres', 'mysql']);
+});
