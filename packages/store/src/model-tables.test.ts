@@ -92,6 +92,21 @@ describeEachSql('Model changes at start-up (createModelTables / planModelTables)
     expect(await planModelTables(store, [v3])).to.deep.equal({ safe: [], unsafe: [], notes: [] });
   });
 
+  it('adds a new column once when two instances start together', async function () {
+    await store.createModelTables([version('mt_race', { title: {} })]);
+    const other = createStore(db().url);
+    try {
+      const v2 = version('mt_race', { title: {}, extra: { edit: { type: 'NUMBER' } } });
+      // Both plan before either alters: the loser of the race sees the column and goes on.
+      const [a, b] = await Promise.all([planModelTables(store, [v2]), planModelTables(other, [v2])]);
+      expect([a.safe.length, b.safe.length]).to.deep.equal([1, 1]);
+      await Promise.all([store.createModelTables([v2]), other.createModelTables([v2])]);
+      expect(Object.keys(await store.knex('mt_race').columnInfo())).to.include('extra');
+    } finally {
+      await other.destroy();
+    }
+  });
+
   it('adds a required field without a default to an empty table', async function () {
     await store.createModelTables([version('mt_empty', { title: {} })]);
     const v2 = version('mt_empty', { title: {}, code: { edit: { notNull: true } } });
