@@ -1,4 +1,4 @@
-import { defineModel, type FieldDefinitionInput, type ModelDefinition } from '@fw/core';
+import { BUILTIN_MODELS, defineModel, type FieldDefinitionInput, type ModelDefinition } from '@fw/core';
 import { describeEachSql } from '@fw/test-utils';
 import { expect } from 'chai';
 import { ModelTablesError, planModelTables } from './model-tables.js';
@@ -90,6 +90,14 @@ describeEachSql('Model changes at start-up (createModelTables / planModelTables)
     expect(Boolean(row.active)).to.equal(true);
     expect(JSON.parse(row.labels)).to.deep.equal(['new']);
     expect(await planModelTables(store, [v3])).to.deep.equal({ safe: [], unsafe: [], notes: [] });
+  });
+
+  it('leaves the built-in tables to the migrations: their own columns are no dropped fields', async function () {
+    await store.migrate.latest();
+    const user = await store.users.create({ account: 'mt-admin', password: 'mt-pass-123', isAdmin: true });
+    await store.loginLogs.insert({ userId: user.id, account: 'mt-admin', method: 'password', tokenHash: 'a'.repeat(64), admin: true });
+    expect(await planModelTables(store, BUILTIN_MODELS)).to.deep.equal({ safe: [], unsafe: [], notes: [] });
+    expect(await store.createModelTables(BUILTIN_MODELS)).to.deep.equal([]);
   });
 
   it('adds a new column once when two instances start together', async function () {

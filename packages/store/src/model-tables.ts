@@ -1,4 +1,4 @@
-import { EditType, type FieldDefinition, type ModelDefinition } from '@fw/core';
+import { BUILTIN_MODELS, EditType, type FieldDefinition, type ModelDefinition } from '@fw/core';
 import type { Knex } from 'knex';
 import { dialectOfKnex } from './dialect.js';
 
@@ -329,6 +329,10 @@ async function hasRows(knex: Knex, name: string, column?: string): Promise<boole
   return (await query).length > 0;
 }
 
+// Built-in tables belong to the migrations, which keep columns of their own (a login log's token
+// hash): comparing them with the built-in models would call those dropped fields.
+const BUILTIN_TABLES = new Set(BUILTIN_MODELS.map((m) => m.table));
+
 async function planModel(knex: Knex, model: ModelDefinition, plan: Plan): Promise<void> {
   const dialect = dialectOfKnex(knex);
   const name = model.table;
@@ -345,6 +349,7 @@ async function planModel(knex: Knex, model: ModelDefinition, plan: Plan): Promis
     });
     return;
   }
+  if (BUILTIN_TABLES.has(name)) return;
   const { schema } = splitTable(name);
   const infoQuery = schema === undefined ? knex(table) : knex(table).withSchema(schema);
   const info = (await infoQuery.columnInfo()) as unknown as Record<string, Knex.ColumnInfo>;
