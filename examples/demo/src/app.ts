@@ -45,33 +45,26 @@ export function defaultDbUrl(cwd = process.env.INIT_CWD ?? process.cwd()): strin
 /**
  * Builds the demo with `fwAdmin`: the database migrated, the demo model tables and every menu
  * created, the login routes, the data API over the demo and built-in models, the AI tools over
- * MCP and the admin web UI at `/` mounted; then the administrator is seeded. Returns a Koa app,
+ * MCP and the admin web UI at `/` mounted, and the first administrator created (fwAdmin's `admin`). Returns a Koa app,
  * not yet listening.
  */
 export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp> {
   const app = new Koa();
   // The sign-on's session cookie is signed; a key made per process is enough for the demo.
   if (options.oauth) app.keys = [process.env.FW_COOKIE_KEY ?? randomBytes(32).toString('base64url')];
-  // The admin UI at `/` is fwAdmin's default; the demo only names itself.
+  // The admin UI at `/` is fwAdmin's default; the demo only names itself. A password is generated
+  // for the first administrator unless one is given; fwAdmin uses it only when it creates the account.
+  const candidate = options.adminPassword ?? randomBytes(12).toString('base64url');
   const fw = await fwAdmin(app, {
     db: options.dbUrl ?? defaultDbUrl(),
     models: demoModels,
     config: { 'fw-app.title': 'Fw demo', ...options.config },
     ...(options.ui !== undefined ? { ui: options.ui } : {}),
     ...(options.oauth ? { oauth: options.oauth } : {}),
+    admin: { account: 'admin', name: 'Administrator', password: candidate },
   });
   app.use(fw.middleware);
-
-  let generatedAdminPassword: string | undefined;
-  try {
-    if (!(await fw.store.users.findByAccount('admin'))) {
-      const password = options.adminPassword ?? (generatedAdminPassword = randomBytes(12).toString('base64url'));
-      await fw.store.users.create({ account: 'admin', name: 'Administrator', password, isAdmin: true });
-    }
-  } catch (error) {
-    await fw.close();
-    throw error;
-  }
+  const generatedAdminPassword = fw.firstAdmin && options.adminPassword === undefined ? candidate : undefined;
 
   const router = new Router();
   router.get('/health', (ctx) => {

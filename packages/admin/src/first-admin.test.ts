@@ -80,6 +80,7 @@ describe('fwAdmin(app, { admin })', () => {
       try {
         const boss = await first.fw.store.users.findByAccount('boss');
         expect(boss?.isAdmin).to.equal(true);
+        expect(first.fw.firstAdmin?.id).to.equal(boss?.id);
         const login = await first.agent.post('/fw-api/login').send({ account: 'boss', pwd: encodePassword('first-pass-1') });
         expect(login.status, JSON.stringify(login.body)).to.equal(200);
       } finally {
@@ -88,6 +89,7 @@ describe('fwAdmin(app, { admin })', () => {
       // A second start with another password leaves the administrator as it was.
       const second = await start('second-pass-2');
       try {
+        expect(second.fw.firstAdmin).to.equal(undefined);
         expect((await second.fw.store.users.list()).filter((u) => u.account === 'boss')).to.have.length(1);
         await second.agent.post('/fw-api/login').send({ account: 'boss', pwd: encodePassword('second-pass-2') }).expect(401);
         await second.agent.post('/fw-api/login').send({ account: 'boss', pwd: encodePassword('first-pass-1') }).expect(200);

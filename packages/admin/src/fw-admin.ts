@@ -6,7 +6,7 @@ import { BUILTIN_MODELS, FwDefinitionError, FwError, createRegistry, loadConfig,
 import { fwData, type FwDataMiddleware, type FwDataOptions } from '@fw/data';
 import { fwErrorHandler, fwLogin, type FwLoginOptions } from '@fw/login';
 import { KnexSessionStore, RedisSessionStore, fwOAuth, type FwOAuthOptions } from '@fw/oauth';
-import { ModelTablesError, createStore, redactUrl, type FwStore } from '@fw/store';
+import { ModelTablesError, createStore, redactUrl, type FwStore, type FwUserRecord } from '@fw/store';
 import { FwTokenService, KnexEphemeralStore, KnexTokenStore, RedisEphemeralStore, RedisTokenStore, createRedis, schedulePurge, type PurgeSchedule } from '@fw/token';
 import { fwUi, type FwUiOptions } from '@fw/ui';
 import { fwWeb, type FwWebOptions } from '@fw/web';
@@ -148,6 +148,8 @@ export interface FwAdmin {
   data: FwDataMiddleware;
   /** The timer purging expired entries, while it runs (undefined with `purgeIntervalMs: false`). */
   purge: PurgeSchedule | undefined;
+  /** The administrator this start created from the `admin` option; undefined when there already was one. */
+  firstAdmin: FwUserRecord | undefined;
   /** Stops the purge timer and closes the database if fwAdmin opened it. */
   close(): Promise<void>;
 }
@@ -232,7 +234,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
       }
       for (const [i, model] of registry.list().entries()) await store.menus.createModelMenu(model, { sort: i });
     }
-    if (firstAdmin) await ensureFirstAdmin(store, firstAdmin);
+    const createdAdmin = firstAdmin ? await ensureFirstAdmin(store, firstAdmin) : undefined;
     if (typeof options.redis === 'string') {
       ownedRedis = createRedis(options.redis);
       await redisReady(ownedRedis, options.redis);
@@ -291,6 +293,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
       config,
       data,
       purge,
+      firstAdmin: createdAdmin,
       close: async () => {
         purge?.stop();
         ownedRedis?.disconnect();
