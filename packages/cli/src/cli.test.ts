@@ -147,6 +147,12 @@ describe('fw (the @fw/cli command)', function () {
         expect(await signsIn(store, 'root', 'second-Pass-2')).to.equal(true);
         expect((await fw(['user', 'passwd', 'nobody', '--db', url], { input: 'p\n' })).stderr).to.match(/no account "nobody"/);
 
+        // A sign-on account: no local password, whatever is piped.
+        const sso = await fw(['user', 'add', 'carol', '--no-password', '--db', url], { input: 'ignored\n' });
+        expect(sso.code, sso.stderr).to.equal(0);
+        expect((await store.users.findByAccount('carol'))?.hasPassword).to.equal(false);
+        expect(await signsIn(store, 'carol', 'ignored')).to.equal(false);
+
         const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config: loadConfig({ env: false }) });
         const issued = await tokens.loginToken({ id: root!.id, account: 'root', name: 'Root', isAdmin: true });
         expect(await tokens.resolve(issued.token)).to.not.equal(undefined);

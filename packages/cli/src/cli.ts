@@ -26,8 +26,9 @@ export const USAGE = `Usage: fw <command> [options]
 
 Commands:
   migrate                          run Fw's migrations, create or extend the models' tables and their menus
-  user add <account> [--name N] [--admin]
-                                   add a user; the password is typed at a prompt (no echo) or piped on stdin
+  user add <account> [--name N] [--admin] [--no-password]
+                                   add a user; the password is typed at a prompt (no echo) or piped on stdin;
+                                   --no-password: an account that signs in only through sign-on or a directory
   user passwd <account>            set a user's password (prompt or stdin)
   token revoke --user <account>    end every session of a user
   doctor                           check the connection, pending migrations and every model's table;
@@ -49,6 +50,7 @@ const OPTIONS = {
   models: { type: 'string' },
   name: { type: 'string' },
   admin: { type: 'boolean' },
+  'no-password': { type: 'boolean' },
   user: { type: 'string' },
   redis: { type: 'string' },
   'redis-prefix': { type: 'string' },
@@ -62,6 +64,7 @@ interface Values {
   models?: string | undefined;
   name?: string | undefined;
   admin?: boolean | undefined;
+  'no-password'?: boolean | undefined;
   user?: string | undefined;
   redis?: string | undefined;
   'redis-prefix'?: string | undefined;
@@ -242,9 +245,10 @@ async function doctor(store: FwStore, url: string, values: Values, io: CliIo): P
 async function userAdd(store: FwStore, account: string, values: Values, io: CliIo): Promise<number> {
   await requireMigrated(store);
   if (await store.users.findByAccount(account)) throw new CliError(`account "${account}" already exists (set its password with "fw user passwd ${account}")`);
-  const password = await readNewPassword(io.stdin, io.stderr, account);
+  // A sign-on or directory account has no local password at all, rather than one nobody uses.
+  const password = values['no-password'] ? null : await readNewPassword(io.stdin, io.stderr, account);
   const user = await store.users.create({ account, name: values.name ?? account, password, isAdmin: values.admin === true });
-  io.stdout.write(`Added ${user.isAdmin ? 'administrator' : 'user'} ${user.account} (id ${user.id}).\n`);
+  io.stdout.write(`Added ${user.isAdmin ? 'administrator' : 'user'} ${user.account} (id ${user.id})${password === null ? ' without a local password' : ''}.\n`);
   return 0;
 }
 
