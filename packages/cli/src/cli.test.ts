@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { loadConfig, verifyPassword } from '@fw/core';
@@ -33,6 +33,28 @@ function fw(args: string[], options: { input?: string; env?: Record<string, stri
     child.stdin.end(options.input ?? '');
   });
 }
+
+/**
+ * Runs `fw` on a pseudo-terminal (util-linux `script`), typing `answers` each time `fw` shows a
+ * prompt; resolves what the terminal showed.
+ */
+function fwOnTerminal(args: string[], answers: string[]): Promise<{ code: number | null; screen: string }> {
+  return new Promise((resolve, reject) => {
+    const command = [process.execPath, '--import', 'tsx', '--conditions=fw-source', BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    let prompts = 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      screen += chunk.toString();
+      const shown = (screen.match(/Password for [^:]+: |Again: /g) ?? []).length;
+      while (prompts < shown) child.stdin.write(`${answers[prompts++] ?? ''}\r`);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, screen }));
+  });
+}
+
+const hasScript = spawnSync('script', ['--version']).status === 0;
 
 async function signsIn(store: FwStore, account: string, password: string): Promise<boolean> {
   const credentials = await store.users.getCredentials(account);
@@ -81,6 +103,36 @@ describe('fw (the @fw/cli command)', function () {
         const store = createStore(db.url);
         try {
           expect(await store.users.findByAccount('eve')).to.equal(undefined);
+        } finally {
+          await store.destroy();
+        }
+      } finally {
+        await db.drop();
+      }
+    });
+  });
+
+  describe('passwords typed at a terminal', () => {
+    if (!hasScript) {
+      it('skipped: util-linux `script` (a pseudo-terminal) is not installed', function () {
+        this.skip();
+      });
+      return;
+    }
+    it('asks twice with echo off, and refuses two entries that differ', async () => {
+      const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
+      try {
+        expect((await fw(['migrate', '--db', db.url])).code).to.equal(0);
+        const typed = await fwOnTerminal(['user', 'add', 'tina', '--db', db.url], ['Typed-Secret-7', 'Typed-Secret-7']);
+        expect(typed.screen).to.match(/Password for tina: /).and.match(/Again: /).and.match(/Added user tina/);
+        expect(typed.screen).to.not.contain('Typed-Secret');
+        expect(typed.code).to.equal(0);
+        const differ = await fwOnTerminal(['user', 'passwd', 'tina', '--db', db.url], ['New-Secret-8', 'New-Secret-9']);
+        expect(differ.code).to.equal(1);
+        expect(differ.screen).to.match(/the two passwords differ/);
+        const store = createStore(db.url);
+        try {
+          expect(await signsIn(store, 'tina', 'Typed-Secret-7')).to.equal(true);
         } finally {
           await store.destroy();
         }

@@ -30,7 +30,6 @@ function readAll(input: PasswordInput): Promise<string> {
 /** One line typed at a terminal with echo off (raw mode: each key arrives as it is pressed). */
 function readHidden(input: PasswordInput & { setRawMode(mode: boolean): unknown }, prompt: string, output: PromptOutput): Promise<string> {
   return new Promise((resolve, reject) => {
-    output.write(prompt);
     let value = '';
     const finish = () => {
       input.off('data', onData);
@@ -54,10 +53,12 @@ function readHidden(input: PasswordInput & { setRawMode(mode: boolean): unknown 
         else value += ch;
       }
     };
+    // Echo goes off before the prompt shows, so nothing typed after it can appear on the screen.
     input.setRawMode(true);
     input.setEncoding('utf8');
-    input.resume();
     input.on('data', onData);
+    input.resume();
+    output.write(prompt);
   });
 }
 
