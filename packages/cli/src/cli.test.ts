@@ -193,8 +193,13 @@ describe('fw (the @fw/cli command)', function () {
         expect(root).to.include({ isAdmin: true, name: 'Root' });
         expect(await signsIn(store, 'root', 'first-Pass-1')).to.equal(true);
 
+        // A new password ends the sessions already open (issue 10 §3), as an API change does.
+        const before = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config: loadConfig({ env: false }) });
+        const open = await before.loginToken({ id: root!.id, account: 'root', name: 'Root', isAdmin: true });
         const passwd = await fw(['user', 'passwd', 'root', '--db', url], { input: 'second-Pass-2\r\n' });
         expect(passwd.code, passwd.stderr).to.equal(0);
+        expect(passwd.stdout).to.match(/1 open session\(s\) ended/);
+        expect(await before.resolve(open.token)).to.equal(undefined);
         expect(await signsIn(store, 'root', 'first-Pass-1')).to.equal(false);
         expect(await signsIn(store, 'root', 'second-Pass-2')).to.equal(true);
         expect((await fw(['user', 'passwd', 'nobody', '--db', url], { input: 'p\n' })).stderr).to.match(/no account "nobody"/);

@@ -39,8 +39,8 @@ Options:
   --db <url>            database URL (or FW_DB_URL): sqlite:data/app.db, postgres://…, mysql://…, mssql://…
   --models <path>       a module exporting the host's models (\`models\` or the default export, an array)
                         (or FW_MODELS); migrate and doctor need it to know the host's tables
-  --redis <url>         token revoke: the Redis holding the tokens, when the app uses one (or FW_REDIS_URL)
-  --redis-prefix <p>    token revoke: the app's redisPrefix (default fw:)
+  --redis <url>         token revoke and user passwd: the Redis holding the tokens, when the app uses one (or FW_REDIS_URL)
+  --redis-prefix <p>    token revoke and user passwd: the app's redisPrefix (default fw:)
 
 Passwords are never taken from the command line (shell history, ps): pipe them, e.g.
   printf '%s\\n' "$ADMIN_PASSWORD" | fw user add admin --admin --db "$FW_DB_URL"`;
@@ -114,7 +114,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         if (sub !== 'add' && sub !== 'passwd') throw new CliError(`unknown command "fw ${key}": use "fw user add <account>" or "fw user passwd <account>"`, 2);
         expectArgs(key, rest, 1, '<account>');
         const account = rest[0]!;
-        return await withStore(url, (store) => (sub === 'add' ? userAdd(store, account, values, io) : userPasswd(store, account, io)));
+        return await withStore(url, (store) => (sub === 'add' ? userAdd(store, account, values, io) : userPasswd(store, account, values, io)));
       }
       case 'token': {
         if (sub !== 'revoke') throw new CliError(`unknown command "fw ${key}": use "fw token revoke --user <account>"`, 2);
@@ -252,13 +252,15 @@ async function userAdd(store: FwStore, account: string, values: Values, io: CliI
   return 0;
 }
 
-async function userPasswd(store: FwStore, account: string, io: CliIo): Promise<number> {
+async function userPasswd(store: FwStore, account: string, values: Values, io: CliIo): Promise<number> {
   await requireMigrated(store);
   const user = await store.users.findByAccount(account);
   if (!user) throw new CliError(`no account "${account}"`);
   const password = await readNewPassword(io.stdin, io.stderr, account);
   await store.users.setPassword(user.id, password);
-  io.stdout.write(`Password of ${account} changed; sessions already open stay open ("fw token revoke --user ${account}" ends them).\n`);
+  // A new password ends every session of the account, as a change through the API does.
+  const { count, where } = await revokeSessions(store, user.id, values, io);
+  io.stdout.write(`Password of ${account} changed; ${count} open session(s) ended${where}.\n`);
   return 0;
 }
 
@@ -266,14 +268,19 @@ async function tokenRevoke(store: FwStore, account: string, values: Values, io: 
   await requireMigrated(store);
   const user = await store.users.findByAccount(account);
   if (!user) throw new CliError(`no account "${account}"`);
+  const { count, where } = await revokeSessions(store, user.id, values, io);
+  io.stdout.write(`Revoked ${count} token(s) of ${account}${where}.\n`);
+  return 0;
+}
+
+/** Deletes every token of the user where the app keeps them: its database, or Redis with --redis / FW_REDIS_URL. */
+async function revokeSessions(store: FwStore, userId: number, values: Values, io: CliIo): Promise<{ count: number; where: string }> {
   const redisUrl = values.redis ?? io.env.FW_REDIS_URL;
   const redis = redisUrl ? createRedis(redisUrl) : undefined;
   try {
     if (redis) await redisReady(redis, redisUrl!);
     const tokens: TokenStore = redis ? new RedisTokenStore({ redis, prefix: values['redis-prefix'] ?? 'fw:' }) : new KnexTokenStore({ knex: store.knex });
-    const count = await tokens.deleteByUser(user.id);
-    io.stdout.write(`Revoked ${count} token(s) of ${account}${redis ? ` in Redis ${redactUrl(redisUrl!)}` : ''}.\n`);
-    return 0;
+    return { count: await tokens.deleteByUser(userId), where: redis ? ` in Redis ${redactUrl(redisUrl!)}` : '' };
   } finally {
     redis?.disconnect();
   }
