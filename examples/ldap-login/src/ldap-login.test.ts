@@ -7,6 +7,7 @@ import { encodePassword } from '@fw/login/client';
 import type { FwStore } from '@fw/store';
 import { createLdapApp } from './app.js';
 import { LDAP_REASONS } from './ldap-proxy.js';
+import { ldapOptionsFromEnv } from './settings.js';
 import { SLAPD, peopleLdif, startSlapd, type Slapd } from './slapd-fixture.js';
 
 describe('examples/ldap-login: ldapLogin() against a real slapd', function () {
@@ -159,5 +160,100 @@ describe('examples/ldap-login: ldapLogin() against a real slapd', function () {
       await host.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+// Issue 12: a directory is not always OpenLDAP's `uid` under one fixed base. Active Directory's
+// account is `sAMAccountName`, people may live in several branches, and a host filters out
+// disabled or non-person entries; the variables of main.ts set all three.
+describe('examples/ldap-login: account attribute, base DN and filter from the variables', function () {
+  if (!existsSync(SLAPD)) {
+    it('skipped: slapd is not installed (apt-get install slapd; .ci/run installs it)', function () {
+      this.skip();
+    });
+    return;
+  }
+
+  // `employeeNumber` stands in for AD's sAMAccountName (not in OpenLDAP's schema): an account
+  // attribute other than uid, whose value differs from the entry's uid.
+  const ldif = [
+    'dn: dc=fw,dc=test\nobjectClass: dcObject\nobjectClass: organization\no: fw\ndc: fw',
+    'dn: ou=people,dc=fw,dc=test\nobjectClass: organizationalUnit\nou: people',
+    'dn: ou=contractors,dc=fw,dc=test\nobjectClass: organizationalUnit\nou: contractors',
+    'dn: uid=asmith,ou=people,dc=fw,dc=test\nobjectClass: inetOrgPerson\nuid: asmith\nemployeeNumber: E100\nemployeeType: staff\ncn: Ann Smith\nsn: Smith\nuserPassword: ldap-ann',
+    'dn: uid=bjones,ou=people,dc=fw,dc=test\nobjectClass: inetOrgPerson\nuid: bjones\nemployeeNumber: E200\nemployeeType: disabled\ncn: Bob Jones\nsn: Jones\nuserPassword: ldap-bob',
+    'dn: uid=cwu,ou=contractors,dc=fw,dc=test\nobjectClass: inetOrgPerson\nuid: cwu\nemployeeNumber: E300\nemployeeType: staff\ncn: Cy Wu\nsn: Wu\nuserPassword: ldap-cy',
+  ].join('\n\n') + '\n';
+
+  let slapd: Slapd;
+  before(async () => {
+    slapd = await startSlapd(ldif);
+  });
+  after(() => slapd?.stop());
+
+  async function hostFromEnv(env: Record<string, string>) {
+    const dir = mkdtempSync(join(tmpdir(), 'fw-ldap-'));
+    const host = await createLdapApp({ dbUrl: `sqlite:${join(dir, 'app.db')}`, ldap: ldapOptionsFromEnv({ LDAP_URL: slapd.url, ...env }) });
+    for (const account of ['E100', 'E200', 'E300', 'asmith']) await host.store.users.create({ account });
+    const agent = request(host.app.callback());
+    return {
+      login: async (account: string, pwd: string) => (await agent.post('/fw-api/login').send({ account, pwd: encodePassword(pwd) })).body as { pass: boolean; reason?: string },
+      async cleanup() {
+        await host.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  it('signs in by a non-default account attribute (LDAP_ACCOUNT_ATTRIBUTE), not by uid', async () => {
+    const h = await hostFromEnv({ LDAP_SEARCH_BASE: 'ou=people,dc=fw,dc=test', LDAP_ACCOUNT_ATTRIBUTE: 'employeeNumber' });
+    try {
+      expect(await h.login('E100', 'ldap-ann')).to.include({ pass: true });
+      expect(await h.login('asmith', 'ldap-ann')).to.deep.include({ pass: false, reason: LDAP_REASONS.NOT_IN_DIRECTORY });
+    } finally {
+      await h.cleanup();
+    }
+  });
+
+  it('finds only entries under the base DN (LDAP_SEARCH_BASE)', async () => {
+    const people = await hostFromEnv({ LDAP_SEARCH_BASE: 'ou=people,dc=fw,dc=test', LDAP_ACCOUNT_ATTRIBUTE: 'employeeNumber' });
+    const everyone = await hostFromEnv({ LDAP_SEARCH_BASE: 'dc=fw,dc=test', LDAP_ACCOUNT_ATTRIBUTE: 'employeeNumber' });
+    try {
+      expect(await people.login('E300', 'ldap-cy')).to.deep.include({ pass: false, reason: LDAP_REASONS.NOT_IN_DIRECTORY });
+      expect(await everyone.login('E300', 'ldap-cy')).to.include({ pass: true });
+    } finally {
+      await people.cleanup();
+      await everyone.cleanup();
+    }
+  });
+
+  it('lets in only entries that also match LDAP_FILTER', async () => {
+    const h = await hostFromEnv({ LDAP_SEARCH_BASE: 'dc=fw,dc=test', LDAP_ACCOUNT_ATTRIBUTE: 'employeeNumber', LDAP_FILTER: '(&(objectClass=inetOrgPerson)(employeeType=staff))' });
+    try {
+      expect(await h.login('E100', 'ldap-ann')).to.include({ pass: true });
+      // Right password, but the entry is filtered out.
+      expect(await h.login('E200', 'ldap-bob')).to.deep.include({ pass: false, reason: LDAP_REASONS.NOT_IN_DIRECTORY });
+      // The filter narrows the search; it never replaces the account match.
+      expect(await h.login('*', 'ldap-ann')).to.deep.include({ pass: false, reason: LDAP_REASONS.NOT_IN_DIRECTORY });
+    } finally {
+      await h.cleanup();
+    }
+  });
+
+  it('refuses a malformed filter or attribute and missing variables at start-up, naming the variable', () => {
+    const base = { LDAP_URL: 'ldap://127.0.0.1:389', LDAP_SEARCH_BASE: 'dc=fw,dc=test' };
+    expect(() => ldapOptionsFromEnv({ ...base, LDAP_FILTER: '(objectClass=person' })).to.throw(/LDAP_FILTER/);
+    expect(() => ldapOptionsFromEnv({ ...base, LDAP_FILTER: 'objectClass=person' })).to.throw(/LDAP_FILTER/);
+    expect(() => ldapOptionsFromEnv({ ...base, LDAP_ACCOUNT_ATTRIBUTE: 'uid)(cn=*' })).to.throw(/LDAP_ACCOUNT_ATTRIBUTE/);
+    expect(() => ldapOptionsFromEnv({ LDAP_URL: 'ldap://127.0.0.1:389' })).to.throw(/LDAP_SEARCH_BASE/);
+    expect(() => ldapOptionsFromEnv({ ...base, LDAP_TIMEOUT_MS: 'soon' })).to.throw(/LDAP_TIMEOUT_MS/);
+    expect(ldapOptionsFromEnv({ ...base, LDAP_BIND_DN: 'cn=reader,dc=fw,dc=test', LDAP_BIND_PASSWORD: 'x', LDAP_TIMEOUT_MS: '2000' })).to.deep.equal({
+      url: 'ldap://127.0.0.1:389',
+      searchBase: 'dc=fw,dc=test',
+      accountAttribute: 'uid',
+      bindDn: 'cn=reader,dc=fw,dc=test',
+      bindPassword: 'x',
+      timeoutMs: 2000,
+    });
   });
 });

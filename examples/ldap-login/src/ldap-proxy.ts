@@ -1,4 +1,4 @@
-import { Client, EqualityFilter, InvalidCredentialsError } from 'ldapts';
+import { AndFilter, Client, EqualityFilter, FilterParser, InvalidCredentialsError, type Filter } from 'ldapts';
 import { FwDefinitionError, type FwUser } from '@fw/core';
 import { BaseLoginProxy, LoginUnavailableError, type LoginProxyClass, type LoginProxyDeps } from '@fw/login';
 
@@ -8,13 +8,45 @@ export interface LdapLoginOptions {
   url: string;
   /** Where users live, e.g. `ou=people,dc=example,dc=com`. */
   searchBase: string;
-  /** Attribute holding the login account. @default 'uid' */
+  /** Attribute holding the login account: `uid` (OpenLDAP), `sAMAccountName` or `userPrincipalName` (Active Directory), `mail`, … @default 'uid' */
   accountAttribute?: string;
+  /**
+   * An LDAP filter the user's entry must match too, ANDed with the account match: e.g.
+   * `(objectClass=inetOrgPerson)`, or for Active Directory enabled people only
+   * `(&(objectCategory=person)(!(userAccountControl:1.2.840.113556.1.4.803:=2)))`. None by default.
+   */
+  filter?: string;
   /** Service account that may search for users; anonymous search when absent. */
   bindDn?: string;
   bindPassword?: string;
   /** Connect and operation timeout, in milliseconds. @default 5000 */
   timeoutMs?: number;
+}
+
+// An attribute description: a name (letters, digits, hyphens) or a numeric OID. Anything else
+// would end up inside the search filter's text.
+const ATTRIBUTE = /^(?:[A-Za-z][A-Za-z0-9-]*|\d+(?:\.\d+)+)$/;
+
+/**
+ * Checks {@link LdapLoginOptions} and parses `filter`, throwing `FwDefinitionError` for a bad
+ * value; `names` relabels the options in the messages (the example's variable names).
+ * @returns the parsed `filter`, if any.
+ */
+export function checkLdapOptions(options: LdapLoginOptions, names: Partial<Record<keyof LdapLoginOptions, string>> = {}): Filter | undefined {
+  const label = (key: keyof LdapLoginOptions) => names[key] ?? `ldapLogin.${key}`;
+  if (typeof options?.url !== 'string' || !/^ldaps?:\/\//.test(options.url)) throw new FwDefinitionError(label('url'), 'must be an ldap:// or ldaps:// URL');
+  if (typeof options.searchBase !== 'string' || options.searchBase === '') throw new FwDefinitionError(label('searchBase'), 'is required');
+  if (options.accountAttribute !== undefined && !ATTRIBUTE.test(options.accountAttribute)) {
+    throw new FwDefinitionError(label('accountAttribute'), 'must be an attribute name such as uid or sAMAccountName');
+  }
+  if (options.filter === undefined) return undefined;
+  // FilterParser accepts some text without parentheses; a filter here is always one parenthesised item.
+  if (!/^\(.*\)$/s.test(options.filter.trim())) throw new FwDefinitionError(label('filter'), 'must be an LDAP filter in parentheses, e.g. (objectClass=person)');
+  try {
+    return FilterParser.parseString(options.filter.trim());
+  } catch (error) {
+    throw new FwDefinitionError(label('filter'), `is not a valid LDAP filter: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /** Reasons the directory check gives; the wrong-password one is the directory's own. */
@@ -34,8 +66,7 @@ export const LDAP_REASONS = {
  * app.use(fwLogin({ store, tokens, ephemeral, proxy: ldapLogin({ url: 'ldaps://ldap.corp', searchBase: 'ou=people,dc=corp' }) }));
  */
 export function ldapLogin(options: LdapLoginOptions): LoginProxyClass {
-  if (typeof options?.url !== 'string' || !/^ldaps?:\/\//.test(options.url)) throw new FwDefinitionError('ldapLogin.url', 'must be an ldap:// or ldaps:// URL');
-  if (typeof options.searchBase !== 'string' || options.searchBase === '') throw new FwDefinitionError('ldapLogin.searchBase', 'is required');
+  const extraFilter = checkLdapOptions(options);
   const settings = { accountAttribute: 'uid', timeoutMs: 5000, ...options };
 
   return class LdapLoginProxy extends BaseLoginProxy {
@@ -75,12 +106,17 @@ export function ldapLogin(options: LdapLoginOptions): LoginProxyClass {
     return `Directory: ${diagnostic || 'invalid credentials'} (LDAP result ${error.code})`;
   }
 
+  function accountFilter(account: string): Filter {
+    const match = new EqualityFilter({ attribute: settings.accountAttribute, value: account });
+    return extraFilter ? new AndFilter({ filters: [extraFilter, match] }) : match;
+  }
+
   async function findDn(client: Client, account: string): Promise<string | undefined> {
     if (settings.bindDn) await client.bind(settings.bindDn, settings.bindPassword ?? '');
     // EqualityFilter escapes the value, so an account such as `*)(uid=*` matches nothing.
     const { searchEntries } = await client.search(settings.searchBase, {
       scope: 'sub',
-      filter: new EqualityFilter({ attribute: settings.accountAttribute, value: account }),
+      filter: accountFilter(account),
       attributes: ['dn'],
       sizeLimit: 2,
     });
