@@ -14,8 +14,9 @@ import { encodePassword } from '@fw/login/client';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // Inside the repository (git-ignored), so that `@fw/*` and `koa` resolve through the workspace's
-// node_modules exactly as they do for a host in this repository.
-const snippetsDir = join(root, 'test', '.snippets');
+// node_modules exactly as they do for a host in this repository. One folder per run, so that two
+// runs at once (a suite and a single file) do not delete each other's files.
+const snippetsDir = join(root, 'test', '.snippets', `run-${process.pid}`);
 
 /** One marked block: where it is, and whether the test starts it. */
 export interface DocSnippet {
@@ -116,6 +117,7 @@ describe('docs that run (README.md, docs/*.md)', function () {
 
   after(() => {
     rmSync(tmp, { recursive: true, force: true });
+    rmSync(snippetsDir, { recursive: true, force: true });
   });
 
   it('finds the marked blocks, the quick starts among them', () => {
