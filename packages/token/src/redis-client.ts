@@ -32,10 +32,10 @@ export interface FwRedisClient {
   eval(script: string, numKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;
   evalsha(sha: string, numKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;
   on(event: 'error', listener: (error: Error) => void): unknown;
-  on(event: 'ready', listener: () => void): unknown;
-  once(event: 'ready', listener: () => void): unknown;
+  on(event: 'ready', listener: (...args: unknown[]) => void): unknown;
+  once(event: 'ready', listener: (...args: unknown[]) => void): unknown;
   off(event: 'error', listener: (error: Error) => void): unknown;
-  off(event: 'ready', listener: () => void): unknown;
+  off(event: 'ready', listener: (...args: unknown[]) => void): unknown;
   disconnect(): void;
 }
 
