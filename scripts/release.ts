@@ -64,7 +64,10 @@ export function releasePackages(): ReleasePackage[] {
 }
 
 function run(command: string, args: string[], cwd: string): string {
-  return execFileSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: 'false' };
+  // Under c8 (npm test) the compilers would write coverage of themselves for nothing.
+  delete env.NODE_V8_COVERAGE;
+  return execFileSync(command, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', env });
 }
 
 const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
