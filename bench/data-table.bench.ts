@@ -65,7 +65,12 @@ try {
   bare.use(async (ctx) => {
     const { page = 1, size = 20 } = ctx.request.body as { page?: number; size?: number };
     const [rows, counted] = await Promise.all([
-      store.knex('bench_item').select(columns).orderBy('bench_item.id', 'asc').limit(size).offset((page - 1) * size),
+      store
+        .knex('bench_item')
+        .select(columns)
+        .orderBy('bench_item.id', 'asc')
+        .limit(size)
+        .offset((page - 1) * size),
       store.knex('bench_item').count({ n: '*' }),
     ]);
     ctx.body = { rows, total: Number((counted as Array<{ n: unknown }>)[0]?.n), page, size };
@@ -78,9 +83,11 @@ try {
   const body = JSON.stringify({ page: 1, size: 20 });
 
   // Same answer on both sides before timing anything.
-  const check = async (url: string, headers: Record<string, string>) => (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })).json()) as { rows: unknown[]; total: number };
+  const check = async (url: string, headers: Record<string, string>) =>
+    (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })).json()) as { rows: unknown[]; total: number };
   const [a, b] = await Promise.all([check(fwUrl, { token }), check(bareUrl, {})]);
-  if (a.total !== ROWS || b.total !== ROWS || a.rows.length !== 20 || b.rows.length !== 20) throw new Error(`unexpected answers: ${a.total}/${a.rows.length} vs ${b.total}/${b.rows.length}`);
+  if (a.total !== ROWS || b.total !== ROWS || a.rows.length !== 20 || b.rows.length !== 20)
+    throw new Error(`unexpected answers: ${a.total}/${a.rows.length} vs ${b.total}/${b.rows.length}`);
 
   const opts = { seconds: SECONDS, connections: CONNECTIONS, body };
   const { baseline, candidate } = await compare(

@@ -100,7 +100,9 @@ function printAssets(title: string, assets: Asset[]): void {
   for (const a of [...assets].sort((x, y) => x.kind.localeCompare(y.kind) || y.gzip - x.gzip)) {
     console.log(`    ${a.kind.padEnd(3)} ${a.name.padEnd(36)} ${kB(a.raw).padStart(10)} raw ${kB(a.gzip).padStart(9)} ${a.served ?? 'gzip -9'}`);
   }
-  console.log(`    JS  ${kB(sum(assets, 'js', 'gzip'))} gzip (${kB(sum(assets, 'js', 'raw'))} raw); CSS ${kB(sum(assets, 'css', 'gzip'))} gzip (${kB(sum(assets, 'css', 'raw'))} raw)`);
+  console.log(
+    `    JS  ${kB(sum(assets, 'js', 'gzip'))} gzip (${kB(sum(assets, 'js', 'raw'))} raw); CSS ${kB(sum(assets, 'css', 'gzip'))} gzip (${kB(sum(assets, 'css', 'raw'))} raw)`,
+  );
 }
 
 // Put into every document before the app's own script: once the first table row has a cell with
@@ -172,7 +174,14 @@ try {
     for (let i = 0; i < ROWS; i += 500) {
       const batch = Array.from({ length: Math.min(500, ROWS - i) }, (_, j) => {
         const n = i + j;
-        return { title: `Book ${n}`, isbn: String(9780000000000 + n), genre: ['novel', 'essay', 'poetry'][n % 3], price: (n % 1000) / 10, published: `20${10 + (n % 15)}-0${(n % 9) + 1}-1${n % 10}`, inPrint: n % 4 !== 0 };
+        return {
+          title: `Book ${n}`,
+          isbn: String(9780000000000 + n),
+          genre: ['novel', 'essay', 'poetry'][n % 3],
+          price: (n % 1000) / 10,
+          published: `20${10 + (n % 15)}-0${(n % 9) + 1}-1${n % 10}`,
+          inPrint: n % 4 !== 0,
+        };
       });
       await trx('demo_book').insert(batch);
     }
@@ -224,7 +233,9 @@ try {
     printAssets(`model page /model/${MODEL} after sign-in: loaded as on the sign-in page`, entry);
     printAssets('model page: lazily loaded on top', lazy);
     console.log(`  model page in all: JS ${kB(sum(modelAll, 'js', 'gzip'))} gzip, CSS ${kB(sum(modelAll, 'css', 'gzip'))} gzip`);
-    console.log(`  first screen JS ${kB(firstJs)} gzip: goal <= ${kB(FIRST_SCREEN_GOAL)} ${firstJs <= FIRST_SCREEN_GOAL ? 'met' : 'NOT met'}; with CSS ${kB(firstJs + sum(signIn, 'css', 'gzip'))}`);
+    console.log(
+      `  first screen JS ${kB(firstJs)} gzip: goal <= ${kB(FIRST_SCREEN_GOAL)} ${firstJs <= FIRST_SCREEN_GOAL ? 'met' : 'NOT met'}; with CSS ${kB(firstJs + sum(signIn, 'css', 'gzip'))}`,
+    );
   }
 
   // 2. First rows painted, against the bare table call from the same page. Each run opens the
@@ -259,17 +270,19 @@ try {
     const bare: number[] = [];
     for (let i = 0; i < BARE_PER_RUN; i += 1) {
       bare.push(
-        (await page.evaluate(
-          async ({ api, token, body }) => {
-            const start = performance.now();
-            const res = await fetch(api, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json', token }, body });
-            const answer = (await res.json()) as { rows?: unknown[]; total?: number };
-            const took = performance.now() - start;
-            if (!res.ok || !answer.rows?.length) throw new Error(`table call answered ${res.status}`);
-            return { took, total: answer.total };
-          },
-          { api: `${url}/fw-api/data/table/${MODEL}`, token, body },
-        )).took,
+        (
+          await page.evaluate(
+            async ({ api, token, body }) => {
+              const start = performance.now();
+              const res = await fetch(api, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json', token }, body });
+              const answer = (await res.json()) as { rows?: unknown[]; total?: number };
+              const took = performance.now() - start;
+              if (!res.ok || !answer.rows?.length) throw new Error(`table call answered ${res.status}`);
+              return { took, total: answer.total };
+            },
+            { api: `${url}/fw-api/data/table/${MODEL}`, token, body },
+          )
+        ).took,
       );
     }
     await context.close();
@@ -286,9 +299,16 @@ try {
   console.log(`\nfirst table rows painted, ${MODEL} with ${ROWS} rows, request ${body} (median of ${RUNS}; bare call median of ${bareTimes.length}):`);
   console.log(`  UI, navigation to first rows painted (empty cache) ${ui1.toFixed(1)} ms  (min ${Math.min(...uiTimes).toFixed(1)}, max ${Math.max(...uiTimes).toFixed(1)})`);
   console.log(`    where the time goes (medians, ms from navigation start):`);
-  for (const key of Object.keys(phases[0]!)) console.log(`      ${key.padEnd(34)} ${median(phases.map((p) => p[key]!)).toFixed(0).padStart(6)}`);
+  for (const key of Object.keys(phases[0]!))
+    console.log(
+      `      ${key.padEnd(34)} ${median(phases.map((p) => p[key]!))
+        .toFixed(0)
+        .padStart(6)}`,
+    );
   console.log(`  UI, same after a reload (scripts cached)           ${median(warmTimes).toFixed(1)} ms`);
-  console.log(`  bare POST /fw-api/data/table/${MODEL} from the page  ${bare1.toFixed(1)} ms  (min ${Math.min(...bareTimes).toFixed(1)}, max ${Math.max(...bareTimes).toFixed(1)})`);
+  console.log(
+    `  bare POST /fw-api/data/table/${MODEL} from the page  ${bare1.toFixed(1)} ms  (min ${Math.min(...bareTimes).toFixed(1)}, max ${Math.max(...bareTimes).toFixed(1)})`,
+  );
   console.log(`  ratio UI first rows / bare call ${(ui1 / bare1).toFixed(1)} (cached: ${(median(warmTimes) / bare1).toFixed(1)})`);
 } finally {
   await browser?.close();

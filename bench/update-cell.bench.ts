@@ -72,7 +72,9 @@ try {
   console.log(`update one cell, ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each (median):`);
   console.log(`  raw knex UPDATE route  ${baseline.rps.toFixed(0)} req/s   mean ${baseline.mean.toFixed(2)} ms   p99 ${baseline.p99} ms`);
   console.log(`  update-cell full stack ${candidate.rps.toFixed(0)} req/s   mean ${candidate.mean.toFixed(2)} ms   p99 ${candidate.p99} ms`);
-  console.log(`  ratio full/raw: throughput ${(candidate.rps / baseline.rps).toFixed(3)}, mean latency ${(candidate.mean / baseline.mean).toFixed(2)}x, p99 latency ${(candidate.p99 / Math.max(baseline.p99, 0.001)).toFixed(2)}x`);
+  console.log(
+    `  ratio full/raw: throughput ${(candidate.rps / baseline.rps).toFixed(3)}, mean latency ${(candidate.mean / baseline.mean).toFixed(2)}x, p99 latency ${(candidate.p99 / Math.max(baseline.p99, 0.001)).toFixed(2)}x`,
+  );
   console.log(`  (${logged} operate-log rows written by the full stack)`);
 } finally {
   for (const close of closers) close();

@@ -81,11 +81,21 @@ const nasty = fc.constantFrom<unknown>(
   true,
   null,
 );
-const value: fc.Arbitrary<unknown> = fc.oneof({ weight: 3, arbitrary: nasty }, { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 2 }) }, fc.integer(), fc.double(), fc.string({ unit: 'binary', maxLength: 40 }), fc.date({ noInvalidDate: true }).map((d) => d.toISOString()));
+const value: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 3, arbitrary: nasty },
+  { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+  fc.integer(),
+  fc.double(),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+);
 const key = fc.oneof(fc.constantFrom(...FIELDS), fc.constantFrom(...PROTO_KEYS), fc.string({ maxLength: 12 }));
 const row = fc.dictionary(key, value, { maxKeys: 6 });
 const id = fc.oneof(fc.integer({ min: 1, max: 5 }), nasty, fc.integer(), fc.string({ maxLength: 8 }));
-const condition = fc.record({ field: key, op: fc.oneof(fc.constantFrom('eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'between', 'like', 'in', 'isNull', 'notNull'), fc.string({ maxLength: 6 })), value }, { requiredKeys: [] });
+const condition = fc.record(
+  { field: key, op: fc.oneof(fc.constantFrom('eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'between', 'like', 'in', 'isNull', 'notNull'), fc.string({ maxLength: 6 })), value },
+  { requiredKeys: [] },
+);
 const tableBody = fc.record(
   {
     page: id,
@@ -102,41 +112,101 @@ type Probe = { method: 'get' | 'post'; path: string; body?: unknown; raw?: strin
 const who = fc.constantFrom<Probe['token']>('admin', 'admin', 'user', 'none', 'junk');
 
 const probe: fc.Arbitrary<Probe> = fc.oneof(
-  fc.record({ m: fc.constantFrom('FzItem', 'FwUser', 'FwRole', 'FwMenu'), body: tableBody, token: who }).map(({ m, body, token }) => ({ method: 'post' as const, path: `/data/table/${m}`, body, token })),
+  fc
+    .record({ m: fc.constantFrom('FzItem', 'FwUser', 'FwRole', 'FwMenu'), body: tableBody, token: who })
+    .map(({ m, body, token }) => ({ method: 'post' as const, path: `/data/table/${m}`, body, token })),
   fc.record({ m: segment, body: tableBody, token: who }).map(({ m, body, token }) => ({ method: 'post' as const, path: `/data/table/${m}`, body, token })),
-  fc.record({ m: fc.constantFrom('FzItem', 'FwUser', 'FwRole', 'FwMenu', 'FwOrg', 'FwOpenApi'), body: anyBody, token: who }).map(({ m, body, token }) => ({ method: 'post' as const, path: `/data/modify/${m}`, body, token })),
-  fc.record({ m: fc.constantFrom('FzItem', 'FwUser', 'FwRole', 'FwMenu', 'FwOrg'), body: row, id, token: who }).map(({ m, body, id, token }) => ({ method: 'post' as const, path: `/data/modify/${m}/update`, body: { ...body, id }, token })),
-  fc.record({ m: fc.constantFrom('FzItem', 'FwUser', 'FwMenu'), field: key, value, id, token: who }).map(({ m, field, value, id, token }) => ({ method: 'post' as const, path: `/data/modify/${m}/update-cell`, body: { id, field, value }, token })),
-  fc.record({ m: fc.constantFrom('FzItem', 'FwUser', 'FwRole', 'FwMenu'), ids: fc.oneof(fc.array(id, { maxLength: 3 }), value), token: who }).map(({ m, ids, token }) => ({ method: 'post' as const, path: `/data/modify/${m}/delete`, body: { ids }, token })),
-  fc.record({ m: fc.constantFrom('FzItem', 'FwUser', 'FwRole', 'FwMenu', 'FwOrg'), id, values: fc.option(row), token: who }).map(({ m, id, values, token }) => ({ method: 'post' as const, path: `/data/modify/${m}/copy`, body: values ? { id, values } : { id }, token })),
+  fc
+    .record({ m: fc.constantFrom('FzItem', 'FwUser', 'FwRole', 'FwMenu', 'FwOrg', 'FwOpenApi'), body: anyBody, token: who })
+    .map(({ m, body, token }) => ({ method: 'post' as const, path: `/data/modify/${m}`, body, token })),
+  fc
+    .record({ m: fc.constantFrom('FzItem', 'FwUser', 'FwRole', 'FwMenu', 'FwOrg'), body: row, id, token: who })
+    .map(({ m, body, id, token }) => ({ method: 'post' as const, path: `/data/modify/${m}/update`, body: { ...body, id }, token })),
+  fc
+    .record({ m: fc.constantFrom('FzItem', 'FwUser', 'FwMenu'), field: key, value, id, token: who })
+    .map(({ m, field, value, id, token }) => ({ method: 'post' as const, path: `/data/modify/${m}/update-cell`, body: { id, field, value }, token })),
+  fc
+    .record({ m: fc.constantFrom('FzItem', 'FwUser', 'FwRole', 'FwMenu'), ids: fc.oneof(fc.array(id, { maxLength: 3 }), value), token: who })
+    .map(({ m, ids, token }) => ({ method: 'post' as const, path: `/data/modify/${m}/delete`, body: { ids }, token })),
+  fc
+    .record({ m: fc.constantFrom('FzItem', 'FwUser', 'FwRole', 'FwMenu', 'FwOrg'), id, values: fc.option(row), token: who })
+    .map(({ m, id, values, token }) => ({ method: 'post' as const, path: `/data/modify/${m}/copy`, body: values ? { id, values } : { id }, token })),
   fc.record({ m: segment, id: id.map(enc), token: who }).map(({ m, id, token }) => ({ method: 'get' as const, path: `/data/${m}/${id || 0}`, token })),
   fc.record({ m: segment, token: who }).map(({ m, token }) => ({ method: 'get' as const, path: `/build/${m}`, token })),
   fc.record({ m: fc.constantFrom('FzItem', 'FwUser'), id: id.map(enc), token: who }).map(({ m, id, token }) => ({ method: 'get' as const, path: `/data/print/${m}/${id}`, token })),
-  fc.record({ m: fc.constantFrom('FzItem', 'FwUser'), q: fc.record({ conditions: fc.oneof(fc.array(condition, { maxLength: 3 }).map((c) => JSON.stringify(c)), fc.string()), sort: fc.string({ maxLength: 20 }) }, { requiredKeys: [] }), token: who }).map(({ m, q, token }) => ({
-    method: 'get' as const,
-    path: `/data/export/${m}?${new URLSearchParams(q as Record<string, string>).toString()}`,
-    token,
-  })),
-  fc.record({ header: fc.array(key, { minLength: 1, maxLength: 4 }), cells: fc.array(fc.array(value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '')), { maxLength: 4 }), { maxLength: 4 }), token: who }).map(({ header, cells, token }) => ({
-    method: 'post' as const,
-    path: '/data/import/FzItem',
-    raw: [header.join(','), ...cells.map((c) => c.map((x) => `"${String(x).replace(/"/g, '""')}"`).join(','))].join('\n'),
-    contentType: 'text/csv',
-    token,
-  })),
-  fc.record({ path: fc.constantFrom('/data/table/FzItem', '/data/modify/FzItem', '/login', '/change-pwd', '/open-api/token', '/ai/mcp'), raw: fc.string({ unit: 'binary', maxLength: 60 }), contentType: fc.constantFrom('application/json', 'text/plain', 'text/csv', 'application/x-www-form-urlencoded', 'multipart/form-data'), token: who }).map(({ path, raw, contentType, token }) => ({ method: 'post' as const, path, raw, contentType, token })),
-  fc.record({ account: value, pwd: value, verifyCode: fc.option(value), verifyCodeMark: fc.option(value) }, { requiredKeys: [] }).map((body) => ({ method: 'post' as const, path: '/login', body, token: 'none' as const })),
+  fc
+    .record({
+      m: fc.constantFrom('FzItem', 'FwUser'),
+      q: fc.record(
+        {
+          conditions: fc.oneof(
+            fc.array(condition, { maxLength: 3 }).map((c) => JSON.stringify(c)),
+            fc.string(),
+          ),
+          sort: fc.string({ maxLength: 20 }),
+        },
+        { requiredKeys: [] },
+      ),
+      token: who,
+    })
+    .map(({ m, q, token }) => ({
+      method: 'get' as const,
+      path: `/data/export/${m}?${new URLSearchParams(q as Record<string, string>).toString()}`,
+      token,
+    })),
+  fc
+    .record({
+      header: fc.array(key, { minLength: 1, maxLength: 4 }),
+      cells: fc.array(
+        fc.array(
+          value.map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))),
+          { maxLength: 4 },
+        ),
+        { maxLength: 4 },
+      ),
+      token: who,
+    })
+    .map(({ header, cells, token }) => ({
+      method: 'post' as const,
+      path: '/data/import/FzItem',
+      raw: [header.join(','), ...cells.map((c) => c.map((x) => `"${String(x).replace(/"/g, '""')}"`).join(','))].join('\n'),
+      contentType: 'text/csv',
+      token,
+    })),
+  fc
+    .record({
+      path: fc.constantFrom('/data/table/FzItem', '/data/modify/FzItem', '/login', '/change-pwd', '/open-api/token', '/ai/mcp'),
+      raw: fc.string({ unit: 'binary', maxLength: 60 }),
+      contentType: fc.constantFrom('application/json', 'text/plain', 'text/csv', 'application/x-www-form-urlencoded', 'multipart/form-data'),
+      token: who,
+    })
+    .map(({ path, raw, contentType, token }) => ({ method: 'post' as const, path, raw, contentType, token })),
+  fc
+    .record({ account: value, pwd: value, verifyCode: fc.option(value), verifyCodeMark: fc.option(value) }, { requiredKeys: [] })
+    .map((body) => ({ method: 'post' as const, path: '/login', body, token: 'none' as const })),
   fc.record({ pwd: value, newPwd: value, newPwd2: value }, { requiredKeys: [] }).map((body) => ({ method: 'post' as const, path: '/change-pwd', body, token: 'user' as const })),
   fc.record({ appId: value, secret: value }, { requiredKeys: [] }).map((body) => ({ method: 'post' as const, path: '/open-api/token', body, token: 'none' as const })),
-  fc.record({ mark: fc.oneof(fc.string({ maxLength: 80 }), fc.constantFrom('%00', 'a'.repeat(70))), token: who }).map(({ mark, token }) => ({ method: 'get' as const, path: `/code-img?mark=${enc(mark)}`, token })),
-  fc.record({ path: fc.constantFrom('/userinfo', '/menu', '/logout', '/data/table/FzItem', '/data/modify/FzItem/update', '/ai/mcp'), token: who }).map(({ path, token }) => ({ method: 'get' as const, path, token })),
+  fc
+    .record({ mark: fc.oneof(fc.string({ maxLength: 80 }), fc.constantFrom('%00', 'a'.repeat(70))), token: who })
+    .map(({ mark, token }) => ({ method: 'get' as const, path: `/code-img?mark=${enc(mark)}`, token })),
+  fc
+    .record({ path: fc.constantFrom('/userinfo', '/menu', '/logout', '/data/table/FzItem', '/data/modify/FzItem/update', '/ai/mcp'), token: who })
+    .map(({ path, token }) => ({ method: 'get' as const, path, token })),
   fc
     .record({
       name: fc.oneof(fc.constantFrom('fwModelList', 'fwSchema', 'fwDataQuery', 'findFwDataByPk', 'insertFwData', 'updateFwData', 'deleteFwData'), fc.string({ maxLength: 10 })),
-      args: fc.record({ model: fc.oneof(fc.constantFrom(...MODELS), value), id, ids: fc.array(id, { maxLength: 3 }), data: anyBody, filter: fc.oneof(tableBody, value) }, { requiredKeys: [] }),
+      args: fc.record(
+        { model: fc.oneof(fc.constantFrom(...MODELS), value), id, ids: fc.array(id, { maxLength: 3 }), data: anyBody, filter: fc.oneof(tableBody, value) },
+        { requiredKeys: [] },
+      ),
       token: who,
     })
-    .map(({ name, args, token }) => ({ method: 'post' as const, path: '/ai/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }, token })),
+    .map(({ name, args, token }) => ({
+      method: 'post' as const,
+      path: '/ai/mcp',
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+      token,
+    })),
 );
 
 describeEachSql('every route answers bad input with a 4xx and the Fw error body (property)', (db, spec) => {
@@ -157,12 +227,20 @@ describeEachSql('every route answers bad input with a 4xx and the Fw error body 
     const user = await fw.store.users.create({ account: 'fz-user', password: 'fz-password-1' });
     const role = await fw.store.roles.create({ code: 'fz-role', name: 'Fuzz' });
     const menus = (await fw.store.knex('fw_menu').whereNotNull('code').select('id', 'code')) as Array<{ id: number; code: string }>;
-    await fw.store.roles.setMenus(role.id, menus.filter((m) => /^(FzItem|FzTag|FwUser|FwRole|FwMenu)/.test(m.code)).map((m) => Number(m.id)));
+    await fw.store.roles.setMenus(
+      role.id,
+      menus.filter((m) => /^(FzItem|FzTag|FwUser|FwRole|FwMenu)/.test(m.code)).map((m) => Number(m.id)),
+    );
     await fw.store.users.setRoles(user.id, [role.id]);
     tokens.admin = (await fw.tokens.loginToken({ id: admin.id, account: admin.account, isAdmin: true })).token;
     tokens.user = (await fw.tokens.loginToken({ id: user.id, account: user.account, isAdmin: false })).token;
     const tag = await agent.post(`${api}/data/modify/FzTag`).set('token', tokens.admin).send({ label: 't' }).expect(200);
-    for (let i = 0; i < 3; i++) await agent.post(`${api}/data/modify/FzItem`).set('token', tokens.admin).send({ title: `item ${i}`, qty: i, tag: tag.body.id, tags: [tag.body.id] }).expect(200);
+    for (let i = 0; i < 3; i++)
+      await agent
+        .post(`${api}/data/modify/FzItem`)
+        .set('token', tokens.admin)
+        .send({ title: `item ${i}`, qty: i, tag: tag.body.id, tags: [tag.body.id] })
+        .expect(200);
   });
   after(() => fw?.close());
 
@@ -182,7 +260,7 @@ describeEachSql('every route answers bad input with a 4xx and the Fw error body 
       fc.asyncProperty(probe, async (p) => {
         const before = unexpected.length;
         const res = await send(p);
-        const where = `${p.method.toUpperCase()} ${p.path} → ${res.status} ${String(res.text ?? "").slice(0, 300)}`;
+        const where = `${p.method.toUpperCase()} ${p.path} → ${res.status} ${String(res.text ?? '').slice(0, 300)}`;
         expect(res.status, where).to.be.below(500);
         if (res.status >= 400 && !(p.path === '/login' && res.status === 401)) {
           expect(res.body?.error?.code, where).to.match(/^[A-Z][A-Z0-9_]+$/);

@@ -50,7 +50,12 @@ export function extractSnippets(file: string, text: string): DocSnippet[] {
 }
 
 function documentationSnippets(): DocSnippet[] {
-  const files = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const files = [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   return files.flatMap((file) => extractSnippets(file, readFileSync(join(root, file), 'utf8')));
 }
 

@@ -41,7 +41,12 @@ async function host(): Promise<Host> {
   app.use(fw.middleware);
   await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
   const agent = request(app.callback());
-  const token = (await agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('admin-pass-1') }).expect(200)).body.token as string;
+  const token = (
+    await agent
+      .post('/fw-api/login')
+      .send({ account: 'admin', pwd: encodePassword('admin-pass-1') })
+      .expect(200)
+  ).body.token as string;
   const book = await agent.post('/fw-api/data/modify/Book').set('token', token).send({ title: '<b>Dune</b>', note: 'style="color:red" onload=x' }).expect(200);
   return { app, fw, agent, token, bookId: book.body.id as number, cleanup: async () => (await fw.close(), await db.drop()) };
 }
@@ -93,7 +98,10 @@ describe('Fw API response headers', () => {
   });
 
   it('the print page holds no inline script, style or event handler, and links what it needs with the right types', async () => {
-    const page = await h.agent.get(`/fw-api/data/print/Book/${h.bookId}?_token=${h.token}`).expect(200).expect('Content-Type', /text\/html/);
+    const page = await h.agent
+      .get(`/fw-api/data/print/Book/${h.bookId}?_token=${h.token}`)
+      .expect(200)
+      .expect('Content-Type', /text\/html/);
     const html = page.text;
     expect(html).to.not.match(/<style/i);
     expect(html).to.not.match(/<script(?![^>]*\ssrc=)[^>]*>/i, 'a script without src');
@@ -102,9 +110,15 @@ describe('Fw API response headers', () => {
     expect(html).to.not.match(/javascript:/i);
     // Stored text is escaped, so it cannot add any of these either.
     expect(html).to.contain('&lt;b&gt;Dune&lt;/b&gt;').and.contain('style=&quot;color:red&quot; onload=x');
-    const css = await h.agent.get('/fw-api/data/print.css').expect(200).expect('Content-Type', /^text\/css/);
+    const css = await h.agent
+      .get('/fw-api/data/print.css')
+      .expect(200)
+      .expect('Content-Type', /^text\/css/);
     expect(css.text).to.contain('@media print');
-    const js = await h.agent.get('/fw-api/data/print.js').expect(200).expect('Content-Type', /^text\/javascript/);
+    const js = await h.agent
+      .get('/fw-api/data/print.js')
+      .expect(200)
+      .expect('Content-Type', /^text\/javascript/);
     expect(js.text).to.contain('window.print()');
   });
 });

@@ -118,7 +118,11 @@ async function setup(spec: SqlBackendSpec): Promise<Setup> {
   });
   server.on('request', app.callback());
   const login = async () => {
-    const res = await fetch(`${url}/fw-api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ account: 'admin', pwd: encodePassword(ADMIN_PASSWORD) }) });
+    const res = await fetch(`${url}/fw-api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ account: 'admin', pwd: encodePassword(ADMIN_PASSWORD) }),
+    });
     expect(res.status, 'login').to.equal(200);
     return ((await res.json()) as { token: string }).token;
   };
@@ -154,7 +158,12 @@ function probes(token: string): Probe[] {
     { name: 'login', method: 'POST', path: '/fw-api/login', body: { account: 'admin', pwd: encodePassword(ADMIN_PASSWORD) } },
     { name: 'userinfo', method: 'GET', path: '/fw-api/userinfo' },
     { name: 'menu', method: 'GET', path: '/fw-api/menu' },
-    { name: 'change-pwd', method: 'POST', path: '/fw-api/change-pwd', body: { pwd: encodePassword(ADMIN_PASSWORD), newPwd: encodePassword('another-pass-2'), newPwd2: encodePassword('another-pass-2') } },
+    {
+      name: 'change-pwd',
+      method: 'POST',
+      path: '/fw-api/change-pwd',
+      body: { pwd: encodePassword(ADMIN_PASSWORD), newPwd: encodePassword('another-pass-2'), newPwd2: encodePassword('another-pass-2') },
+    },
     { name: 'code-img', method: 'GET', path: '/fw-api/code-img?mark=outage-mark-1' },
     { name: 'build', method: 'GET', path: '/fw-api/build/Book' },
     { name: 'table', method: 'POST', path: '/fw-api/data/table/Book', body: {} },
@@ -167,7 +176,13 @@ function probes(token: string): Probe[] {
     { name: 'export', method: 'GET', path: `/fw-api/data/export/Book?_token=${token}` },
     { name: 'print', method: 'GET', path: `/fw-api/data/print/Book/1?_token=${token}` },
     { name: 'MCP tools/list', method: 'POST', path: '/fw-api/ai/mcp', headers: mcp, body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } },
-    { name: 'MCP fwDataQuery', method: 'POST', path: '/fw-api/ai/mcp', headers: mcp, body: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fwDataQuery', arguments: { model: 'Book' } } } },
+    {
+      name: 'MCP fwDataQuery',
+      method: 'POST',
+      path: '/fw-api/ai/mcp',
+      headers: mcp,
+      body: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fwDataQuery', arguments: { model: 'Book' } } },
+    },
     { name: 'host route behind fwAuth', method: 'GET', path: '/fw-cloud-api/report' },
     { name: 'logout', method: 'GET', path: '/fw-api/logout' },
   ];
@@ -281,7 +296,6 @@ for (const spec of sqlBackends().filter((b) => b.dialect === 'postgres' || b.dia
     });
   });
 }
-
 
 describe('database outage without a database server', function () {
   this.timeout(60_000);

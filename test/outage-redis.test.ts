@@ -75,7 +75,11 @@ async function setup(redis: RedisProcess): Promise<Setup> {
     browser: new Browser(),
     async login() {
       const started = performance.now();
-      const res = await fetch(`${url}/fw-api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ account: 'admin', pwd: encodePassword(PASSWORD) }) });
+      const res = await fetch(`${url}/fw-api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ account: 'admin', pwd: encodePassword(PASSWORD) }),
+      });
       const a = await answer(res, started);
       return a.status === 200 ? { ...a, token: (JSON.parse(a.body) as { token: string }).token } : a;
     },
@@ -93,7 +97,10 @@ async function setup(redis: RedisProcess): Promise<Setup> {
 }
 
 function expectUnavailable(a: Answer, what: string): void {
-  expect({ status: a.status, code: a.code, retryAfter: /^\d+$/.test(a.retryAfter ?? ''), withinBound: a.ms < BOUND_MS }, `${what}: ${Math.round(a.ms)} ms, ${a.body.slice(0, 160)}`).to.deep.equal({
+  expect(
+    { status: a.status, code: a.code, retryAfter: /^\d+$/.test(a.retryAfter ?? ''), withinBound: a.ms < BOUND_MS },
+    `${what}: ${Math.round(a.ms)} ms, ${a.body.slice(0, 160)}`,
+  ).to.deep.equal({
     status: 503,
     code: 'UNAVAILABLE',
     retryAfter: true,
@@ -113,7 +120,7 @@ async function loginOnceBack(s: Setup): Promise<string> {
   throw new Error(`the app did not recover after Redis came back: ${last?.status} ${last?.body}`);
 }
 
-describe('Redis outage (fwAdmin with redis, a redis-server of the test\'s own)', function () {
+describe("Redis outage (fwAdmin with redis, a redis-server of the test's own)", function () {
   if (!hasRedisServer()) {
     it('skipped: no redis-server binary on the PATH, so the Redis outage suite did not run', function () {
       this.skip();

@@ -103,8 +103,19 @@ describe('packed packages in a host outside the repository (issue 12)', function
     // whose own types lack the `Options` that @types/koa reads (see docs/release.md).
     execFileSync(
       'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', ...packed.map((p) => p.file),
-        'koa@^3', '@types/koa@^3', '@types/node@^20', `better-sqlite3@${sqliteVersion}`, 'content-disposition@^1'],
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        ...packed.map((p) => p.file),
+        'koa@^3',
+        '@types/koa@^3',
+        '@types/node@^20',
+        `better-sqlite3@${sqliteVersion}`,
+        'content-disposition@^1',
+      ],
       { cwd: host, stdio: ['ignore', 'pipe', 'inherit'], env: hostEnv() },
     );
     const binding = join('build', 'Release', 'better_sqlite3.node');
@@ -136,7 +147,10 @@ describe('packed packages in a host outside the repository (issue 12)', function
     for (const p of packed) {
       const files = execFileSync('tar', ['tzf', p.file], { encoding: 'utf8' }).split('\n').filter(Boolean);
       expect(files, p.name).to.include(p.name === '@fw/ui' ? 'package/dist-server/index.d.ts' : 'package/dist/index.d.ts');
-      expect(files.filter((f) => f.startsWith('package/src/') || /\.test\.|test-setup/.test(f)), p.name).to.deep.equal([]);
+      expect(
+        files.filter((f) => f.startsWith('package/src/') || /\.test\.|test-setup/.test(f)),
+        p.name,
+      ).to.deep.equal([]);
     }
     const ui = execFileSync('tar', ['tzf', packed.find((p) => p.name === '@fw/ui')!.file], { encoding: 'utf8' });
     expect(ui).to.contain('package/dist/index.html');

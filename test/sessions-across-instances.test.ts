@@ -69,7 +69,11 @@ describeEachSql('sessions across two fwAdmin instances', (db) => {
       });
 
       const login = async (i: number, account: string, pwd: string): Promise<string> =>
-        (await instances[i]!.post('/fw-api/login').send({ account, pwd: encodePassword(pwd) }).expect(200)).body.token as string;
+        (
+          await instances[i]!.post('/fw-api/login')
+            .send({ account, pwd: encodePassword(pwd) })
+            .expect(200)
+        ).body.token as string;
 
       it('a hook returning isAdmin makes that sign-in an administrator on every instance, leaving the stored flag alone', async () => {
         const token = await login(0, carolAccount, 'directory-pass');
@@ -89,7 +93,8 @@ describeEachSql('sessions across two fwAdmin instances', (db) => {
         const [first, second] = [await login(0, alice, 'alice-pass'), await login(0, alice, 'alice-pass')];
         const changer = await login(1, alice, 'alice-pass');
         const other = await login(1, carolAccount, 'directory-pass');
-        await instances[1]!.post('/fw-api/change-pwd')
+        await instances[1]!
+          .post('/fw-api/change-pwd')
           .set('token', changer)
           .send({ pwd: encodePassword('alice-pass'), newPwd: encodePassword('alice-new-pass'), newPwd2: encodePassword('alice-new-pass') })
           .expect(200);
@@ -98,7 +103,10 @@ describeEachSql('sessions across two fwAdmin instances', (db) => {
           await agent.get('/fw-api/userinfo').set('token', changer).expect(200);
           await agent.get('/fw-api/userinfo').set('token', other).expect(200);
         }
-        await instances[0]!.post('/fw-api/login').send({ account: alice, pwd: encodePassword('alice-new-pass') }).expect(200);
+        await instances[0]!
+          .post('/fw-api/login')
+          .send({ account: alice, pwd: encodePassword('alice-new-pass') })
+          .expect(200);
       });
     });
   }

@@ -183,7 +183,7 @@ describeBrowser('admin UI: in-table cell editor', (browser) => {
     }
   });
 
-  it('edits references and tags in a cell with the form\'s pickers: a searched table reference, a tree reference, a new tag', async () => {
+  it("edits references and tags in a cell with the form's pickers: a searched table reference, a tree reference, a new tag", async () => {
     for (let i = 1; i <= 30; i += 1) await add(ui, token, 'Book', { title: `Volume ${String(i).padStart(2, '0')}` });
     const fiction = await add(ui, token, 'Category', { name: 'Fiction' });
     const sf = await add(ui, token, 'Category', { name: 'Science fiction', parentId: fiction.id });

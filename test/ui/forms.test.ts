@@ -241,12 +241,16 @@ describeBrowser('admin UI: forms and row buttons', (browser) => {
     try {
       await openSignedIn(page, ui.url, '/model/Book', token);
       const before = Number((await books().count({ n: '*' }))[0]!.n);
-      await page.locator('.fw-import-file').setInputFiles({ name: 'good.csv', mimeType: 'text/csv', buffer: Buffer.from('title,genre,price\r\nImported one,novel,1\r\nImported two,essay,2\r\n') });
+      await page
+        .locator('.fw-import-file')
+        .setInputFiles({ name: 'good.csv', mimeType: 'text/csv', buffer: Buffer.from('title,genre,price\r\nImported one,novel,1\r\nImported two,essay,2\r\n') });
       await page.locator('.ant-message', { hasText: 'Imported 2 rows' }).waitFor();
       await rowWith(page, 'Imported two').waitFor();
       expect(Number((await books().count({ n: '*' }))[0]!.n)).to.equal(before + 2);
 
-      await page.locator('.fw-import-file').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('title,genre,price\r\nFine row,novel,1\r\nBad row,novel,-5\r\nAlso fine,essay,2\r\n') });
+      await page
+        .locator('.fw-import-file')
+        .setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('title,genre,price\r\nFine row,novel,1\r\nBad row,novel,-5\r\nAlso fine,essay,2\r\n') });
       const refused = page.locator('.fw-import-refused');
       await refused.waitFor();
       expect(await refused.innerText()).to.contain('The import was refused');

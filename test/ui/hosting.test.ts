@@ -20,7 +20,11 @@ describeBrowser('admin UI: hosting and sign-on', (browser) => {
           }),
       });
       const token = await apiToken(ui.url);
-      await fetch(`${ui.url}/fw-api/data/modify/Book`, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Dune', genre: 'novel' }) });
+      await fetch(`${ui.url}/fw-api/data/modify/Book`, {
+        method: 'POST',
+        headers: { token, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Dune', genre: 'novel' }),
+      });
     });
     after(async () => {
       await ui?.close();

@@ -42,7 +42,18 @@ describeBrowser('admin UI: buttons by power', (browser) => {
     try {
       await openSignedIn(page, ui.url, '/model/Book', admin);
       await rowWith(page, 'Dune').waitFor();
-      expect(await offered(page)).to.deep.equal({ add: true, export: true, import: true, select: true, details: true, edit: true, copy: true, print: true, delete: true, cellEdit: true });
+      expect(await offered(page)).to.deep.equal({
+        add: true,
+        export: true,
+        import: true,
+        select: true,
+        details: true,
+        edit: true,
+        copy: true,
+        print: true,
+        delete: true,
+        cellEdit: true,
+      });
     } finally {
       await context.close();
     }
@@ -79,7 +90,17 @@ describeBrowser('admin UI: buttons by power', (browser) => {
       await openSignedIn(page, ui.url, '/model/Book', await apiToken(ui.url, editor.account, editor.password));
       await rowWith(page, 'Dune').waitFor();
       await rowWith(page, 'Dune').hover();
-      expect(await offered(page)).to.deep.include({ add: false, export: false, import: false, select: true, details: false, edit: true, copy: false, delete: true, cellEdit: true });
+      expect(await offered(page)).to.deep.include({
+        add: false,
+        export: false,
+        import: false,
+        select: true,
+        details: false,
+        edit: true,
+        copy: false,
+        delete: true,
+        cellEdit: true,
+      });
     } finally {
       await context.close();
     }
@@ -88,7 +109,11 @@ describeBrowser('admin UI: buttons by power', (browser) => {
   it('a power handler that turns delete off for non-administrators hides delete even with the Delete menu', async () => {
     const worker = await userWithMenus(ui, 'worker', ['Task', 'Task@ADD', 'Task@EDIT', 'Task@DELETE']);
     const token = await apiToken(ui.url, worker.account, worker.password);
-    await fetch(`${ui.url}/fw-api/data/modify/Task`, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify({ subject: 'Water the plants' }) });
+    await fetch(`${ui.url}/fw-api/data/modify/Task`, {
+      method: 'POST',
+      headers: { token, 'content-type': 'application/json' },
+      body: JSON.stringify({ subject: 'Water the plants' }),
+    });
     const { context, page } = await openPage(browser());
     try {
       await openSignedIn(page, ui.url, '/model/Task', token);
@@ -100,7 +125,11 @@ describeBrowser('admin UI: buttons by power', (browser) => {
   });
 
   it('print: false (Salary) removes the row print entry, and only that', async () => {
-    await fetch(`${ui.url}/fw-api/data/modify/Salary`, { method: 'POST', headers: { token: admin, 'content-type': 'application/json' }, body: JSON.stringify({ employee: 'Ada', amount: 100 }) });
+    await fetch(`${ui.url}/fw-api/data/modify/Salary`, {
+      method: 'POST',
+      headers: { token: admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ employee: 'Ada', amount: 100 }),
+    });
     const { context, page } = await openPage(browser());
     try {
       await openSignedIn(page, ui.url, '/model/Salary', admin);

@@ -57,8 +57,12 @@ describeBrowser('admin UI: signing in', (browser) => {
       await page.locator('#change-password_newPwd2').fill('dave-second-2');
       await page.getByRole('button', { name: 'Change password' }).click();
       await page.locator('.fw-page-title', { hasText: 'Welcome, Dave' }).waitFor();
-      const again = await fetch(`${ui.url}/fw-api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ account: 'dave', pwd: encodePassword('dave-second-2') }) });
-      expect(((await again.json()) as { pass: boolean; resetPwd: boolean })).to.include({ pass: true, resetPwd: false });
+      const again = await fetch(`${ui.url}/fw-api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ account: 'dave', pwd: encodePassword('dave-second-2') }),
+      });
+      expect((await again.json()) as { pass: boolean; resetPwd: boolean }).to.include({ pass: true, resetPwd: false });
     } finally {
       await context.close();
     }

@@ -70,7 +70,11 @@ export async function startDemo(
 
 /** A token for `account`, through the login route. */
 export async function apiToken(url: string, account = 'admin', password = ADMIN_PASSWORD): Promise<string> {
-  const res = await fetch(`${url}/fw-api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ account, pwd: encodePassword(password) }) });
+  const res = await fetch(`${url}/fw-api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ account, pwd: encodePassword(password) }),
+  });
   const body = (await res.json()) as { pass: boolean; token?: string };
   expect(body.pass, `login of ${account}`).to.equal(true);
   return body.token!;
@@ -126,9 +130,7 @@ export function rowWith(page: Page, text: string) {
 
 /** Takes a screenshot once antd's opening animations (drawers, modals, popups) have finished. */
 export async function shot(page: Page, path: string): Promise<void> {
-  await page.waitForFunction(
-    'document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity)',
-  );
+  await page.waitForFunction('document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity)');
   await page.screenshot({ path });
 }
 

@@ -114,13 +114,19 @@ describeBrowser('admin UI: menu and table', (browser) => {
       await page.waitForFunction(`new URL(location.href).searchParams.get('sort') === 'price,asc'`);
       const book = ui.demo.registry.get('Book')!;
       const priceCol = book.fields.price!.column;
-      const cheapest = await ui.demo.store.knex(book.table).orderBy([{ column: priceCol }, { column: 'id' }]).first('id');
+      const cheapest = await ui.demo.store
+        .knex(book.table)
+        .orderBy([{ column: priceCol }, { column: 'id' }])
+        .first('id');
       await firstIdIs(page, cheapest.id);
       const prices = (await column(page, 'price')).map(Number);
       expect(prices).to.deep.equal([...prices].sort((a, b) => a - b));
       await page.locator('th', { hasText: 'Price' }).click();
       await page.waitForFunction(`new URL(location.href).searchParams.get('sort') === 'price,desc'`);
-      const dearest = await ui.demo.store.knex(book.table).orderBy([{ column: priceCol, order: 'desc' }, { column: 'id' }]).first('id');
+      const dearest = await ui.demo.store
+        .knex(book.table)
+        .orderBy([{ column: priceCol, order: 'desc' }, { column: 'id' }])
+        .first('id');
       await firstIdIs(page, dearest.id);
       expect(tables.at(-1)).to.deep.include({ page: 1, size: 50, sort: [{ field: 'price', order: 'desc' }] });
 
@@ -179,9 +185,9 @@ describeBrowser('admin UI: menu and table', (browser) => {
     try {
       await openSignedIn(page, ui.url, '/model/Category', token);
       await page.locator('.ant-table-row-level-2').waitFor();
-      const levels = await page.locator('.ant-table-tbody tr.ant-table-row').evaluateAll((trs) =>
-        trs.map((tr) => `${/ant-table-row-level-(\d)/.exec(tr.className)?.[1]}:${tr.querySelector('td.fw-col-name')?.textContent}`),
-      );
+      const levels = await page
+        .locator('.ant-table-tbody tr.ant-table-row')
+        .evaluateAll((trs) => trs.map((tr) => `${/ant-table-row-level-(\d)/.exec(tr.className)?.[1]}:${tr.querySelector('td.fw-col-name')?.textContent}`));
       expect(levels).to.deep.equal(['0:Fiction', '1:Science fiction', '2:Space opera', '0:Non-fiction']);
       // Parent shown by its label.
       expect(await page.locator('tr', { hasText: 'Space opera' }).locator('td.fw-col-parentId').innerText()).to.equal('Science fiction');

@@ -92,7 +92,10 @@ describe('examples/demo', () => {
     const demo = await createDemoApp({ dbUrl, adminPassword: 'admin-pass-9' });
     try {
       const agent = request(demo.app.callback());
-      const { body } = await agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('admin-pass-9') }).expect(200);
+      const { body } = await agent
+        .post('/fw-api/login')
+        .send({ account: 'admin', pwd: encodePassword('admin-pass-9') })
+        .expect(200);
       expect(body).to.include({ pass: true, resetPwd: true });
       const me = await agent.get('/fw-api/userinfo').set('token', body.token).expect(200);
       expect(me.body).to.include({ account: 'admin', isAdmin: true });
@@ -101,7 +104,10 @@ describe('examples/demo', () => {
       expect(tables).to.include.members(['Book', 'Salary', 'Contract', 'Project', 'Task', 'FwUser', 'FwRole']);
       await agent.get('/fw-api/logout').set('token', body.token).expect(200);
       await agent.get('/fw-api/userinfo').set('token', body.token).expect(401);
-      await agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('nope') }).expect(401);
+      await agent
+        .post('/fw-api/login')
+        .send({ account: 'admin', pwd: encodePassword('nope') })
+        .expect(401);
     } finally {
       await demo.close();
       cleanup();
@@ -113,11 +119,18 @@ describe('examples/demo', () => {
     const demo = await createDemoApp({ dbUrl, adminPassword: 'admin-pass-9' });
     try {
       const agent = request(demo.app.callback());
-      const { body } = await agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('admin-pass-9') }).expect(200);
+      const { body } = await agent
+        .post('/fw-api/login')
+        .send({ account: 'admin', pwd: encodePassword('admin-pass-9') })
+        .expect(200);
       const t = body.token as string;
       const book = (await agent.post('/fw-api/data/modify/Book').set('token', t).send({ title: 'Dune', isbn: '9780441172719', genre: 'novel', price: 9.99 }).expect(200)).body;
       expect(book).to.include({ title: 'Dune', inPrint: true });
-      const page = await agent.post('/fw-api/data/table/Book').set('token', t).send({ conditions: [{ field: 'title', op: 'like', value: 'dun' }] }).expect(200);
+      const page = await agent
+        .post('/fw-api/data/table/Book')
+        .set('token', t)
+        .send({ conditions: [{ field: 'title', op: 'like', value: 'dun' }] })
+        .expect(200);
       expect(page.body.total).to.equal(1);
       // Book: export on; the ISBN field is closed to cell editing.
       await agent.get(`/fw-api/data/export/Book?_token=${t}`).expect(200);
@@ -127,7 +140,9 @@ describe('examples/demo', () => {
       await agent.get(`/fw-api/data/export/Salary?_token=${t}`).expect(403);
       // Contract: no cell editing on the whole model, the form still works.
       const contract = (await agent.post('/fw-api/data/modify/Contract').set('token', t).send({ party: 'ACME' }).expect(200)).body;
-      expect((await agent.post('/fw-api/data/modify/Contract/update-cell').set('token', t).send({ id: contract.id, field: 'party', value: 'X' }).expect(403)).body.error.code).to.equal('CELL_EDIT_DISABLED');
+      expect(
+        (await agent.post('/fw-api/data/modify/Contract/update-cell').set('token', t).send({ id: contract.id, field: 'party', value: 'X' }).expect(403)).body.error.code,
+      ).to.equal('CELL_EDIT_DISABLED');
       await agent.post('/fw-api/data/modify/Contract/update').set('token', t).send({ id: contract.id, party: 'ACME Ltd' }).expect(200);
       // Project: the end date cannot move before the start, cell by cell either.
       const project = (await agent.post('/fw-api/data/modify/Project').set('token', t).send({ name: 'P', startDate: '2024-01-10', endDate: '2024-02-01' }).expect(200)).body;
@@ -136,7 +151,11 @@ describe('examples/demo', () => {
       // Task: owned rows; administrators see all and may delete (the power handler lets only them).
       const task = (await agent.post('/fw-api/data/modify/Task').set('token', t).send({ subject: 'write docs' }).expect(200)).body;
       expect(task.ownerId).to.equal((await demo.store.users.findByAccount('admin'))!.id);
-      await agent.post('/fw-api/data/modify/Task/delete').set('token', t).send({ ids: [task.id] }).expect(200);
+      await agent
+        .post('/fw-api/data/modify/Task/delete')
+        .set('token', t)
+        .send({ ids: [task.id] })
+        .expect(200);
     } finally {
       await demo.close();
       cleanup();
@@ -151,7 +170,10 @@ describe('examples/demo', () => {
     const client = new Client({ name: 'demo-test', version: '1.0.0' });
     try {
       const port = (server.address() as { port: number }).port;
-      const { body } = await request(demo.app.callback()).post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('admin-pass-9') }).expect(200);
+      const { body } = await request(demo.app.callback())
+        .post('/fw-api/login')
+        .send({ account: 'admin', pwd: encodePassword('admin-pass-9') })
+        .expect(200);
       await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/fw-api/ai/mcp`), { requestInit: { headers: { token: body.token } } }));
       const tool = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolResult;
       const names = ((await tool('fwModelList', {})).structuredContent as { result: Array<{ name: string }> }).result.map((m) => m.name);
@@ -236,7 +258,6 @@ describe('examples/demo start-up with a database it cannot open', function () {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
   }
-
 
   it('prints one line naming the URL without its password, and exits non-zero, when the server is unreachable', async () => {
     const port = await freePort();

@@ -26,7 +26,14 @@ const BookWithEdition = defineModel({
     },
     genre: {
       views: { title: 'Genre' },
-      edit: { type: 'CHOICE', choices: [{ value: 'novel', label: 'Novel' }, { value: 'essay', label: 'Essay' }, { value: 'poetry', label: 'Poetry' }] },
+      edit: {
+        type: 'CHOICE',
+        choices: [
+          { value: 'novel', label: 'Novel' },
+          { value: 'essay', label: 'Essay' },
+          { value: 'poetry', label: 'Poetry' },
+        ],
+      },
     },
     price: { views: { title: 'Price' }, edit: { type: 'NUMBER' }, rules: [{ type: 'range', min: 0, max: 10000 }] },
     published: { views: { title: 'Published' }, edit: { type: 'DATE' } },
@@ -34,7 +41,15 @@ const BookWithEdition = defineModel({
     edition: { views: { title: 'Edition' }, edit: { type: 'NUMBER', integer: true } },
     format: {
       views: { title: 'Format' },
-      edit: { type: 'CHOICE', notNull: true, defaultValue: 'paper', choices: [{ value: 'paper', label: 'Paper' }, { value: 'ebook', label: 'E-book' }] },
+      edit: {
+        type: 'CHOICE',
+        notNull: true,
+        defaultValue: 'paper',
+        choices: [
+          { value: 'paper', label: 'Paper' },
+          { value: 'ebook', label: 'E-book' },
+        ],
+      },
     },
   },
 });
@@ -46,10 +61,19 @@ describeEachSql('examples/demo: a field added to a demo model', (db) => {
     expect(BookWithEdition.fieldNames).to.deep.equal([...demoBook.fieldNames.filter((n) => n !== demoBook.primaryKey), 'edition', 'format', demoBook.primaryKey]);
     const demo = await createDemoApp({ dbUrl: db().url, adminPassword: 'demo-pass-1', ui: false });
     const login = async (agent: ReturnType<typeof request>) =>
-      (await agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('demo-pass-1') }).expect(200)).body.token as string;
+      (
+        await agent
+          .post('/fw-api/login')
+          .send({ account: 'admin', pwd: encodePassword('demo-pass-1') })
+          .expect(200)
+      ).body.token as string;
     try {
       const agent = request(demo.app.callback());
-      await agent.post('/fw-api/data/modify/Book').set('token', await login(agent)).send({ title: 'Dune', genre: 'novel' }).expect(200);
+      await agent
+        .post('/fw-api/data/modify/Book')
+        .set('token', await login(agent))
+        .send({ title: 'Dune', genre: 'novel' })
+        .expect(200);
     } finally {
       await demo.close();
     }

@@ -20,7 +20,14 @@ export const Book = defineModel({
     },
     genre: {
       views: { title: 'Genre' },
-      edit: { type: 'CHOICE', choices: [{ value: 'novel', label: 'Novel' }, { value: 'essay', label: 'Essay' }, { value: 'poetry', label: 'Poetry' }] },
+      edit: {
+        type: 'CHOICE',
+        choices: [
+          { value: 'novel', label: 'Novel' },
+          { value: 'essay', label: 'Essay' },
+          { value: 'poetry', label: 'Poetry' },
+        ],
+      },
     },
     price: { views: { title: 'Price' }, edit: { type: 'NUMBER' }, rules: [{ type: 'range', min: 0, max: 10000 }] },
     published: { views: { title: 'Published' }, edit: { type: 'DATE' } },
@@ -64,7 +71,14 @@ export const Author = defineModel({
     languages: { views: { title: 'Languages' }, edit: { type: 'TAGS' } },
     prizes: {
       views: { title: 'Prizes' },
-      edit: { type: 'MULTI_CHOICE', choices: [{ value: 'hugo', label: 'Hugo' }, { value: 'nebula', label: 'Nebula' }, { value: 'booker', label: 'Booker' }] },
+      edit: {
+        type: 'MULTI_CHOICE',
+        choices: [
+          { value: 'hugo', label: 'Hugo' },
+          { value: 'nebula', label: 'Nebula' },
+          { value: 'booker', label: 'Booker' },
+        ],
+      },
     },
     lastSeen: { column: 'last_seen', views: { title: 'Last seen' }, edit: { type: 'DATETIME' } },
   },

@@ -126,7 +126,10 @@ describe('examples/ldap-login: ldapLogin() against a real slapd', function () {
     try {
       await host.store.users.create({ account: 'alice', password: 'x' });
       for (let i = 0; i < 3; i += 1) {
-        const res = await request(host.app.callback()).post('/fw-api/login').send({ account: 'alice', pwd: encodePassword('ldap-alice') }).expect(503);
+        const res = await request(host.app.callback())
+          .post('/fw-api/login')
+          .send({ account: 'alice', pwd: encodePassword('ldap-alice') })
+          .expect(503);
         expect(res.body.error).to.deep.equal({ code: 'LOGIN_UNAVAILABLE', message: LDAP_REASONS.UNAVAILABLE });
         expect(Number(res.headers['retry-after'])).to.be.greaterThan(0);
       }
@@ -176,14 +179,15 @@ describe('examples/ldap-login: account attribute, base DN and filter from the va
 
   // `employeeNumber` stands in for AD's sAMAccountName (not in OpenLDAP's schema): an account
   // attribute other than uid, whose value differs from the entry's uid.
-  const ldif = [
-    'dn: dc=fw,dc=test\nobjectClass: dcObject\nobjectClass: organization\no: fw\ndc: fw',
-    'dn: ou=people,dc=fw,dc=test\nobjectClass: organizationalUnit\nou: people',
-    'dn: ou=contractors,dc=fw,dc=test\nobjectClass: organizationalUnit\nou: contractors',
-    'dn: uid=asmith,ou=people,dc=fw,dc=test\nobjectClass: inetOrgPerson\nuid: asmith\nemployeeNumber: E100\nemployeeType: staff\ncn: Ann Smith\nsn: Smith\nuserPassword: ldap-ann',
-    'dn: uid=bjones,ou=people,dc=fw,dc=test\nobjectClass: inetOrgPerson\nuid: bjones\nemployeeNumber: E200\nemployeeType: disabled\ncn: Bob Jones\nsn: Jones\nuserPassword: ldap-bob',
-    'dn: uid=cwu,ou=contractors,dc=fw,dc=test\nobjectClass: inetOrgPerson\nuid: cwu\nemployeeNumber: E300\nemployeeType: staff\ncn: Cy Wu\nsn: Wu\nuserPassword: ldap-cy',
-  ].join('\n\n') + '\n';
+  const ldif =
+    [
+      'dn: dc=fw,dc=test\nobjectClass: dcObject\nobjectClass: organization\no: fw\ndc: fw',
+      'dn: ou=people,dc=fw,dc=test\nobjectClass: organizationalUnit\nou: people',
+      'dn: ou=contractors,dc=fw,dc=test\nobjectClass: organizationalUnit\nou: contractors',
+      'dn: uid=asmith,ou=people,dc=fw,dc=test\nobjectClass: inetOrgPerson\nuid: asmith\nemployeeNumber: E100\nemployeeType: staff\ncn: Ann Smith\nsn: Smith\nuserPassword: ldap-ann',
+      'dn: uid=bjones,ou=people,dc=fw,dc=test\nobjectClass: inetOrgPerson\nuid: bjones\nemployeeNumber: E200\nemployeeType: disabled\ncn: Bob Jones\nsn: Jones\nuserPassword: ldap-bob',
+      'dn: uid=cwu,ou=contractors,dc=fw,dc=test\nobjectClass: inetOrgPerson\nuid: cwu\nemployeeNumber: E300\nemployeeType: staff\ncn: Cy Wu\nsn: Wu\nuserPassword: ldap-cy',
+    ].join('\n\n') + '\n';
 
   let slapd: Slapd;
   before(async () => {

@@ -84,7 +84,7 @@ export function ldapLogin(options: LdapLoginOptions): LoginProxyClass {
         try {
           await client.bind(dn, pwd);
         } catch (error) {
-          if (error instanceof InvalidCredentialsError) throw new Error(directoryReason(error));
+          if (error instanceof InvalidCredentialsError) throw new Error(directoryReason(error), { cause: error });
           throw error;
         }
       } catch (error) {

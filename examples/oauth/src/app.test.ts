@@ -30,7 +30,13 @@ describe('examples/oauth', () => {
     };
     sample.registration.corp['client-id'] = 'example-client';
     sample.registration.corp['client-secret'] = 'example-secret';
-    for (const [key, path] of [['authorization-uri', '/authorize'], ['token-uri', '/token'], ['user-info-uri', '/userinfo'], ['jwk-set-uri', '/jwks']] as const) sample.provider.corp[key] = `${issuer}${path}`;
+    for (const [key, path] of [
+      ['authorization-uri', '/authorize'],
+      ['token-uri', '/token'],
+      ['user-info-uri', '/userinfo'],
+      ['jwk-set-uri', '/jwks'],
+    ] as const)
+      sample.provider.corp[key] = `${issuer}${path}`;
     sample.provider.corp['issuer-uri'] = issuer;
     writeFileSync(file, JSON.stringify(sample));
     const example = await createOAuthExample({ dbUrl: `sqlite:${join(dir, 'app.db')}`, baseUrl, providersFile: file, cookieKeys: ['example-key'] });

@@ -91,12 +91,17 @@ describe('fwAdmin(app, { admin })', () => {
       try {
         expect(second.fw.firstAdmin).to.equal(undefined);
         expect((await second.fw.store.users.list()).filter((u) => u.account === 'boss')).to.have.length(1);
-        await second.agent.post('/fw-api/login').send({ account: 'boss', pwd: encodePassword('second-pass-2') }).expect(401);
-        await second.agent.post('/fw-api/login').send({ account: 'boss', pwd: encodePassword('first-pass-1') }).expect(200);
+        await second.agent
+          .post('/fw-api/login')
+          .send({ account: 'boss', pwd: encodePassword('second-pass-2') })
+          .expect(401);
+        await second.agent
+          .post('/fw-api/login')
+          .send({ account: 'boss', pwd: encodePassword('first-pass-1') })
+          .expect(200);
       } finally {
         await second.fw.close();
       }
     });
-
   });
 });

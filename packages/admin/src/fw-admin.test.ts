@@ -29,7 +29,13 @@ async function setup(extra: Partial<Parameters<typeof fwAdmin>[1]> = {}) {
   });
   await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
   const agent = request(app.callback());
-  const login = async () => (await agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('admin-pass-1') }).expect(200)).body.token as string;
+  const login = async () =>
+    (
+      await agent
+        .post('/fw-api/login')
+        .send({ account: 'admin', pwd: encodePassword('admin-pass-1') })
+        .expect(200)
+    ).body.token as string;
   return { app, fw, agent, login, cleanup: async () => (await fw.close(), await db.drop()) };
 }
 
@@ -68,7 +74,15 @@ describe('fwAdmin(app, options)', () => {
     const s = await setup({
       oauth: {
         baseUrl: 'http://127.0.0.1:3000',
-        providers: { mock: { 'client-id': 'c', 'client-secret': 's', 'authorization-uri': 'http://127.0.0.1:9/authorize', 'token-uri': 'http://127.0.0.1:9/token', 'user-info-uri': 'http://127.0.0.1:9/userinfo' } },
+        providers: {
+          mock: {
+            'client-id': 'c',
+            'client-secret': 's',
+            'authorization-uri': 'http://127.0.0.1:9/authorize',
+            'token-uri': 'http://127.0.0.1:9/token',
+            'user-info-uri': 'http://127.0.0.1:9/userinfo',
+          },
+        },
       },
     });
     try {
@@ -81,7 +95,22 @@ describe('fwAdmin(app, options)', () => {
       await s.agent.get('/private').expect(302).expect('Location', '/connect/mock');
       let twice: unknown;
       try {
-        await fwAdmin(s.app, { db: s.fw.store, migrate: false, oauth: { baseUrl: 'http://127.0.0.1:3000', providers: { other: { 'client-id': 'c', 'client-secret': 's', 'authorization-uri': 'http://127.0.0.1:9/a', 'token-uri': 'http://127.0.0.1:9/t', 'user-info-uri': 'http://127.0.0.1:9/u' } } } });
+        await fwAdmin(s.app, {
+          db: s.fw.store,
+          migrate: false,
+          oauth: {
+            baseUrl: 'http://127.0.0.1:3000',
+            providers: {
+              other: {
+                'client-id': 'c',
+                'client-secret': 's',
+                'authorization-uri': 'http://127.0.0.1:9/a',
+                'token-uri': 'http://127.0.0.1:9/t',
+                'user-info-uri': 'http://127.0.0.1:9/u',
+              },
+            },
+          },
+        });
       } catch (error) {
         twice = error;
       }
@@ -124,7 +153,8 @@ describe('fwAdmin(app, options)', () => {
       await s.fw.store.knex('fw_kv').where('key', 'like', 'captcha:%').update({ expires_at: soon });
       await s.fw.store.knex('fw_token').insert({ token_hash: 'e'.repeat(64), user_id: 1, expires_at: soon, created_at: soon - 60_000, is_admin: false });
       const doomed = async () =>
-        Number((await s.fw.store.knex('fw_kv').where('expires_at', soon).count('* as n'))[0]!.n) + Number((await s.fw.store.knex('fw_token').where('expires_at', soon).count('* as n'))[0]!.n);
+        Number((await s.fw.store.knex('fw_kv').where('expires_at', soon).count('* as n'))[0]!.n) +
+        Number((await s.fw.store.knex('fw_token').where('expires_at', soon).count('* as n'))[0]!.n);
       // Live rows are left alone however often the timer runs; once expired, it takes them.
       expect(await doomed()).to.equal(26);
       expect(s.fw.purge?.active).to.equal(true);
@@ -188,7 +218,18 @@ describe('fwAdmin(app, options): the admin web UI', () => {
     }
     const o = await setup({
       ui: false,
-      oauth: { baseUrl: 'http://127.0.0.1:3000', providers: { mock: { 'client-id': 'c', 'client-secret': 's', 'authorization-uri': 'http://127.0.0.1:9/a', 'token-uri': 'http://127.0.0.1:9/t', 'user-info-uri': 'http://127.0.0.1:9/u' } } },
+      oauth: {
+        baseUrl: 'http://127.0.0.1:3000',
+        providers: {
+          mock: {
+            'client-id': 'c',
+            'client-secret': 's',
+            'authorization-uri': 'http://127.0.0.1:9/a',
+            'token-uri': 'http://127.0.0.1:9/t',
+            'user-info-uri': 'http://127.0.0.1:9/u',
+          },
+        },
+      },
     });
     try {
       expect((await o.agent.get('/auth.html').expect(200)).text).to.equal(readFileSync(join(FW_WEB_PUBLIC_DIR, 'auth.html'), 'utf8'));
@@ -197,7 +238,7 @@ describe('fwAdmin(app, options): the admin web UI', () => {
     }
   });
 
-  it('mounts the UI under ui.path beside the host\'s own pages, and ends the OAuth sign-on on its auth page', async () => {
+  it("mounts the UI under ui.path beside the host's own pages, and ends the OAuth sign-on on its auth page", async () => {
     const provider = await startProvider();
     const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
     const server: Server = createServer();
@@ -285,7 +326,10 @@ describeRedis('fwAdmin with Redis', (ns) => {
       await s.agent.get('/fw-api/userinfo').set('token', token).expect(200);
       expect(await ns().redis.keys(`${ns().prefix}token:*`)).to.have.length(1);
       expect(Number((await s.fw.store.knex('fw_token').count({ n: '*' }))[0]!.n)).to.equal(0);
-      await s.agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('wrong') }).expect(401);
+      await s.agent
+        .post('/fw-api/login')
+        .send({ account: 'admin', pwd: encodePassword('wrong') })
+        .expect(401);
       expect(await ns().redis.keys(`${ns().prefix}kv:*`)).to.have.length.greaterThan(0);
     } finally {
       await s.cleanup();
@@ -295,7 +339,6 @@ describeRedis('fwAdmin with Redis', (ns) => {
 
 describe('fwAdmin start-up with a database or Redis it cannot open', function () {
   this.timeout(30_000);
-
 
   async function startError(options: Parameters<typeof fwAdmin>[1]): Promise<FwStartError> {
     let caught: unknown;

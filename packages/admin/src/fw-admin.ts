@@ -283,8 +283,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     // only deep links nothing else answered.
     if (ui) parts.push(ui);
     // Unauthenticated routes (code-img, failed logins) write rows that only a purge removes.
-    const purge =
-      purgeIntervalMs === false ? undefined : schedulePurge([ephemeral, tokens], { intervalMs: purgeIntervalMs, onError: (error) => app.emit('error', error) });
+    const purge = purgeIntervalMs === false ? undefined : schedulePurge([ephemeral, tokens], { intervalMs: purgeIntervalMs, onError: (error) => app.emit('error', error) });
     return {
       middleware: compose(parts),
       store,

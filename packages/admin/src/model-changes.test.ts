@@ -21,7 +21,12 @@ async function start(url: string, models: ReturnType<typeof noteModel>[]) {
   app.use(fw.middleware);
   if (!(await fw.store.users.findByAccount('admin'))) await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
   const agent = request(app.callback());
-  const token = (await agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('admin-pass-1') }).expect(200)).body.token as string;
+  const token = (
+    await agent
+      .post('/fw-api/login')
+      .send({ account: 'admin', pwd: encodePassword('admin-pass-1') })
+      .expect(200)
+  ).body.token as string;
   return { fw, agent, token };
 }
 
@@ -39,7 +44,7 @@ async function startError(url: string, models: ReturnType<typeof noteModel>[]): 
 }
 
 describeEachSql('fwAdmin start-up after a model change', (db) => {
-  it('adds a new field\'s column on restart, and the routes read and write it', async function () {
+  it("adds a new field's column on restart, and the routes read and write it", async function () {
     const first = await start(db().url, [V1]);
     try {
       await first.agent.post('/fw-api/data/modify/Note').set('token', first.token).send({ title: 'before' }).expect(200);
@@ -78,7 +83,9 @@ describeEachSql('fwAdmin start-up after a model change', (db) => {
     ]);
     for (const d of differences) expect(error.message).to.contain(d.message).and.contain(d.sql.split('\n')[0]);
     // Nothing half-applied: the safe new column `later` was not added.
-    const check = await start(db().url, [noteModel({ title: { edit: { notNull: true } }, pages: { edit: { type: 'NUMBER', integer: true } }, draft: { edit: { type: 'BOOLEAN' } } })]);
+    const check = await start(db().url, [
+      noteModel({ title: { edit: { notNull: true } }, pages: { edit: { type: 'NUMBER', integer: true } }, draft: { edit: { type: 'BOOLEAN' } } }),
+    ]);
     try {
       expect(Object.keys(await check.fw.store.knex('adm_mc_note').columnInfo()).sort()).to.deep.equal(['draft', 'id', 'pages', 'title']);
     } finally {

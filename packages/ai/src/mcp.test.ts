@@ -182,9 +182,12 @@ describeEachSql('fwMcp(options): the AI toolbox over MCP', (db) => {
       expect(hookCalls).to.deep.equal(['beforeAdd:ai']);
       expect((await call(alice, 'deleteFwData', { model: 'Item', ids: [added.id] })).structuredContent).to.deep.equal({ deleted: 1 });
       const logs = await store.operateLogs.list({ limit: 50 });
-      expect(logs.filter((l) => l.status === 'success').map((l) => `${l.model}:${l.action}:${l.source}`).sort()).to.deep.equal(
-        ['Item:add:ai', 'Item:delete:ai', 'Item:update:ai', 'Note:add:ai'].sort(),
-      );
+      expect(
+        logs
+          .filter((l) => l.status === 'success')
+          .map((l) => `${l.model}:${l.action}:${l.source}`)
+          .sort(),
+      ).to.deep.equal(['Item:add:ai', 'Item:delete:ai', 'Item:update:ai', 'Note:add:ai'].sort());
       expect(logs.find((l) => l.status === 'failure')).to.include({ model: 'Item', action: 'add', source: 'ai' });
     } finally {
       data.events.off('update', listener);
@@ -203,7 +206,11 @@ describeEachSql('fwMcp(options): the AI toolbox over MCP', (db) => {
   });
 
   it('fwDataQuery takes declared fields and known operators only, and caps the rows', async () => {
-    await store.knex.batchInsert('ai_item', Array.from({ length: AI_ROW_CAP + 30 }, (_, i) => ({ title: `Part ${i}`, qty: i })), 100);
+    await store.knex.batchInsert(
+      'ai_item',
+      Array.from({ length: AI_ROW_CAP + 30 }, (_, i) => ({ title: `Part ${i}`, qty: i })),
+      100,
+    );
     const alice = await as('alice');
     const undeclared = await call(alice, 'fwDataQuery', { model: 'Item', filter: { conditions: [{ field: 'qty; drop table ai_item', op: 'eq', value: 1 }] } });
     expect(undeclared.isError).to.equal(true);
@@ -215,11 +222,16 @@ describeEachSql('fwMcp(options): the AI toolbox over MCP', (db) => {
     expect(sql.isError).to.equal(true);
     const oversized = await call(alice, 'fwDataQuery', { model: 'Item', filter: { size: 1000 } });
     expect(oversized.isError).to.equal(true);
-    const page = (await call(alice, 'fwDataQuery', { model: 'Item', filter: { size: AI_ROW_CAP, sort: [{ field: 'qty', order: 'desc' }] } })).structuredContent as { rows: Array<{ qty: number }>; total: number };
+    const page = (await call(alice, 'fwDataQuery', { model: 'Item', filter: { size: AI_ROW_CAP, sort: [{ field: 'qty', order: 'desc' }] } })).structuredContent as {
+      rows: Array<{ qty: number }>;
+      total: number;
+    };
     expect(page.rows).to.have.length(AI_ROW_CAP);
     expect(page.total).to.equal(AI_ROW_CAP + 30);
     expect(page.rows[0]!.qty).to.equal(AI_ROW_CAP + 29);
-    const filtered = (await call(alice, 'fwDataQuery', { model: 'Item', filter: { conditions: [{ field: 'qty', op: 'between', value: [10, 12] }] } })).structuredContent as { rows: unknown[] };
+    const filtered = (await call(alice, 'fwDataQuery', { model: 'Item', filter: { conditions: [{ field: 'qty', op: 'between', value: [10, 12] }] } })).structuredContent as {
+      rows: unknown[];
+    };
     expect(filtered.rows).to.have.length(3);
   });
 
@@ -236,9 +248,17 @@ describeEachSql('fwMcp(options): the AI toolbox over MCP', (db) => {
       const bearer = await connect({ Authorization: `Bearer ${await tokenOf('alice')}` });
       expect((await bearer.listTools()).tools).to.have.length(7);
       const key = await store.openApis.create({ name: 'desktop', userId: users.alice.id });
-      const wrong = await fetch(`${url}/fw-api/open-api/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ appId: key.record.appId, secret: 'not-the-secret' }) });
+      const wrong = await fetch(`${url}/fw-api/open-api/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ appId: key.record.appId, secret: 'not-the-secret' }),
+      });
       expect(wrong.status).to.equal(401);
-      const right = await fetch(`${url}/fw-api/open-api/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ appId: key.record.appId, secret: key.secret }) });
+      const right = await fetch(`${url}/fw-api/open-api/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ appId: key.record.appId, secret: key.secret }),
+      });
       expect(right.status).to.equal(200);
       const { token } = (await right.json()) as { token: string };
       expect(token).to.match(/^[A-Za-z0-9]{16}$/);
@@ -269,7 +289,11 @@ describeEachSql('fwMcp(options): the AI toolbox over MCP', (db) => {
     }
     expect(failed, JSON.stringify(headers)).to.be.instanceOf(Error);
     expect(String((failed as Error).message)).to.match(/401|Unauthorized|token/i);
-    const raw = await fetch(`${url}/fw-api/ai/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const raw = await fetch(`${url}/fw-api/ai/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     expect(raw.status).to.equal(401);
   }
 });

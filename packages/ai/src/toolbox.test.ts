@@ -13,7 +13,11 @@ describe('FwAiToolbox', () => {
   it('follows the data API page limits when they are below the AI cap', async () => {
     await store.migrate.latest();
     await store.createModelTables([Item]);
-    await store.knex.batchInsert('tb_item', Array.from({ length: 30 }, (_, i) => ({ title: `t${i}` })), 30);
+    await store.knex.batchInsert(
+      'tb_item',
+      Array.from({ length: 30 }, (_, i) => ({ title: `t${i}` })),
+      30,
+    );
     const data = new DataService({ store, registry: createRegistry([Item]), limits: { defaultSize: 5, maxSize: 10 } });
     const toolbox = new FwAiToolbox(data);
     const admin = { user: { id: 1, account: 'root', isAdmin: true }, ip: null };

@@ -65,7 +65,12 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
             sort: {
               type: 'array',
               maxItems: 5,
-              items: { type: 'object', additionalProperties: false, required: ['field'], properties: { field: { type: 'string', maxLength: 64 }, order: { type: 'string', enum: ['asc', 'desc'] } } },
+              items: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['field'],
+                properties: { field: { type: 'string', maxLength: 64 }, order: { type: 'string', enum: ['asc', 'desc'] } },
+              },
             },
             page: { type: 'integer', minimum: 1 },
             size: { type: 'integer', minimum: 1, maximum: AI_ROW_CAP },
@@ -136,10 +141,20 @@ export class FwAiToolbox {
     const named = typeof input === 'object' && input !== null && typeof input.model === 'string' ? this.#data.registry.get(input.model) : undefined;
     if (named) aiGate(named);
     if (!validate(input)) {
-      const details = (validate.errors ?? []).map((e) => ({ path: e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(arguments)', type: e.keyword, message: e.message ?? 'invalid' }));
+      const details = (validate.errors ?? []).map((e) => ({
+        path: e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(arguments)',
+        type: e.keyword,
+        message: e.message ?? 'invalid',
+      }));
       throw new FwError('BAD_REQUEST', `Invalid arguments for ${name}: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, { details });
     }
-    const who = { user: actor.user, ip: actor.ip, source: 'ai' as const, ...(actor.grantsVersion !== undefined ? { grantsVersion: actor.grantsVersion } : {}), ...(actor.token ? { token: actor.token } : {}) };
+    const who = {
+      user: actor.user,
+      ip: actor.ip,
+      source: 'ai' as const,
+      ...(actor.grantsVersion !== undefined ? { grantsVersion: actor.grantsVersion } : {}),
+      ...(actor.token ? { token: actor.token } : {}),
+    };
     if (name === 'fwModelList') return this.#modelList(actor);
     const target = this.#data.model(input.model);
     // The gate reads the definition itself and runs before anything else, administrators included.

@@ -124,7 +124,10 @@ describe('fw (the @fw/cli command)', function () {
       try {
         expect((await fw(['migrate', '--db', db.url])).code).to.equal(0);
         const typed = await fwOnTerminal(['user', 'add', 'tina', '--db', db.url], ['Typed-Secret-7', 'Typed-Secret-7']);
-        expect(typed.screen).to.match(/Password for tina: /).and.match(/Again: /).and.match(/Added user tina/);
+        expect(typed.screen)
+          .to.match(/Password for tina: /)
+          .and.match(/Again: /)
+          .and.match(/Added user tina/);
         expect(typed.screen).to.not.contain('Typed-Secret');
         expect(typed.code).to.equal(0);
         const differ = await fwOnTerminal(['user', 'passwd', 'tina', '--db', db.url], ['New-Secret-8', 'New-Secret-9']);
@@ -142,84 +145,93 @@ describe('fw (the @fw/cli command)', function () {
     });
   });
 
-  describeEachSql('fw commands', (db) => {
-    it('migrate creates the built-in and model tables, doctor is clean, then reports a drifted table until migrate applies it', async () => {
-      const url = db().url;
-      const before = await fw(['doctor', '--db', url, '--models', MODELS]);
-      expect(before.code).to.equal(1);
-      expect(before.stdout).to.match(/Migrations: \d+ pending/);
-      const migrate = await fw(['migrate', '--db', url, '--models', MODELS]);
-      expect(migrate.code, migrate.stderr).to.equal(0);
-      expect(migrate.stdout).to.match(/Built-in tables: applied 0001_builtin_tables/);
-      const clean = await fw(['doctor'], { env: { FW_DB_URL: url, FW_MODELS: MODELS } });
-      expect(clean.code, clean.stdout + clean.stderr).to.equal(0);
-      expect(clean.stdout).to.match(/Everything matches/);
-      // The host adds a field: doctor names the table, the column and the SQL, and fails.
-      const v2 = { FW_CLI_TEST_VARIANT: 'v2' };
-      const drifted = await fw(['doctor', '--db', url, '--models', MODELS], { env: v2 });
-      expect(drifted.code).to.equal(1);
-      expect(drifted.stdout).to.match(/cli_book/).and.match(/pages/).and.match(/alter table/i);
-      expect(drifted.stdout).to.match(/Something differs/);
-      expect((await fw(['migrate', '--db', url, '--models', MODELS], { env: v2 })).code).to.equal(0);
-      expect((await fw(['doctor', '--db', url, '--models', MODELS], { env: v2 })).code).to.equal(0);
-      // A column no field maps to that holds data cannot be applied safely: doctor prints it, migrate refuses.
-      const store = createStore(url);
-      try {
-        await store.knex('cli_book').insert({ title: 'Dune', pages: 412 });
-      } finally {
-        await store.destroy();
-      }
-      const unsafe = await fw(['doctor', '--db', url, '--models', MODELS]);
-      expect(unsafe.code).to.equal(1);
-      expect(unsafe.stdout).to.match(/cannot be applied safely/).and.match(/pages/);
-      const refused = await fw(['migrate', '--db', url, '--models', MODELS]);
-      expect(refused.code).to.equal(1);
-      expect(refused.stderr).to.match(/Nothing was changed/);
-    });
+  describeEachSql(
+    'fw commands',
+    (db) => {
+      it('migrate creates the built-in and model tables, doctor is clean, then reports a drifted table until migrate applies it', async () => {
+        const url = db().url;
+        const before = await fw(['doctor', '--db', url, '--models', MODELS]);
+        expect(before.code).to.equal(1);
+        expect(before.stdout).to.match(/Migrations: \d+ pending/);
+        const migrate = await fw(['migrate', '--db', url, '--models', MODELS]);
+        expect(migrate.code, migrate.stderr).to.equal(0);
+        expect(migrate.stdout).to.match(/Built-in tables: applied 0001_builtin_tables/);
+        const clean = await fw(['doctor'], { env: { FW_DB_URL: url, FW_MODELS: MODELS } });
+        expect(clean.code, clean.stdout + clean.stderr).to.equal(0);
+        expect(clean.stdout).to.match(/Everything matches/);
+        // The host adds a field: doctor names the table, the column and the SQL, and fails.
+        const v2 = { FW_CLI_TEST_VARIANT: 'v2' };
+        const drifted = await fw(['doctor', '--db', url, '--models', MODELS], { env: v2 });
+        expect(drifted.code).to.equal(1);
+        expect(drifted.stdout)
+          .to.match(/cli_book/)
+          .and.match(/pages/)
+          .and.match(/alter table/i);
+        expect(drifted.stdout).to.match(/Something differs/);
+        expect((await fw(['migrate', '--db', url, '--models', MODELS], { env: v2 })).code).to.equal(0);
+        expect((await fw(['doctor', '--db', url, '--models', MODELS], { env: v2 })).code).to.equal(0);
+        // A column no field maps to that holds data cannot be applied safely: doctor prints it, migrate refuses.
+        const store = createStore(url);
+        try {
+          await store.knex('cli_book').insert({ title: 'Dune', pages: 412 });
+        } finally {
+          await store.destroy();
+        }
+        const unsafe = await fw(['doctor', '--db', url, '--models', MODELS]);
+        expect(unsafe.code).to.equal(1);
+        expect(unsafe.stdout)
+          .to.match(/cannot be applied safely/)
+          .and.match(/pages/);
+        const refused = await fw(['migrate', '--db', url, '--models', MODELS]);
+        expect(refused.code).to.equal(1);
+        expect(refused.stderr).to.match(/Nothing was changed/);
+      });
 
-    it('user add reads the password from stdin, passwd changes it, token revoke ends the sessions', async () => {
-      const url = db().url;
-      expect((await fw(['migrate', '--db', url])).code).to.equal(0);
-      const add = await fw(['user', 'add', 'root', '--admin', '--name', 'Root', '--db', url], { input: 'first-Pass-1\n' });
-      expect(add.code, add.stderr).to.equal(0);
-      expect(add.stdout).to.match(/Added administrator root/);
-      expect(add.stdout + add.stderr).to.not.contain('first-Pass-1');
-      const again = await fw(['user', 'add', 'root', '--db', url], { input: 'x\n' });
-      expect(again.code).to.equal(1);
-      expect(again.stderr).to.match(/already exists/);
-      const store = createStore(url);
-      try {
-        const root = await store.users.findByAccount('root');
-        expect(root).to.include({ isAdmin: true, name: 'Root' });
-        expect(await signsIn(store, 'root', 'first-Pass-1')).to.equal(true);
+      it('user add reads the password from stdin, passwd changes it, token revoke ends the sessions', async () => {
+        const url = db().url;
+        expect((await fw(['migrate', '--db', url])).code).to.equal(0);
+        const add = await fw(['user', 'add', 'root', '--admin', '--name', 'Root', '--db', url], { input: 'first-Pass-1\n' });
+        expect(add.code, add.stderr).to.equal(0);
+        expect(add.stdout).to.match(/Added administrator root/);
+        expect(add.stdout + add.stderr).to.not.contain('first-Pass-1');
+        const again = await fw(['user', 'add', 'root', '--db', url], { input: 'x\n' });
+        expect(again.code).to.equal(1);
+        expect(again.stderr).to.match(/already exists/);
+        const store = createStore(url);
+        try {
+          const root = await store.users.findByAccount('root');
+          expect(root).to.include({ isAdmin: true, name: 'Root' });
+          expect(await signsIn(store, 'root', 'first-Pass-1')).to.equal(true);
 
-        // A new password ends the sessions already open (issue 10 §3), as an API change does.
-        const before = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config: loadConfig({ env: false }) });
-        const open = await before.loginToken({ id: root!.id, account: 'root', name: 'Root', isAdmin: true });
-        const passwd = await fw(['user', 'passwd', 'root', '--db', url], { input: 'second-Pass-2\r\n' });
-        expect(passwd.code, passwd.stderr).to.equal(0);
-        expect(passwd.stdout).to.match(/1 open session\(s\) ended/);
-        expect(await before.resolve(open.token)).to.equal(undefined);
-        expect(await signsIn(store, 'root', 'first-Pass-1')).to.equal(false);
-        expect(await signsIn(store, 'root', 'second-Pass-2')).to.equal(true);
-        expect((await fw(['user', 'passwd', 'nobody', '--db', url], { input: 'p\n' })).stderr).to.match(/no account "nobody"/);
+          // A new password ends the sessions already open (issue 10 §3), as an API change does.
+          const before = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config: loadConfig({ env: false }) });
+          const open = await before.loginToken({ id: root!.id, account: 'root', name: 'Root', isAdmin: true });
+          const passwd = await fw(['user', 'passwd', 'root', '--db', url], { input: 'second-Pass-2\r\n' });
+          expect(passwd.code, passwd.stderr).to.equal(0);
+          expect(passwd.stdout).to.match(/1 open session\(s\) ended/);
+          expect(await before.resolve(open.token)).to.equal(undefined);
+          expect(await signsIn(store, 'root', 'first-Pass-1')).to.equal(false);
+          expect(await signsIn(store, 'root', 'second-Pass-2')).to.equal(true);
+          expect((await fw(['user', 'passwd', 'nobody', '--db', url], { input: 'p\n' })).stderr).to.match(/no account "nobody"/);
 
-        // A sign-on account: no local password, whatever is piped.
-        const sso = await fw(['user', 'add', 'carol', '--no-password', '--db', url], { input: 'ignored\n' });
-        expect(sso.code, sso.stderr).to.equal(0);
-        expect((await store.users.findByAccount('carol'))?.hasPassword).to.equal(false);
-        expect(await signsIn(store, 'carol', 'ignored')).to.equal(false);
+          // A sign-on account: no local password, whatever is piped.
+          const sso = await fw(['user', 'add', 'carol', '--no-password', '--db', url], { input: 'ignored\n' });
+          expect(sso.code, sso.stderr).to.equal(0);
+          expect((await store.users.findByAccount('carol'))?.hasPassword).to.equal(false);
+          expect(await signsIn(store, 'carol', 'ignored')).to.equal(false);
 
-        const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config: loadConfig({ env: false }) });
-        const issued = await tokens.loginToken({ id: root!.id, account: 'root', name: 'Root', isAdmin: true });
-        expect(await tokens.resolve(issued.token)).to.not.equal(undefined);
-        const revoke = await fw(['token', 'revoke', '--user', 'root', '--db', url]);
-        expect(revoke.code, revoke.stderr).to.equal(0);
-        expect(revoke.stdout).to.match(/Revoked 1 token\(s\) of root/);
-        expect(await tokens.resolve(issued.token)).to.equal(undefined);
-      } finally {
-        await store.destroy();
-      }
-    });
-  }, ['sqlite', 'postgres', 'mysql']);
+          const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config: loadConfig({ env: false }) });
+          const issued = await tokens.loginToken({ id: root!.id, account: 'root', name: 'Root', isAdmin: true });
+          expect(await tokens.resolve(issued.token)).to.not.equal(undefined);
+          const revoke = await fw(['token', 'revoke', '--user', 'root', '--db', url]);
+          expect(revoke.code, revoke.stderr).to.equal(0);
+          expect(revoke.stdout).to.match(/Revoked 1 token\(s\) of root/);
+          expect(await tokens.resolve(issued.token)).to.equal(undefined);
+        } finally {
+          await store.destroy();
+        }
+      });
+    },
+    ['sqlite', 'postgres', 'mysql'],
+  );
 });

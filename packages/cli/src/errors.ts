@@ -23,7 +23,7 @@ export function reasonOf(error: unknown): string {
 
 /** `text` with the URL's password (as written and decoded) replaced by `***`, whatever a driver put in its message. */
 export function hidePassword(text: string, url: string): string {
-  let password = '';
+  let password: string;
   try {
     password = new URL(url).password;
   } catch {

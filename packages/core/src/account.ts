@@ -5,6 +5,8 @@
 // Characters with no visible glyph of their own that general categories do not catch: Hangul,
 // halfwidth and Khitan fillers, the braille blank, the combining grapheme joiner, variation
 // selectors and the Mongolian vowel separator (Cf in newer Unicode, Zs in older).
+// The class lists combining and joining characters on purpose, one by one.
+// eslint-disable-next-line no-misleading-character-class
 const INVISIBLE = /[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\uffa0\ufe00-\ufe0f\u{16fe4}\u{e0100}-\u{e01ef}]/u;
 // Control (Cc), format (Cf: zero-width space and joiners, BOM, soft hyphen, bidi marks, embeddings,
 // overrides and isolates, tags), surrogate halves (Cs), private use (Co), unassigned (Cn), and

@@ -32,7 +32,10 @@ export const FwUserModel = defineModel({
       views: { title: 'Account' },
       edit: { notNull: true, cellEdit: false },
       // No look-alike accounts (`admin` + a zero-width space), nothing a log line or a database chokes on.
-      rules: [{ type: 'length', min: 1, max: 64 }, { type: 'dynamic', name: 'account', dependsOn: [], test: (value) => accountRule(value) }],
+      rules: [
+        { type: 'length', min: 1, max: 64 },
+        { type: 'dynamic', name: 'account', dependsOn: [], test: (value) => accountRule(value) },
+      ],
     },
     name: { views: { title: 'Name' }, rules: [{ type: 'length', max: 128 }] },
     password: { column: 'password_hash', views: { title: 'Password' }, edit: { type: 'PASSWORD', saltColumn: 'password_salt' }, rules: [{ type: 'length', min: 6, max: 200 }] },
@@ -109,7 +112,16 @@ export const FwMenuModel = defineModel({
     sort: { views: { title: 'Order' }, edit: { type: 'NUMBER', integer: true, defaultValue: 0, notNull: true } },
     status: {
       views: { title: 'Status' },
-      edit: { type: 'CHOICE', notNull: true, defaultValue: 'open', choices: [{ value: 'open', label: 'Open' }, { value: 'hidden', label: 'Hidden' }, { value: 'disabled', label: 'Disabled' }] },
+      edit: {
+        type: 'CHOICE',
+        notNull: true,
+        defaultValue: 'open',
+        choices: [
+          { value: 'open', label: 'Open' },
+          { value: 'hidden', label: 'Hidden' },
+          { value: 'disabled', label: 'Disabled' },
+        ],
+      },
     },
     ...stamps,
   },
@@ -125,7 +137,12 @@ export const FwOpenApiModel = defineModel({
     appId: { column: 'app_id', views: { title: 'App id' }, edit: { readonly: true } },
     name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
     // Chosen by the administrator when adding the key, stored hashed, never shown again.
-    secret: { column: 'secret_hash', views: { title: 'Secret' }, edit: { type: 'PASSWORD', saltColumn: 'secret_salt', notNull: true, cellEdit: false }, rules: [{ type: 'length', min: 16, max: 200 }] },
+    secret: {
+      column: 'secret_hash',
+      views: { title: 'Secret' },
+      edit: { type: 'PASSWORD', saltColumn: 'secret_salt', notNull: true, cellEdit: false },
+      rules: [{ type: 'length', min: 16, max: 200 }],
+    },
     userId: { column: 'user_id', views: { title: 'User' }, edit: { type: 'REFERENCE_TABLE', notNull: true, reference: { model: 'FwUser', labelField: 'account' } } },
     expireDate: { column: 'expire_date', views: { title: 'Expires' }, edit: { type: 'DATETIME', cellEdit: false } },
     status: { views: { title: 'Status' }, edit: { type: 'CHOICE', choices: STATUS_CHOICES, defaultValue: 'normal', notNull: true, cellEdit: false } },
@@ -179,7 +196,10 @@ export const FwAgentModel = defineModel({
     url: {
       views: { title: 'URL' },
       edit: { notNull: true, cellEdit: false },
-      rules: [{ type: 'pattern', pattern: '^https?://', message: 'must be an http(s) URL' }, { type: 'length', max: 512 }],
+      rules: [
+        { type: 'pattern', pattern: '^https?://', message: 'must be an http(s) URL' },
+        { type: 'length', max: 512 },
+      ],
     },
     description: { views: { title: 'Description' }, edit: { type: 'TEXTAREA' }, rules: [{ type: 'length', max: 1024 }] },
     enabled: { views: { title: 'Enabled' }, edit: { type: 'BOOLEAN', defaultValue: true } },

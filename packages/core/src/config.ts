@@ -74,11 +74,7 @@ export const CONFIG_KEYS = {
 /** A configuration key. */
 export type FwConfigKey = keyof typeof CONFIG_KEYS;
 
-type ValueOf<K extends FwConfigKey> = (typeof CONFIG_KEYS)[K]['default'] extends boolean
-  ? boolean
-  : (typeof CONFIG_KEYS)[K]['default'] extends number
-    ? number
-    : string;
+type ValueOf<K extends FwConfigKey> = (typeof CONFIG_KEYS)[K]['default'] extends boolean ? boolean : (typeof CONFIG_KEYS)[K]['default'] extends number ? number : string;
 
 /** Resolved configuration: every key with its value. */
 export type FwConfig = { readonly [K in FwConfigKey]: ValueOf<K> };

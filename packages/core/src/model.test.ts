@@ -114,14 +114,26 @@ describe('defineModel(input)', () => {
         () => defineModel(setup({ fields: { a: { rules: [{ type: 'dynamic', dependsOn: ['nope'], test: () => true }] } } })),
         'Book.fields.a.rules[0].dependsOn[0]',
       ],
-      ['a row rule on a missing field', () => defineModel(setup({ rowRules: [{ name: 'order', fields: ['startDate', 'finish'], test: () => true }] })), 'Book.rowRules[0].fields[1]'],
+      [
+        'a row rule on a missing field',
+        () => defineModel(setup({ rowRules: [{ name: 'order', fields: ['startDate', 'finish'], test: () => true }] })),
+        'Book.rowRules[0].fields[1]',
+      ],
       ['an unknown rule type', () => defineModel(setup({ fields: { a: { rules: [{ type: 'email' } as never] } } })), 'Book.fields.a.rules[0].type'],
       ['a broken pattern', () => defineModel(setup({ fields: { a: { rules: [{ type: 'pattern', pattern: '([' }] } } })), 'Book.fields.a.rules[0].pattern'],
       ['a CHOICE without choices', () => defineModel(setup({ fields: { a: { edit: { type: 'CHOICE' } } } })), 'Book.fields.a.edit.choices'],
       ['choices on an INPUT', () => defineModel(setup({ fields: { a: { edit: { choices: [{ value: 1 }] } } } })), 'Book.fields.a.edit.choices'],
       ['a reference without a model', () => defineModel(setup({ fields: { a: { edit: { type: 'REFERENCE_TABLE' } } } })), 'Book.fields.a.edit.reference'],
-      ['a collection without a join table', () => defineModel(setup({ fields: { a: { edit: { type: 'COLLECTION', collection: { model: 'Tag' } as never } } } })), 'Book.fields.a.edit.collection'],
-      ['a reference label field that is not a string', () => defineModel(setup({ fields: { a: { edit: { type: 'REFERENCE_TABLE', reference: { model: 'Tag', labelField: 7 as never } } } } })), 'Book.fields.a.edit.reference.labelField'],
+      [
+        'a collection without a join table',
+        () => defineModel(setup({ fields: { a: { edit: { type: 'COLLECTION', collection: { model: 'Tag' } as never } } } })),
+        'Book.fields.a.edit.collection',
+      ],
+      [
+        'a reference label field that is not a string',
+        () => defineModel(setup({ fields: { a: { edit: { type: 'REFERENCE_TABLE', reference: { model: 'Tag', labelField: 7 as never } } } } })),
+        'Book.fields.a.edit.reference.labelField',
+      ],
       [
         'an empty collection label field',
         () => defineModel(setup({ fields: { a: { edit: { type: 'COLLECTION', collection: { model: 'Tag', joinTable: 'b_t', ownKey: 'b', foreignKey: 't', labelField: '' } } } } })),
@@ -134,7 +146,11 @@ describe('defineModel(input)', () => {
       ['a field that would reach the prototype', () => defineModel(setup({ fields: JSON.parse('{"__proto__": {}}') })), 'Book.fields.__proto__'],
       ['a field named constructor', () => defineModel(setup({ fields: { constructor: {} } as never })), 'Book.fields.constructor'],
       ['a salt column on a non-PASSWORD field', () => defineModel(setup({ fields: { a: { edit: { saltColumn: 'a_salt' } } } })), 'Book.fields.a.edit.saltColumn'],
-      ['a salt column with hashed off', () => defineModel(setup({ fields: { a: { edit: { type: 'PASSWORD', hashed: false, saltColumn: 'a_salt' } } } })), 'Book.fields.a.edit.saltColumn'],
+      [
+        'a salt column with hashed off',
+        () => defineModel(setup({ fields: { a: { edit: { type: 'PASSWORD', hashed: false, saltColumn: 'a_salt' } } } })),
+        'Book.fields.a.edit.saltColumn',
+      ],
       ['a column that is not an identifier', () => defineModel(setup({ fields: { a: { column: 'a; drop table x' } } })), 'Book.fields.a.column'],
     ];
     for (const [what, fn, key, text] of cases) {

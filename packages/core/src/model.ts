@@ -304,17 +304,7 @@ const NAME_RE = /^[A-Za-z][A-Za-z0-9_]*$/;
 const IDENT_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const RESERVED_FIELD_NAMES = new Set(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf']);
 const RULE_TYPES = new Set(['required', 'length', 'pattern', 'range', 'choices', 'dynamic']);
-const DATA_PROXY_HOOKS = [
-  'beforeAdd',
-  'afterAdd',
-  'beforeUpdate',
-  'afterUpdate',
-  'beforeDelete',
-  'afterDelete',
-  'beforeFetch',
-  'afterFetch',
-  'validate',
-] as const;
+const DATA_PROXY_HOOKS = ['beforeAdd', 'afterAdd', 'beforeUpdate', 'afterUpdate', 'beforeDelete', 'afterDelete', 'beforeFetch', 'afterFetch', 'validate'] as const;
 const EDIT_KEYS = new Set([
   'title',
   'type',

@@ -2,19 +2,7 @@
  * The eleven boolean switches of a model's power, in the order the reference framework lists
  * them. `powerHandler`, the twelfth attribute, is not a flag: it changes these at run time.
  */
-export const POWER_FLAGS = [
-  'add',
-  'delete',
-  'edit',
-  'query',
-  'viewDetails',
-  'export',
-  'importable',
-  'print',
-  'copy',
-  'cellEdit',
-  'ai',
-] as const;
+export const POWER_FLAGS = ['add', 'delete', 'edit', 'query', 'viewDetails', 'export', 'importable', 'print', 'copy', 'cellEdit', 'ai'] as const;
 
 /** The name of one power switch. */
 export type PowerFlag = (typeof POWER_FLAGS)[number];

@@ -32,7 +32,12 @@ describe('ModelRegistry', () => {
   });
 
   it('rejects two models on one table', () => {
-    expect(() => createRegistry([{ name: 'A', table: 't', fields: {} }, { name: 'B', table: 't', fields: {} }])).to.throw(FwDefinitionError, /B\.table: table t already belongs to model A/);
+    expect(() =>
+      createRegistry([
+        { name: 'A', table: 't', fields: {} },
+        { name: 'B', table: 't', fields: {} },
+      ]),
+    ).to.throw(FwDefinitionError, /B\.table: table t already belongs to model A/);
   });
 
   it('rejects a reference to a model that is not registered', () => {
@@ -46,22 +51,31 @@ describe('ModelRegistry', () => {
     expect(() => createRegistry([Author, Bad])).to.throw(FwDefinitionError, /Bad\.fields\.a\.edit\.reference\.labelField: model Author has no field title/);
   });
 
-  it('keeps a collection\'s label field and checks that the other model has it, stored and not secret', () => {
+  it("keeps a collection's label field and checks that the other model has it, stored and not secret", () => {
     const Tag = defineModel({ name: 'Tag', fields: { label: {}, secret: { edit: { type: 'PASSWORD' } } } });
-    const collection = (labelField: string) => ({ type: 'COLLECTION' as const, collection: { model: 'Tag', joinTable: 'b_tag', ownKey: 'b_id', foreignKey: 'tag_id', labelField } });
+    const collection = (labelField: string) => ({
+      type: 'COLLECTION' as const,
+      collection: { model: 'Tag', joinTable: 'b_tag', ownKey: 'b_id', foreignKey: 'tag_id', labelField },
+    });
     const Good = defineModel({ name: 'B', fields: { tags: { edit: collection('label') } } });
     expect(createRegistry([Tag, Good]).get('B')!.fields.tags!.edit.collection!.labelField).to.equal('label');
     expect(() => createRegistry([Tag, defineModel({ name: 'B', fields: { tags: { edit: collection('nope') } } })])).to.throw(
       FwDefinitionError,
       /B\.fields\.tags\.edit\.collection\.labelField: model Tag has no field nope/,
     );
-    expect(() => createRegistry([Tag, defineModel({ name: 'B', fields: { tags: { edit: collection('secret') } } })])).to.throw(FwDefinitionError, /B\.fields\.tags\.edit\.collection\.labelField: Tag\.secret cannot be a label/);
+    expect(() => createRegistry([Tag, defineModel({ name: 'B', fields: { tags: { edit: collection('secret') } } })])).to.throw(
+      FwDefinitionError,
+      /B\.fields\.tags\.edit\.collection\.labelField: Tag\.secret cannot be a label/,
+    );
     const ByPassword = defineModel({ name: 'C', fields: { tagId: { edit: { type: 'REFERENCE_TABLE', reference: { model: 'Tag', labelField: 'secret' } } } } });
     expect(() => createRegistry([Tag, ByPassword])).to.throw(FwDefinitionError, /C\.fields\.tagId\.edit\.reference\.labelField: Tag\.secret cannot be a label/);
   });
 
   it('checks collections too', () => {
-    const Bad = defineModel({ name: 'Bad', fields: { tags: { edit: { type: 'COLLECTION', collection: { model: 'Tag', joinTable: 'bad_tag', ownKey: 'bad_id', foreignKey: 'tag_id' } } } } });
+    const Bad = defineModel({
+      name: 'Bad',
+      fields: { tags: { edit: { type: 'COLLECTION', collection: { model: 'Tag', joinTable: 'bad_tag', ownKey: 'bad_id', foreignKey: 'tag_id' } } } },
+    });
     expect(() => createRegistry([Bad])).to.throw(FwDefinitionError, /Bad\.fields\.tags\.edit\.collection\.model/);
   });
 });

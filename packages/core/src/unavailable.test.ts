@@ -22,7 +22,7 @@ describe('isUnavailableError(error)', () => {
       coded('SQLITE_FULL', 'database or disk is full'),
       coded('SQLITE_READONLY_DBMOVED', 'attempt to write a readonly database'),
       Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }),
-      new Error('Stream isn\'t writeable and enableOfflineQueue options is false'),
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
       new Error('wrapped', { cause: coded('ECONNRESET') }),
     ];
     expect(outages.filter((e) => !isUnavailableError(e)).map((e) => e.message)).to.deep.equal([]);

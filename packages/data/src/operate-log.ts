@@ -91,5 +91,6 @@ function errorText(error: unknown): string {
   const text = typeof e?.code === 'string' ? `${e.code}: ${String(e.message)}` : error instanceof Error ? error.message : String(error);
   // An error may quote the request (an unknown field's name); PostgreSQL refuses NUL in text, and
   // the failure row of a probe must not be lost to it.
+  // eslint-disable-next-line no-control-regex -- the NUL is what is being escaped
   return text.slice(0, 2000).replace(/\u0000/g, '\\u0000');
 }

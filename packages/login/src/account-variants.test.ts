@@ -28,7 +28,10 @@ describeEachSql('fwLogin: spellings a collation folds are other accounts', (db) 
     store = createStore(db().url);
     await store.migrate.latest();
     const user = await store.users.create({ account, password });
-    ({ record: { appId }, secret } = await store.openApis.create({ name: 'k', userId: user.id }));
+    ({
+      record: { appId },
+      secret,
+    } = await store.openApis.create({ name: 'k', userId: user.id }));
     const app = new Koa();
     app.silent = true;
     // Behind a reverse proxy that sets X-Forwarded-For, as an attacker with many addresses looks.
@@ -41,7 +44,11 @@ describeEachSql('fwLogin: spellings a collation folds are other accounts', (db) 
 
   let address = 0;
   const from = () => `198.51.100.${(address += 1)}`;
-  const login = (name: string, pwd: string) => agent.post(`${api}/login`).set('X-Forwarded-For', from()).send({ account: name, pwd: encodePassword(pwd) });
+  const login = (name: string, pwd: string) =>
+    agent
+      .post(`${api}/login`)
+      .set('X-Forwarded-For', from())
+      .send({ account: name, pwd: encodePassword(pwd) });
 
   it('the right password does not sign in under an accented or padded spelling of the account', async () => {
     for (const spelling of [account.replace('a', 'à'), account.replace('a', 'ä'), account.replace('i', 'í'), account.replace('n', 'ñ')]) {

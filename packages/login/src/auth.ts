@@ -127,8 +127,7 @@ export class Authenticator {
     this.#users = new UserService(options.store);
     this.#allowQueryToken = options.allowQueryToken ?? defaultAllowQueryToken;
     const tokenStore = options.tokens.store;
-    this.#oneLookup =
-      tokenStore instanceof KnexTokenStore && tokenStore.knex === options.store.knex && tokenStore.table === 'fw_token' && !options.tokens.sliding;
+    this.#oneLookup = tokenStore instanceof KnexTokenStore && tokenStore.knex === options.store.knex && tokenStore.table === 'fw_token' && !options.tokens.sliding;
   }
 
   /**
@@ -140,7 +139,7 @@ export class Authenticator {
     if (token === undefined) return undefined;
     let stored: StoredUserLike | undefined;
     let grantsVersion: number | undefined;
-    let tokenAdmin = false;
+    let tokenAdmin: boolean;
     if (this.#oneLookup) {
       const session = isTokenShape(token) ? await this.#store.sessions.lookup(hashToken(token), this.#tokens.now()) : undefined;
       stored = session?.user;

@@ -305,7 +305,10 @@ describe('fwLogin(options)', () => {
       app.silent = true;
       app.use(fwLogin({ store: down, tokens: f.tokens, ephemeral, config: f.config }));
       try {
-        const res = await request(app.callback()).post('/fw-api/login').send({ account: 'alice', pwd: encodePassword('alice-pass') }).expect(503);
+        const res = await request(app.callback())
+          .post('/fw-api/login')
+          .send({ account: 'alice', pwd: encodePassword('alice-pass') })
+          .expect(503);
         expect(res.body.error.code).to.equal('UNAVAILABLE');
         expect(res.headers['retry-after']).to.match(/^\d+$/);
         expect(ephemeral.increments).to.deep.equal([]);
@@ -366,7 +369,10 @@ describe('fwLogin(options)', () => {
       try {
         const tricky = 'p%ss+wörd 100%';
         await f.store.users.setPassword(f.alice.id, tricky);
-        await f.agent.post('/fw-api/login').send({ account: 'alice', pwd: encodePassword(tricky) }).expect(200);
+        await f.agent
+          .post('/fw-api/login')
+          .send({ account: 'alice', pwd: encodePassword(tricky) })
+          .expect(200);
         // The plain password is not accepted while the encoding is on.
         await f.agent.post('/fw-api/login').send({ account: 'alice', pwd: tricky }).expect(400);
       } finally {
@@ -378,7 +384,10 @@ describe('fwLogin(options)', () => {
       const f = await setup({ config: { 'fw-app.pwdTransferEncrypt': false } });
       try {
         await f.agent.post('/fw-api/login').send({ account: 'alice', pwd: 'alice-pass' }).expect(200);
-        await f.agent.post('/fw-api/login').send({ account: 'alice', pwd: encodePassword('alice-pass') }).expect(401);
+        await f.agent
+          .post('/fw-api/login')
+          .send({ account: 'alice', pwd: encodePassword('alice-pass') })
+          .expect(401);
       } finally {
         await f.cleanup();
       }

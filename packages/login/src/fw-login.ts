@@ -59,8 +59,7 @@ export interface FwLoginOptions {
 
 /** The answer of `POST /login`. */
 export type LoginResponse =
-  | { pass: true; token: string; expire: string; resetPwd: boolean; useVerifyCode: false }
-  | { pass: false; reason: string; useVerifyCode: boolean; retryAfter?: number };
+  { pass: true; token: string; expire: string; resetPwd: boolean; useVerifyCode: false } | { pass: false; reason: string; useVerifyCode: boolean; retryAfter?: number };
 
 const ACCOUNT_MAX = 128;
 // Generated app ids and secrets never hold these; PostgreSQL cannot even compare text with a NUL.
@@ -154,7 +153,8 @@ function readLoginBody(body: unknown): { account: string; pwd: string; verifyCod
     ['verifyCode', verifyCode],
     ['verifyCodeMark', verifyCodeMark],
   ] as const) {
-    if (value !== undefined && value !== null && (typeof value !== 'string' || value.length > 64)) details.push(badField(name, `${name} must be a string of at most 64 characters`));
+    if (value !== undefined && value !== null && (typeof value !== 'string' || value.length > 64))
+      details.push(badField(name, `${name} must be a string of at most 64 characters`));
   }
   if (details.length > 0) throw new FwError('BAD_REQUEST', 'The login body is malformed', { details });
   return {
@@ -326,7 +326,8 @@ async function changePassword(ctx: Context, o: ResolvedOptions): Promise<void> {
   const [pwd, newPwd, newPwd2] = [decode(body.pwd as string), decode(body.newPwd as string), decode(body.newPwd2 as string)];
   // scrypt's HMAC pads keys with zero bytes, so "pass" and "pass\0" would be one password.
   const withNul = (['pwd', 'newPwd', 'newPwd2'] as const).filter((_, i) => [pwd, newPwd, newPwd2][i]!.includes('\u0000'));
-  if (withNul.length > 0) throw new FwError('BAD_REQUEST', 'A password must not contain NUL characters', { details: withNul.map((name) => badField(name, `${name} must not contain NUL characters`)) });
+  if (withNul.length > 0)
+    throw new FwError('BAD_REQUEST', 'A password must not contain NUL characters', { details: withNul.map((name) => badField(name, `${name} must not contain NUL characters`)) });
   const { user } = state;
 
   const attempt = await o.attempts.state(user.account, ctx.ip);
@@ -366,7 +367,9 @@ async function codeImage(ctx: Context, o: ResolvedOptions): Promise<void> {
   const key = `captcha-rate:${createHash('sha256').update(ctx.ip).digest('base64url').slice(0, 22)}`;
   if ((await o.ephemeral.increment(key, o.captchaRate.windowMs)) > o.captchaRate.max) {
     const left = (await o.ephemeral.ttl(key)) ?? o.captchaRate.windowMs;
-    throw new FwError('TOO_MANY_ATTEMPTS', 'Too many captcha images from this address; try again later', { headers: { 'Retry-After': String(Math.max(1, Math.ceil(left / 1000))) } });
+    throw new FwError('TOO_MANY_ATTEMPTS', 'Too many captcha images from this address; try again later', {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(left / 1000))) },
+    });
   }
   const captcha = await o.captchas.issue(mark);
   ctx.set('Cache-Control', 'no-store');

@@ -33,13 +33,17 @@ describeEachSql('GET /fw-api/login-settings', (db) => {
   });
 
   it('follows the configuration', async () => {
-    const res = await app({ 'fw-app.title': 'Library', 'fw-app.pwdTransferEncrypt': false, 'fw-app.verifyCodeCount': 0, 'fw-app.apiPrefix': '/api' }).get('/api/login-settings').expect(200);
+    const res = await app({ 'fw-app.title': 'Library', 'fw-app.pwdTransferEncrypt': false, 'fw-app.verifyCodeCount': 0, 'fw-app.apiPrefix': '/api' })
+      .get('/api/login-settings')
+      .expect(200);
     expect(res.body).to.deep.equal({ title: 'Library', pwdTransferEncrypt: false, verifyCodeCount: 0, providers: [] });
   });
 
   it('lists the providers it was given, field by field (nothing else an object holds is sent)', async () => {
     const withSecret = { id: 'github', name: 'GitHub', url: '/connect/github', clientSecret: 'do-not-send' };
-    const res = await app({}, { providers: [withSecret, { id: 'corp', name: 'Corporate SSO', url: 'https://sso.example.com/start' }] }).get('/fw-api/login-settings').expect(200);
+    const res = await app({}, { providers: [withSecret, { id: 'corp', name: 'Corporate SSO', url: 'https://sso.example.com/start' }] })
+      .get('/fw-api/login-settings')
+      .expect(200);
     expect(res.body.providers).to.deep.equal([
       { id: 'github', name: 'GitHub', url: '/connect/github' },
       { id: 'corp', name: 'Corporate SSO', url: 'https://sso.example.com/start' },
@@ -69,10 +73,18 @@ describeEachSql('GET /fw-api/login-settings', (db) => {
       [[{ id: 'x', name: '', url: '/connect/x' }], 'fwLogin.providers[0].name'],
       [[{ id: 'x', name: 'X', url: 'javascript:alert(1)' }], 'fwLogin.providers[0].url'],
       [[{ id: 'x', name: 'X', url: '//evil.example.com/' }], 'fwLogin.providers[0].url'],
-      [[{ id: 'x', name: 'X', url: '/a' }, { id: 'x', name: 'Y', url: '/b' }], 'fwLogin.providers'],
+      [
+        [
+          { id: 'x', name: 'X', url: '/a' },
+          { id: 'x', name: 'Y', url: '/b' },
+        ],
+        'fwLogin.providers',
+      ],
       ['github', 'fwLogin.providers'],
     ] as Array<[FwLoginOptions['providers'], string]>) {
-      expect(() => fwLogin({ ...base, providers }), JSON.stringify(providers)).to.throw(FwDefinitionError).with.property('key', key);
+      expect(() => fwLogin({ ...base, providers }), JSON.stringify(providers))
+        .to.throw(FwDefinitionError)
+        .with.property('key', key);
     }
   });
 });

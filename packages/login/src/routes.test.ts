@@ -2,8 +2,7 @@ import { expect } from 'chai';
 import { encodePassword } from './client.js';
 import { setup, type LoginFixture } from './test-setup.js';
 
-const login = (f: LoginFixture, account: string, password: string) =>
-  f.agent.post('/fw-api/login').send({ account, pwd: encodePassword(password) });
+const login = (f: LoginFixture, account: string, password: string) => f.agent.post('/fw-api/login').send({ account, pwd: encodePassword(password) });
 
 async function tokenOf(f: LoginFixture, account = 'alice', password = 'alice-pass'): Promise<string> {
   const res = await login(f, account, password).expect(200);
@@ -33,7 +32,16 @@ describe('POST /fw-api/login with bad input', () => {
     ['a non-JSON body', (f) => f.agent.post('/fw-api/login').set('Content-Type', 'text/plain').send('account=alice'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
     ['a form body', (f) => f.agent.post('/fw-api/login').type('form').send({ account: 'alice', pwd: 'x' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
     ['an empty body', (f) => f.agent.post('/fw-api/login').set('Content-Type', 'application/json'), 400, 'BAD_REQUEST'],
-    ['a 10 MB body', (f) => f.agent.post('/fw-api/login').set('Content-Type', 'application/json').send(`{"account":"alice","pad":"${'x'.repeat(10 * 1024 * 1024)}"}`), 413, 'PAYLOAD_TOO_LARGE'],
+    [
+      'a 10 MB body',
+      (f) =>
+        f.agent
+          .post('/fw-api/login')
+          .set('Content-Type', 'application/json')
+          .send(`{"account":"alice","pad":"${'x'.repeat(10 * 1024 * 1024)}"}`),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    ],
     ['a 1 MB account', (f) => f.agent.post('/fw-api/login').send({ account: 'a'.repeat(1024 * 1024), pwd: 'eA==' }), 413, 'PAYLOAD_TOO_LARGE'],
     ['a 200-character account', (f) => f.agent.post('/fw-api/login').send({ account: 'a'.repeat(200), pwd: 'eA==' }), 400, 'BAD_REQUEST'],
     ['an object captcha code', (f) => f.agent.post('/fw-api/login').send({ account: 'alice', pwd: 'eA==', verifyCode: {} }), 400, 'BAD_REQUEST'],
@@ -130,7 +138,10 @@ describe('POST /fw-api/change-pwd', () => {
   afterEach(() => f.cleanup());
 
   const change = (token: string, pwd: string, newPwd: string, newPwd2 = newPwd) =>
-    f.agent.post('/fw-api/change-pwd').set('token', token).send({ pwd: encodePassword(pwd), newPwd: encodePassword(newPwd), newPwd2: encodePassword(newPwd2) });
+    f.agent
+      .post('/fw-api/change-pwd')
+      .set('token', token)
+      .send({ pwd: encodePassword(pwd), newPwd: encodePassword(newPwd), newPwd2: encodePassword(newPwd2) });
 
   it('checks the old password, calls the hooks, saves, and clears resetPwd', async () => {
     const token = await tokenOf(f);

@@ -26,9 +26,7 @@ export interface LoginFixture {
  * A Koa app with `fwLogin` and protected routes under `/private` (behind `fwAuth`), on a fresh SQLite database
  * holding `alice` (password `alice-pass`) and the administrator `root` (password `root-pass`).
  */
-export async function setup(
-  options: { config?: Record<string, unknown>; login?: Partial<FwLoginOptions>; ephemeral?: EphemeralStore } = {},
-): Promise<LoginFixture> {
+export async function setup(options: { config?: Record<string, unknown>; login?: Partial<FwLoginOptions>; ephemeral?: EphemeralStore } = {}): Promise<LoginFixture> {
   const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
   const store = await createStore(db.url);
   await store.migrate.latest();

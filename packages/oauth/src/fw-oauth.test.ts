@@ -61,7 +61,10 @@ describe('fwOAuth(app, options): the sign-on flow against a real OAuth 2.0 provi
     const after = browser.cookies.get(host.url)?.get('fw.sid');
     expect(after).to.be.a('string').and.not.equal(before);
     // A cookie captured before the sign-in opens nothing.
-    const stale = await fetch(`${host.url}/`, { redirect: 'manual', headers: { cookie: `fw.sid=${before}; fw.sid.sig=${browser.cookies.get(host.url)?.get('fw.sid.sig') ?? ''}` } });
+    const stale = await fetch(`${host.url}/`, {
+      redirect: 'manual',
+      headers: { cookie: `fw.sid=${before}; fw.sid.sig=${browser.cookies.get(host.url)?.get('fw.sid.sig') ?? ''}` },
+    });
     expect(stale.status).to.equal(302);
   });
 
@@ -163,7 +166,19 @@ describe('fwOAuth(app, options): the sign-on flow against a real OAuth 2.0 provi
   });
 
   describe('the host guard', () => {
-    const open = ['/fw-api/anything', '/fw-api', '/fw-cloud-api/x/y', '/app.css', '/js/app.js?v=3', '/img/a.PNG', '/f.woff2', '/data.json', '/robots.txt', '/auth.html', '/connect/mock'];
+    const open = [
+      '/fw-api/anything',
+      '/fw-api',
+      '/fw-cloud-api/x/y',
+      '/app.css',
+      '/js/app.js?v=3',
+      '/img/a.PNG',
+      '/f.woff2',
+      '/data.json',
+      '/robots.txt',
+      '/auth.html',
+      '/connect/mock',
+    ];
     for (const path of open) {
       it(`lets ${path} through without a session`, async () => {
         const res = await fetch(`${host.url}${path}`, { redirect: 'manual' });
@@ -208,14 +223,27 @@ describe('fwOAuth(app, options) at start-up', () => {
     const app = () => Object.assign(new Koa(), { keys: ['k'] });
     const base = { store, tokens, baseUrl: 'http://127.0.0.1:3000' };
     expect(() => fwOAuth(app(), { ...base, providers: { mock: { 'client-id': 'x' } } })).to.throw(FwDefinitionError, /fwOAuth\.providers\.mock\.client-secret/);
-    expect(() => fwOAuth(app(), { ...base, providers: { mock: { ...mockRegistration('http://h')!.mock, 'authorization-grant-type': 'implicit' } } })).to.throw(FwDefinitionError, /authorization_code/);
-    expect(() => fwOAuth(app(), { ...base, providers: { mock: { ...mockRegistration('http://h')!.mock, 'clent-id': 'typo' } } })).to.throw(FwDefinitionError, /clent-id: unknown key/);
+    expect(() => fwOAuth(app(), { ...base, providers: { mock: { ...mockRegistration('http://h')!.mock, 'authorization-grant-type': 'implicit' } } })).to.throw(
+      FwDefinitionError,
+      /authorization_code/,
+    );
+    expect(() => fwOAuth(app(), { ...base, providers: { mock: { ...mockRegistration('http://h')!.mock, 'clent-id': 'typo' } } })).to.throw(
+      FwDefinitionError,
+      /clent-id: unknown key/,
+    );
     expect(() => fwOAuth(app(), { ...base, providers: { nowhere: { 'client-id': 'a', 'client-secret': 'b' } } })).to.throw(FwDefinitionError, /grant does not know "nowhere"/);
     expect(() => fwOAuth(app(), { ...base, baseUrl: 'not a url', providers })).to.throw(FwDefinitionError, /baseUrl/);
   });
 
   it('accepts a provider grant knows by name with only its keys (and camelCase)', () => {
     const app = Object.assign(new Koa(), { keys: ['k'] });
-    expect(() => fwOAuth(app, { store, tokens, baseUrl: 'http://127.0.0.1:3000', providers: { github: { clientId: 'a', clientSecret: 'b', scope: ['read:user'], userNameAttribute: 'login' } } })).to.not.throw();
+    expect(() =>
+      fwOAuth(app, {
+        store,
+        tokens,
+        baseUrl: 'http://127.0.0.1:3000',
+        providers: { github: { clientId: 'a', clientSecret: 'b', scope: ['read:user'], userNameAttribute: 'login' } },
+      }),
+    ).to.not.throw();
   });
 });

@@ -86,7 +86,7 @@ function sessionOf(ctx: Context): FwSession | null {
 
 function path(key: string, value: unknown, fallback: string): string {
   if (value === undefined) return fallback;
-  if (typeof value !== 'string' || !/^\/[A-Za-z0-9._~\/-]*$/.test(value)) throw new FwDefinitionError(key, `must be a path such as ${fallback}`);
+  if (typeof value !== 'string' || !/^\/[A-Za-z0-9._~/-]*$/.test(value)) throw new FwDefinitionError(key, `must be a path such as ${fallback}`);
   return value;
 }
 
@@ -120,7 +120,10 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): FwOAuthMiddleware {
   if (!app || typeof app.use !== 'function') throw new FwDefinitionError('fwOAuth.app', 'pass the Koa app: fwOAuth(app, options)');
   const marked = app as Koa & { [MOUNTED]?: boolean };
   if (marked[MOUNTED]) {
-    throw new FwDefinitionError('fwOAuth', 'the sign-on bridge is already mounted on this app; a second mount would silently replace the first one’s settings, so configure every provider in one fwOAuth call');
+    throw new FwDefinitionError(
+      'fwOAuth',
+      'the sign-on bridge is already mounted on this app; a second mount would silently replace the first one’s settings, so configure every provider in one fwOAuth call',
+    );
   }
   if (!Array.isArray(app.keys) || app.keys.length === 0) throw new FwDefinitionError('fwOAuth.app.keys', 'set app.keys first: the session cookie is signed with them');
   if (!options?.store?.users) throw new FwDefinitionError('fwOAuth.store', 'an FwStore is required');
@@ -228,7 +231,12 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): FwOAuthMiddleware {
     const refusal = users.refusal(stored, ctx.ip);
     if (refusal) return fail(ctx, 403, refusal);
     const user: FwUser = { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin };
-    const issued = await issueLoginToken({ store: options.store, tokens: options.tokens, proxy }, { ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, user, `oauth:${provider.name}`);
+    const issued = await issueLoginToken(
+      { store: options.store, tokens: options.tokens, proxy },
+      { ip: ctx.ip, userAgent: ctx.get('user-agent') || null },
+      user,
+      `oauth:${provider.name}`,
+    );
     if (!issued) return fail(ctx, 401, OAUTH_FAILURES.REFUSED);
     // A new session id for the signed-in browser (no fixation: an id known before sign-in is
     // worthless after it), holding nothing from before, living no longer than the token.

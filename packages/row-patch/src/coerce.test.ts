@@ -155,10 +155,16 @@ describe('coerceValue(field, value)', () => {
     expectConversions(
       field({ edit: { type: 'MULTI_CHOICE', choices: [{ value: 'a' }, { value: 'b' }, { value: 3 }] } }),
       [
-        [['a', 'b'], ['a', 'b']],
+        [
+          ['a', 'b'],
+          ['a', 'b'],
+        ],
         ['["a","b"]', ['a', 'b']],
         [' ["b"] ', ['b']],
-        [['b', 'a', 'b'], ['b', 'a']],
+        [
+          ['b', 'a', 'b'],
+          ['b', 'a'],
+        ],
         [['3'], [3]],
         [[], []],
         ['[]', []],
@@ -171,10 +177,16 @@ describe('coerceValue(field, value)', () => {
     expectConversions(
       field({ edit: { type: 'TAGS' } }),
       [
-        [['x', 'y'], ['x', 'y']],
+        [
+          ['x', 'y'],
+          ['x', 'y'],
+        ],
         ['["x","y"]', ['x', 'y']],
         [['x', 'x'], ['x']],
-        [[1, 'y'], ['1', 'y']],
+        [
+          [1, 'y'],
+          ['1', 'y'],
+        ],
         [[], []],
       ],
       ['x', 'x,y', [''], [null], [{}], [['x']], 12, '["x"'],
@@ -228,8 +240,14 @@ describe('coerceValue(field, value)', () => {
     expectConversions(
       field({ edit: { type: 'COLLECTION', collection: { model: 'Other', joinTable: 'j', ownKey: 'a', foreignKey: 'b' } } }),
       [
-        [[3, 1, 2], [1, 2, 3]],
-        [['2', 2, 1], [1, 2]],
+        [
+          [3, 1, 2],
+          [1, 2, 3],
+        ],
+        [
+          ['2', 2, 1],
+          [1, 2],
+        ],
         ['[5,4]', [4, 5]],
         [[], []],
       ],

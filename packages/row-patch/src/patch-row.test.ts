@@ -220,7 +220,9 @@ describe('rowPatchError(code, message, details)', () => {
   it('makes an FwError with the code’s status and the details', () => {
     const error = rowPatchError('VALIDATION_FAILED', undefined, [{ path: 'a', type: 'required', message: 'a is a required field' }]);
     expect(error).to.include({ code: 'VALIDATION_FAILED', status: 422, message: 'Validation failed' });
-    expect(error.toBody()).to.deep.equal({ error: { code: 'VALIDATION_FAILED', message: 'Validation failed', details: [{ path: 'a', type: 'required', message: 'a is a required field' }] } });
+    expect(error.toBody()).to.deep.equal({
+      error: { code: 'VALIDATION_FAILED', message: 'Validation failed', details: [{ path: 'a', type: 'required', message: 'a is a required field' }] },
+    });
     expect(rowPatchError('FIELD_CELL_EDIT_DISABLED').status).to.equal(403);
   });
 });

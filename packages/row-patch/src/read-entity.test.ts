@@ -43,7 +43,11 @@ describe('readEntity(model, body, mode)', () => {
     const { model } = setup();
     const body = JSON.parse('{"name":"Ann","nmae":"x","constructor":1,"__proto__":{"isAdmin":true}}') as unknown;
     const { errors, values } = readEntity(model, body, 'update');
-    expect(errors.map((e) => `${e.code}:${e.path}:${e.type}`)).to.deep.equal(['UNKNOWN_FIELD:nmae:unknownField', 'UNKNOWN_FIELD:constructor:unknownField', 'UNKNOWN_FIELD:__proto__:unknownField']);
+    expect(errors.map((e) => `${e.code}:${e.path}:${e.type}`)).to.deep.equal([
+      'UNKNOWN_FIELD:nmae:unknownField',
+      'UNKNOWN_FIELD:constructor:unknownField',
+      'UNKNOWN_FIELD:__proto__:unknownField',
+    ]);
     expect(values).to.deep.equal({ name: 'Ann' });
     expect(Object.getPrototypeOf(values)).to.equal(Object.prototype);
   });

@@ -69,7 +69,15 @@ describe('validateRow(model, row)', () => {
         name: { edit: { type: 'INPUT' } },
       });
       const details = await validateRow(model, { price: '12', qty: 1.5, day: '2024-02-30', at: '2024-01-01T00:00:00Z', flag: 1, level: '1', name: 5 });
-      expect(details.map((d) => `${d.path}:${d.type}`)).to.deep.equal(['price:typeError', 'qty:typeError', 'day:typeError', 'at:typeError', 'flag:typeError', 'level:oneOf', 'name:typeError']);
+      expect(details.map((d) => `${d.path}:${d.type}`)).to.deep.equal([
+        'price:typeError',
+        'qty:typeError',
+        'day:typeError',
+        'at:typeError',
+        'flag:typeError',
+        'level:oneOf',
+        'name:typeError',
+      ]);
       expect(details[0]?.message).to.equal('price must be a number');
       expect(details[2]?.message).to.equal('day must be a real calendar date');
     });
@@ -130,7 +138,10 @@ describe('validateRow(model, row)', () => {
     it('choices → oneOf, from the rule’s values or the field’s choices, for single values and lists', async () => {
       const model = modelWith({
         status: { rules: [{ type: 'choices', values: ['open', 'closed'] }] },
-        colours: { edit: { type: 'MULTI_CHOICE', choices: [{ value: 'red' }, { value: 'blue' }, { value: 'green' }] }, rules: [{ type: 'choices', values: ['red', 'blue'], message: 'no green' }] },
+        colours: {
+          edit: { type: 'MULTI_CHOICE', choices: [{ value: 'red' }, { value: 'blue' }, { value: 'green' }] },
+          rules: [{ type: 'choices', values: ['red', 'blue'], message: 'no green' }],
+        },
       });
       expect(await validateRow(model, { status: 'open', colours: ['red'] })).to.deep.equal([]);
       expect(await validateRow(model, { status: 'lost', colours: ['red', 'green'] })).to.deep.equal([
@@ -146,7 +157,10 @@ describe('validateRow(model, row)', () => {
   });
 
   describe('dynamic rules', () => {
-    function discountModel(test: (value: unknown, row: Readonly<Record<string, unknown>>) => boolean | string | Promise<boolean | string>, extra: { name?: string; message?: string } = {}) {
+    function discountModel(
+      test: (value: unknown, row: Readonly<Record<string, unknown>>) => boolean | string | Promise<boolean | string>,
+      extra: { name?: string; message?: string } = {},
+    ) {
       return modelWith({
         kind: { edit: { type: 'CHOICE', choices: [{ value: 'retail' }, { value: 'wholesale' }] } },
         discount: { edit: { type: 'NUMBER' }, rules: [{ type: 'dynamic', dependsOn: ['kind'], test, ...extra }] },
@@ -157,7 +171,9 @@ describe('validateRow(model, row)', () => {
       const model = discountModel((value, row) => value == null || row.kind === 'wholesale', { name: 'wholesaleOnly', message: 'only wholesale orders get a discount' });
       expect(await validateRow(model, { kind: 'wholesale', discount: 5 })).to.deep.equal([]);
       expect(await validateRow(model, { kind: 'retail', discount: null })).to.deep.equal([]);
-      expect(await validateRow(model, { kind: 'retail', discount: 5 })).to.deep.equal([{ path: 'discount', type: 'wholesaleOnly', message: 'only wholesale orders get a discount' }]);
+      expect(await validateRow(model, { kind: 'retail', discount: 5 })).to.deep.equal([
+        { path: 'discount', type: 'wholesaleOnly', message: 'only wholesale orders get a discount' },
+      ]);
     });
 
     it('defaults its type to "dynamic"; a returned string is the message', async () => {
@@ -210,7 +226,12 @@ describe('validateRow(model, row)', () => {
   it('reports every failure of every field (abortEarly false)', async () => {
     const model = modelWith({
       a: { edit: { notNull: true } },
-      b: { rules: [{ type: 'length', max: 1 }, { type: 'pattern', pattern: '^x' }] },
+      b: {
+        rules: [
+          { type: 'length', max: 1 },
+          { type: 'pattern', pattern: '^x' },
+        ],
+      },
       c: { edit: { type: 'NUMBER' }, rules: [{ type: 'range', max: 0 }] },
     });
     expect((await validateRow(model, { a: null, b: 'yy', c: 3 })).map((d) => `${d.path}:${d.type}`)).to.deep.equal(['a:required', 'b:max', 'b:matches', 'c:max']);

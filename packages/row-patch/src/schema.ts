@@ -49,7 +49,12 @@ function lengthOf(value: unknown): number | undefined {
  * The failure of a rule whose test returned `outcome`: only `true` passes (a JS rule that forgets
  * to return fails closed); a non-empty string is the message; otherwise the rule's message.
  */
-function outcomeError(ctx: TestContext, outcome: RuleOutcome | unknown, message: string | undefined, extra: { path?: string; params?: Record<string, unknown> } = {}): true | yup.ValidationError {
+function outcomeError(
+  ctx: TestContext,
+  outcome: RuleOutcome | unknown,
+  message: string | undefined,
+  extra: { path?: string; params?: Record<string, unknown> } = {},
+): true | yup.ValidationError {
   if (outcome === true) return true;
   const text = typeof outcome === 'string' && outcome !== '' ? outcome : (message ?? DEFAULT_MESSAGES.invalid);
   return ctx.createError({ message: text, ...extra });
@@ -250,7 +255,8 @@ function implicitRules(field: FieldDefinition): FieldRule[] {
   const declaredRange = field.rules.some((r) => r.type === 'range');
   const type = field.edit.type;
   const rules: FieldRule[] = [];
-  const shortText = type === EditType.INPUT || type === EditType.CHOICE || (type === EditType.HIDDEN && !field.edit.integer) || (type === EditType.PASSWORD && field.edit.hashed === false);
+  const shortText =
+    type === EditType.INPUT || type === EditType.CHOICE || (type === EditType.HIDDEN && !field.edit.integer) || (type === EditType.PASSWORD && field.edit.hashed === false);
   if (!declaredMax && shortText) rules.push({ type: 'length', max: IMPLICIT_MAX_CHARS.short });
   if (!declaredMax && (type === EditType.TEXTAREA || (type === EditType.PASSWORD && field.edit.hashed !== false))) rules.push({ type: 'length', max: IMPLICIT_MAX_CHARS.long });
   if (!declaredRange && isIntegerField(field)) rules.push({ type: 'range', min: INT32.min, max: INT32.max });

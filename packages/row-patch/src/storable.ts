@@ -74,8 +74,10 @@ function fieldIssue(field: FieldDefinition, value: unknown, limits: DialectLimit
   const type = field.edit.type;
   if ((type === EditType.DATE || type === EditType.DATETIME) && typeof value === 'string') {
     const bounds = type === EditType.DATE ? limits.date : limits.datetime;
-    if (value < bounds.min) return { path: field.name, type: 'min', message: `${title} must be ${bounds.min} or later (the database stores no earlier ${type === EditType.DATE ? 'date' : 'time'})` };
-    if (value > bounds.max) return { path: field.name, type: 'max', message: `${title} must be ${bounds.max} or earlier (the database stores no later ${type === EditType.DATE ? 'date' : 'time'})` };
+    if (value < bounds.min)
+      return { path: field.name, type: 'min', message: `${title} must be ${bounds.min} or later (the database stores no earlier ${type === EditType.DATE ? 'date' : 'time'})` };
+    if (value > bounds.max)
+      return { path: field.name, type: 'max', message: `${title} must be ${bounds.max} or earlier (the database stores no later ${type === EditType.DATE ? 'date' : 'time'})` };
   }
   // The join table's key columns are 32-bit like the ids they hold.
   if (type === EditType.COLLECTION && Array.isArray(value) && value.some((id) => typeof id === 'number' && id > INT32_MAX)) {

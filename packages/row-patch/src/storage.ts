@@ -113,10 +113,16 @@ function readerOf(field: FieldDefinition): (raw: unknown) => unknown {
   }
   if (type === EditType.NUMBER || (type === EditType.HIDDEN && field.edit.integer) || type === EditType.REFERENCE_TABLE || type === EditType.REFERENCE_TREE) {
     const integer = field.edit.integer || type !== EditType.NUMBER;
-    return (raw) => (typeof raw === 'number' && raw !== 0 && (integer ? Number.isSafeInteger(raw) && (type === EditType.NUMBER || type === EditType.HIDDEN || raw > 0) : Number.isFinite(raw)) ? raw : raw === null ? null : full(raw));
+    return (raw) =>
+      typeof raw === 'number' && raw !== 0 && (integer ? Number.isSafeInteger(raw) && (type === EditType.NUMBER || type === EditType.HIDDEN || raw > 0) : Number.isFinite(raw))
+        ? raw
+        : raw === null
+          ? null
+          : full(raw);
   }
   if (type === EditType.BOOLEAN) return (raw) => (raw === 1 || raw === true ? true : raw === 0 || raw === false ? false : raw === null ? null : full(raw));
-  if (type === EditType.DATE) return (raw) => (typeof raw === 'string' && PLAIN_DATE.test(raw) && raw.slice(5) !== '02-29' && raw.slice(8) <= '30' ? raw : raw === null ? null : full(raw));
+  if (type === EditType.DATE)
+    return (raw) => (typeof raw === 'string' && PLAIN_DATE.test(raw) && raw.slice(5) !== '02-29' && raw.slice(8) <= '30' ? raw : raw === null ? null : full(raw));
   return full;
 }
 

@@ -82,14 +82,32 @@ describeEachSql('classifyDbError(error)', (db, spec) => {
 
 describe('classifyDbError(error) on driver error shapes', () => {
   it('reads SQL Server errors by number (compiled only: no SQL Server runs here)', () => {
-    const unique = classifyDbError(Object.assign(new Error("Violation of UNIQUE KEY constraint 'fw_user_account_unique'. Cannot insert duplicate key in object 'dbo.fw_user'. The duplicate key value is (alice)."), { number: 2627 }));
+    const unique = classifyDbError(
+      Object.assign(
+        new Error("Violation of UNIQUE KEY constraint 'fw_user_account_unique'. Cannot insert duplicate key in object 'dbo.fw_user'. The duplicate key value is (alice)."),
+        { number: 2627 },
+      ),
+    );
     expect(unique).to.deep.include({ kind: 'unique', table: 'fw_user', constraint: 'fw_user_account_unique', value: 'alice' });
     expect(violationConcerns(unique!, 'fw_user', 'account')).to.equal(true);
-    const index = classifyDbError({ originalError: Object.assign(new Error("Cannot insert duplicate key row in object 'dbo.fw_role' with unique index 'fw_role_code_unique'. The duplicate key value is (x)."), { number: 2601 }) });
+    const index = classifyDbError({
+      originalError: Object.assign(new Error("Cannot insert duplicate key row in object 'dbo.fw_role' with unique index 'fw_role_code_unique'. The duplicate key value is (x)."), {
+        number: 2601,
+      }),
+    });
     expect(violationConcerns(index!, 'fw_role', 'code')).to.equal(true);
-    const nulls = classifyDbError(Object.assign(new Error("Cannot insert the value NULL into column 'is_admin', table 'fw.dbo.fw_user'; column does not allow nulls. INSERT fails."), { number: 515 }));
+    const nulls = classifyDbError(
+      Object.assign(new Error("Cannot insert the value NULL into column 'is_admin', table 'fw.dbo.fw_user'; column does not allow nulls. INSERT fails."), { number: 515 }),
+    );
     expect(nulls).to.deep.include({ kind: 'notNull', table: 'fw_user', columns: ['is_admin'] });
-    const fk = classifyDbError(Object.assign(new Error('The INSERT statement conflicted with the FOREIGN KEY constraint "fw_user_role_role_id_foreign". The conflict occurred in database "fw", table "dbo.fw_role", column \'id\'.'), { number: 547 }));
+    const fk = classifyDbError(
+      Object.assign(
+        new Error(
+          'The INSERT statement conflicted with the FOREIGN KEY constraint "fw_user_role_role_id_foreign". The conflict occurred in database "fw", table "dbo.fw_role", column \'id\'.',
+        ),
+        { number: 547 },
+      ),
+    );
     expect(fk?.kind).to.equal('missingReference');
     expect(violationConcerns(fk!, 'fw_user_role', 'role_id')).to.equal(true);
     const referenced = classifyDbError(Object.assign(new Error('The DELETE statement conflicted with the REFERENCE constraint "t_child_parent_id_foreign".'), { number: 547 }));

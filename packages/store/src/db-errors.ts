@@ -77,7 +77,10 @@ function bare(name: string): string {
 }
 
 function splitList(text: string): string[] {
-  return text.split(',').map((c) => bare(c.trim())).filter(Boolean);
+  return text
+    .split(',')
+    .map((c) => bare(c.trim()))
+    .filter(Boolean);
 }
 
 function props(error: object): Record<string, unknown> {

@@ -8,13 +8,7 @@ export { BUILTIN_TABLES, MIGRATIONS, MIGRATION_TABLE, compileMigrations, fwMigra
 export type { BuiltinTable, CompiledMigration, FwMigration } from './migrations.js';
 // The objection classes of the built-in tables; @fw/core's FwUserModel & co. are the data-API
 // model definitions of the same tables.
-export {
-  FwMenuModel as FwMenuObjection,
-  FwOrgModel as FwOrgObjection,
-  FwRoleModel as FwRoleObjection,
-  FwUserModel as FwUserObjection,
-  bindModels,
-} from './models.js';
+export { FwMenuModel as FwMenuObjection, FwOrgModel as FwOrgObjection, FwRoleModel as FwRoleObjection, FwUserModel as FwUserObjection, bindModels } from './models.js';
 export type { BoundModels } from './models.js';
 export type { ListOptions } from './context.js';
 export type { GrantsRepository } from './grants.js';

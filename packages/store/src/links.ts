@@ -20,12 +20,7 @@ export interface LinkTable {
  * Replaces the links of one row in a join table: checks the owner and every target exist, then
  * deletes and re-inserts inside one transaction so no reader sees a half-written set.
  */
-export async function replaceLinks(
-  ctx: RepositoryContext,
-  link: LinkTable,
-  ownerId: number,
-  targetIds: readonly number[],
-): Promise<void> {
+export async function replaceLinks(ctx: RepositoryContext, link: LinkTable, ownerId: number, targetIds: readonly number[]): Promise<void> {
   const ids = checkIds(link.path, targetIds);
   await ctx.knex.transaction(async (trx: Knex.Transaction) => {
     const owner = isRowId(ownerId) ? await trx(link.ownerTable).where('id', ownerId).first('id') : undefined;

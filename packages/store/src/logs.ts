@@ -1,7 +1,22 @@
 import type { Knex } from 'knex';
 import { FwError } from '@fw/core';
 import type { RepositoryContext } from './context.js';
-import { checkInteger, checkLimit, checkOneOf, checkOptionalDate, checkOptionalId, checkText, clip, insertReturningId, isRowId, toBoolean, toId, toOptionalId, toOptionalString, toRequiredDate } from './values.js';
+import {
+  checkInteger,
+  checkLimit,
+  checkOneOf,
+  checkOptionalDate,
+  checkOptionalId,
+  checkText,
+  clip,
+  insertReturningId,
+  isRowId,
+  toBoolean,
+  toId,
+  toOptionalId,
+  toOptionalString,
+  toRequiredDate,
+} from './values.js';
 
 /** One successful sign-in, as stored in `fw_login_log`. */
 export interface FwLoginLogRecord {

@@ -2,19 +2,7 @@ import { FwError, MENU_STATUS, type MenuStatus, type ModelDefinition, type Power
 import type { ListOptions, RepositoryContext } from './context.js';
 import type objection from 'objection';
 import type { FwMenuModel } from './models.js';
-import {
-  checkInteger,
-  checkOneOf,
-  checkOptionalId,
-  checkOptionalText,
-  checkText,
-  conflictOnDuplicate,
-  isRowId,
-  isUniqueViolation,
-  paged,
-  toId,
-  toOptionalId,
-} from './values.js';
+import { checkInteger, checkOneOf, checkOptionalId, checkOptionalText, checkText, conflictOnDuplicate, isRowId, isUniqueViolation, paged, toId, toOptionalId } from './values.js';
 
 /** Menu types of `fw_menu.type`. A model's own menu is `table` (or `tree`); its buttons are `function` menus. */
 export const MENU_TYPES = Object.freeze(['dir', 'table', 'tree', 'page', 'link', 'function'] as const);
@@ -234,7 +222,14 @@ export function createMenuRepository(ctx: RepositoryContext): MenuRepository {
       if (!isRowId(id)) return undefined;
       const fields = await checkPatch(patch, false, id);
       if (Object.keys(fields).length > 0) {
-        const count = await conflictOnDuplicate(() => Menu.query().findById(id).patch({ ...fields, updatedAt: new Date() }), 'code', duplicateCode(fields.code));
+        const count = await conflictOnDuplicate(
+          () =>
+            Menu.query()
+              .findById(id)
+              .patch({ ...fields, updatedAt: new Date() }),
+          'code',
+          duplicateCode(fields.code),
+        );
         if (count === 0) return undefined;
         // Status (disabled grants nothing) and code (what power checks look for) decide grants.
         await ctx.grantsChanged();
@@ -244,22 +239,27 @@ export function createMenuRepository(ctx: RepositoryContext): MenuRepository {
 
     async delete(id) {
       if (!isRowId(id)) return false;
-      return knex.transaction(async (trx) => {
-        const ids = [id];
-        // Walk down level by level; a cycle (parent ids edited by hand) cannot loop forever.
-        for (let level = [id], seen = new Set(ids); level.length > 0; ) {
-          const children: number[] = (await trx('fw_menu').whereIn('parent_id', level).pluck('id')).map(toId).filter((c: number) => !seen.has(c));
-          children.forEach((c) => seen.add(c));
-          ids.push(...children);
-          level = children;
-        }
-        let deleted = 0;
-        for (let i = 0; i < ids.length; i += 500) deleted += await trx('fw_menu').whereIn('id', ids.slice(i, i + 500)).delete();
-        return deleted > 0;
-      }).then(async (deleted) => {
-        if (deleted) await ctx.grantsChanged();
-        return deleted;
-      });
+      return knex
+        .transaction(async (trx) => {
+          const ids = [id];
+          // Walk down level by level; a cycle (parent ids edited by hand) cannot loop forever.
+          for (let level = [id], seen = new Set(ids); level.length > 0;) {
+            const children: number[] = (await trx('fw_menu').whereIn('parent_id', level).pluck('id')).map(toId).filter((c: number) => !seen.has(c));
+            children.forEach((c) => seen.add(c));
+            ids.push(...children);
+            level = children;
+          }
+          let deleted = 0;
+          for (let i = 0; i < ids.length; i += 500)
+            deleted += await trx('fw_menu')
+              .whereIn('id', ids.slice(i, i + 500))
+              .delete();
+          return deleted > 0;
+        })
+        .then(async (deleted) => {
+          if (deleted) await ctx.grantsChanged();
+          return deleted;
+        });
     },
 
     async menusForUser(userId) {

@@ -162,7 +162,7 @@ describeEachSql('Model changes at start-up (createModelTables / planModelTables)
     expect(Object.keys(await store.knex('mt_unsafe').columnInfo()).sort()).to.deep.equal(['id', 'old', 'pages', 'title']);
   });
 
-  it('leaves an empty column no field maps to alone, as a note; the listed SQL drops a dropped field\'s column', async function () {
+  it("leaves an empty column no field maps to alone, as a note; the listed SQL drops a dropped field's column", async function () {
     await store.createModelTables([version('mt_extra', { title: {}, gone: {}, unused: {} })]);
     await store.knex('mt_extra').insert({ title: 'a', gone: 'data' });
     const v2 = version('mt_extra', { title: {} });
@@ -176,7 +176,7 @@ describeEachSql('Model changes at start-up (createModelTables / planModelTables)
     expect(Object.keys(await store.knex('mt_extra').columnInfo()).sort()).to.deep.equal(['id', 'title', 'unused']);
   });
 
-  it('names an empty extra column that would block adding rows, and a table without the model\'s key', async function () {
+  it("names an empty extra column that would block adding rows, and a table without the model's key", async function () {
     await store.knex.schema.createTable('mt_hand', (t) => {
       t.string('code', 20).notNullable().primary();
       t.string('title');
@@ -211,7 +211,10 @@ describeEachSql('Model changes at start-up (createModelTables / planModelTables)
     await store.knex('mt_req').insert({ title: 'a' });
     const v2 = version('mt_req', { title: {}, code: { edit: { notNull: true } } });
     const error = await rejection(store.createModelTables([v2]));
-    for (const statement of error.differences[0]!.sql.replaceAll('<value>', "'X'").split(/;\n?/).filter((s) => s.trim())) await store.knex.raw(statement);
+    for (const statement of error.differences[0]!.sql.replaceAll('<value>', "'X'")
+      .split(/;\n?/)
+      .filter((s) => s.trim()))
+      await store.knex.raw(statement);
     expect(await planModelTables(store, [v2])).to.deep.equal({ safe: [], unsafe: [], notes: [] });
     expect((await store.knex('mt_req').first()).code).to.equal('X');
   });

@@ -79,7 +79,6 @@ async function createIfMissing(knex: Knex, name: string, build: (t: Knex.CreateT
   }
 }
 
-
 /** What differs between a model and its table. */
 export type ModelTableChangeKind =
   /** The model's table does not exist: it is created (safe). */
@@ -312,7 +311,9 @@ function sqliteRetype(knex: Knex, name: string, field: FieldDefinition, column: 
   return statements(
     [
       add,
-      knex(name).update({ [tmp]: knex.ref(column) }).toString(),
+      knex(name)
+        .update({ [tmp]: knex.ref(column) })
+        .toString(),
       knex.raw('alter table ?? drop column ??', [name, column]).toString(),
       knex.raw('alter table ?? rename column ?? to ??', [name, tmp, column]).toString(),
     ].join(';\n'),
@@ -412,7 +413,11 @@ async function planModel(knex: Knex, model: ModelDefinition, plan: Plan): Promis
           if (column && defaultValue !== undefined) column.defaultTo(defaultValue);
         })
         .toString();
-      const fillSql = (value: string) => knex(name).whereNull(c.column).update({ [c.column]: knex.raw(value) }).toString();
+      const fillSql = (value: string) =>
+        knex(name)
+          .whereNull(c.column)
+          .update({ [c.column]: knex.raw(value) })
+          .toString();
       if (!c.salt && field.edit.notNull && defaultValue === undefined && fill === undefined && (await tableHasRows())) {
         plan.unsafe.push({
           model: model.name,
@@ -432,8 +437,15 @@ async function planModel(knex: Knex, model: ModelDefinition, plan: Plan): Promis
         field: field.name,
         column: c.column,
         kind: 'missingColumn',
-        message: `${where} does not exist; it is added${defaultValue !== undefined || filled ? ' with the field\'s default' : ', nullable'}`,
-        sql: statements(filled ? `${alterSql};\n${knex(name).whereNull(c.column).update({ [c.column]: fill }).toString()}` : alterSql),
+        message: `${where} does not exist; it is added${defaultValue !== undefined || filled ? " with the field's default" : ', nullable'}`,
+        sql: statements(
+          filled
+            ? `${alterSql};\n${knex(name)
+                .whereNull(c.column)
+                .update({ [c.column]: fill })
+                .toString()}`
+            : alterSql,
+        ),
         apply: async () => {
           try {
             await schemaFor(knex, name).builder.alterTable(table, (t) => {
@@ -444,7 +456,10 @@ async function planModel(knex: Knex, model: ModelDefinition, plan: Plan): Promis
             // Another instance added it between our plan and our ALTER: that is the same outcome.
             if (!(await schemaFor(knex, name).builder.hasColumn(table, c.column))) throw error;
           }
-          if (filled) await knex(name).whereNull(c.column).update({ [c.column]: fill });
+          if (filled)
+            await knex(name)
+              .whereNull(c.column)
+              .update({ [c.column]: fill });
           return false;
         },
       });

@@ -63,7 +63,20 @@ function recordingStore(respond: Responder = () => []): { store: FwStore; sent: 
 }
 
 const NOW = new Date('2030-01-01T00:00:00.000Z');
-const userRow = { id: 7, account: 'alice', name: null, password_hash: 'h', password_salt: 's', is_admin: true, status: 'normal', expire_date: null, white_ip: null, reset_pwd_time: null, created_at: NOW, updated_at: NOW };
+const userRow = {
+  id: 7,
+  account: 'alice',
+  name: null,
+  password_hash: 'h',
+  password_salt: 's',
+  is_admin: true,
+  status: 'normal',
+  expire_date: null,
+  white_ip: null,
+  reset_pwd_time: null,
+  created_at: NOW,
+  updated_at: NOW,
+};
 
 describe('FwStore on SQL Server, compiled (no server)', function () {
   let stores: Knex[] = [];
@@ -182,7 +195,7 @@ describe('FwStore on SQL Server, compiled (no server)', function () {
     ]);
   });
 
-  it('createModelTables adds a new field\'s column to an existing table, and reports a type change with SQL Server SQL', async function () {
+  it("createModelTables adds a new field's column to an existing table, and reports a type change with SQL Server SQL", async function () {
     // INFORMATION_SCHEMA.COLUMNS rows as tedious gives them: [name, default, type, max length, nullable].
     const column = (name: string, type: string, maxLength: number | null = null) => [name, null, type, maxLength, 'YES'].map((value) => ({ value }));
     let titleType = 'nvarchar';
@@ -212,7 +225,9 @@ describe('FwStore on SQL Server, compiled (no server)', function () {
       (e: unknown) => e,
     );
     expect(error).to.be.instanceOf(ModelTablesError);
-    expect((error as ModelTablesError).differences.map((d) => [d.kind, d.column, d.sql])).to.deep.equal([['typeChanged', 'title', 'ALTER TABLE [post] ALTER COLUMN [title] nvarchar(255);']]);
+    expect((error as ModelTablesError).differences.map((d) => [d.kind, d.column, d.sql])).to.deep.equal([
+      ['typeChanged', 'title', 'ALTER TABLE [post] ALTER COLUMN [title] nvarchar(255);'],
+    ]);
   });
 
   it('binds Dates as DATETIME2 on a store opened from a URL, so no millisecond is rounded away', async function () {

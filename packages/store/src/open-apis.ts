@@ -1,18 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { FwError, hashPassword, verifyPassword, type PasswordHash } from '@fw/core';
 import type { RepositoryContext } from './context.js';
-import {
-
-  checkOneOf,
-  checkOptionalDate,
-  checkText,
-  conflictOnDuplicate,
-  insertReturningId,
-  isRowId,
-  toId,
-  toDate,
-  toRequiredDate,
-} from './values.js';
+import { checkOneOf, checkOptionalDate, checkText, conflictOnDuplicate, insertReturningId, isRowId, toId, toDate, toRequiredDate } from './values.js';
 
 // The login log names an exchange `open-api:<appId>` in a 64-character column.
 const APP_ID_MAX = 55;
@@ -132,7 +121,11 @@ export function createOpenApiRepository(ctx: RepositoryContext): OpenApiReposito
         created_at: now,
         updated_at: now,
       };
-      const id = await conflictOnDuplicate(() => insertReturningId(knex, dialect, 'fw_open_api', row), 'appId', `An open-API key with app id ${JSON.stringify(appId)} already exists`);
+      const id = await conflictOnDuplicate(
+        () => insertReturningId(knex, dialect, 'fw_open_api', row),
+        'appId',
+        `An open-API key with app id ${JSON.stringify(appId)} already exists`,
+      );
       return { record: toRecord({ id, ...row }), secret };
     },
 

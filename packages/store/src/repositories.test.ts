@@ -14,7 +14,20 @@ async function rejection(promise: Promise<unknown>): Promise<FwError> {
   throw new Error('expected the call to reject');
 }
 
-const HASH_KEYS = ['password', 'passwordHash', 'passwordSalt', 'password_hash', 'password_salt', 'hash', 'salt', 'secret', 'secretHash', 'secretSalt', 'secret_hash', 'secret_salt'];
+const HASH_KEYS = [
+  'password',
+  'passwordHash',
+  'passwordSalt',
+  'password_hash',
+  'password_salt',
+  'hash',
+  'salt',
+  'secret',
+  'secretHash',
+  'secretSalt',
+  'secret_hash',
+  'secret_salt',
+];
 
 // The same suite runs unchanged on every backend: SQLite always, the servers when their URL is set.
 describeEachSql('FwStore repositories', (db) => {
@@ -275,7 +288,11 @@ describeEachSql('FwStore repositories', (db) => {
     it('creates the table menu and one function menu per enabled flag', async function () {
       const name = unique('Book');
       const parent = await store.menus.create({ name: 'Library', type: 'dir' });
-      const { menu, functions } = await store.menus.createModelMenu(model(name, { export: true, delete: false, viewDetails: true }), { parentId: parent.id, icon: 'book', sort: 4 });
+      const { menu, functions } = await store.menus.createModelMenu(model(name, { export: true, delete: false, viewDetails: true }), {
+        parentId: parent.id,
+        icon: 'book',
+        sort: 4,
+      });
       expect(menu).to.include({ code: name, value: name, type: 'table', name: `${name} title`, parentId: parent.id, icon: 'book', sort: 4, status: 'open' });
       expect(functions.map((f) => f.code)).to.deep.equal([`${name}@ADD`, `${name}@EDIT`, `${name}@EXPORT`, `${name}@VIEW_DETAIL`]);
       for (const fn of functions) expect(fn).to.include({ type: 'function', parentId: menu.id });
@@ -468,14 +485,16 @@ describeEachSql('FwStore repositories', (db) => {
       expect(await store.createModelTables([Author, Book])).to.deep.equal(['author', 'fw_test_book', 'fw_test_book_author']);
       expect(await store.createModelTables([Author, Book])).to.deep.equal([]);
       const columns = Object.keys(await store.knex('fw_test_book').columnInfo()).sort();
-      expect(columns).to.deep.equal(
-        ['id', 'title', 'secret', 'kind', 'price', 'pages', 'in_print', 'tags', 'genres', 'released', 'reviewed_at', 'author_id'].sort(),
-      );
+      expect(columns).to.deep.equal(['id', 'title', 'secret', 'kind', 'price', 'pages', 'in_print', 'tags', 'genres', 'released', 'reviewed_at', 'author_id'].sort());
       expect(Object.keys(await store.knex('fw_test_book_author').columnInfo()).sort()).to.deep.equal(['author_id', 'book_id']);
     });
 
     it('gives a hashed password with a salt column both columns', async function () {
-      const Account = defineModel({ name: 'Account', table: 'fw_test_account', fields: { login: {}, pass: { column: 'pass_hash', edit: { type: 'PASSWORD', saltColumn: 'pass_salt' } } } });
+      const Account = defineModel({
+        name: 'Account',
+        table: 'fw_test_account',
+        fields: { login: {}, pass: { column: 'pass_hash', edit: { type: 'PASSWORD', saltColumn: 'pass_salt' } } },
+      });
       await store.createModelTables([Account]);
       expect(Object.keys(await store.knex('fw_test_account').columnInfo()).sort()).to.deep.equal(['id', 'login', 'pass_hash', 'pass_salt']);
     });

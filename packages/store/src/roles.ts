@@ -126,7 +126,14 @@ export function createRoleRepository(ctx: RepositoryContext): RoleRepository {
       if (!isRowId(id)) return undefined;
       const fields = checkPatch(patch, false);
       if (Object.keys(fields).length > 0) {
-        const count = await conflictOnDuplicate(() => Role.query().findById(id).patch({ ...fields, updatedAt: new Date() }), 'code', duplicateCode(fields.code));
+        const count = await conflictOnDuplicate(
+          () =>
+            Role.query()
+              .findById(id)
+              .patch({ ...fields, updatedAt: new Date() }),
+          'code',
+          duplicateCode(fields.code),
+        );
         if (count === 0) return undefined;
         // A locked role stops granting; a renamed code may be referred to elsewhere.
         await ctx.grantsChanged();

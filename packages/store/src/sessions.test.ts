@@ -15,7 +15,8 @@ describeEachSql('store.sessions.lookup(tokenHash, now)', (db, spec) => {
   });
   after(() => store?.destroy());
 
-  const insertToken = (token: string, expiresAt: number, db = store.knex) => db('fw_token').insert({ token_hash: hash(token), user_id: userId, expires_at: expiresAt, created_at: Date.now() });
+  const insertToken = (token: string, expiresAt: number, db = store.knex) =>
+    db('fw_token').insert({ token_hash: hash(token), user_id: userId, expires_at: expiresAt, created_at: Date.now() });
 
   it('returns the token’s user and the grants version in one read', async () => {
     await insertToken('AAAAAAAAAAAAAAA1', Date.now() + 60_000);

@@ -95,11 +95,7 @@ describe('createStore(urlOrOptions)', function () {
   });
 
   it('reports the dialect of each supported URL without connecting', async function () {
-    const stores = [
-      createStore('postgres://app:pw@127.0.0.1:1/fw'),
-      createStore('mariadb://app:pw@127.0.0.1:1/fw'),
-      createStore('mssql://sa:pw@127.0.0.1:1/fw?encrypt=false'),
-    ];
+    const stores = [createStore('postgres://app:pw@127.0.0.1:1/fw'), createStore('mariadb://app:pw@127.0.0.1:1/fw'), createStore('mssql://sa:pw@127.0.0.1:1/fw?encrypt=false')];
     try {
       expect(stores.map((s) => s.dialect)).to.deep.equal(['postgres', 'mysql', 'mssql']);
     } finally {
@@ -132,7 +128,10 @@ describe('createStore(urlOrOptions)', function () {
 
   // Issue 10 §5: a server that accepts the connection and then never answers (a host gone behind
   // a routed address) must fail the query in seconds, not after the drivers' 10 s or knex's 60 s.
-  for (const [scheme, dialect] of [['postgres', 'pg'], ['mysql', 'mysql2']] as const) {
+  for (const [scheme, dialect] of [
+    ['postgres', 'pg'],
+    ['mysql', 'mysql2'],
+  ] as const) {
     it(`fails fast, as an outage, when a ${dialect} server never answers (connectTimeoutMs, defaults)`, async function () {
       const silent = createServer((socket) => socket.on('error', () => undefined));
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
@@ -141,7 +140,13 @@ describe('createStore(urlOrOptions)', function () {
       try {
         let timer: NodeJS.Timeout | undefined;
         const bound = new Promise<'still waiting'>((resolve) => (timer = setTimeout(() => resolve('still waiting'), 8_000)));
-        const outcome = await Promise.race([store.knex.raw('select 1').then(() => 'answered', (error: unknown) => error), bound]);
+        const outcome = await Promise.race([
+          store.knex.raw('select 1').then(
+            () => 'answered',
+            (error: unknown) => error,
+          ),
+          bound,
+        ]);
         clearTimeout(timer);
         expect(outcome).to.be.instanceOf(Error);
         expect(isUnavailableError(outcome), String(outcome)).to.equal(true);

@@ -152,7 +152,8 @@ function checkPool(pool: unknown, dialect: FwDialect, memory: boolean): { min: n
 
 function checkTimeout(key: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw new FwDefinitionError(key, `must be a positive whole number of milliseconds, got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw new FwDefinitionError(key, `must be a positive whole number of milliseconds, got ${String(value)}`);
   return value;
 }
 
@@ -280,9 +281,8 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
   }
   const dialect = dialectOfKnex(knex);
   // The grants repository is built first: the others report grant changes to it.
-  let grants: GrantsRepository | undefined;
-  const ctx: RepositoryContext = { knex, dialect, models: bindModels(knex), grantsChanged: () => grants!.bump() };
-  grants = createGrantsRepository(ctx);
+  const ctx: RepositoryContext = { knex, dialect, models: bindModels(knex), grantsChanged: () => grants.bump() };
+  const grants: GrantsRepository = createGrantsRepository(ctx);
   const sessions = createSessionRepository(ctx, sqliteFile);
   const source = fwMigrationSource();
   const config: Knex.MigratorConfig = { migrationSource: source, tableName: MIGRATION_TABLE };

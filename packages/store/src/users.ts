@@ -187,7 +187,10 @@ export function createUserRepository(ctx: RepositoryContext): UserRepository {
       const fields = checkPatch(patch, false);
       if (Object.keys(fields).length > 0) {
         const count = await conflictOnDuplicate(
-          () => User.query().findById(id).patch({ ...fields, updatedAt: new Date() }),
+          () =>
+            User.query()
+              .findById(id)
+              .patch({ ...fields, updatedAt: new Date() }),
           'account',
           duplicateAccount(fields.account ?? ''),
         );

@@ -114,8 +114,7 @@ export function tokenStoreConformance<S extends TokenStore>(makeStore: () => S |
       now: () => t,
       advance: (ms: number) => void (t += ms),
     };
-    const service = (extra: Partial<FwTokenServiceOptions> = {}) =>
-      new FwTokenService({ store: spied.store, expireMinutes: 10, now: clock.now, ...serviceOptions, ...extra });
+    const service = (extra: Partial<FwTokenServiceOptions> = {}) => new FwTokenService({ store: spied.store, expireMinutes: 10, now: clock.now, ...serviceOptions, ...extra });
     const openPeer = async (): Promise<TokenStore> => {
       if (!peer) return store;
       const other = await peer(store);
@@ -361,7 +360,20 @@ export function tokenStoreConformance<S extends TokenStore>(makeStore: () => S |
         const tokens = service();
         const { token } = await tokens.loginToken({ id: 1, account: 'a' });
         calls.length = 0;
-        const malformed: unknown[] = [undefined, null, 42, {}, '', token.slice(1), `${token}A`, `${token.slice(1)}-`, `${token.slice(1)}é`, `${token.slice(1)} `, ` ${token.slice(1)}`, token.replace(/^./, 'Ａ')];
+        const malformed: unknown[] = [
+          undefined,
+          null,
+          42,
+          {},
+          '',
+          token.slice(1),
+          `${token}A`,
+          `${token.slice(1)}-`,
+          `${token.slice(1)}é`,
+          `${token.slice(1)} `,
+          ` ${token.slice(1)}`,
+          token.replace(/^./, 'Ａ'),
+        ];
         for (const value of malformed) {
           assert.equal(await tokens.resolve(value), undefined);
           assert.equal(await tokens.revoke(value), false);
@@ -453,7 +465,10 @@ export function tokenStoreConformance<S extends TokenStore>(makeStore: () => S |
 
         clock.advance(4 * MINUTE);
         assert.equal((await sliding.resolve(a.token))?.expiresAt.getTime(), START + 16 * MINUTE);
-        assert.deepEqual(calls.filter((c) => c === 'extend'), ['extend']);
+        assert.deepEqual(
+          calls.filter((c) => c === 'extend'),
+          ['extend'],
+        );
         assert.equal((await fixed.resolve(b.token))?.expiresAt.getTime(), START + 10 * MINUTE);
 
         clock.advance(5 * MINUTE); // START + 11 min: past the original expiry
@@ -505,7 +520,10 @@ export function tokenStoreConformance<S extends TokenStore>(makeStore: () => S |
         for (const token of issued) assert.ok(await tokens.resolve(token)); // renews: a second write
         const raw = collectStrings(await inspect(store));
         for (const token of issued) {
-          assert.ok(raw.some((s) => s.includes(hashToken(token))), 'the inspection does not see the stored hashes, so it proves nothing');
+          assert.ok(
+            raw.some((s) => s.includes(hashToken(token))),
+            'the inspection does not see the stored hashes, so it proves nothing',
+          );
         }
         for (const token of [...issued, revoked]) {
           const forms = [token, Buffer.from(token).toString('hex'), Buffer.from(token).toString('base64'), Buffer.from(token).toString('base64url')];
@@ -558,10 +576,7 @@ export interface EphemeralStoreConformanceOptions<S extends EphemeralStore = Eph
  *   ephemeralStoreConformance((now) => new MyEphemeralStore({ now }), { inspect: (store) => store.dumpAll() });
  * });
  */
-export function ephemeralStoreConformance<S extends EphemeralStore>(
-  makeStore: (now: () => number) => S | Promise<S>,
-  options: EphemeralStoreConformanceOptions<S> = {},
-): void {
+export function ephemeralStoreConformance<S extends EphemeralStore>(makeStore: (now: () => number) => S | Promise<S>, options: EphemeralStoreConformanceOptions<S> = {}): void {
   const { realTime = false, inspect = (store: S): unknown => store, peer, dispose } = options;
   // Redis rounds and its clock is not ours: `ttl` may be this much below the exact figure.
   const slack = realTime ? 100 : 0;
@@ -733,7 +748,10 @@ export function ephemeralStoreConformance<S extends EphemeralStore>(
         assert.equal(await store.get('window'), undefined);
         // The window is over: concurrent increments on both instances restart it exactly once.
         const counts = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? store : other).increment('window', 300)));
-        assert.deepEqual([...counts].sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 1));
+        assert.deepEqual(
+          [...counts].sort((a, b) => a - b),
+          Array.from({ length: 20 }, (_, i) => i + 1),
+        );
         assertTtl(await store.ttl('window'), 300);
         assert.equal(await other.get('window'), '20');
       });
@@ -751,7 +769,11 @@ export function ephemeralStoreConformance<S extends EphemeralStore>(
         const other = await openPeer();
         // A key nobody has written yet: the first increments also race to create it.
         const counts = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? store : other).increment('race', MINUTE)));
-        assert.deepEqual([...counts].sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i + 1), 'every caller must get its own count');
+        assert.deepEqual(
+          [...counts].sort((a, b) => a - b),
+          Array.from({ length: 50 }, (_, i) => i + 1),
+          'every caller must get its own count',
+        );
         assert.equal(await store.get('race'), '50');
         assert.equal(await other.get('race'), '50');
         assertTtl(await other.ttl('race'), MINUTE);
@@ -806,7 +828,10 @@ export function ephemeralStoreConformance<S extends EphemeralStore>(
         assertTtl(await store.ttl('exp:count'), MINUTE);
         if (realTime) {
           const raw = await rawStrings(store);
-          assert.ok(raw.some((s) => s.includes('exp:count')), 'the inspection does not see live entries, so it proves nothing');
+          assert.ok(
+            raw.some((s) => s.includes('exp:count')),
+            'the inspection does not see live entries, so it proves nothing',
+          );
           assert.ok(!raw.some((s) => s.includes('exp:get') || s.includes('exp:take')), 'the backend still holds an expired entry');
         }
       });
@@ -825,7 +850,10 @@ export function ephemeralStoreConformance<S extends EphemeralStore>(
         assert.equal(await store.purgeExpired(), 0);
         assert.equal(await store.get('purge:c'), 'c');
         const raw = await rawStrings(store);
-        assert.ok(raw.some((s) => s.includes('purge:c')), 'the inspection does not see live entries, so it proves nothing');
+        assert.ok(
+          raw.some((s) => s.includes('purge:c')),
+          'the inspection does not see live entries, so it proves nothing',
+        );
         assert.ok(!raw.some((s) => s.includes('purge:a') || s.includes('purge:b')), 'a purged entry is still in the backend');
       });
     });

@@ -71,7 +71,9 @@ describe('hashToken(token)', () => {
   it('is SHA-256 as lowercase hex', () => {
     expect(hashToken('abc')).to.equal('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
     const token = generateToken();
-    expect(hashToken(token)).to.match(/^[0-9a-f]{64}$/).and.equal(hashToken(token));
+    expect(hashToken(token))
+      .to.match(/^[0-9a-f]{64}$/)
+      .and.equal(hashToken(token));
     expect(hashToken(token)).to.not.include(token);
   });
 });

@@ -51,9 +51,13 @@ describeEachSql('KnexEphemeralStore', (db: () => TestDatabase, spec: SqlBackendS
 
   describe('new KnexEphemeralStore(options)', () => {
     it('rejects a missing knex, a bad table name and a bad clock at construction', () => {
-      expect(() => new KnexEphemeralStore({ knex: {} as Knex })).to.throw(FwDefinitionError).with.property('key', 'KnexEphemeralStore.knex');
+      expect(() => new KnexEphemeralStore({ knex: {} as Knex }))
+        .to.throw(FwDefinitionError)
+        .with.property('key', 'KnexEphemeralStore.knex');
       for (const table of ['', 'fw kv', 'x; drop table y', 'a.b.c', '1abc']) {
-        expect(() => new KnexEphemeralStore({ knex, table })).to.throw(FwDefinitionError).with.property('key', 'KnexEphemeralStore.table');
+        expect(() => new KnexEphemeralStore({ knex, table }))
+          .to.throw(FwDefinitionError)
+          .with.property('key', 'KnexEphemeralStore.table');
       }
       expect(() => new KnexEphemeralStore({ knex, now: 'now' as unknown as () => number }))
         .to.throw(FwDefinitionError)

@@ -1,14 +1,6 @@
 import { FwDefinitionError } from '@fw/core';
 import type { Knex } from 'knex';
-import {
-  checkEphemeralKey,
-  checkEphemeralValue,
-  checkTtl,
-  expiryOf,
-  parseCount,
-  readClock,
-  type EphemeralStore,
-} from './ephemeral-store.js';
+import { checkEphemeralKey, checkEphemeralValue, checkTtl, expiryOf, parseCount, readClock, type EphemeralStore } from './ephemeral-store.js';
 import { TABLE_NAME, toNumber } from './knex-store.js';
 
 /** Options of {@link KnexEphemeralStore}. */

@@ -48,9 +48,13 @@ describeEachSql('KnexTokenStore', (db: () => TestDatabase) => {
 
   describe('new KnexTokenStore(options)', () => {
     it('rejects a missing knex and a bad table name at construction', () => {
-      expect(() => new KnexTokenStore({ knex: {} as Knex })).to.throw(FwDefinitionError).with.property('key', 'KnexTokenStore.knex');
+      expect(() => new KnexTokenStore({ knex: {} as Knex }))
+        .to.throw(FwDefinitionError)
+        .with.property('key', 'KnexTokenStore.knex');
       for (const table of ['', 'fw token', 'x; drop table y', 'a.b.c', '1abc']) {
-        expect(() => new KnexTokenStore({ knex, table })).to.throw(FwDefinitionError).with.property('key', 'KnexTokenStore.table');
+        expect(() => new KnexTokenStore({ knex, table }))
+          .to.throw(FwDefinitionError)
+          .with.property('key', 'KnexTokenStore.table');
       }
     });
 

@@ -106,10 +106,7 @@ export class KnexTokenStore implements TokenStore {
   async find(hash: string, now: number): Promise<TokenRecord | undefined> {
     checkNow(now);
     if (!isHashShape(hash)) return undefined;
-    const row = await this.rows()
-      .where('token_hash', hash)
-      .andWhere('expires_at', '>', now)
-      .first('token_hash', 'user_id', 'expires_at', 'created_at', 'is_admin');
+    const row = await this.rows().where('token_hash', hash).andWhere('expires_at', '>', now).first('token_hash', 'user_id', 'expires_at', 'created_at', 'is_admin');
     return row ? toRecord(row) : undefined;
   }
 
@@ -132,11 +129,7 @@ export class KnexTokenStore implements TokenStore {
     if (!isHashShape(hash)) return false;
     // One conditional UPDATE: a row deleted by another instance is not recreated, and two
     // instances renewing at once can only move the expiry forward.
-    const changed = await this.rows()
-      .where('token_hash', hash)
-      .andWhere('expires_at', '>', now)
-      .andWhere('expires_at', '<', expiresAt)
-      .update({ expires_at: expiresAt });
+    const changed = await this.rows().where('token_hash', hash).andWhere('expires_at', '>', now).andWhere('expires_at', '<', expiresAt).update({ expires_at: expiresAt });
     if (changed > 0) return true;
     return (await this.rows().where('token_hash', hash).andWhere('expires_at', '>', now).first('token_hash')) !== undefined;
   }

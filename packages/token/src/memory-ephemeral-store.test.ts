@@ -33,7 +33,9 @@ describe('MemoryEphemeralStore', () => {
       expect(() => new MemoryEphemeralStore({ now: 5 as unknown as () => number }))
         .to.throw(FwDefinitionError)
         .with.property('key', 'MemoryEphemeralStore.now');
-      expect(() => new MemoryEphemeralStore(null as unknown as object)).to.throw(FwDefinitionError).with.property('key', 'MemoryEphemeralStore');
+      expect(() => new MemoryEphemeralStore(null as unknown as object))
+        .to.throw(FwDefinitionError)
+        .with.property('key', 'MemoryEphemeralStore');
     });
 
     it('leaves the caller’s options object as it was', () => {

@@ -1,13 +1,5 @@
 import { FwDefinitionError } from '@fw/core';
-import {
-  checkEphemeralKey,
-  checkEphemeralValue,
-  checkTtl,
-  expiryOf,
-  parseCount,
-  readClock,
-  type EphemeralStore,
-} from './ephemeral-store.js';
+import { checkEphemeralKey, checkEphemeralValue, checkTtl, expiryOf, parseCount, readClock, type EphemeralStore } from './ephemeral-store.js';
 import { ExpiryHeap, type ExpiryHeapEntry } from './expiry-heap.js';
 
 /** Options of {@link MemoryEphemeralStore}. */

@@ -32,7 +32,9 @@ describeRedis('RedisEphemeralStore', (ns: () => RedisNamespace) => {
 
   describe('new RedisEphemeralStore(options)', () => {
     it('rejects a missing client and a bad prefix at construction', () => {
-      expect(() => new RedisEphemeralStore({ redis: {} as Redis })).to.throw(FwDefinitionError).with.property('key', 'RedisEphemeralStore.redis');
+      expect(() => new RedisEphemeralStore({ redis: {} as Redis }))
+        .to.throw(FwDefinitionError)
+        .with.property('key', 'RedisEphemeralStore.redis');
       for (const prefix of [5, 'p'.repeat(201)]) {
         expect(() => new RedisEphemeralStore({ redis: ns().redis, prefix: prefix as string }))
           .to.throw(FwDefinitionError)

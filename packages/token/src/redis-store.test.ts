@@ -47,7 +47,9 @@ describeRedis('RedisTokenStore', (ns: () => RedisNamespace) => {
 
   describe('new RedisTokenStore(options)', () => {
     it('rejects a missing client and a non-string prefix at construction', () => {
-      expect(() => new RedisTokenStore({ redis: {} as Redis })).to.throw(FwDefinitionError).with.property('key', 'RedisTokenStore.redis');
+      expect(() => new RedisTokenStore({ redis: {} as Redis }))
+        .to.throw(FwDefinitionError)
+        .with.property('key', 'RedisTokenStore.redis');
       expect(() => new RedisTokenStore({ redis: ns().redis, prefix: 5 as unknown as string }))
         .to.throw(FwDefinitionError)
         .with.property('key', 'RedisTokenStore.prefix');

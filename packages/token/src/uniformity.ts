@@ -53,7 +53,12 @@ export function measureUniformity(tokens: readonly string[]): UniformityReport {
   return {
     characters,
     overall: chiSquare(overall, characters),
-    perPosition: positions.map((counts) => chiSquare(counts, counts.reduce((a, b) => a + b, 0))),
+    perPosition: positions.map((counts) =>
+      chiSquare(
+        counts,
+        counts.reduce((a, b) => a + b, 0),
+      ),
+    ),
   };
 }
 

@@ -149,7 +149,10 @@ describe('fwUi(options)', () => {
         const res = await s.agent.get('/auth.html?token=Ab3dEf5hIj7lMn9p').expect(200);
         expect(res.headers['cache-control']).to.equal('no-store');
         expect(res.text).to.equal(readFileSync(join(FW_WEB_PUBLIC_DIR, 'auth.html'), 'utf8'));
-        await s.agent.get('/auth.js').expect(200).expect('Content-Type', /javascript/);
+        await s.agent
+          .get('/auth.js')
+          .expect(200)
+          .expect('Content-Type', /javascript/);
       } finally {
         s.cleanup();
       }
@@ -212,7 +215,10 @@ describe('fwUi(options)', () => {
         const res = await s.agent.get('/admin/auth.html?token=Ab3dEf5hIj7lMn9p').expect(200);
         expect(res.text).to.equal(readFileSync(join(FW_WEB_PUBLIC_DIR, 'auth.html'), 'utf8'));
         expect(res.headers['referrer-policy']).to.equal('no-referrer');
-        await s.agent.get('/admin/auth.js').expect(200).expect('Content-Type', /javascript/);
+        await s.agent
+          .get('/admin/auth.js')
+          .expect(200)
+          .expect('Content-Type', /javascript/);
         // Outside the mount path the page is not fwUi's.
         await s.agent.get('/auth.html').expect(404);
       } finally {
@@ -232,7 +238,7 @@ describe('fwUi(options)', () => {
     });
   });
 
-  describe('under a content security policy of default-src \'self\'', () => {
+  describe("under a content security policy of default-src 'self'", () => {
     it('adds no inline script, style or event handler to the page', async () => {
       const s = setup({ path: '/admin', title: '</title><script>alert(1)</script>' });
       try {
@@ -271,7 +277,9 @@ describe('fwUi(options)', () => {
           [{ dist: '' }, 'fwUi.dist'],
           [{ colour: 'red' }, 'fwUi.colour'],
         ] as Array<[Record<string, unknown>, string]>) {
-          expect(() => fwUi({ dist, ...options } as FwUiOptions), JSON.stringify(options)).to.throw(FwDefinitionError).with.property('key', key);
+          expect(() => fwUi({ dist, ...options } as FwUiOptions), JSON.stringify(options))
+            .to.throw(FwDefinitionError)
+            .with.property('key', key);
         }
         expect(() => fwUi({ dist, path: '/' })).not.to.throw();
       } finally {

@@ -90,7 +90,8 @@ function resolveOptions(options: FwUiOptions | undefined): Resolved {
   const rawPath = stringOption('fwUi.path', o.path, (v) => v === '/' || PATH_RE.test(v), "'/' or a path such as '/admin' (no trailing slash)");
   const mount = rawPath === undefined || rawPath === '/' ? '' : rawPath;
   const apiPrefix = stringOption('fwUi.apiPrefix', o.apiPrefix, (v) => CONFIG_KEYS['fw-app.apiPrefix'].pattern.test(v), "a path such as '/fw-api'") ?? config['fw-app.apiPrefix'];
-  const title = stringOption('fwUi.title', o.title, (v) => CONFIG_KEYS['fw-app.title'].pattern.test(v), 'a text of 1 to 100 characters without control characters') ?? config['fw-app.title'];
+  const title =
+    stringOption('fwUi.title', o.title, (v) => CONFIG_KEYS['fw-app.title'].pattern.test(v), 'a text of 1 to 100 characters without control characters') ?? config['fw-app.title'];
   const dist = resolve(stringOption('fwUi.dist', o.dist, (v) => v !== '', 'a folder path') ?? FW_UI_DIST_DIR);
   if (mount !== '' && (mount === apiPrefix || mount.startsWith(`${apiPrefix}/`) || apiPrefix.startsWith(`${mount}/`))) {
     throw new FwDefinitionError('fwUi.path', `${mount} overlaps the API prefix ${apiPrefix}; mount the UI beside it`);
@@ -109,7 +110,10 @@ export function injectUiConfig(html: string, config: FwUiConfig): string {
   const tags = `\n<base href="${escapeHtml(config.base)}">\n<meta name="fw-config" content="${escapeHtml(JSON.stringify(config))}">`;
   const at = head.index + head[0].length;
   // A base of the build's own would come first and win; ours is the one that knows the mount path.
-  const rest = html.slice(at).replace(/<base\b[^>]*>\s*/gi, '').replace(/<title>[\s\S]*?<\/title>/i, `<title>${escapeHtml(config.title)}</title>`);
+  const rest = html
+    .slice(at)
+    .replace(/<base\b[^>]*>\s*/gi, '')
+    .replace(/<title>[\s\S]*?<\/title>/i, `<title>${escapeHtml(config.title)}</title>`);
   return html.slice(0, at) + tags + rest;
 }
 
@@ -127,7 +131,7 @@ function pageReader(file: string, config: FwUiConfig): () => string {
 
 function checkBuilt(dist: string): string {
   const index = join(dist, 'index.html');
-  let isFile = false;
+  let isFile: boolean;
   try {
     isFile = statSync(index).isFile();
   } catch {

@@ -46,7 +46,7 @@ describe('fwWeb(options)', () => {
       expect(res.text).to.equal(readFileSync(join(FW_WEB_PUBLIC_DIR, 'auth.html'), 'utf8'));
     });
 
-    it('keeps auth.html free of inline script (a host `script-src \'self\'` policy must not block it)', async () => {
+    it("keeps auth.html free of inline script (a host `script-src 'self'` policy must not block it)", async () => {
       const { text } = await setup().agent.get('/auth.html').expect(200);
       const scripts = text.match(/<script\b[^>]*>[\s\S]*?<\/script>/g) ?? [];
       expect(scripts).to.deep.equal(['<script src="auth.js" defer></script>']);
@@ -56,7 +56,7 @@ describe('fwWeb(options)', () => {
     it('serves /auth.js as JavaScript', async () => {
       const res = await setup().agent.get('/auth.js').expect(200);
       expect(res.headers['content-type']).to.match(/^(text|application)\/javascript/);
-      expect(res.text).to.contain("localStorage.setItem(STORAGE_KEY, JSON.stringify({ token: token }))");
+      expect(res.text).to.contain('localStorage.setItem(STORAGE_KEY, JSON.stringify({ token: token }))');
     });
 
     it('answers HEAD /auth.html', async () => {
@@ -111,7 +111,7 @@ describe('fwWeb(options)', () => {
       }
     });
 
-    it('does not write to the caller\'s options object', () => {
+    it("does not write to the caller's options object", () => {
       const options: FwWebOptions = Object.freeze({ hostStaticRoot: '/nonexistent-fw-web-root' });
       expect(() => fwWeb(options)).not.to.throw();
       expect(options).to.deep.equal({ hostStaticRoot: '/nonexistent-fw-web-root' });
@@ -183,9 +183,7 @@ describe('fwWeb(options)', () => {
     it('findShadowingFiles lists the shadowing file with both paths', () => {
       const host = hostRoot({ 'auth.html': 'x' });
       try {
-        expect(findShadowingFiles(host.root)).to.deep.equal([
-          { name: 'auth.html', hostPath: join(host.root, 'auth.html'), builtinPath: join(FW_WEB_PUBLIC_DIR, 'auth.html') },
-        ]);
+        expect(findShadowingFiles(host.root)).to.deep.equal([{ name: 'auth.html', hostPath: join(host.root, 'auth.html'), builtinPath: join(FW_WEB_PUBLIC_DIR, 'auth.html') }]);
       } finally {
         host.cleanup();
       }

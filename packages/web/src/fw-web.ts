@@ -47,7 +47,7 @@ function builtinFiles(): string[] {
   try {
     names = readdirSync(FW_WEB_PUBLIC_DIR);
   } catch (err) {
-    throw new Error(`@fw/web: the built-in pages folder ${FW_WEB_PUBLIC_DIR} cannot be read (${(err as Error).message}); is the package installed completely?`);
+    throw new Error(`@fw/web: the built-in pages folder ${FW_WEB_PUBLIC_DIR} cannot be read (${(err as Error).message}); is the package installed completely?`, { cause: err });
   }
   const files = names.filter((name) => !name.startsWith('.') && isFile(join(FW_WEB_PUBLIC_DIR, name))).sort();
   if (!files.includes('auth.html')) throw new Error(`@fw/web: ${join(FW_WEB_PUBLIC_DIR, 'auth.html')} is missing; is the package installed completely?`);

@@ -49,7 +49,9 @@ function writeState(fw: string, state: ReturnType<typeof readState>) {
   if (state.page !== 1) q.set('page', String(state.page));
   if (state.size !== DEFAULT_SIZE) q.set('size', String(state.size));
   if (state.sort.length) q.set('sort', state.sort.map((s) => `${s.field},${s.order}`).join(';'));
-  const search = Object.fromEntries(Object.entries(state.search).filter(([, v]) => v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.every((x) => x === null || x === undefined))));
+  const search = Object.fromEntries(
+    Object.entries(state.search).filter(([, v]) => v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.every((x) => x === null || x === undefined))),
+  );
   if (Object.keys(search).length) q.set('s', JSON.stringify(search));
   const qs = q.toString();
   navigate(`/model/${encodeURIComponent(fw)}${qs ? `?${qs}` : ''}`, { replace: true });
@@ -230,7 +232,9 @@ function ModelTable({ build }: { build: BuildView }) {
           },
         ]),
     ...columnFields(model).map(fieldColumn),
-    ...(hasRowActions ? [{ key: '_actions', title: t('model.actions'), fixed: 'end' as const, width: 40 * 5, render: (_: unknown, row: Row) => <Space size={0}>{rowActions(row)}</Space> }] : []),
+    ...(hasRowActions
+      ? [{ key: '_actions', title: t('model.actions'), fixed: 'end' as const, width: 40 * 5, render: (_: unknown, row: Row) => <Space size={0}>{rowActions(row)}</Space> }]
+      : []),
   ];
 
   const onChange: TableProps<Row>['onChange'] = (pagination, _filters, sorter, extra) => {

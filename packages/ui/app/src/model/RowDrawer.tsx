@@ -46,11 +46,7 @@ function initialValues(build: BuildView, mode: DrawerState['mode'], row: Row | u
   const fields = formFields(build.model);
   if (mode === 'add') return Object.fromEntries(fields.filter((f) => f.defaultValue !== undefined).map((f) => [f.name, f.defaultValue]));
   if (!row) return {};
-  return Object.fromEntries(
-    fields
-      .filter((f) => f.type !== 'PASSWORD' && !(mode === 'copy' && f.readonly))
-      .map((f) => [f.name, row[f.name] ?? null]),
-  );
+  return Object.fromEntries(fields.filter((f) => f.type !== 'PASSWORD' && !(mode === 'copy' && f.readonly)).map((f) => [f.name, row[f.name] ?? null]));
 }
 
 /** The add / edit / copy / details drawer. */
@@ -160,7 +156,17 @@ export function RowDrawer({ build, state, onClose }: { build: BuildView; state: 
                   <Descriptions
                     size="small"
                     column={1}
-                    items={fields.filter((f) => f.type !== 'PASSWORD').map((f) => ({ key: f.name, label: formTitle(f), children: isReference(f) ? <ReferenceLabels model={fw} field={f.name} value={stale.current[f.name]} /> : renderValue(f, stale.current[f.name], undefined, t) }))}
+                    items={fields
+                      .filter((f) => f.type !== 'PASSWORD')
+                      .map((f) => ({
+                        key: f.name,
+                        label: formTitle(f),
+                        children: isReference(f) ? (
+                          <ReferenceLabels model={fw} field={f.name} value={stale.current[f.name]} />
+                        ) : (
+                          renderValue(f, stale.current[f.name], undefined, t)
+                        ),
+                      }))}
                   />
                   <Button
                     size="small"

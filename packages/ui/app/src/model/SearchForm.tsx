@@ -99,7 +99,15 @@ function SearchInput({ field, model, value, onChange, id }: { field: FieldView; 
       );
     case 'CHOICE':
     case 'MULTI_CHOICE':
-      return <Select {...io} allowClear placeholder={t('model.any')} style={{ minWidth: 140 }} options={(field.choices ?? []).map((c) => ({ value: c.value as string, label: choiceLabel(field, c.value) }))} />;
+      return (
+        <Select
+          {...io}
+          allowClear
+          placeholder={t('model.any')}
+          style={{ minWidth: 140 }}
+          options={(field.choices ?? []).map((c) => ({ value: c.value as string, label: choiceLabel(field, c.value) }))}
+        />
+      );
     case 'REFERENCE_TABLE':
     case 'REFERENCE_TREE':
       return <ReferenceSelect {...io} model={model} field={field.name} multiple={false} />;

@@ -155,20 +155,65 @@ function DateTimeInput({ field, value, onChange, id, autoFocus, disabled, inCell
 
 function PasswordInput({ field, value, onChange, id, autoFocus, disabled }: InputProps) {
   return (
-    <Input.Password id={id} value={text(value)} onChange={(e) => onChange?.(e.target.value)} autoFocus={autoFocus} disabled={disabled} placeholder={field.placeholder} autoComplete="new-password" />
+    <Input.Password
+      id={id}
+      value={text(value)}
+      onChange={(e) => onChange?.(e.target.value)}
+      autoFocus={autoFocus}
+      disabled={disabled}
+      placeholder={field.placeholder}
+      autoComplete="new-password"
+    />
   );
 }
 
 function ReferenceTableInput({ field, model, value, onChange, id, autoFocus, disabled, inCell }: InputProps) {
-  return <ReferenceSelect model={model} field={field.name} value={value} onChange={onChange} multiple={false} id={id} autoFocus={autoFocus} disabled={disabled} placeholder={field.placeholder} defaultOpen={inCell} />;
+  return (
+    <ReferenceSelect
+      model={model}
+      field={field.name}
+      value={value}
+      onChange={onChange}
+      multiple={false}
+      id={id}
+      autoFocus={autoFocus}
+      disabled={disabled}
+      placeholder={field.placeholder}
+      defaultOpen={inCell}
+    />
+  );
 }
 
 function ReferenceTreeInput({ field, model, value, onChange, id, autoFocus, disabled, inCell }: InputProps) {
-  return <ReferenceTreeSelect model={model} field={field.name} value={value} onChange={onChange} id={id} autoFocus={autoFocus} disabled={disabled} placeholder={field.placeholder} defaultOpen={inCell} />;
+  return (
+    <ReferenceTreeSelect
+      model={model}
+      field={field.name}
+      value={value}
+      onChange={onChange}
+      id={id}
+      autoFocus={autoFocus}
+      disabled={disabled}
+      placeholder={field.placeholder}
+      defaultOpen={inCell}
+    />
+  );
 }
 
 function CollectionInput({ field, model, value, onChange, id, autoFocus, disabled }: InputProps) {
-  return <ReferenceSelect model={model} field={field.name} value={value} onChange={onChange} multiple id={id} autoFocus={autoFocus} disabled={disabled} placeholder={field.placeholder} />;
+  return (
+    <ReferenceSelect
+      model={model}
+      field={field.name}
+      value={value}
+      onChange={onChange}
+      multiple
+      id={id}
+      autoFocus={autoFocus}
+      disabled={disabled}
+      placeholder={field.placeholder}
+    />
+  );
 }
 
 /** The input of each edit type. HIDDEN is a text input for the rare table that shows one; forms carry it hidden. */

@@ -76,8 +76,8 @@ export function ReferenceSelect({ model, field, value, onChange, multiple, autoF
     <Select<number | number[]>
       id={id}
       mode={multiple ? 'multiple' : undefined}
-      value={multiple ? ids : ids[0] ?? null}
-      onChange={(next) => onChange?.(multiple ? (Array.isArray(next) ? next : []) : next ?? null)}
+      value={multiple ? ids : (ids[0] ?? null)}
+      onChange={(next) => onChange?.(multiple ? (Array.isArray(next) ? next : []) : (next ?? null))}
       options={options}
       allowClear
       autoFocus={autoFocus}

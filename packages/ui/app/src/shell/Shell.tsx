@@ -49,7 +49,17 @@ function buildItems(menus: MenuEntry[]): MenuItem[] {
       }
       if ((m.type === 'table' || m.type === 'tree') && m.value) return [{ key, icon, label: <Link to={modelPath(m.value)}>{m.name}</Link> }];
       if (m.type === 'link' && m.value)
-        return [{ key, icon, label: <a href={m.value} target="_blank" rel="noopener noreferrer">{m.name}</a> }];
+        return [
+          {
+            key,
+            icon,
+            label: (
+              <a href={m.value} target="_blank" rel="noopener noreferrer">
+                {m.name}
+              </a>
+            ),
+          },
+        ];
       if (m.type === 'page' && m.value) return [{ key, icon, label: <Link to={`/page/${m.id}`}>{m.name}</Link> }];
       return [];
     });
@@ -177,7 +187,18 @@ export function Shell() {
       </Layout.Header>
       <Layout className="fw-body">
         <Layout.Sider width={220} className="fw-sider" breakpoint="lg" collapsedWidth={0}>
-          <Menu mode="inline" items={items} selectedKeys={selected ? [selected] : []} defaultOpenKeys={[...openKeys(menus, selected), ...navigable(menus).filter((m) => m.type === 'dir').map((m) => `m${m.id}`)]} className="fw-nav" />
+          <Menu
+            mode="inline"
+            items={items}
+            selectedKeys={selected ? [selected] : []}
+            defaultOpenKeys={[
+              ...openKeys(menus, selected),
+              ...navigable(menus)
+                .filter((m) => m.type === 'dir')
+                .map((m) => `m${m.id}`),
+            ]}
+            className="fw-nav"
+          />
         </Layout.Sider>
         <Layout.Content className="fw-content">
           <Suspense fallback={<Spin tip={t('app.loading')} />}>{content}</Suspense>
