@@ -134,7 +134,7 @@ function positiveId(value: unknown, path = 'id'): number {
 function rowId(model: ModelDefinition, value: unknown, path = 'id'): number {
   const id = positiveId(value, path);
   const bounds = integerBounds(model.fields[model.primaryKey]!);
-  if (bounds && id > bounds.max) throw new FwError('ROW_NOT_FOUND', `No ${model.name} with id ${id}`);
+  if (bounds && id > bounds.max) throw new FwError('ROW_NOT_FOUND', `No ${model.name} with id ${id}`, { extra: { model: model.name, id } });
   return id;
 }
 
@@ -195,7 +195,7 @@ export class DataService {
    */
   model(name: unknown): ModelDefinition {
     const model = typeof name === 'string' ? this.registry.get(name) : undefined;
-    if (!model) throw new FwError('MODEL_NOT_FOUND', `Unknown model ${JSON.stringify(name)}`);
+    if (!model) throw new FwError('MODEL_NOT_FOUND', `Unknown model ${JSON.stringify(name)}`, { extra: { model: typeof name === 'string' ? name : null } });
     return model;
   }
 
@@ -285,7 +285,7 @@ export class DataService {
     if (lock && this.store.dialect !== 'sqlite') qb.forUpdate();
     const row: Record<string, unknown> | undefined = await qb.first();
     // A row the user cannot see is a row that does not exist, as far as they can tell.
-    if (!row) throw new FwError('ROW_NOT_FOUND', `No ${model.name} with id ${id}`);
+    if (!row) throw new FwError('ROW_NOT_FOUND', `No ${model.name} with id ${id}`, { extra: { model: model.name, id } });
     const form = toFormRow(model, row);
     Object.assign(form, (await this.#collections(model, db, [id])).get(id));
     return form;
@@ -667,7 +667,7 @@ export class DataService {
   async #shown(model: ModelDefinition, actor: Actor, id: number): Promise<FormRow> {
     const knex = this.store.knex;
     const row: Record<string, unknown> | undefined = await knex(model.table).select(this.#columns(model)).where(this.#pkColumn(model), id).first();
-    if (!row) throw new FwError('ROW_NOT_FOUND', `No ${model.name} with id ${id}`);
+    if (!row) throw new FwError('ROW_NOT_FOUND', `No ${model.name} with id ${id}`, { extra: { model: model.name, id } });
     const form = toFormRow(model, row);
     Object.assign(form, (await this.#collections(model, knex, [id])).get(id));
     const [shown] = await this.#afterFetch(model, actor, 'details', [form]);
@@ -819,7 +819,10 @@ export class DataService {
     if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be { id, field, value }');
     // The declared switches and the field, before the row is read.
     const refusal = cellEditRefusal(model, body.field);
-    if (refusal) throw new FwError(refusal.code, refusal.message, { status: refusal.status, ...(refusal.details ? { details: refusal.details } : {}) });
+    if (refusal) {
+      const extra = { model: model.name, ...(typeof body.field === 'string' ? { field: body.field } : {}) };
+      throw new FwError(refusal.code, refusal.message, { status: refusal.status, extra, ...(refusal.details ? { details: refusal.details } : {}) });
+    }
     assertPower(power, 'cellEdit', model.name);
     const id = rowId(model, body.id);
     if (!('value' in body)) throw new FwError('BAD_REQUEST', 'The body must carry a value (null clears the cell)');

@@ -21,6 +21,7 @@ describe('aiGate(model) and isAiVisible(model)', () => {
     expect(error.status).to.equal(403);
     expect(error.code).to.equal('AI_DISABLED');
     expect(error.message).to.equal('AI access is disabled for this model: Secret');
+    expect(error.toBody().error).to.include({ model: 'Secret' });
   });
 
   it('passes a model that keeps ai on', () => {
@@ -48,6 +49,7 @@ describe('cellEditGate(model, fieldName?)', () => {
     expect(error.status).to.equal(403);
     expect(error.code).to.equal('CELL_EDIT_DISABLED');
     expect(error.message).to.equal('Cell editing is disabled for field status of model Book');
+    expect(error.toBody().error).to.include({ model: 'Book', field: 'status' });
   });
 
   it('passes open switches, and leaves unknown field names to the data route', () => {
@@ -79,7 +81,7 @@ describe('assertPower(power, flags, modelName)', () => {
     expect(error.status).to.equal(403);
     expect(error.code).to.equal('POWER_DENIED');
     expect(error.message).to.equal('Not permitted: delete on Book');
-    expect(error.toBody()).to.deep.equal({ error: { code: 'POWER_DENIED', message: 'Not permitted: delete on Book' } });
+    expect(error.toBody()).to.deep.equal({ error: { code: 'POWER_DENIED', message: 'Not permitted: delete on Book', model: 'Book', flag: 'delete' } });
   });
 
   it('requires every flag of a list and names the first one off', () => {

@@ -11,7 +11,7 @@ import { FwError, type ModelDefinition, type PowerFlag, type PowerObject } from 
  */
 export function aiGate(model: Pick<ModelDefinition, 'name' | 'power'>): void {
   if (model.power.ai === false) {
-    throw new FwError('AI_DISABLED', `AI access is disabled for this model: ${model.name}`);
+    throw new FwError('AI_DISABLED', `AI access is disabled for this model: ${model.name}`, { extra: { model: model.name } });
   }
 }
 
@@ -36,11 +36,11 @@ export function isAiVisible(model: Pick<ModelDefinition, 'power'>): boolean {
  */
 export function cellEditGate(model: Pick<ModelDefinition, 'name' | 'power' | 'fields'>, fieldName?: string): void {
   if (model.power.cellEdit === false) {
-    throw new FwError('CELL_EDIT_DISABLED', `Cell editing is disabled for this model: ${model.name}`);
+    throw new FwError('CELL_EDIT_DISABLED', `Cell editing is disabled for this model: ${model.name}`, { extra: { model: model.name } });
   }
   if (fieldName === undefined || !Object.hasOwn(model.fields, fieldName)) return;
   if (model.fields[fieldName]?.edit.cellEdit === false) {
-    throw new FwError('CELL_EDIT_DISABLED', `Cell editing is disabled for field ${fieldName} of model ${model.name}`);
+    throw new FwError('CELL_EDIT_DISABLED', `Cell editing is disabled for field ${fieldName} of model ${model.name}`, { extra: { model: model.name, field: fieldName } });
   }
 }
 
@@ -57,7 +57,8 @@ export function cellEditGate(model: Pick<ModelDefinition, 'name' | 'power' | 'fi
  */
 export function assertPower(power: Readonly<Partial<PowerObject>>, flags: PowerFlag | readonly PowerFlag[], modelName: string): void {
   const denied = firstDenied(power, flags);
-  if (denied !== undefined) throw new FwError('POWER_DENIED', `Not permitted: ${denied} on ${modelName}`);
+  // The model and the flag are fields of the body too, so a client branches on them, not on the text.
+  if (denied !== undefined) throw new FwError('POWER_DENIED', `Not permitted: ${denied} on ${modelName}`, { extra: { model: modelName, flag: denied } });
 }
 
 /** The first of `flags` that is not `true` in `power`, or `undefined` when all are. */

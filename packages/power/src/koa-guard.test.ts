@@ -48,14 +48,14 @@ describe('requirePower(flags, resolve)', () => {
   it('answers 403 in the Fw error body when the flag is off, without reaching the route', async () => {
     const { request, reached } = setup('delete');
     const res = await request.post('/Book/delete').expect(403).expect('content-type', /json/);
-    expect(res.body).to.deep.equal({ error: { code: 'POWER_DENIED', message: 'Not permitted: delete on Book' } });
+    expect(res.body).to.deep.equal({ error: { code: 'POWER_DENIED', message: 'Not permitted: delete on Book', model: 'Book', flag: 'delete' } });
     expect(reached()).to.equal(0);
   });
 
   it('answers 403 without the model menu, for a flag the model declares on', async () => {
     const { request, reached } = setup('query');
     const res = await request.get('/Author/query').expect(403);
-    expect(res.body).to.deep.equal({ error: { code: 'POWER_DENIED', message: 'Not permitted: query on Author' } });
+    expect(res.body).to.deep.equal({ error: { code: 'POWER_DENIED', message: 'Not permitted: query on Author', model: 'Author', flag: 'query' } });
     expect(reached()).to.equal(0);
   });
 
@@ -64,14 +64,14 @@ describe('requirePower(flags, resolve)', () => {
     await ok.request.get('/Book/x').expect(200);
     const denied = setup(['query', 'edit', 'add'], { resolveDelayMs: 2 });
     const res = await denied.request.get('/Book/x').expect(403);
-    expect(res.body).to.deep.equal({ error: { code: 'POWER_DENIED', message: 'Not permitted: add on Book' } });
+    expect(res.body).to.deep.equal({ error: { code: 'POWER_DENIED', message: 'Not permitted: add on Book', model: 'Book', flag: 'add' } });
     expect(denied.reached()).to.equal(0);
   });
 
   it('answers 404 MODEL_NOT_FOUND when resolve finds no model', async () => {
     const { request, reached } = setup('query');
     const res = await request.get('/Nope/query').expect(404);
-    expect(res.body).to.deep.equal({ error: { code: 'MODEL_NOT_FOUND', message: 'Unknown model: Nope' } });
+    expect(res.body).to.deep.equal({ error: { code: 'MODEL_NOT_FOUND', message: 'Unknown model: Nope', model: 'Nope' } });
     expect(reached()).to.equal(0);
   });
 

@@ -64,10 +64,11 @@ export function requirePower<StateT = DefaultState, ContextT = DefaultContext>(
     const name = modelName?.(ctx) ?? routeModelName(ctx);
     let error: FwError | undefined;
     if (power === undefined) {
-      error = new FwError('MODEL_NOT_FOUND', name === undefined ? undefined : `Unknown model: ${name}`);
+      error = new FwError('MODEL_NOT_FOUND', name === undefined ? undefined : `Unknown model: ${name}`, name === undefined ? {} : { extra: { model: name } });
     } else {
       const denied = firstDenied(power, required);
-      if (denied !== undefined) error = new FwError('POWER_DENIED', `Not permitted: ${denied} on ${name ?? 'this model'}`);
+      if (denied !== undefined)
+        error = new FwError('POWER_DENIED', `Not permitted: ${denied} on ${name ?? 'this model'}`, { extra: { ...(name === undefined ? {} : { model: name }), flag: denied } });
     }
     if (error !== undefined) {
       ctx.status = error.status;
