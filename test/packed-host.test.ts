@@ -10,6 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { expect } from 'chai';
+import { createTestDatabase, sqlBackends, type TestDatabase } from '@fw/test-utils';
 import { ROOT, buildAll, packAll, type PackedPackage } from '../scripts/release.js';
 
 /** The host's environment: nothing of this workspace's loaders, conditions or coverage. */
@@ -32,7 +33,7 @@ const Book = defineModel({ name: 'Book', power: { export: true, ai: false }, fie
 
 const app = new Koa();
 const fw = await fwAdmin(app, {
-  db: \`sqlite:\${process.env.FW_HOST_DB ?? './data/app.db'}\`,
+  db: process.env.FW_DB_URL ?? \`sqlite:\${process.env.FW_HOST_DB ?? './data/app.db'}\`,
   models: [Book],
   admin: { account: 'admin', password: process.env.ADMIN_PASSWORD ?? '' },
 });
@@ -168,10 +169,12 @@ describe('packed packages in a host outside the repository (issue 12)', function
     expect(diagnostics).to.equal('');
   });
 
-  it('starts, creates its first administrator, signs in over HTTP and answers a data route and the UI', async () => {
+  /** Starts the host on a database, signs in over HTTP, writes and reads a row, loads the UI, stops it. */
+  async function exercise(env: Record<string, string>): Promise<void> {
+    output = '';
     server = spawn(process.execPath, ['dist/server.js'], {
       cwd: host,
-      env: hostEnv({ FW_HOST_DB: join(work, 'app.db'), ADMIN_PASSWORD: 's3cret-pass' }),
+      env: hostEnv({ ADMIN_PASSWORD: 's3cret-pass', ...env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const port = await new Promise<number>((resolve, reject) => {
@@ -215,5 +218,26 @@ describe('packed packages in a host outside the repository (issue 12)', function
     const page = await fetch(`${base}/`);
     expect(page.status).to.equal(200);
     expect(await page.text()).to.contain('name="fw-config"');
+    const exited = new Promise((resolve) => server!.once('exit', resolve));
+    server!.kill('SIGTERM');
+    await exited;
+  }
+
+  it('starts, creates its first administrator, signs in over HTTP and answers a data route and the UI', async () => {
+    await exercise({ FW_HOST_DB: join(work, 'app.db') });
+  });
+
+  // The same host on PostgreSQL, with only what the docs say: install the driver, set the URL.
+  const pg = sqlBackends().find((b) => b.dialect === 'postgres')!;
+  it(pg.serverUrl ? 'does the same on PostgreSQL once the host installs pg' : `skipped: ${pg.envVar} is not set, so the PostgreSQL host did not run`, async function () {
+    if (!pg.serverUrl) return this.skip();
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', 'pg@^8'], { cwd: host, stdio: ['ignore', 'pipe', 'inherit'], env: hostEnv() });
+    let database: TestDatabase | undefined;
+    try {
+      database = await createTestDatabase(pg);
+      await exercise({ FW_DB_URL: database.url });
+    } finally {
+      await database?.drop();
+    }
   });
 });
