@@ -2,12 +2,12 @@ import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import type { FwRedisClient } from '@fw/token';
 import { fwMcp } from '@fw/ai';
-import { BUILTIN_MODELS, FwDefinitionError, FwError, createRegistry, loadConfig, type FwConfig, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import { BUILTIN_MODELS, FwDefinitionError, FwError, connectionReason, createRegistry, loadConfig, type FwConfig, type ModelDefinition, type ModelRegistry } from '@fw/core';
 import { fwData, type FwDataMiddleware, type FwDataOptions } from '@fw/data';
 import { fwErrorHandler, fwLogin, type FwLoginOptions } from '@fw/login';
 import { KnexSessionStore, RedisSessionStore, fwOAuth, type FwOAuthOptions } from '@fw/oauth';
 import { ModelTablesError, createStore, redactUrl, type FwStore, type FwUserRecord } from '@fw/store';
-import { FwTokenService, KnexEphemeralStore, KnexTokenStore, RedisEphemeralStore, RedisTokenStore, createRedis, schedulePurge, type PurgeSchedule } from '@fw/token';
+import { FwTokenService, KnexEphemeralStore, KnexTokenStore, RedisEphemeralStore, RedisTokenStore, createRedis, redisReady, schedulePurge, type PurgeSchedule } from '@fw/token';
 import { fwUi, type FwUiOptions } from '@fw/ui';
 import { fwWeb, type FwWebOptions } from '@fw/web';
 import { checkFirstAdmin, ensureFirstAdmin, type FwFirstAdmin } from './first-admin.js';
@@ -96,45 +96,8 @@ export class FwStartError extends Error {
   }
 }
 
-/** The driver's reason in one line (Node's AggregateError for a refused dual-stack host has no message of its own). */
-function reasonOf(error: unknown): string {
-  const inner = error instanceof AggregateError && error.errors.length > 0 ? error.errors[0] : error;
-  const message = inner instanceof Error ? inner.message : String(inner);
-  const code = (inner as { code?: unknown } | null)?.code;
-  const text = message.trim() || (typeof code === 'string' ? code : 'unknown error');
-  // pg's connectionTimeoutMillis and knex's pool timeout say only "timeout".
-  if (text === 'timeout expired' || (inner as { name?: unknown } | null)?.name === 'KnexTimeoutError') return 'the server did not answer in time';
-  return text.split('\n')[0]!;
-}
-
 /** How long start-up waits for a Redis given as a URL before giving up with a clear message. */
 const REDIS_READY_MS = 5000;
-
-/** Resolves once `redis` is ready; rejects naming the URL (without its password) when it cannot be. */
-function redisReady(redis: FwRedisClient, url: string): Promise<void> {
-  if (redis.status === 'ready') return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    let last: Error | undefined;
-    const onError = (error: Error) => {
-      last = error;
-    };
-    const done = (error?: Error) => {
-      clearTimeout(timer);
-      redis.off('error', onError);
-      redis.off('ready', onReady);
-      if (error) reject(error);
-      else resolve();
-    };
-    const onReady = () => done();
-    const shown = redactUrl(url);
-    const timer = setTimeout(
-      () => done(new FwStartError(`fwAdmin: cannot reach Redis at ${shown}: ${last ? reasonOf(last) : `no answer within ${REDIS_READY_MS} ms`}`, shown, last)),
-      REDIS_READY_MS,
-    );
-    redis.on('error', onError);
-    redis.once('ready', onReady);
-  });
-}
 
 /** What {@link fwAdmin} built. */
 export interface FwAdmin {
@@ -221,7 +184,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
         await store.knex.raw('select 1');
       } catch (error) {
         const shown = typeof options.db === 'string' ? redactUrl(options.db) : undefined;
-        throw new FwStartError(`fwAdmin: cannot open ${shown ? `database ${shown}` : 'the database'}: ${reasonOf(error)}`, shown, error);
+        throw new FwStartError(`fwAdmin: cannot open ${shown ? `database ${shown}` : 'the database'}: ${connectionReason(error)}`, shown, error);
       }
       await store.migrate.latest();
       try {
@@ -237,7 +200,10 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     const createdAdmin = firstAdmin ? await ensureFirstAdmin(store, firstAdmin) : undefined;
     if (typeof options.redis === 'string') {
       ownedRedis = createRedis(options.redis);
-      await redisReady(ownedRedis, options.redis);
+      const shown = redactUrl(options.redis);
+      await redisReady(ownedRedis, REDIS_READY_MS).catch((error: unknown) => {
+        throw new FwStartError(`fwAdmin: cannot reach Redis at ${shown}: ${connectionReason(error)}`, shown, error);
+      });
       // ioredis prints every failed reconnection (about once a second) when nobody listens; the
       // app hears the first error of each outage instead, and the requests' own 503s.
       let down = false;

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { BUILTIN_MODELS, FwDefinitionError, createRegistry, type ModelDefinition } from '@fw/core';
+import { BUILTIN_MODELS, FwDefinitionError, connectionReason, createRegistry, type ModelDefinition } from '@fw/core';
 import { ModelTablesError, createStore, describeModelTableChanges, redactUrl, type FwStore, type ModelTableChange } from '@fw/store';
-import { KnexTokenStore, RedisTokenStore, createRedis, type FwRedisClient, type TokenStore } from '@fw/token';
-import { CliError, hidePassword, reasonOf } from './errors.js';
+import { KnexTokenStore, RedisTokenStore, createRedis, redisReady, type TokenStore } from '@fw/token';
+import { CliError, hidePassword } from './errors.js';
 import { readNewPassword, type PasswordInput, type PromptOutput } from './password.js';
 
 /** What `fw` reads and writes; {@link runCli} takes it so a test (or a host's own script) can pass its own. */
@@ -88,7 +88,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
     try {
       parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
     } catch (error) {
-      throw new CliError(`${reasonOf(error)}\nRun "fw help" for the commands and options.`, 2);
+      throw new CliError(`${connectionReason(error)}\nRun "fw help" for the commands and options.`, 2);
     }
     const values: Values = parsed.values;
     const [command, sub, ...rest] = parsed.positionals;
@@ -127,7 +127,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
         throw new CliError(`unknown command "${command}". Run "fw help" for the commands.`, 2);
     }
   } catch (error) {
-    const message = error instanceof CliError || error instanceof FwDefinitionError ? error.message : `${error instanceof Error ? error.name : 'Error'}: ${reasonOf(error)}`;
+    const message =
+      error instanceof CliError || error instanceof FwDefinitionError ? error.message : `${error instanceof Error ? error.name : 'Error'}: ${connectionReason(error)}`;
     io.stderr.write(`fw: ${url ? hidePassword(message, url) : message}\n`);
     return error instanceof CliError ? error.exitCode : 1;
   }
@@ -147,13 +148,13 @@ async function withStore(url: string | undefined, work: (store: FwStore) => Prom
   try {
     store = createStore(url);
   } catch (error) {
-    throw new CliError(`cannot open database ${shown}: ${reasonOf(error)}`, error instanceof FwDefinitionError ? 2 : 1);
+    throw new CliError(`cannot open database ${shown}: ${connectionReason(error)}`, error instanceof FwDefinitionError ? 2 : 1);
   }
   try {
     try {
       await store.knex.raw('select 1');
     } catch (error) {
-      throw new CliError(`cannot open database ${shown}: ${reasonOf(error)}`);
+      throw new CliError(`cannot open database ${shown}: ${connectionReason(error)}`);
     }
     return await work(store);
   } finally {
@@ -169,7 +170,7 @@ async function loadModels(values: Values, io: CliIo): Promise<ModelDefinition[] 
   try {
     module = (await import(pathToFileURL(resolve(io.cwd, path)).href)) as Record<string, unknown>;
   } catch (error) {
-    throw new CliError(`cannot load the models module ${path}: ${reasonOf(error)}`);
+    throw new CliError(`cannot load the models module ${path}: ${connectionReason(error)}`);
   }
   const models = module.models ?? module.default;
   if (!Array.isArray(models)) throw new CliError(`${path} exports no models: export an array of defineModel(…) results as "models" or as the default export`);
@@ -278,32 +279,14 @@ async function revokeSessions(store: FwStore, userId: number, values: Values, io
   const redisUrl = values.redis ?? io.env.FW_REDIS_URL;
   const redis = redisUrl ? createRedis(redisUrl) : undefined;
   try {
-    if (redis) await redisReady(redis, redisUrl!);
+    if (redis) {
+      await redisReady(redis).catch((error: unknown) => {
+        throw new CliError(`cannot reach Redis at ${redactUrl(redisUrl!)}: ${connectionReason(error)}`);
+      });
+    }
     const tokens: TokenStore = redis ? new RedisTokenStore({ redis, prefix: values['redis-prefix'] ?? 'fw:' }) : new KnexTokenStore({ knex: store.knex });
     return { count: await tokens.deleteByUser(userId), where: redis ? ` in Redis ${redactUrl(redisUrl!)}` : '' };
   } finally {
     redis?.disconnect();
   }
-}
-
-/** Fw's Redis clients queue no commands while connecting: wait for the connection, at most five seconds. */
-function redisReady(redis: FwRedisClient, url: string): Promise<void> {
-  if (redis.status === 'ready') return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    let last: Error | undefined;
-    const onError = (error: Error) => {
-      last = error;
-    };
-    const done = (error?: CliError) => {
-      clearTimeout(timer);
-      redis.off('error', onError);
-      redis.off('ready', onReady);
-      if (error) reject(error);
-      else resolve();
-    };
-    const onReady = () => done();
-    const timer = setTimeout(() => done(new CliError(`cannot reach Redis at ${redactUrl(url)}: ${last ? reasonOf(last) : 'no answer within 5 s'}`)), 5000);
-    redis.on('error', onError);
-    redis.once('ready', onReady);
-  });
 }

@@ -11,16 +11,6 @@ export class CliError extends Error {
   }
 }
 
-/** The driver's reason in one line (Node's AggregateError for a refused dual-stack host has no message of its own). */
-export function reasonOf(error: unknown): string {
-  const inner = error instanceof AggregateError && error.errors.length > 0 ? error.errors[0] : error;
-  const message = inner instanceof Error ? inner.message : String(inner);
-  const code = (inner as { code?: unknown } | null)?.code;
-  const text = message.trim() || (typeof code === 'string' ? code : 'unknown error');
-  if (text === 'timeout expired' || (inner as { name?: unknown } | null)?.name === 'KnexTimeoutError') return 'the server did not answer in time';
-  return text.split('\n')[0]!;
-}
-
 /** `text` with the URL's password (as written and decoded) replaced by `***`, whatever a driver put in its message. */
 export function hidePassword(text: string, url: string): string {
   let password: string;

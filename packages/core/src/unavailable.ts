@@ -73,3 +73,16 @@ export function isUnavailableError(error: unknown): boolean {
 export function unavailableError(cause?: unknown): FwError {
   return new FwError('UNAVAILABLE', undefined, { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER) }, cause });
 }
+
+/**
+ * A driver's reason for a failed connection, in one line: Node's AggregateError (a refused
+ * dual-stack host) has no message of its own, and a pool or connect timeout says only "timeout".
+ */
+export function connectionReason(error: unknown): string {
+  const inner = error instanceof AggregateError && error.errors.length > 0 ? error.errors[0] : error;
+  const message = inner instanceof Error ? inner.message : String(inner);
+  const code = (inner as { code?: unknown } | null)?.code;
+  const text = message.trim() || (typeof code === 'string' ? code : 'unknown error');
+  if (text === 'timeout expired' || (inner as { name?: unknown } | null)?.name === 'KnexTimeoutError') return 'the server did not answer in time';
+  return text.split('\n')[0]!;
+}

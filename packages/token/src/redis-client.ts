@@ -119,3 +119,29 @@ export function warnOnRedisOutageRisks(redis: FwRedisClient, owner: string): voi
     { code: 'FW_REDIS_CLIENT' },
   );
 }
+
+/**
+ * Resolves once `redis` is connected; rejects after `timeoutMs` with the last connection error
+ * (or "no answer"), for start-up code that must fail with a clear message instead of hanging.
+ * Fw's clients queue no commands while connecting, so a command sent before this would fail.
+ */
+export function redisReady(redis: FwRedisClient, timeoutMs = 5000): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    let last: Error | undefined;
+    const onError = (error: Error) => {
+      last = error;
+    };
+    const onReady = () => done();
+    const timer = setTimeout(() => done(last ?? new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    function done(error?: Error): void {
+      clearTimeout(timer);
+      redis.off('error', onError);
+      redis.off('ready', onReady);
+      if (error) reject(error);
+      else resolve();
+    }
+    redis.on('error', onError);
+    redis.once('ready', onReady);
+  });
+}
