@@ -6,8 +6,10 @@ export { accountProblem, normalizeAccount } from './account.js';
 export { UNAVAILABLE_RETRY_AFTER, connectionReason, isUnavailableError, unavailableError } from './unavailable.js';
 export { POWER_FLAGS, DEFAULT_POWER, runPowerHandler } from './power.js';
 export type { PowerFlag, PowerFlags, PowerObject, PowerHandler, PowerHandlerFn, PowerHandlerContext, PowerDeclaration } from './power.js';
-export { EditType, CONDITION_OPERATORS, defineModel, isModelDefinition } from './model.js';
+export { EditType, CONDITION_OPERATORS, IMAGE_TYPES, defineModel, isModelDefinition } from './model.js';
 export type {
+  AttachmentOptions,
+  AttachmentValue,
   Choice,
   CollectionOptions,
   Condition,

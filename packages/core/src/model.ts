@@ -35,6 +35,11 @@ export const EditType = {
   REFERENCE_TREE: 'REFERENCE_TREE',
   /** Many-to-many: ids of rows of another model, kept in a join table, not a column. */
   COLLECTION: 'COLLECTION',
+  /**
+   * Uploaded files (see `edit.attachment`): the value is an array of {@link AttachmentValue},
+   * stored as JSON text; the bytes live in a file storage (`@fw/files`).
+   */
+  ATTACHMENT: 'ATTACHMENT',
 } as const;
 
 /** One of {@link EditType}. */
@@ -86,6 +91,43 @@ export interface CollectionOptions {
   labelField?: string;
 }
 
+/** An ATTACHMENT field's files and limits (`edit.attachment`). */
+export interface AttachmentOptions {
+  /** Several files in the field. @default false */
+  multiple?: boolean;
+  /**
+   * Images only: accepts image/png, image/jpeg, image/gif and image/webp (the bytes are checked,
+   * not the name), and the table shows a thumbnail. @default false
+   */
+  image?: boolean;
+  /** Largest file, in bytes. @default 10 MiB (10485760) */
+  maxSize?: number;
+  /** Most files in the field (and in one upload). @default 1, or 10 when `multiple` */
+  maxFiles?: number;
+  /**
+   * Accepted types: MIME types (`'application/pdf'`, `'image/*'`) or extensions (`'.pdf'`).
+   * The type is sniffed from the bytes; an extension names the sniffed type's usual extension.
+   * @default any type (images only with `image: true`)
+   * @example ['application/pdf', '.docx']
+   */
+  accept?: readonly string[];
+}
+
+/** One file of an ATTACHMENT value, as rows and JSON hold it. */
+export interface AttachmentValue {
+  /** The file's id: a random key made by the server. */
+  id: string;
+  /** The client's file name, kept only as a name (never a path). */
+  name: string;
+  /** Size in bytes. */
+  size: number;
+  /** The MIME type sniffed from the bytes. */
+  type: string;
+}
+
+/** Image types an `image: true` ATTACHMENT field accepts. */
+export const IMAGE_TYPES = Object.freeze(['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const);
+
 /** How a field is edited (the reference framework's `@Edit`). */
 export interface FieldEdit {
   /** Form label. @default the field name */
@@ -123,6 +165,8 @@ export interface FieldEdit {
    * Without it, `column` holds `scrypt:<salt>:<hash>`.
    */
   saltColumn?: string;
+  /** ATTACHMENT only: how many files, which types, how large. */
+  attachment?: AttachmentOptions;
 }
 
 /** The outcome of a custom rule: `true` passes; `false` fails with the rule's message; a string fails with that text. */
@@ -272,7 +316,10 @@ export interface FieldDefinition {
   readonly views: Required<FieldViews>;
   readonly edit: Readonly<
     Required<Pick<FieldEdit, 'title' | 'type' | 'notNull' | 'readonly' | 'cellEdit' | 'integer'>> &
-      Pick<FieldEdit, 'choices' | 'reference' | 'collection' | 'defaultValue' | 'placeholder' | 'hashed' | 'saltColumn'>
+      Pick<FieldEdit, 'choices' | 'reference' | 'collection' | 'defaultValue' | 'placeholder' | 'hashed' | 'saltColumn'> & {
+        /** ATTACHMENT only, every default filled in. */
+        readonly attachment?: Readonly<Required<AttachmentOptions>>;
+      }
   >;
   /** Field rules, from the field and from the model's `rules`. */
   readonly rules: readonly FieldRule[];
@@ -319,6 +366,7 @@ const EDIT_KEYS = new Set([
   'placeholder',
   'hashed',
   'saltColumn',
+  'attachment',
 ]);
 const MODEL_KEYS = new Set(['name', 'title', 'table', 'primaryKey', 'power', 'fields', 'rules', 'rowRules', 'dataProxy', 'treeParentField']);
 
@@ -439,6 +487,43 @@ function checkChoices(key: string, choices: unknown): readonly Choice[] {
   );
 }
 
+const ATTACHMENT_KEYS = new Set(['multiple', 'image', 'maxSize', 'maxFiles', 'accept']);
+const MIME_RE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/(?:\*|[a-z0-9][a-z0-9!#$&^_.+-]*)$/;
+const EXTENSION_RE = /^\.[a-z0-9][a-z0-9._-]*$/;
+
+/** The ATTACHMENT options with defaults; `image` refuses an `accept` naming a non-image type. */
+function checkAttachment(key: string, input: unknown): Readonly<Required<AttachmentOptions>> {
+  const options = input === undefined ? {} : input;
+  if (!isPlainObject(options)) throw new FwDefinitionError(key, `must be an object, got ${describe(options)}`);
+  for (const k of Object.keys(options))
+    if (!ATTACHMENT_KEYS.has(k)) throw new FwDefinitionError(`${key}.${k}`, `unknown attachment option (known: ${[...ATTACHMENT_KEYS].join(', ')})`);
+  const multiple = optionalBoolean(`${key}.multiple`, options.multiple, false);
+  const image = optionalBoolean(`${key}.image`, options.image, false);
+  const positive = (name: 'maxSize' | 'maxFiles', fallback: number): number => {
+    const v = options[name];
+    if (v === undefined) return fallback;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw new FwDefinitionError(`${key}.${name}`, `must be a positive integer, got ${describe(v)}`);
+    return v;
+  };
+  const maxSize = positive('maxSize', 10 * 1024 * 1024);
+  const maxFiles = positive('maxFiles', multiple ? 10 : 1);
+  if (!multiple && maxFiles > 1) throw new FwDefinitionError(`${key}.maxFiles`, 'more than one file needs multiple: true');
+  let accept: readonly string[] = image ? IMAGE_TYPES : [];
+  if (options.accept !== undefined) {
+    if (!Array.isArray(options.accept) || options.accept.length === 0) throw new FwDefinitionError(`${key}.accept`, 'must be a non-empty array of MIME types or extensions');
+    accept = options.accept.map((entry: unknown, i) => {
+      const text = typeof entry === 'string' ? entry.trim().toLowerCase() : '';
+      if (!MIME_RE.test(text) && !EXTENSION_RE.test(text)) {
+        throw new FwDefinitionError(`${key}.accept[${i}]`, `must be a MIME type ('application/pdf', 'image/*') or an extension ('.pdf'), got ${describe(entry)}`);
+      }
+      if (image && !(text.startsWith('image/') || EXTENSION_RE.test(text)))
+        throw new FwDefinitionError(`${key}.accept[${i}]`, `an image field accepts only image types, got ${describe(entry)}`);
+      return text;
+    });
+  }
+  return Object.freeze({ multiple, image, maxSize, maxFiles, accept: Object.freeze([...accept]) });
+}
+
 function checkField(model: string, name: string, input: unknown, primaryKey: string): Omit<FieldDefinition, 'rules'> & { rawRules: unknown } {
   const key = `${model}.fields.${name}`;
   if (!IDENT_RE.test(name)) throw new FwDefinitionError(key, 'a field name must be an identifier (letters, digits, _)');
@@ -495,6 +580,11 @@ function checkField(model: string, name: string, input: unknown, primaryKey: str
   } else if (edit.hashed !== undefined || edit.saltColumn !== undefined) {
     throw new FwDefinitionError(`${key}.edit.${edit.hashed !== undefined ? 'hashed' : 'saltColumn'}`, `only PASSWORD fields take this option, this one is ${type}`);
   }
+  let attachment: Readonly<Required<AttachmentOptions>> | undefined;
+  if (type === EditType.ATTACHMENT) attachment = checkAttachment(`${key}.edit.attachment`, edit.attachment);
+  else if (edit.attachment !== undefined) throw new FwDefinitionError(`${key}.edit.attachment`, `only ATTACHMENT fields take this option, this one is ${type}`);
+  // Files are claimed by the form's save (add, update); a cell edit would bypass that check.
+  if (attachment && edit.cellEdit === true) throw new FwDefinitionError(`${key}.edit.cellEdit`, 'an ATTACHMENT field cannot be edited in a cell');
   const column = optionalString(`${key}.column`, input.column, name);
   if (!IDENT_RE.test(column)) throw new FwDefinitionError(`${key}.column`, 'a column name must be an identifier (letters, digits, _)');
   const hiddenByDefault = type === EditType.PASSWORD || type === EditType.HIDDEN || type === EditType.COLLECTION;
@@ -506,7 +596,7 @@ function checkField(model: string, name: string, input: unknown, primaryKey: str
     views: Object.freeze({
       title: optionalString(`${key}.views.title`, views.title, editTitle),
       show: optionalBoolean(`${key}.views.show`, views.show, !hiddenByDefault),
-      sortable: optionalBoolean(`${key}.views.sortable`, views.sortable, stored && type !== EditType.PASSWORD),
+      sortable: optionalBoolean(`${key}.views.sortable`, views.sortable, stored && type !== EditType.PASSWORD && !attachment),
     }),
     edit: Object.freeze({
       title: editTitle,
@@ -514,7 +604,7 @@ function checkField(model: string, name: string, input: unknown, primaryKey: str
       notNull: optionalBoolean(`${key}.edit.notNull`, edit.notNull, false),
       // The primary key is never written by a client.
       readonly: optionalBoolean(`${key}.edit.readonly`, edit.readonly, false) || isPk,
-      cellEdit: optionalBoolean(`${key}.edit.cellEdit`, edit.cellEdit, true),
+      cellEdit: optionalBoolean(`${key}.edit.cellEdit`, edit.cellEdit, !attachment),
       integer: optionalBoolean(`${key}.edit.integer`, edit.integer, isPk),
       ...(choices ? { choices } : {}),
       ...(reference ? { reference } : {}),
@@ -522,6 +612,7 @@ function checkField(model: string, name: string, input: unknown, primaryKey: str
       ...(edit.defaultValue !== undefined ? { defaultValue: edit.defaultValue } : {}),
       ...(typeof edit.placeholder === 'string' ? { placeholder: edit.placeholder } : {}),
       ...(secret ?? {}),
+      ...(attachment ? { attachment } : {}),
     }),
     rawRules: input.rules,
   };

@@ -45,7 +45,8 @@ export function queryableField(model: ModelDefinition, name: unknown, path: stri
   const field = typeof name === 'string' && Object.hasOwn(model.fields, name) ? model.fields[name] : undefined;
   if (!field) throw dataError('UNKNOWN_FIELD', `${model.name} has no field ${JSON.stringify(name)}`, [{ path, type: 'unknownField', message: `unknown field ${JSON.stringify(name)}` }]);
   // Filtering or sorting on a secret would leak it one comparison at a time.
-  if (!field.stored || field.edit.type === EditType.PASSWORD) throw bad(`${field.name} cannot be queried`, path);
+  // Attachments are JSON lists of file records: nothing a condition or a sort can use.
+  if (!field.stored || field.edit.type === EditType.PASSWORD || field.edit.type === EditType.ATTACHMENT) throw bad(`${field.name} cannot be queried`, path);
   return field;
 }
 

@@ -20,6 +20,8 @@ export interface FieldView {
   reference?: { model: string; labelField: string; tree: boolean };
   /** COLLECTION: the model on the other side and the field its rows are labelled by. */
   collection?: { model: string; labelField: string };
+  /** ATTACHMENT: the limits the upload route applies (for the form to show). */
+  attachment?: { multiple: boolean; image: boolean; maxSize: number; maxFiles: number; accept: string[] };
   defaultValue?: unknown;
   placeholder?: string;
   rules: Array<Record<string, unknown>>;
@@ -78,10 +80,11 @@ export function modelView(model: ModelDefinition, registry: ModelRegistry): Mode
         integer: f.edit.integer,
         primaryKey: f.primaryKey,
         // What parseConditions accepts: stored fields that are not secrets.
-        filterable: f.stored && f.edit.type !== EditType.PASSWORD,
+        filterable: f.stored && f.edit.type !== EditType.PASSWORD && f.edit.type !== EditType.ATTACHMENT,
         ...(f.edit.choices ? { choices: f.edit.choices.map((c) => ({ value: c.value, label: c.label ?? String(c.value) })) } : {}),
         ...(f.edit.reference ? { reference: { model: f.edit.reference.model, labelField, tree: target?.tree ?? false } } : {}),
         ...(f.edit.collection ? { collection: { model: f.edit.collection.model, labelField } } : {}),
+        ...(f.edit.attachment ? { attachment: { ...f.edit.attachment, accept: [...f.edit.attachment.accept] } } : {}),
         ...(f.edit.defaultValue !== undefined ? { defaultValue: f.edit.defaultValue } : {}),
         ...(f.edit.placeholder !== undefined ? { placeholder: f.edit.placeholder } : {}),
         rules: f.rules.map(ruleView),

@@ -1,4 +1,4 @@
-import { EditType, type Choice, type FieldDefinition } from '@fw/core';
+import { EditType, type AttachmentValue, type Choice, type FieldDefinition } from '@fw/core';
 import { show } from './values.js';
 
 /** A list element of a MULTI_CHOICE value (a choice's own value). */
@@ -20,10 +20,11 @@ export type ChoiceValue = Choice['value'];
  * | DATETIME | `toISOString()` text (UTC, milliseconds) |
  * | REFERENCE_TABLE, REFERENCE_TREE | positive integer id |
  * | COLLECTION | sorted array of distinct positive integer ids |
+ * | ATTACHMENT | array of `{ id, name, size, type }` (distinct ids) |
  *
  * Every type also takes `null` (no value).
  */
-export type FormValue = string | number | boolean | null | readonly ChoiceValue[];
+export type FormValue = string | number | boolean | null | readonly ChoiceValue[] | readonly AttachmentValue[];
 
 /** The outcome of {@link coerceValue}: the converted value, or why it cannot be converted. */
 export type CoerceResult = { ok: true; value: FormValue } | { ok: false; message: string };
@@ -81,6 +82,8 @@ export function expectation(field: FieldDefinition): string {
       return 'must be a positive integer id';
     case EditType.COLLECTION:
       return 'must be a list of positive integer ids';
+    case EditType.ATTACHMENT:
+      return 'must be a list of uploaded files ({ id, name, size, type })';
     default:
       return 'must be a string';
   }
@@ -209,6 +212,34 @@ function toCollection(value: unknown): CoerceResult {
   return ok([...ids].sort((a, b) => a - b));
 }
 
+const FILE_ID = /^[A-Za-z0-9_-]{16,64}$/;
+
+/**
+ * A list of file records. Only the shape is checked here; whether the caller may use each id is
+ * the data service's business (it claims uploads by id and takes name, size and type from its own
+ * record, never from the client).
+ */
+function toAttachments(field: FieldDefinition, value: unknown): CoerceResult {
+  const list = toList(value);
+  if (!list) return fail('must be a list (an array or a JSON array) of uploaded files');
+  const out: AttachmentValue[] = [];
+  for (const item of list) {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return fail(`must hold only file records { id, name, size, type } (got ${show(item)})`);
+    const { id, name, size, type } = item as Record<string, unknown>;
+    if (typeof id !== 'string' || !FILE_ID.test(id)) return fail(`must hold file records with an uploaded file's id (got ${show(id)})`);
+    if (out.some((f) => f.id === id)) continue;
+    out.push({
+      id,
+      name: typeof name === 'string' ? name : '',
+      size: typeof size === 'number' && Number.isSafeInteger(size) && size >= 0 ? size : 0,
+      type: typeof type === 'string' ? type : 'application/octet-stream',
+    });
+  }
+  const max = field.edit.attachment?.maxFiles ?? 1;
+  if (out.length > max) return fail(`must hold at most ${max} file${max === 1 ? '' : 's'}`);
+  return ok(out);
+}
+
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function daysInMonth(year: number, month: number): number {
@@ -305,6 +336,8 @@ function toDateTime(value: unknown): CoerceResult {
  *   `toISOString()`.
  * - REFERENCE_TABLE, REFERENCE_TREE: a positive integer id, or its digits as a string.
  * - COLLECTION: an array (or JSON-array text) of positive integer ids; deduplicated and sorted.
+ * - ATTACHMENT: an array (or JSON-array text) of `{ id, name, size, type }`, at most
+ *   `attachment.maxFiles`; duplicate ids are dropped. An empty list is `[]`, not null.
  *
  * @returns `{ ok: true, value }`, or `{ ok: false, message }` where `message` completes a
  * sentence about the field: `must be a number`.
@@ -333,6 +366,8 @@ export function coerceValue(field: FieldDefinition, value: unknown): CoerceResul
       return toReference(value);
     case EditType.COLLECTION:
       return toCollection(value);
+    case EditType.ATTACHMENT:
+      return toAttachments(field, value);
     default:
       return toText(value);
   }

@@ -131,6 +131,7 @@ function toDbValue(field: FieldDefinition, value: unknown): unknown {
   switch (field.edit.type) {
     case EditType.MULTI_CHOICE:
     case EditType.TAGS:
+    case EditType.ATTACHMENT:
       return Array.isArray(value) ? JSON.stringify(value) : value;
     case EditType.DATETIME:
       return typeof value === 'string' ? new Date(value) : value;

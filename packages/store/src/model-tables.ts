@@ -40,6 +40,7 @@ function addColumn(t: Knex.TableBuilder, field: FieldDefinition): Knex.ColumnBui
     case EditType.TEXTAREA:
     case EditType.MULTI_CHOICE:
     case EditType.TAGS:
+    case EditType.ATTACHMENT:
       return t.text(name);
     case EditType.NUMBER:
       return field.edit.integer ? t.integer(name) : t.double(name);
@@ -172,6 +173,7 @@ function fieldFamily(field: FieldDefinition): Family | undefined {
     case EditType.TEXTAREA:
     case EditType.MULTI_CHOICE:
     case EditType.TAGS:
+    case EditType.ATTACHMENT:
       return 'text';
     case EditType.NUMBER:
       return field.edit.integer ? 'integer' : 'float';
@@ -555,7 +557,7 @@ export async function planModelTables(db: Knex | { readonly knex: Knex }, models
  * See {@link planModelTables}.
  *
  * Column types by edit type: INPUT / PASSWORD / HIDDEN / CHOICE → varchar(255); TEXTAREA →
- * text; NUMBER and HIDDEN with `integer: true` → integer; NUMBER → double; BOOLEAN → boolean; MULTI_CHOICE / TAGS →
+ * text; NUMBER and HIDDEN with `integer: true` → integer; NUMBER → double; BOOLEAN → boolean; MULTI_CHOICE / TAGS / ATTACHMENT →
  * text (JSON); DATE → date; DATETIME → datetime; REFERENCE_* → integer. An integer primary key
  * is auto-incremented. Columns are nullable: required-ness is the model's rule, checked by the data
  * API with the whole row.
