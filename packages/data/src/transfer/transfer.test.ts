@@ -1,0 +1,149 @@
+import { deflateRawSync } from 'node:zlib';
+import { expect } from 'chai';
+import ExcelJS from 'exceljs';
+import { FwError, defineModel } from '@fw/core';
+import { cellPosition, columnLetter, fromSheetValue, matchHeader, sheetNumberFormat, toSheetValue, transferColumns, type SheetValue } from './cells.js';
+import { csvCell, csvLine, parseCsv, uncsvCell } from './csv.js';
+import { templateCsv, templateWorkbook } from './template.js';
+import { checkUnpackedSize, readWorkbook, workbookStream } from './xlsx.js';
+
+const Item = defineModel({
+  name: 'Item',
+  table: 't_item',
+  fields: {
+    title: { views: { title: 'Title' }, edit: { notNull: true } },
+    genre: { views: { title: 'Genre' }, edit: { type: 'CHOICE', choices: [{ value: 'novel', label: 'Novel' }, { value: 'essay', label: 'Essay, long' }] } },
+    price: { views: { title: 'Price' }, edit: { type: 'NUMBER' } },
+    published: { views: { title: 'Published' }, edit: { type: 'DATE' } },
+    inPrint: { views: { title: 'In print' }, edit: { type: 'BOOLEAN' } },
+  },
+});
+const columns = transferColumns(Object.values(Item.fields).filter((f) => !f.primaryKey));
+const limits = { maxRows: 100, maxColumns: 20 };
+
+async function bytesOf(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function workbookOf(rows: SheetValue[][]): Promise<Buffer> {
+  const sheet = columns.map((c) => ({ title: c.title, numFmt: sheetNumberFormat(c.field) }));
+  return bytesOf(
+    workbookStream('Item', sheet, (async function* () {
+      yield rows;
+    })()),
+  );
+}
+
+function refusal(fn: () => unknown): FwError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof FwError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('transfer/csv (csv-parse, csv-stringify)', () => {
+  it('writes RFC 4180 lines, formula-looking text disarmed and restored by uncsvCell', () => {
+    expect(csvLine(['=SUM(A1)', ' padded', 'a,b', 'say "hi"', null, 3, ['x'], "'=kept"])).to.equal(`'=SUM(A1)," padded","a,b","say ""hi""",,3,"[""x""]",''=kept\r\n`);
+    expect(csvCell('-5')).to.equal("'-5");
+    expect(csvCell(-5)).to.equal('-5');
+    for (const text of ['=1', "'=1", "''+x", '@who', 'plain']) expect(uncsvCell(parseCsv(`h\r\n${csvLine([text])}`, limits).rows[0]![0]!)).to.equal(text);
+  });
+
+  it('reads quoted cells, BOM, blank lines and CR/LF/CRLF; refuses broken or oversized input', () => {
+    expect(parseCsv('\ufeff a ,b\r\n1,"x\r\n""y"""\n\n2,a"b\r', limits)).to.deep.equal({ header: ['a', 'b'], rows: [['1', 'x\r\n"y"'], ['2', 'a"b']] });
+    expect(refusal(() => parseCsv('a,b\n1,2,3\n', limits))).to.include({ status: 400, message: 'row 1 has a different number of cells than the header' });
+    expect(refusal(() => parseCsv('a\n"open\n', limits)).status).to.equal(400);
+    expect(refusal(() => parseCsv('', limits)).status).to.equal(400);
+    expect(refusal(() => parseCsv(`a\n${'1\n'.repeat(101)}`, limits))).to.include({ status: 413, code: 'TOO_MANY_ROWS' });
+    expect(refusal(() => parseCsv(`${'a,'.repeat(20)}a\n`, limits)).status).to.equal(400);
+  });
+});
+
+describe('transfer/cells', () => {
+  it('names cells as a spreadsheet does and matches headers by name or title', () => {
+    expect([0, 1, 25, 26, 27, 701, 702].map(columnLetter)).to.deep.equal(['A', 'B', 'Z', 'AA', 'AB', 'ZZ', 'AAA']);
+    expect(cellPosition(3, 1, 'Title')).to.equal('row 3, column B (Title)');
+    expect(matchHeader(Item, ['Title', 'price', ' In print ', 'nope'])).to.deep.equal(['title', 'price', 'inPrint', undefined]);
+  });
+
+  it('types workbook cells and reads them back: dates, choice labels, booleans; refuses formulas', () => {
+    const f = Item.fields;
+    expect(toSheetValue(f.published!, '2024-02-29')).to.deep.equal(new Date('2024-02-29T00:00:00Z'));
+    expect(toSheetValue(f.genre!, 'essay')).to.equal('Essay, long');
+    expect(toSheetValue(f.title!, '=cmd')).to.equal('=cmd');
+    expect(fromSheetValue(f.published!, new Date('2024-02-29T00:00:00Z'))).to.deep.equal({ value: '2024-02-29' });
+    expect(fromSheetValue(f.genre!, 'Essay, long')).to.deep.equal({ value: 'essay' });
+    expect(fromSheetValue(f.genre!, 'novel')).to.deep.equal({ value: 'novel' });
+    expect(fromSheetValue(f.price!, { formula: 'A1*2', result: 4 })).to.include({ type: 'formula' });
+    expect(fromSheetValue(f.title!, { richText: [{ text: 'a' }, { text: 'b' }] })).to.deep.equal({ value: 'ab' });
+  });
+});
+
+describe('transfer/xlsx (exceljs streaming)', () => {
+  it('writes a typed, frozen, filtered sheet that reads back cell for cell', async () => {
+    const file = await workbookOf([['=1+1', 'Essay, long', 3.5, new Date('2024-02-29T00:00:00Z'), false], ['x', null, null, null, true]]);
+    const { header, rows } = await readWorkbook(file, limits);
+    expect(header).to.deep.equal(['Title', 'Genre', 'Price', 'Published', 'In print']);
+    expect(rows).to.deep.equal([['=1+1', 'Essay, long', 3.5, new Date('2024-02-29T00:00:00Z'), false], ['x', null, null, null, true]]);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(file as unknown as ArrayBuffer);
+    const sheet = book.worksheets[0]!;
+    expect(sheet.views[0]).to.include({ state: 'frozen', ySplit: 1 });
+    expect(sheet.getCell('A2').type).to.equal(ExcelJS.ValueType.String); // text, never a formula
+    expect(sheet.getCell('C2').type).to.equal(ExcelJS.ValueType.Number);
+    expect(sheet.getCell('D2').type).to.equal(ExcelJS.ValueType.Date);
+    expect(sheet.getCell('E2').type).to.equal(ExcelJS.ValueType.Boolean);
+  });
+
+  it('refuses what is not a workbook, too many rows, and a zip bomb by its real unpacked size', async () => {
+    expect(await readWorkbook(Buffer.from('title\r\nx\r\n'), limits).catch((e: FwError) => e)).to.include({ status: 400 });
+    const many = await workbookOf(Array.from({ length: 101 }, (_, i) => [`t${i}`, null, i, null, null]));
+    expect(await readWorkbook(many, limits).catch((e: FwError) => e)).to.include({ status: 413, code: 'TOO_MANY_ROWS' });
+    // One entry whose 64 MiB of zeros pack into a few KiB, and whose header declares 10 bytes.
+    const name = Buffer.from('xl/sharedStrings.xml');
+    const packed = deflateRawSync(Buffer.alloc(64 * 1024 * 1024));
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(packed.length, 18);
+    local.writeUInt32LE(10, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(packed.length, 20);
+    central.writeUInt32LE(10, 24);
+    central.writeUInt16LE(name.length, 28);
+    const end = Buffer.alloc(22);
+    end.writeUInt32LE(0x06054b50, 0);
+    end.writeUInt16LE(1, 8);
+    end.writeUInt16LE(1, 10);
+    end.writeUInt32LE(46 + name.length, 12);
+    end.writeUInt32LE(30 + name.length + packed.length, 16);
+    const bomb = Buffer.concat([local, name, packed, central, name, end]);
+    expect(refusal(() => checkUnpackedSize(bomb, 16 * 1024 * 1024))).to.include({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    expect(() => checkUnpackedSize(bomb, 128 * 1024 * 1024)).to.not.throw();
+  });
+
+  it('builds the template: titles, an example row, drop-down lists on CHOICE and BOOLEAN columns', async () => {
+    const file = await templateWorkbook('Item', columns);
+    const { header, rows } = await readWorkbook(file, limits);
+    expect(header).to.deep.equal(['Title', 'Genre', 'Price', 'Published', 'In print']);
+    expect(rows).to.have.length(1);
+    expect(rows[0]![1]).to.equal('Novel');
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(file as unknown as ArrayBuffer);
+    const sheet = book.getWorksheet('Item')!;
+    const validations = (sheet as unknown as { dataValidations: { model: Record<string, ExcelJS.DataValidation> } }).dataValidations.model;
+    expect(validations['B2']).to.include({ type: 'list' });
+    expect(validations['B2']!.formulae).to.deep.equal(['Lists!$A$1:$A$2']);
+    expect(validations['E2']!.formulae).to.deep.equal(['"TRUE,FALSE"']);
+    expect(book.getWorksheet('Lists')!.getCell('A2').value).to.equal('Essay, long');
+    expect(templateCsv(columns)).to.match(/^title,genre,price,published,inPrint\r\n/);
+  });
+});

@@ -1,0 +1,172 @@
+import { PassThrough, Readable, type Writable } from 'node:stream';
+import { inflateRawSync } from 'node:zlib';
+import ExcelJS from 'exceljs';
+import { FwError } from '@fw/core';
+import { dataError } from '../error-codes.js';
+import type { SheetValue } from './cells.js';
+
+/** The content type of an `.xlsx` workbook. */
+export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** A column of a written workbook. */
+export interface SheetColumn {
+  /** The header cell. */
+  title: string;
+  /** A number format for the column's cells (dates). */
+  numFmt?: string | undefined;
+}
+
+const widthOf = (title: string) => Math.min(Math.max(title.length + 4, 12), 40);
+
+/**
+ * Streams a one-sheet workbook with exceljs's `WorkbookWriter`: a bold header row of the column
+ * titles, frozen, with an autofilter over it, then the rows, one batch at a time, each row
+ * committed (written out) as it is added.
+ */
+export async function writeWorkbook(out: Writable, sheetName: string, columns: readonly SheetColumn[], batches: AsyncIterable<SheetValue[][]>): Promise<void> {
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+  const sheet = workbook.addWorksheet(sheetName.slice(0, 31) || 'Sheet1', { views: [{ state: 'frozen', ySplit: 1 }] });
+  sheet.columns = columns.map((c) => ({ width: widthOf(c.title) }));
+  if (columns.length > 0) sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns.length } };
+  const header = sheet.addRow(columns.map((c) => c.title));
+  header.font = { bold: true };
+  header.commit();
+  for await (const batch of batches) {
+    for (const values of batch) {
+      const row = sheet.addRow(values);
+      columns.forEach((c, i) => {
+        if (c.numFmt && values[i] instanceof Date) row.getCell(i + 1).numFmt = c.numFmt;
+      });
+      row.commit();
+    }
+  }
+  sheet.commit();
+  await workbook.commit();
+}
+
+/**
+ * {@link writeWorkbook} as a readable stream of the file's bytes (for a response body). An error
+ * while writing destroys the stream, so the client sees a cut-off download, never a valid-looking
+ * partial file.
+ */
+export function workbookStream(sheetName: string, columns: readonly SheetColumn[], batches: AsyncIterable<SheetValue[][]>): Readable {
+  const out = new PassThrough();
+  writeWorkbook(out, sheetName, columns, batches).catch((error: unknown) => out.destroy(error instanceof Error ? error : new Error(String(error))));
+  return out;
+}
+
+/** Limits of {@link readWorkbook}. */
+export interface WorkbookLimits {
+  /** Most data rows. */
+  maxRows: number;
+  /** Most columns. */
+  maxColumns: number;
+  /** Most bytes the workbook's parts may unpack to (a zip bomb stops here). @default 256 MiB */
+  maxUnpacked?: number;
+}
+
+/**
+ * Checks that a workbook's zip parts unpack to at most `limit` bytes, by inflating each part with
+ * a capped output (node's `maxOutputLength`), so the sizes checked are the real ones, not the
+ * ones the file declares.
+ * @throws {FwError} 400 for something that is not a zip, 413 past the limit
+ */
+export function checkUnpackedSize(zip: Buffer, limit: number): void {
+  const notZip = () => dataError('BAD_QUERY', 'the workbook is not an .xlsx file (a zip archive)');
+  // The end-of-central-directory record: its signature, within the last 64 KiB + 22 bytes.
+  let end = -1;
+  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 65_557); i -= 1) {
+    if (zip.readUInt32LE(i) === 0x06054b50) {
+      end = i;
+      break;
+    }
+  }
+  if (end < 0) throw notZip();
+  const entries = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  let budget = limit;
+  for (let n = 0; n < entries; n += 1) {
+    if (at + 46 > zip.length || zip.readUInt32LE(at) !== 0x02014b50) throw notZip();
+    const method = zip.readUInt16LE(at + 10);
+    const packed = zip.readUInt32LE(at + 20);
+    const local = zip.readUInt32LE(at + 42);
+    at += 46 + zip.readUInt16LE(at + 28) + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+    if (local + 30 > zip.length || zip.readUInt32LE(local) !== 0x04034b50) throw notZip();
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const data = zip.subarray(start, start + packed);
+    let size: number;
+    if (method === 0) size = data.length;
+    else if (method === 8) {
+      try {
+        size = inflateRawSync(data, { maxOutputLength: Math.max(budget, 1) }).length;
+      } catch (error) {
+        if (error instanceof RangeError) throw new FwError('PAYLOAD_TOO_LARGE', `the workbook unpacks to more than ${limit} bytes`);
+        throw notZip();
+      }
+    } else throw notZip();
+    budget -= size;
+    if (budget < 0) throw new FwError('PAYLOAD_TOO_LARGE', `the workbook unpacks to more than ${limit} bytes`);
+  }
+}
+
+/**
+ * Reads the first worksheet of a workbook with exceljs's streaming `WorkbookReader`: the header
+ * row (as text) and the data rows (cell values: string, number, boolean, Date, or exceljs's
+ * objects for formulas, rich text and errors; `null` for an empty cell). Empty rows are skipped;
+ * reading stops one row past `maxRows`.
+ * @throws {FwError} 400 for a file that is not a workbook or has no header, 413 past the limits
+ */
+export async function readWorkbook(file: Buffer, limits: WorkbookLimits): Promise<{ header: string[]; rows: unknown[][] }> {
+  checkUnpackedSize(file, limits.maxUnpacked ?? 256 * 1024 * 1024);
+  const rows: unknown[][] = [];
+  let header: string[] | undefined;
+  let width = 0;
+  try {
+    const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([file]), { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'ignore' });
+    for await (const sheet of reader) {
+      for await (const row of sheet) {
+        const raw = row.values as unknown[];
+        const values = Array.from({ length: Math.max(raw.length - 1, 0) }, (_, i) => raw[i + 1] ?? null);
+        if (values.every((v) => v === null || v === '')) continue;
+        if (!header) {
+          if (values.length > limits.maxColumns) throw dataError('BAD_QUERY', `at most ${limits.maxColumns} columns`);
+          header = values.map((v) => cellText(v).trim());
+          width = header.length;
+          continue;
+        }
+        if (values.length > width) {
+          if (values.slice(width).some((v) => v !== null && v !== '')) throw dataError('BAD_QUERY', `row ${row.number} has cells past the last header column`);
+          values.length = width;
+        }
+        while (values.length < width) values.push(null);
+        rows.push(values);
+        if (rows.length > limits.maxRows) throw dataError('TOO_MANY_ROWS', `at most ${limits.maxRows} rows can be imported at once`);
+      }
+      // Only the first worksheet is data; the others (lists, notes) are not read.
+      break;
+    }
+  } catch (error) {
+    if (error instanceof Error && 'status' in error) throw error;
+    throw dataError('BAD_QUERY', `the workbook cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!header) throw dataError('BAD_QUERY', 'the workbook has no header row');
+  return { header, rows };
+}
+
+/** The text of a header cell. */
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'object' && !(value instanceof Date)) {
+    const object = value as { richText?: Array<{ text?: unknown }>; text?: unknown; result?: unknown };
+    if (Array.isArray(object.richText)) return object.richText.map((r) => String(r.text ?? '')).join('');
+    if (object.text !== undefined) return String(object.text);
+    if (object.result !== undefined) return String(object.result);
+    return '';
+  }
+  return value instanceof Date ? value.toISOString() : String(value);
+}
+
+/** True when the bytes start like a zip archive (an `.xlsx` file) rather than text. */
+export function looksLikeZip(bytes: Buffer): boolean {
+  return bytes.length >= 4 && bytes.readUInt32LE(0) === 0x04034b50;
+}
