@@ -8,6 +8,7 @@ import { dialectOfKnex, type FwDialect } from './dialect.js';
 import { createLoginLogRepository, createOperateLogRepository, type LoginLogRepository, type OperateLogRepository } from './logs.js';
 import { createGrantsRepository, type GrantsRepository } from './grants.js';
 import { createSessionRepository, type SessionRepository } from './sessions.js';
+import { createFileRepository, type FileRepository } from './files.js';
 import { createMenuRepository, type MenuRepository } from './menus.js';
 import { fwMigrationSource, MIGRATION_TABLE, type FwMigration } from './migrations.js';
 import { createModelTables, planModelTables, type ModelTablesPlan } from './model-tables.js';
@@ -111,6 +112,8 @@ export interface FwStore {
   readonly operateLogs: OperateLogRepository;
   /** `fw_open_api`. */
   readonly openApis: OpenApiRepository;
+  /** `fw_file`: uploaded files of ATTACHMENT fields. */
+  readonly files: FileRepository;
   /**
    * Creates the missing tables (and COLLECTION join tables) of Fw model definitions and adds the
    * columns of new fields; throws a `ModelTablesError` listing the differences that cannot be
@@ -318,6 +321,7 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
     loginLogs: createLoginLogRepository(ctx),
     operateLogs: createOperateLogRepository(ctx),
     openApis: createOpenApiRepository(ctx),
+    files: createFileRepository(ctx),
     createModelTables: (models) => createModelTables(knex, models),
     planModelTables: (models) => planModelTables(knex, models),
     async destroy() {

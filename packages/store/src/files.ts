@@ -1,0 +1,112 @@
+import type { Knex } from 'knex';
+import type { RepositoryContext } from './context.js';
+import { toDate } from './values.js';
+
+/** One uploaded file of an ATTACHMENT field (`fw_file`). */
+export interface FileRecord {
+  /** The storage key: random, made by the server. */
+  id: string;
+  model: string;
+  field: string;
+  /** The row holding it (its primary key as text); null while the upload is pending. */
+  rowId: string | null;
+  /** The client's file name, kept as a name only. */
+  name: string;
+  /** The type sniffed from the bytes. */
+  type: string;
+  size: number;
+  /** The uploader's user id. */
+  createdBy: number | null;
+  createdAt: Date;
+}
+
+/** What {@link FileRepository.create} takes. */
+export type NewFileRecord = Omit<FileRecord, 'rowId' | 'createdAt'>;
+
+/**
+ * `fw_file`: records of uploaded files. Every method takes an optional knex (a transaction) so
+ * the data service claims and releases files inside the row's own transaction.
+ */
+export interface FileRepository {
+  /** Records a pending upload (no row yet). */
+  create(record: NewFileRecord, db?: Knex): Promise<FileRecord>;
+  /** The records of these ids that exist (any order). */
+  findMany(ids: readonly string[], db?: Knex): Promise<FileRecord[]>;
+  /** The files a row holds (optionally of one field). */
+  listForRows(model: string, rowIds: readonly string[], db?: Knex): Promise<FileRecord[]>;
+  /** Attaches pending files to a row. @returns how many records changed */
+  claim(ids: readonly string[], target: { model: string; field: string; rowId: string }, db?: Knex): Promise<number>;
+  /** Removes records. @returns how many were removed */
+  delete(ids: readonly string[], db?: Knex): Promise<number>;
+  /** Pending uploads created before `before`, oldest first, at most `limit`. */
+  listStalePending(before: Date, limit: number, db?: Knex): Promise<FileRecord[]>;
+}
+
+const TABLE = 'fw_file';
+// Keeps `where id in (…)` under every dialect's bound-parameter limit.
+const CHUNK = 500;
+
+function toRecord(row: Record<string, unknown>): FileRecord {
+  return {
+    id: String(row.id),
+    model: String(row.model),
+    field: String(row.field),
+    rowId: row.row_id === null || row.row_id === undefined ? null : String(row.row_id),
+    name: String(row.name),
+    type: String(row.type),
+    size: Number(row.size),
+    createdBy: row.created_by === null || row.created_by === undefined ? null : Number(row.created_by),
+    createdAt: toDate(row.created_at) ?? new Date(0),
+  };
+}
+
+function chunks<T>(list: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += CHUNK) out.push(list.slice(i, i + CHUNK));
+  return out;
+}
+
+/** @internal */
+export function createFileRepository(ctx: RepositoryContext): FileRepository {
+  return {
+    async create(record, db = ctx.knex) {
+      const createdAt = new Date();
+      await db(TABLE).insert({
+        id: record.id,
+        model: record.model,
+        field: record.field,
+        row_id: null,
+        name: record.name,
+        type: record.type,
+        size: record.size,
+        created_by: record.createdBy,
+        created_at: createdAt,
+      });
+      return { ...record, rowId: null, createdAt };
+    },
+    async findMany(ids, db = ctx.knex) {
+      const out: FileRecord[] = [];
+      for (const part of chunks(ids)) out.push(...(await db(TABLE).whereIn('id', part)).map(toRecord));
+      return out;
+    },
+    async listForRows(model, rowIds, db = ctx.knex) {
+      const out: FileRecord[] = [];
+      for (const part of chunks(rowIds)) out.push(...(await db(TABLE).where('model', model).whereIn('row_id', part)).map(toRecord));
+      return out;
+    },
+    async claim(ids, target, db = ctx.knex) {
+      let changed = 0;
+      for (const part of chunks(ids)) changed += await db(TABLE).whereIn('id', part).update({ model: target.model, field: target.field, row_id: target.rowId });
+      return changed;
+    },
+    async delete(ids, db = ctx.knex) {
+      let removed = 0;
+      for (const part of chunks(ids)) removed += await db(TABLE).whereIn('id', part).delete();
+      return removed;
+    },
+    async listStalePending(before, limit, db = ctx.knex) {
+      const rows = await db(TABLE).whereNull('row_id').where('created_at', '<', before).orderBy('created_at').limit(limit);
+      return rows.map(toRecord);
+    },
+  };
+}
