@@ -11,6 +11,8 @@ import { FwTokenService, KnexEphemeralStore, KnexTokenStore, RedisEphemeralStore
 import { fwUi, type FwUiOptions } from '@fw/ui';
 import { fwWeb, type FwWebOptions } from '@fw/web';
 import { checkFirstAdmin, ensureFirstAdmin, type FwFirstAdmin } from './first-admin.js';
+import { openApiDocument } from './openapi.js';
+import { fwOpenApi } from './openapi-route.js';
 
 /** Options of {@link fwAdmin}. */
 export interface FwAdminOptions {
@@ -43,6 +45,14 @@ export interface FwAdminOptions {
   oauth?: Omit<FwOAuthOptions, 'store' | 'tokens' | 'config' | 'proxy' | 'sessionStore'>;
   /** The AI tools over MCP at `/fw-api/ai/mcp`. @default true */
   ai?: boolean;
+  /**
+   * The OpenAPI 3.1 description of every Fw route at `GET /fw-api/openapi.json` (see docs/openapi.md):
+   * `'token'` serves it to signed-in callers only, `'open'` to anyone, `false` not at all. Behind a
+   * token by default because it names every model, field and choice of the app, which a visitor
+   * who cannot sign in has no use for.
+   * @default 'token'
+   */
+  openapi?: 'open' | 'token' | false;
   /**
    * The admin web UI (`@fw/ui`, see docs/ui.md), served by `fwUi` at `/` or at `ui.path`, with the
    * sign-on page `{path}/auth.html` under it (the OAuth sign-on is sent there unless
@@ -165,6 +175,9 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
   if (options.ui !== undefined && options.ui !== false && (typeof options.ui !== 'object' || options.ui === null)) {
     throw new FwDefinitionError('fwAdmin.ui', 'must be false or the options of fwUi ({ path?, title?, … })');
   }
+  if (options.openapi !== undefined && options.openapi !== false && options.openapi !== 'open' && options.openapi !== 'token') {
+    throw new FwDefinitionError('fwAdmin.openapi', `must be 'token', 'open' or false, got ${JSON.stringify(options.openapi)}`);
+  }
   // Built before anything is opened: a missing UI build stops start-up with nothing to close.
   const ui = options.ui === false ? undefined : fwUi({ config, ...options.ui });
   const uiBase = options.ui === false || options.ui?.path === undefined || options.ui.path === '/' ? '' : options.ui.path;
@@ -244,6 +257,11 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     parts.push(fwLogin({ ...options.login, store, tokens, ephemeral, config, ...(providers ? { providers } : {}) }));
     parts.push(data);
     if (options.ai !== false) parts.push(fwMcp({ data, tokens, store, config }));
+    const openapi = options.openapi ?? 'token';
+    if (openapi !== false) {
+      const document = openApiDocument({ registry, config, ai: options.ai !== false, openapi });
+      parts.push(fwOpenApi({ document, mode: openapi, tokens, store, config }));
+    }
     // Last: behind the sign-on guard (pages need a session when OAuth guards the host, as the spec's
     // guard says; its files stay open by their extensions), and mounted at `/`, its page answers
     // only deep links nothing else answered.

@@ -1,0 +1,60 @@
+import type { Middleware } from 'koa';
+import { FwDefinitionError, FwError, loadConfig, type FwConfig } from '@fw/core';
+import { Authenticator, fwRoute, methodNotAllowed } from '@fw/login';
+import type { FwStore } from '@fw/store';
+import type { FwTokenService } from '@fw/token';
+import type { OpenApiDocument } from './openapi.js';
+
+/** Options of {@link fwOpenApi}. */
+export interface FwOpenApiOptions {
+  /** The description to serve (`openApiDocument(...)`). */
+  document: OpenApiDocument;
+  /**
+   * `'token'`: only a signed-in caller (token header or Bearer) gets it; `'open'`: anyone.
+   * @default 'token'
+   */
+  mode?: 'open' | 'token';
+  /** Resolves tokens in `'token'` mode. */
+  tokens?: FwTokenService;
+  /** The store holding users, in `'token'` mode. */
+  store?: FwStore;
+  /** Configuration (`fw-app.apiPrefix`). @default loadConfig() */
+  config?: FwConfig;
+}
+
+/**
+ * Serves the OpenAPI description at `GET {apiPrefix}/openapi.json`. The JSON is rendered once, at
+ * start-up: the registry it describes does not change while the app runs.
+ *
+ * @throws {FwDefinitionError} for a missing document, an unknown mode, or `'token'` mode without `tokens` and `store`.
+ * @example app.use(fwOpenApi({ document: openApiDocument({ registry, config }), mode: 'token', tokens, store, config }));
+ */
+export function fwOpenApi(options: FwOpenApiOptions): Middleware {
+  if (!options?.document || options.document.openapi !== '3.1.0') throw new FwDefinitionError('fwOpenApi.document', 'pass openApiDocument(...)');
+  const mode = options.mode ?? 'token';
+  if (mode !== 'open' && mode !== 'token') throw new FwDefinitionError('fwOpenApi.mode', `must be 'open' or 'token', got ${JSON.stringify(mode)}`);
+  const authenticator = mode === 'token' ? tokenCheck(options) : undefined;
+  const path = `${(options.config ?? loadConfig())['fw-app.apiPrefix']}/openapi.json`;
+  const body = JSON.stringify(options.document);
+  const route = fwRoute(async (ctx) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw methodNotAllowed(ctx.method, ['GET', 'HEAD']);
+    if (authenticator) {
+      const state = ctx.state.fw ?? (await authenticator.authenticate(ctx));
+      if (!state) throw new FwError('UNAUTHENTICATED');
+      ctx.state.fw = state;
+    }
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = body;
+  });
+  return async function fwOpenApi(ctx, next) {
+    if (ctx.path !== path) return next();
+    await route(ctx, next);
+  };
+}
+
+function tokenCheck(options: FwOpenApiOptions): Authenticator {
+  if (!options.tokens || typeof options.tokens.resolve !== 'function' || !options.store?.users) {
+    throw new FwDefinitionError('fwOpenApi.tokens', "mode 'token' needs tokens and store (or use mode 'open')");
+  }
+  return new Authenticator({ tokens: options.tokens, store: options.store });
+}

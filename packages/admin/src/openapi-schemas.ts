@@ -1,0 +1,402 @@
+import { EditType, POWER_FLAGS, type FieldDefinition, type ModelDefinition } from '@fw/core';
+
+/** A JSON Schema (2020-12, the dialect of OpenAPI 3.1), as plain data. */
+export type JsonSchema = Record<string, unknown>;
+
+/** `#/components/schemas/<name>`. */
+export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/** The same schema, `null` allowed too. */
+export function nullable(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema.enum)) return { ...schema, enum: [...(schema.enum as unknown[]), null] };
+  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+// Read through `string`, so this module compiles whether or not the core it is built with knows
+// the ATTACHMENT edit type yet.
+const isAttachment = (field: FieldDefinition): boolean => (field.edit.type as string) === 'ATTACHMENT';
+
+/** ATTACHMENT fields of a model, in declaration order. */
+export function attachmentFields(model: ModelDefinition): string[] {
+  return model.fieldNames.filter((name) => isAttachment(model.fields[name]!));
+}
+
+/** REFERENCE_TABLE, REFERENCE_TREE and COLLECTION fields of a model. */
+export function referenceFields(model: ModelDefinition): string[] {
+  const types = new Set<string>([EditType.REFERENCE_TABLE, EditType.REFERENCE_TREE, EditType.COLLECTION]);
+  return model.fieldNames.filter((name) => types.has(model.fields[name]!.edit.type));
+}
+
+/** Fields the update-cell route can edit: declared editable in a cell, not the key, a collection, a password or read-only. */
+export function cellFields(model: ModelDefinition): string[] {
+  if (!model.power.cellEdit) return [];
+  return model.fieldNames.filter((name) => {
+    const f = model.fields[name]!;
+    return f.edit.cellEdit && !f.primaryKey && !f.edit.readonly && f.edit.type !== EditType.COLLECTION && f.edit.type !== EditType.PASSWORD && !isAttachment(f);
+  });
+}
+
+/** Fields a table query may filter on (stored, not a secret, not files). */
+function filterableFields(model: ModelDefinition): string[] {
+  return model.fieldNames.filter((name) => {
+    const f = model.fields[name]!;
+    return f.stored && f.edit.type !== EditType.PASSWORD && !isAttachment(f);
+  });
+}
+
+/** Fields a table query may sort on. */
+function sortableFields(model: ModelDefinition): string[] {
+  return filterableFields(model).filter((name) => model.fields[name]!.views.sortable);
+}
+
+/** The JSON value of one field, as rows carry it (without `null`). */
+export function fieldValueSchema(field: FieldDefinition): JsonSchema {
+  const title = field.views.title;
+  const choices = (field.edit.choices ?? []).map((c) => c.value);
+  switch (field.edit.type as string) {
+    case EditType.NUMBER:
+      return { type: field.edit.integer ? 'integer' : 'number', title };
+    case EditType.HIDDEN:
+      return { type: field.edit.integer ? 'integer' : 'string', title };
+    case EditType.BOOLEAN:
+      return { type: 'boolean', title };
+    case EditType.CHOICE:
+      return { enum: choices, title, description: choiceLabels(field) };
+    case EditType.MULTI_CHOICE:
+      return { type: 'array', items: { enum: choices }, title, description: choiceLabels(field) };
+    case EditType.TAGS:
+      return { type: 'array', items: { type: 'string' }, title };
+    case EditType.DATE:
+      return { type: 'string', format: 'date', title };
+    case EditType.DATETIME:
+      return { type: 'string', format: 'date-time', title };
+    case EditType.PASSWORD:
+      return { type: 'string', writeOnly: true, title };
+    case EditType.REFERENCE_TABLE:
+    case EditType.REFERENCE_TREE:
+      return { type: 'integer', title, description: `The id of a ${field.edit.reference?.model ?? ''} row` };
+    case EditType.COLLECTION:
+      return { type: 'array', items: { type: 'integer' }, uniqueItems: true, title, description: `Ids of ${field.edit.collection?.model ?? ''} rows, sorted` };
+    case 'ATTACHMENT':
+      return { type: 'array', items: ref('FwAttachment'), title, description: attachmentLimits(field) };
+    default:
+      return { type: 'string', title };
+  }
+}
+
+function choiceLabels(field: FieldDefinition): string {
+  return `Choices: ${(field.edit.choices ?? []).map((c) => `${JSON.stringify(c.value)} (${c.label ?? String(c.value)})`).join(', ')}`;
+}
+
+interface AttachmentLimits {
+  multiple?: boolean;
+  image?: boolean;
+  maxSize?: number;
+  maxFiles?: number;
+  accept?: readonly string[];
+}
+
+/** The limits of an ATTACHMENT field (filled in by defineModel), for descriptions. */
+export function attachmentOptions(field: FieldDefinition): AttachmentLimits {
+  return (field.edit as { attachment?: AttachmentLimits }).attachment ?? {};
+}
+
+function attachmentLimits(field: FieldDefinition): string {
+  const a = attachmentOptions(field);
+  const accept = a.accept && a.accept.length > 0 ? a.accept.join(', ') : a.image ? 'images' : 'any type';
+  return `Files uploaded with POST /data/upload first. At most ${a.maxFiles ?? 1} file(s) of ${a.maxSize ?? 10485760} bytes each; ${accept}`;
+}
+
+/** Fields a row answer carries: every field except PASSWORD ones. */
+function shownFields(model: ModelDefinition): string[] {
+  return model.fieldNames.filter((name) => model.fields[name]!.edit.type !== EditType.PASSWORD);
+}
+
+/** Fields an add or form body may name. */
+function writableFields(model: ModelDefinition): string[] {
+  return [...model.fieldNames];
+}
+
+/** The schemas of one model: its row, add body, update body, cell body, copy body, table query and page. */
+export function modelSchemas(model: ModelDefinition): Record<string, JsonSchema> {
+  const n = model.name;
+  const pk = model.primaryKey;
+  const row: JsonSchema = {
+    type: 'object',
+    title: `${model.title} row`,
+    description: `A ${n} row as the data routes answer it: field names as keys; PASSWORD fields never included.`,
+    properties: Object.fromEntries(
+      shownFields(model).map((name) => {
+        const f = model.fields[name]!;
+        const value = fieldValueSchema(f);
+        // The key always has a value and a collection is always a list; anything else may be empty.
+        return [name, f.primaryKey || f.edit.type === EditType.COLLECTION ? value : nullable(value)];
+      }),
+    ),
+    required: shownFields(model).filter((name) => model.fields[name]!.primaryKey),
+    additionalProperties: false,
+  };
+  const inputProperties = Object.fromEntries(
+    writableFields(model).map((name) => {
+      const f = model.fields[name]!;
+      const value = fieldValueSchema(f);
+      const described: JsonSchema = f.primaryKey
+        ? { ...value, description: 'Ignored on add' }
+        : f.edit.readonly
+          ? { ...value, readOnly: true, description: 'Read-only: may be sent only empty (or, on update, with its stored value)' }
+          : value;
+      return [name, nullable(described)];
+    }),
+  );
+  const required = model.fieldNames.filter((name) => {
+    const f = model.fields[name]!;
+    return f.edit.notNull && !f.primaryKey && !f.edit.readonly && f.edit.defaultValue === undefined;
+  });
+  const input: JsonSchema = {
+    type: 'object',
+    title: `New ${n}`,
+    description: 'Field values of a new row; absent fields take their default.',
+    properties: inputProperties,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+  const update: JsonSchema = {
+    type: 'object',
+    title: `${n} update`,
+    description: 'The key and the values to save; absent fields keep their stored value.',
+    properties: { ...inputProperties, [pk]: { type: ['integer', 'string'], pattern: '^[0-9]{1,15}$', minimum: 1, description: 'The row to update' } },
+    required: [pk],
+    additionalProperties: false,
+  };
+  const cells = cellFields(model);
+  const schemas: Record<string, JsonSchema> = {
+    [`${n}Row`]: row,
+    [`${n}Input`]: input,
+    [`${n}Update`]: update,
+    [`${n}Copy`]: {
+      type: 'object',
+      properties: { id: ref('FwId'), values: { ...withoutRequired(input), title: 'Values replacing the copied ones' } },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    [`${n}TableQuery`]: tableQuery(sortableFields(model), filterableFields(model)),
+    [`${n}Page`]: {
+      type: 'object',
+      properties: {
+        rows: { type: 'array', items: ref(`${n}Row`) },
+        total: { type: 'integer', minimum: 0 },
+        page: { type: 'integer', minimum: 1 },
+        size: { type: 'integer', minimum: 1 },
+        labels: {
+          type: 'object',
+          description: 'Per reference or collection field: the label of each id on the page',
+          properties: Object.fromEntries(referenceFields(model).map((name) => [name, { type: 'object', additionalProperties: { type: 'string' } }])),
+          required: referenceFields(model),
+          additionalProperties: false,
+        },
+      },
+      required: ['rows', 'total', 'page', 'size', 'labels'],
+      additionalProperties: false,
+    },
+  };
+  if (cells.length > 0) {
+    schemas[`${n}Cell`] = {
+      type: 'object',
+      properties: { id: ref('FwId'), field: { enum: cells }, value: { description: 'The new value; null or "" clears the cell' } },
+      required: ['id', 'field', 'value'],
+      additionalProperties: false,
+    };
+  }
+  return schemas;
+}
+
+function withoutRequired(schema: JsonSchema): JsonSchema {
+  const copy = { ...schema };
+  delete copy.required;
+  return copy;
+}
+
+function tableQuery(sortable: string[], filterable: string[]): JsonSchema {
+  return {
+    type: 'object',
+    properties: {
+      page: { type: ['integer', 'string'], minimum: 1, maximum: 1_000_000, default: 1 },
+      size: { type: ['integer', 'string'], minimum: 1, default: 20, description: 'At most limits.maxSize (200 by default)' },
+      sort: {
+        description: 'Keys in order: an array, or "field,desc;field2"',
+        anyOf: [
+          { type: 'string' },
+          {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { field: { enum: sortable }, order: { type: 'string', pattern: '^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$' } },
+              required: ['field'],
+              additionalProperties: false,
+            },
+          },
+        ],
+      },
+      conditions: {
+        type: 'array',
+        maxItems: 50,
+        items: {
+          type: 'object',
+          properties: { field: { enum: filterable }, op: ref('FwConditionOp'), value: {} },
+          required: ['field'],
+          additionalProperties: false,
+        },
+      },
+    },
+    additionalProperties: false,
+  };
+}
+
+/** Schemas every description holds, whatever the models. */
+export function sharedSchemas(): Record<string, JsonSchema> {
+  return {
+    FwError: {
+      type: 'object',
+      description: 'The Fw error body. Branch on `code`; `message` is for people.',
+      properties: {
+        error: {
+          type: 'object',
+          properties: {
+            code: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
+            message: { type: 'string' },
+            details: { type: 'array', items: ref('FwErrorDetail') },
+            model: { type: ['string', 'null'] },
+            flag: { type: 'string' },
+            id: { type: ['integer', 'string'] },
+            field: { type: 'string' },
+            current: { type: 'object', description: 'STALE_ROW: the row as it is now' },
+            version: { type: 'string', description: 'STALE_ROW: the version of `current`' },
+          },
+          required: ['code', 'message'],
+        },
+      },
+      required: ['error'],
+      additionalProperties: false,
+    },
+    FwErrorDetail: {
+      type: 'object',
+      properties: { path: { type: 'string' }, type: { type: 'string' }, message: { type: 'string' }, code: { type: 'string' } },
+      required: ['path', 'message'],
+    },
+    FwId: { type: ['integer', 'string'], minimum: 1, pattern: '^[0-9]{1,15}$', description: 'A row id: a positive whole number (or its digits as text)' },
+    FwConditionOp: { enum: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'between', 'like', 'in', 'isNull', 'notNull'], default: 'eq' },
+    FwAttachment: {
+      type: 'object',
+      description: 'One stored file of an ATTACHMENT field',
+      properties: {
+        id: { type: 'string', pattern: '^[A-Za-z0-9_-]{16,}$' },
+        name: { type: 'string', description: "The client's file name, kept as a name only" },
+        size: { type: 'integer', minimum: 0 },
+        type: { type: 'string', description: 'The MIME type sniffed from the bytes' },
+      },
+      required: ['id', 'name', 'size', 'type'],
+      additionalProperties: false,
+    },
+    FwPower: {
+      type: 'object',
+      description: "The caller's effective power on the model; a power handler may add keys",
+      properties: Object.fromEntries(POWER_FLAGS.map((flag) => [flag, { type: 'boolean' }])),
+      required: [...POWER_FLAGS],
+    },
+    FwModelView: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        title: { type: 'string' },
+        primaryKey: { type: 'string' },
+        tree: { type: 'boolean' },
+        treeParentField: { type: 'string' },
+        fields: { type: 'array', items: ref('FwFieldView') },
+        rowRules: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { name: { type: 'string' }, fields: { type: 'array', items: { type: 'string' } }, path: { type: 'string' }, message: { type: 'string' } },
+            required: ['name', 'fields'],
+          },
+        },
+      },
+      required: ['name', 'title', 'primaryKey', 'tree', 'fields', 'rowRules'],
+      additionalProperties: false,
+    },
+    FwFieldView: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        title: { type: 'string' },
+        type: { type: 'string' },
+        views: {
+          type: 'object',
+          properties: { title: { type: 'string' }, show: { type: 'boolean' }, sortable: { type: 'boolean' } },
+          required: ['title', 'show', 'sortable'],
+        },
+        notNull: { type: 'boolean' },
+        readonly: { type: 'boolean' },
+        cellEdit: { type: 'boolean' },
+        integer: { type: 'boolean' },
+        primaryKey: { type: 'boolean' },
+        filterable: { type: 'boolean' },
+        choices: {
+          type: 'array',
+          items: { type: 'object', properties: { value: { type: ['string', 'number', 'boolean'] }, label: { type: 'string' } }, required: ['value', 'label'] },
+        },
+        reference: {
+          type: 'object',
+          properties: { model: { type: 'string' }, labelField: { type: 'string' }, tree: { type: 'boolean' } },
+          required: ['model', 'labelField', 'tree'],
+        },
+        collection: { type: 'object', properties: { model: { type: 'string' }, labelField: { type: 'string' } }, required: ['model', 'labelField'] },
+        attachment: {
+          type: 'object',
+          properties: {
+            multiple: { type: 'boolean' },
+            image: { type: 'boolean' },
+            maxSize: { type: 'integer' },
+            maxFiles: { type: 'integer' },
+            accept: { type: 'array', items: { type: 'string' } },
+          },
+        },
+        defaultValue: {},
+        placeholder: { type: 'string' },
+        rules: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' } }, required: ['type'] } },
+      },
+      required: ['name', 'title', 'type', 'views', 'notNull', 'readonly', 'cellEdit', 'integer', 'primaryKey', 'filterable', 'rules'],
+      additionalProperties: false,
+    },
+    FwReferencePage: {
+      type: 'object',
+      properties: {
+        rows: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { id: { type: 'integer' }, label: { type: 'string' }, parentId: { type: ['integer', 'null'] } },
+            required: ['id', 'label'],
+            additionalProperties: false,
+          },
+        },
+        total: { type: 'integer', minimum: 0 },
+        page: { type: 'integer', minimum: 1 },
+        size: { type: 'integer', minimum: 1 },
+      },
+      required: ['rows', 'total', 'page', 'size'],
+      additionalProperties: false,
+    },
+    FwReferenceQuery: {
+      type: 'object',
+      properties: {
+        search: { type: 'string', maxLength: 200 },
+        page: { type: ['integer', 'string'], minimum: 1 },
+        size: { type: ['integer', 'string'], minimum: 1 },
+        ids: { type: 'array', maxItems: 1000, items: ref('FwId') },
+      },
+      additionalProperties: false,
+    },
+  };
+}
