@@ -1,0 +1,66 @@
+import type { DataSource, FwUser } from '@fw/core';
+import type { FwStore } from '@fw/store';
+import type { FormRow } from '@fw/row-patch';
+import type { PowerResolver } from '@fw/power';
+import type { ModelRegistry } from '@fw/core';
+import type { QueryLimits } from './query.js';
+import type { ReferenceLabels } from './references.js';
+
+/** Who is acting, from where. */
+export interface Actor {
+  user: FwUser;
+  /** Client address, for the operate log. */
+  ip: string | null;
+  /** `http` for the data API (form and cell edits alike), `ai` for AI tools, `import` for imports. */
+  source: DataSource;
+  /** The grants version, when authentication already read it; otherwise the service reads it. */
+  grantsVersion?: number;
+  /** The token the request carried: a password change of one's own account keeps it alive. */
+  token?: string;
+}
+
+/** What the data service needs of a token service: ending a user's sessions. */
+export interface TokenRevoker {
+  revokeUser(userId: number, options?: { except?: string }): Promise<number>;
+  /** Ends one token by its hash: the tokens exchanged with an open-API key end when the key changes. */
+  revokeHash?(hash: string): Promise<boolean>;
+}
+
+/** Options of {@link DataService.update}. */
+export interface UpdateOptions {
+  /** The row version the client read (an `If-Match` header): a row changed since is not overwritten. */
+  ifMatch?: string;
+}
+
+/** Options of {@link DataService}. */
+export interface DataServiceOptions {
+  store: FwStore;
+  registry: ModelRegistry;
+  /** Page-size and condition bounds of table queries. */
+  limits?: Partial<QueryLimits>;
+  /** Most rows one export writes. @default 100000 */
+  exportMaxRows?: number;
+  /** Most rows one import reads. @default 10000 */
+  importMaxRows?: number;
+  /** The power engine; one is made when absent. */
+  power?: PowerResolver;
+  /**
+   * Ends a user's other sessions when an edit changes their password, administrator flag or
+   * status. Without it, such edits still apply to the next request of a locked account, but a
+   * new password leaves old tokens alive. `fwData` passes its token service.
+   */
+  tokens?: TokenRevoker;
+  /** Called with errors that must not fail the request (operate-log writes, event listeners, after-commit work). @default console.error */
+  onBackgroundError?: (error: unknown) => void;
+}
+
+/** One page of a table query. */
+export interface TablePage {
+  /** The rows, COLLECTION fields included (as arrays of ids). */
+  rows: FormRow[];
+  total: number;
+  page: number;
+  size: number;
+  /** Labels of the reference and collection values in `rows`: field → id → label (rows the user may not see left out). */
+  labels: ReferenceLabels;
+}
