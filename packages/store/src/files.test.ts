@@ -50,6 +50,8 @@ describeEachSql('store.files (fw_file)', (db) => {
       .to.include(old)
       .and.not.include(claimed);
     expect(await store.files.listStalePending(new Date(Date.now() - 60_000), 1000)).to.deep.equal([]);
+    expect(await store.files.claim([claimed], { model: 'Book', field: 'cover', rowId: '2' })).to.equal(0);
+    expect(await store.files.deletePending(claimed)).to.equal(false);
     expect(await store.files.delete([old, claimed, key()])).to.equal(2);
     expect(await store.files.findMany([old, claimed])).to.deep.equal([]);
   });

@@ -34,10 +34,12 @@ export interface FileRepository {
   findMany(ids: readonly string[], db?: Knex): Promise<FileRecord[]>;
   /** The files a row holds (optionally of one field). */
   listForRows(model: string, rowIds: readonly string[], db?: Knex): Promise<FileRecord[]>;
-  /** Attaches pending files to a row. @returns how many records changed */
+  /** Attaches pending files (only those still pending) to a row. @returns how many records changed */
   claim(ids: readonly string[], target: { model: string; field: string; rowId: string }, db?: Knex): Promise<number>;
   /** Removes records. @returns how many were removed */
   delete(ids: readonly string[], db?: Knex): Promise<number>;
+  /** Removes one record if it is still pending (not claimed meanwhile). @returns whether it did */
+  deletePending(id: string, db?: Knex): Promise<boolean>;
   /** Pending uploads created before `before`, oldest first, at most `limit`. */
   listStalePending(before: Date, limit: number, db?: Knex): Promise<FileRecord[]>;
 }
@@ -96,13 +98,17 @@ export function createFileRepository(ctx: RepositoryContext): FileRepository {
     },
     async claim(ids, target, db = ctx.knex) {
       let changed = 0;
-      for (const part of chunks(ids)) changed += await db(TABLE).whereIn('id', part).update({ model: target.model, field: target.field, row_id: target.rowId });
+      // Only pending files: two saves racing for one upload cannot both take it.
+      for (const part of chunks(ids)) changed += await db(TABLE).whereIn('id', part).whereNull('row_id').update({ model: target.model, field: target.field, row_id: target.rowId });
       return changed;
     },
     async delete(ids, db = ctx.knex) {
       let removed = 0;
       for (const part of chunks(ids)) removed += await db(TABLE).whereIn('id', part).delete();
       return removed;
+    },
+    async deletePending(id, db = ctx.knex) {
+      return (await db(TABLE).where('id', id).whereNull('row_id').delete()) > 0;
     },
     async listStalePending(before, limit, db = ctx.knex) {
       const rows = await db(TABLE).whereNull('row_id').where('created_at', '<', before).orderBy('created_at').limit(limit);
