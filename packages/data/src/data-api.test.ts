@@ -286,7 +286,7 @@ describeEachSql('fwData(options): the data API', (db) => {
       await addBook({ title: 'Plain, with comma' });
       const res = await f.agent.get(`${api}/data/export/Book?_token=${alice}`).expect(200).expect('Content-Type', /text\/csv/);
       const lines = res.text.replace(/^\ufeff/, '').trim().split('\r\n');
-      expect(lines[0]).to.equal('title,isbn,genre,price,published,inPrint,code,id');
+      expect(lines[0]).to.equal('title,isbn,genre,price,published,inPrint,code,tags,id');
       expect(lines[1]).to.contain(`"'=HYPERLINK(""http://evil"")"`);
       expect(lines[2]).to.contain('"Plain, with comma"');
       expect(res.text).to.not.contain('scrypt');

@@ -1,14 +1,14 @@
-import { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
 import { FwDefinitionError, FwError, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
-import { Authenticator, allowedMethods, fwRoute, methodNotAllowed, readJsonBody, readTextBody, routesWithAllowedMethods } from '@fw/login';
+import { Authenticator, allowedMethods, fwRoute, methodNotAllowed, readJsonBody, routesWithAllowedMethods } from '@fw/login';
 import type { PowerResolver } from '@fw/power';
 import type { FwStore } from '@fw/store';
 import type { FwTokenService } from '@fw/token';
 import type { DataEvents } from './events.js';
 import type { QueryLimits } from './query.js';
 import { DataService, type Actor, type UpdateOptions } from './service.js';
+import { transferRoutes } from './transfer-routes.js';
 import { PRINT_CSS, PRINT_JS } from './print.js';
 
 /** Options of {@link fwData}. */
@@ -25,7 +25,7 @@ export interface FwDataOptions {
   limits?: Partial<QueryLimits>;
   /** Largest JSON body, bytes. @default 1 MiB */
   bodyLimit?: number;
-  /** Largest CSV import body, bytes. @default 5 MiB */
+  /** Largest import body (CSV text, .xlsx workbook or multipart form), bytes. @default 5 MiB */
   importBodyLimit?: number;
   /** Most rows per export. @default 100000 */
   exportMaxRows?: number;
@@ -41,8 +41,7 @@ export interface FwDataOptions {
 export type FwDataMiddleware = Middleware & { service: DataService; events: DataEvents };
 
 // Path segments of the data routes: a model of one of these names would be shadowed.
-const RESERVED = new Set(['table', 'export', 'import', 'print', 'modify']);
-const CSV_TYPE = /^(text\/csv|application\/csv|text\/plain)\s*(;|$)/i;
+const RESERVED = new Set(['table', 'export', 'import', 'import-template', 'print', 'modify']);
 
 function positive(key: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -58,7 +57,7 @@ function positive(key: string, value: number | undefined, fallback: number): num
  * runs the data-proxy hooks in one transaction and writes the operate log.
  *
  * @throws {FwDefinitionError} at once for missing options, bad limits, or a model whose name is
- * one of the route words (`table`, `export`, `import`, `print`, `modify`).
+ * one of the route words (`table`, `export`, `import`, `import-template`, `print`, `modify`).
  * @example
  * const data = fwData({ store, tokens, registry });
  * data.events.on('update', (e) => console.log(`${e.user.account} changed ${e.model} #${e.id}`, e.changed));
@@ -110,39 +109,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     const body = ctx.get('content-length') === '0' || !ctx.get('content-type') ? {} : await json(ctx);
     ctx.body = await service.referenceCandidates(param(ctx, 'fw'), who, param(ctx, 'field'), body);
   }));
-  router.get('/data/export/:fw', fwRoute(async (ctx) => {
-    const who = await actor(ctx);
-    const parse = (name: string): unknown => {
-      const raw = ctx.query[name];
-      if (raw === undefined) return undefined;
-      if (typeof raw !== 'string') throw new FwError('BAD_REQUEST', `${name} must be given once`);
-      if (name === 'sort' && !raw.trim().startsWith('[')) return raw;
-      try {
-        return JSON.parse(raw);
-      } catch {
-        throw new FwError('BAD_REQUEST', `${name} must be JSON`);
-      }
-    };
-    const lines = service.exportCsv(param(ctx, 'fw'), who, parse('conditions'), parse('sort'));
-    // Pull the first line before answering, so a refused export is still a clean error response.
-    const first = await lines.next();
-    ctx.type = 'text/csv; charset=utf-8';
-    ctx.set('Content-Disposition', `attachment; filename="${param(ctx, 'fw')}.csv"`);
-    ctx.set('Cache-Control', 'no-store');
-    // A byte-order mark, so spreadsheet programs read the UTF-8 correctly; then stream the rest.
-    ctx.body = Readable.from(
-      (async function* () {
-        if (first.done) return;
-        yield `\ufeff${first.value}`;
-        yield* lines;
-      })(),
-    );
-  }));
-  router.post('/data/import/:fw', fwRoute(async (ctx) => {
-    const who = await actor(ctx);
-    const text = await readTextBody(ctx, { limit: importBodyLimit, type: CSV_TYPE, typeName: 'CSV (Content-Type: text/csv)' });
-    ctx.body = await service.importCsv(param(ctx, 'fw'), who, text);
-  }));
+  transferRoutes(router, { service, actor, importBodyLimit });
   // The print page's own stylesheet and script: linked rather than inline, so the page works under
   // a `default-src 'self'` content security policy. Public: they hold nothing but layout.
   router.get('/data/print.css', fwRoute((ctx) => {

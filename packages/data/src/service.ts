@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import {
   FwDefinitionError,
   FwError,
@@ -26,7 +27,7 @@ import { isSecret } from './secrets.js';
 import { hookContext, isObject, rowId } from './service-util.js';
 import type { Actor, DataServiceOptions, TablePage, UpdateOptions } from './service-types.js';
 import { SessionEnds } from './session-ends.js';
-import { Transfers } from './transfers.js';
+import { Transfers, type TransferFormat } from './transfers.js';
 import { readBody } from './write-checks.js';
 
 export type { Actor, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service-types.js';
@@ -319,14 +320,40 @@ export class DataService {
   }
 
   /**
-   * Imports CSV rows (header = field names), all or nothing: every row is converted and
-   * validated, and hooks run, inside one transaction. Needs `importable` and `add`.
+   * The visible rows matching the conditions as an `.xlsx` workbook stream (typed cells, column
+   * titles as a frozen, filtered header). Needs `export`. Resolves once the request is checked
+   * and the first batch of rows is read, so a refusal is still an error answer.
+   */
+  async exportXlsx(name: string, actor: Actor, rawConditions: unknown, rawSort?: unknown): Promise<Readable> {
+    const model = this.model(name);
+    await this.require(model, actor, 'export');
+    return this.#transfers.exportXlsx(model, actor, rawConditions, rawSort);
+  }
+
+  /**
+   * Imports CSV rows (header = field names or column titles), all or nothing: every row is
+   * converted and validated, and hooks run, inside one transaction. Needs `importable` and `add`.
    */
   async importCsv(name: string, actor: Actor, text: string): Promise<{ imported: number }> {
     const model = this.model(name);
     await this.require(model, actor, ['importable', 'add']);
     const codes = await this.#grantCodes(model, actor);
     return this.#transfers.importCsv(model, actor, text, codes);
+  }
+
+  /** Imports the first sheet of an `.xlsx` workbook, like {@link importCsv}. Needs `importable` and `add`. */
+  async importXlsx(name: string, actor: Actor, file: Buffer): Promise<{ imported: number }> {
+    const model = this.model(name);
+    await this.require(model, actor, ['importable', 'add']);
+    const codes = await this.#grantCodes(model, actor);
+    return this.#transfers.importXlsx(model, actor, file, codes);
+  }
+
+  /** The import template (header and one example row) as a workbook or CSV. Needs `importable`. */
+  async importTemplate(name: string, actor: Actor, format: TransferFormat): Promise<Buffer | string> {
+    const model = this.model(name);
+    await this.require(model, actor, 'importable');
+    return this.#transfers.template(model, format);
   }
 
   /** A printable HTML page of one visible row. Needs `print`. */

@@ -148,13 +148,16 @@ export function fromSheetValue(field: FieldDefinition, cell: unknown): { value: 
   }
 }
 
-/** An import error detail with its spreadsheet position: `path` stays `rows[n].field` (n from 1), `row`/`column` locate the cell. */
-export function positioned(detail: FwErrorDetail, dataRow: number, columnIndex: number | undefined, title: string | undefined): FwErrorDetail & { row: number; column?: string } {
-  const at = cellPosition(dataRow + 1, columnIndex, title);
+/**
+ * An import error detail with its spreadsheet position: the message starts with it, `row` (the
+ * header is row 1) and `column` (a letter) locate the cell; `path` stays what the caller gave.
+ */
+export function positioned(detail: FwErrorDetail, sheetRow: number, columnIndex: number | undefined, title: string | undefined): FwErrorDetail & { row: number; column?: string } {
+  const at = cellPosition(sheetRow, columnIndex, title);
   return {
     ...detail,
     message: `${at}: ${detail.message}`,
-    row: dataRow + 1,
+    row: sheetRow,
     ...(columnIndex !== undefined && columnIndex >= 0 ? { column: columnLetter(columnIndex) } : {}),
   };
 }

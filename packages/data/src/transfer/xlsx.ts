@@ -112,13 +112,15 @@ export function checkUnpackedSize(zip: Buffer, limit: number): void {
 /**
  * Reads the first worksheet of a workbook with exceljs's streaming `WorkbookReader`: the header
  * row (as text) and the data rows (cell values: string, number, boolean, Date, or exceljs's
- * objects for formulas, rich text and errors; `null` for an empty cell). Empty rows are skipped;
+ * objects for formulas, rich text and errors; `null` for an empty cell) with their sheet row
+ * numbers. Empty rows are skipped;
  * reading stops one row past `maxRows`.
  * @throws {FwError} 400 for a file that is not a workbook or has no header, 413 past the limits
  */
-export async function readWorkbook(file: Buffer, limits: WorkbookLimits): Promise<{ header: string[]; rows: unknown[][] }> {
+export async function readWorkbook(file: Buffer, limits: WorkbookLimits): Promise<{ header: string[]; rows: unknown[][]; rowNumbers: number[] }> {
   checkUnpackedSize(file, limits.maxUnpacked ?? 256 * 1024 * 1024);
   const rows: unknown[][] = [];
+  const rowNumbers: number[] = [];
   let header: string[] | undefined;
   let width = 0;
   try {
@@ -140,6 +142,7 @@ export async function readWorkbook(file: Buffer, limits: WorkbookLimits): Promis
         }
         while (values.length < width) values.push(null);
         rows.push(values);
+        rowNumbers.push(row.number);
         if (rows.length > limits.maxRows) throw dataError('TOO_MANY_ROWS', `at most ${limits.maxRows} rows can be imported at once`);
       }
       // Only the first worksheet is data; the others (lists, notes) are not read.
@@ -150,7 +153,7 @@ export async function readWorkbook(file: Buffer, limits: WorkbookLimits): Promis
     throw dataError('BAD_QUERY', `the workbook cannot be read: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (!header) throw dataError('BAD_QUERY', 'the workbook has no header row');
-  return { header, rows };
+  return { header, rows, rowNumbers };
 }
 
 /** The text of a header cell. */

@@ -1,0 +1,178 @@
+// The transfer routes of fwData: export (CSV, XLSX), import (CSV, XLSX, or either as a multipart
+// file) and the import template. Thin Koa glue over DataService; the formats live in ./transfer/.
+import { readFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import type { Context } from 'koa';
+import type Router from '@koa/router';
+import { koaBody } from 'koa-body';
+import { FwError } from '@fw/core';
+import { readMultipart } from '@fw/http';
+import { fwRoute, readTextBody } from '@fw/login';
+import type { DataService } from './service.js';
+import type { Actor } from './service-types.js';
+import type { TransferFormat } from './transfers.js';
+import { XLSX_TYPE, looksLikeZip } from './transfer/xlsx.js';
+
+/** What {@link transferRoutes} need from fwData. */
+export interface TransferRouteDeps {
+  service: DataService;
+  /** The signed-in actor of a request (401 when none). */
+  actor(ctx: Context): Promise<Actor>;
+  /** Largest import body (CSV text, workbook or multipart), bytes. */
+  importBodyLimit: number;
+}
+
+const CSV_TYPE = /^(text\/csv|application\/csv|text\/plain)\s*(;|$)/i;
+const XLSX_CONTENT_TYPE = /^application\/vnd\.openxmlformats-officedocument\.spreadsheetml\.sheet\s*(;|$)/i;
+const MULTIPART_TYPE = /^multipart\/form-data\s*(;|$)/i;
+const ACCEPTED = `CSV (Content-Type: text/csv), an .xlsx workbook (Content-Type: ${XLSX_TYPE}) or multipart/form-data with a file field "file"`;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+// The compound-document signature of the old binary .xls format.
+const OLE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0]);
+
+/** A query parameter given at most once. */
+function queryValue(ctx: Context, name: string): string | undefined {
+  const raw = ctx.query[name];
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string') throw new FwError('BAD_REQUEST', `${name} must be given once`);
+  return raw;
+}
+
+function formatOf(ctx: Context, fallback: TransferFormat): TransferFormat {
+  const format = queryValue(ctx, 'format') ?? fallback;
+  if (format !== 'csv' && format !== 'xlsx') throw new FwError('BAD_REQUEST', 'format must be csv or xlsx', { details: [{ path: 'format', type: 'oneOf', message: 'must be csv or xlsx' }] });
+  return format;
+}
+
+function download(ctx: Context, name: string, format: TransferFormat): void {
+  ctx.type = format === 'xlsx' ? XLSX_TYPE : 'text/csv; charset=utf-8';
+  ctx.set('Content-Disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}.${format}"`);
+  ctx.set('Cache-Control', 'no-store');
+}
+
+/**
+ * A binary request body's bytes, read through koa-body (co-body) within `limit`.
+ * @throws {FwError} 413 beyond the limit, 415 for a compressed body, 400 when empty or unreadable.
+ */
+async function readBytes(ctx: Context, limit: number): Promise<Buffer> {
+  const encoding = (ctx.get('content-encoding') || 'identity').toLowerCase();
+  if (encoding !== 'identity') throw new FwError('UNSUPPORTED_MEDIA_TYPE', `A ${encoding}-encoded request body is not accepted`);
+  const declared = Number(ctx.get('content-length') || NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    ctx.req.resume();
+    throw new FwError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
+  }
+  if (ctx.req.readableEnded) throw new FwError('BAD_REQUEST', 'The request body was already read by another parser');
+  const chunks: Buffer[] = [];
+  const copy = (chunk: Buffer) => chunks.push(chunk);
+  ctx.req.on('data', copy);
+  try {
+    // koa-body reads (and bounds) the stream as "text"; the bytes are taken as they arrived.
+    await koaBody({ json: false, text: true, textLimit: limit, textTypes: ['*/*'], urlencoded: false, multipart: false, parsedMethods: ['POST'] as never })(ctx, async () => {});
+  } catch (error) {
+    const { status, type } = error as { status?: unknown; type?: unknown };
+    if (status === 413 || type === 'entity.too.large') {
+      if (ctx.req.readable) ctx.req.resume();
+      throw new FwError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`, { cause: error });
+    }
+    throw new FwError('BAD_REQUEST', 'The request body could not be read', { cause: error });
+  } finally {
+    ctx.req.off('data', copy);
+  }
+  const bytes = Buffer.concat(chunks);
+  if (bytes.length === 0) throw new FwError('BAD_REQUEST', 'The request body is empty');
+  return bytes;
+}
+
+/** What an uploaded import file is, from its bytes first and its name second. */
+function sniff(bytes: Buffer, name: string): 'xlsx' | 'csv' {
+  if (looksLikeZip(bytes)) return 'xlsx';
+  if (bytes.subarray(0, 4).equals(OLE) || /\.xls$/i.test(name)) throw new FwError('UNSUPPORTED_MEDIA_TYPE', 'Old .xls workbooks are not read: save the file as .xlsx or CSV');
+  if (/\.xlsx$/i.test(name)) return 'xlsx'; // not a zip: the reader answers 400
+  return 'csv';
+}
+
+function csvText(bytes: Buffer): string {
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    throw new FwError('BAD_REQUEST', 'The CSV file is not valid UTF-8');
+  }
+  if (text.trim() === '') throw new FwError('BAD_REQUEST', 'The file is empty');
+  return text;
+}
+
+/**
+ * Adds `GET /data/export/:fw?format=csv|xlsx`, `POST /data/import/:fw` and
+ * `GET /data/import-template/:fw?format=xlsx|csv` to the data router.
+ */
+export function transferRoutes(router: Router, deps: TransferRouteDeps): void {
+  const { service, actor, importBodyLimit } = deps;
+  const param = (ctx: Context): string => (ctx.params as Record<string, string>).fw ?? '';
+
+  router.get('/data/export/:fw', fwRoute(async (ctx) => {
+    const who = await actor(ctx);
+    const parse = (name: string): unknown => {
+      const raw = queryValue(ctx, name);
+      if (raw === undefined) return undefined;
+      if (name === 'sort' && !raw.trim().startsWith('[')) return raw;
+      try {
+        return JSON.parse(raw);
+      } catch {
+        throw new FwError('BAD_REQUEST', `${name} must be JSON`);
+      }
+    };
+    const format = formatOf(ctx, 'csv');
+    if (format === 'xlsx') {
+      const body = await service.exportXlsx(param(ctx), who, parse('conditions'), parse('sort'));
+      download(ctx, param(ctx), 'xlsx');
+      ctx.body = body;
+      return;
+    }
+    const lines = service.exportCsv(param(ctx), who, parse('conditions'), parse('sort'));
+    // Pull the first line before answering, so a refused export is still a clean error response.
+    const first = await lines.next();
+    download(ctx, param(ctx), 'csv');
+    // A byte-order mark, so spreadsheet programs read the UTF-8 correctly; then stream the rest.
+    ctx.body = Readable.from(
+      (async function* () {
+        if (first.done) return;
+        yield `\ufeff${first.value}`;
+        yield* lines;
+      })(),
+    );
+  }));
+
+  router.post('/data/import/:fw', fwRoute(async (ctx) => {
+    const who = await actor(ctx);
+    const type = ctx.get('content-type');
+    if (XLSX_CONTENT_TYPE.test(type)) {
+      ctx.body = await service.importXlsx(param(ctx), who, await readBytes(ctx, importBodyLimit));
+      return;
+    }
+    if (MULTIPART_TYPE.test(type)) {
+      const body = await readMultipart(ctx, { limit: importBodyLimit, maxFiles: 1, maxFields: 10 });
+      try {
+        const file = body.files.find((f) => f.field === 'file');
+        if (!file) throw new FwError('BAD_REQUEST', 'The form has no file field "file"', { details: [{ path: 'file', type: 'required', message: 'a file is required' }] });
+        const bytes = await readFile(file.path);
+        if (bytes.length === 0) throw new FwError('BAD_REQUEST', 'The file is empty', { details: [{ path: 'file', type: 'required', message: 'the file is empty' }] });
+        ctx.body = sniff(bytes, file.name) === 'xlsx' ? await service.importXlsx(param(ctx), who, bytes) : await service.importCsv(param(ctx), who, csvText(bytes));
+      } finally {
+        await body.cleanup();
+      }
+      return;
+    }
+    const text = await readTextBody(ctx, { limit: importBodyLimit, type: CSV_TYPE, typeName: ACCEPTED });
+    ctx.body = await service.importCsv(param(ctx), who, text);
+  }));
+
+  router.get('/data/import-template/:fw', fwRoute(async (ctx) => {
+    const who = await actor(ctx);
+    const format = formatOf(ctx, 'xlsx');
+    const body = await service.importTemplate(param(ctx), who, format);
+    download(ctx, `${param(ctx)}-template`, format);
+    ctx.body = typeof body === 'string' ? `\ufeff${body}` : body;
+  }));
+}
