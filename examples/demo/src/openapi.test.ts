@@ -1,0 +1,250 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { EditType, type ModelDefinition } from '@fw/core';
+import { encodePassword } from '@fw/login/client';
+import { describeEachSql } from '@fw/test-utils';
+import { createDemoApp } from './app.js';
+import { openApiChecker } from './openapi-check.js';
+
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+// A 1×1 PNG.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+/**
+ * Routes the description lists (as issue 13 specifies them) that may not be served yet, by
+ * operation id prefix. Each is probed first: one that answers "no such route" is named in the
+ * output and left out of the coverage check; one that answers is checked like every other route.
+ */
+const PENDING: readonly string[] = ['importTemplate', 'upload', 'file'];
+
+// Values for fields whose rules a plain generated value would break.
+const OVERRIDES: Record<string, (n: number) => unknown> = {
+  'Book.isbn': (n) => `04411727${String(n % 100).padStart(2, '0')}`,
+  'FwAgent.url': (n) => `https://agent-${n}.example`,
+};
+
+/** Referenced models before the models pointing at them. */
+function creationOrder(models: readonly ModelDefinition[]): ModelDefinition[] {
+  const done: ModelDefinition[] = [];
+  const visit = (m: ModelDefinition, seen: Set<string>) => {
+    if (done.includes(m) || seen.has(m.name)) return;
+    seen.add(m.name);
+    for (const f of Object.values(m.fields)) {
+      const target = f.edit.reference?.model ?? f.edit.collection?.model;
+      const other = models.find((x) => x.name === target);
+      if (other && other !== m) visit(other, seen);
+    }
+    done.push(m);
+  };
+  for (const m of models) visit(m, new Set());
+  return done;
+}
+
+describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json describes it', (db) => {
+  it('calls every described route (success and error answers) and validates each status and body', async function () {
+    this.timeout(120_000);
+    const demo = await createDemoApp({ dbUrl: db().url, adminPassword: 'demo-pass-1', ui: false, config: { 'fw-app.verifyCodeCount': 100 } });
+    try {
+      const agent = request(demo.app.callback());
+      // The description the demo serves, behind a token (fwAdmin's default).
+      expect((await agent.get('/fw-api/openapi.json').expect(401)).body.error.code).to.equal('UNAUTHENTICATED');
+      const first = (
+        await agent
+          .post('/fw-api/login')
+          .send({ account: 'admin', pwd: encodePassword('demo-pass-1') })
+          .expect(200)
+      ).body.token as string;
+      const doc = (await agent.get('/fw-api/openapi.json').set('token', first).expect(200)).body as { paths: Record<string, Record<string, { operationId: string }>> };
+      const api = openApiChecker(agent, doc);
+      const { call, json } = api;
+      // Specified routes that answer "no such route" here have not landed yet (see PENDING).
+      const notLanded = new Set<string>();
+      for (const op of api.operations().filter((o) => PENDING.some((prefix) => api.operationOf(o).operationId?.startsWith(prefix)))) {
+        const [method, template] = op.split(' ') as [string, string];
+        const url = `/fw-api${template.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'field' ? String(api.operationOf(op).parameters![0]!.schema.enum![0]) : '1'))}`;
+        const res = await (method === 'GET' ? agent.get(url) : agent.post(url)).set('token', first);
+        if ([404, 405].includes(res.status) && ['NOT_FOUND', 'MODEL_NOT_FOUND', 'METHOD_NOT_ALLOWED', undefined].includes(res.body?.error?.code)) notLanded.add(op);
+      }
+      const landed = (op: string) => api.operations().includes(op) && !notLanded.has(op);
+      const attachmentFields = (M: string): string[] =>
+        landed(`POST /data/upload/${M}/{field}`) ? api.operationOf(`POST /data/upload/${M}/{field}`).parameters![0]!.schema.enum! : [];
+
+      // Login routes.
+      await call('get', '/openapi.json', { token: first });
+      await call('get', '/openapi.json');
+      await call('get', '/login-settings');
+      await call('post', '/login', { body: { account: 'admin', pwd: encodePassword('wrong-pass') } });
+      await call('post', '/login', { raw: '{"account":', type: 'application/json', invalidBody: true });
+      const token = json<{ token: string }>(await call('post', '/login', { body: { account: 'admin', pwd: encodePassword('demo-pass-1') } })).token;
+      const captcha = await call('get', '/code-img', { query: { mark: 'mark-0001' } });
+      expect(captcha.headers['content-type']).to.equal('image/png');
+      await call('get', '/code-img', { query: { mark: '../x' } });
+      await call('get', '/userinfo', { token });
+      await call('get', '/userinfo');
+      await call('get', '/menu', { token });
+      await call('post', '/ai/mcp', { token, headers: { Accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+      await call('post', '/ai/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+
+      // Every data route of every model, in an order that lets references point at real rows.
+      const ids: Record<string, number> = {};
+      let n = 0;
+      const sample = (m: ModelDefinition): Record<string, unknown> => {
+        n += 1;
+        const row: Record<string, unknown> = {};
+        for (const name of m.fieldNames) {
+          const f = m.fields[name]!;
+          if (f.primaryKey || f.edit.readonly) continue;
+          const override = OVERRIDES[`${m.name}.${name}`];
+          const length = f.rules.find((r) => r.type === 'length') as { min?: number } | undefined;
+          const target = f.edit.reference?.model ?? f.edit.collection?.model;
+          const values: Record<string, unknown> = {
+            [EditType.NUMBER]: f.edit.integer ? n : n + 0.5,
+            [EditType.BOOLEAN]: true,
+            [EditType.CHOICE]: f.edit.choices?.[0]?.value,
+            [EditType.MULTI_CHOICE]: [f.edit.choices?.[0]?.value],
+            [EditType.TAGS]: ['one', 'two'],
+            [EditType.DATE]: '2020-01-02',
+            [EditType.DATETIME]: '2020-01-02T03:04:05.000Z',
+            [EditType.PASSWORD]: `secret-${n}-0123456789abcdef`,
+            [EditType.REFERENCE_TABLE]: target && target !== m.name ? (ids[target] ?? null) : null,
+            [EditType.REFERENCE_TREE]: target && target !== m.name ? (ids[target] ?? null) : null,
+            [EditType.COLLECTION]: target && ids[target] ? [ids[target]] : [],
+            ATTACHMENT: [],
+          };
+          row[name] = override ? override(n) : name in values || f.edit.type in values ? values[f.edit.type] : `${name}-${n}`.padEnd(length?.min ?? 0, 'x');
+        }
+        return row;
+      };
+
+      for (const m of creationOrder(demo.registry.list())) {
+        const M = m.name;
+        const has = (path: string, method: string) => Boolean(doc.paths[path]?.[method]);
+        await call('get', `/build/${M}`, { token });
+        await call('get', `/build/${M}`);
+        const page = json<{ rows: Array<Record<string, unknown>> }>(await call('post', `/data/table/${M}`, { token, body: { page: 1, size: 5 } }));
+        await call('post', `/data/table/${M}`, { token, body: { size: 0 }, invalidBody: true });
+        await call('post', `/data/table/${M}`, { token, raw: 'x', type: 'text/plain' });
+        let id = page.rows[0]?.[m.primaryKey] as number | undefined;
+        if (has(`/data/modify/${M}`, 'post')) {
+          id = json(await call('post', `/data/modify/${M}`, { token, body: sample(m) }))[m.primaryKey] as number;
+          await call('post', `/data/modify/${M}`, { token, body: { nope: 1 }, invalidBody: true });
+        }
+        if (id !== undefined) ids[M] = id;
+        if (has(`/data/${M}/{id}`, 'get')) {
+          if (id !== undefined) {
+            const details = await call('get', `/data/${M}/{id}`, { token, params: { id } });
+            expect(details.headers.etag, `${M} ETag`).to.match(/^"/);
+          }
+          await call('get', `/data/${M}/{id}`, { token, params: { id: 2147483647 } });
+          await call('get', `/data/${M}/{id}`, { token, params: { id: 'x' } });
+        }
+        if (id === undefined) continue;
+        if (has(`/data/modify/${M}/update`, 'post')) {
+          await call('post', `/data/modify/${M}/update`, { token, body: { [m.primaryKey]: id } });
+          await call('post', `/data/modify/${M}/update`, { token, body: { [m.primaryKey]: 2147483647 } });
+          await call('post', `/data/modify/${M}/update`, { token, headers: { 'If-Match': '"stale"' }, body: { [m.primaryKey]: id } });
+        }
+        if (has(`/data/modify/${M}/update-cell`, 'post')) {
+          const cells = (doc as unknown as { components: { schemas: Record<string, { properties: { field: { enum: string[] } } }> } }).components.schemas[`${M}Cell`]!.properties
+            .field.enum;
+          const field = cells[0]!;
+          const current = json(await call('get', `/data/${M}/{id}`, { token, params: { id } }))[field];
+          await call('post', `/data/modify/${M}/update-cell`, { token, body: { id, field, value: current ?? null } });
+          await call('post', `/data/modify/${M}/update-cell`, { token, body: { id, field: 'nope', value: 1 }, invalidBody: true });
+        }
+        for (const field of Object.keys(m.fields).filter(
+          (f) => has(`/data/reference/${M}/{field}`, 'post') && [EditType.REFERENCE_TABLE, EditType.REFERENCE_TREE, EditType.COLLECTION].includes(m.fields[f]!.edit.type as never),
+        )) {
+          await call('post', `/data/reference/${M}/{field}`, { token, params: { field }, body: { search: '' } });
+        }
+        if (has(`/data/reference/${M}/{field}`, 'post')) await call('post', `/data/reference/${M}/{field}`, { token, params: { field: 'nope' }, body: {} });
+        if (has(`/data/print/${M}/{id}`, 'get')) {
+          await call('get', `/data/print/${M}/{id}`, { query: { _token: token }, params: { id } });
+          await call('get', `/data/print/${M}/{id}`, { token, params: { id: 2147483647 } });
+        }
+        if (has(`/data/export/${M}`, 'get')) {
+          const csv = await call('get', `/data/export/${M}`, { query: { _token: token, sort: `${m.primaryKey},desc` } });
+          const xlsx = await call('get', `/data/export/${M}`, { token, query: { format: 'xlsx' } });
+          await call('get', `/data/export/${M}`, { token, query: { conditions: '[' } });
+          if (has(`/data/import/${M}`, 'post')) {
+            const csvText = (csv.body as Buffer).toString('utf8');
+            expect(json<{ imported: number }>(await call('post', `/data/import/${M}`, { token, raw: csvText, type: 'text/csv' })).imported).to.be.greaterThan(0);
+            if (landed(`GET /data/import-template/${M}`)) {
+              expect(xlsx.headers['content-type']).to.equal(XLSX);
+              expect(json<{ imported: number }>(await call('post', `/data/import/${M}`, { token, raw: xlsx.body as Buffer, type: XLSX })).imported).to.be.greaterThan(0);
+              const multipart = await call('post', `/data/import/${M}`, { token, files: [{ name: `${M}.csv`, bytes: Buffer.from(csvText), type: 'text/csv' }] });
+              expect(json<{ imported: number }>(multipart).imported).to.be.greaterThan(0);
+              expect((await call('get', `/data/import-template/${M}`, { token })).headers['content-type']).to.equal(XLSX);
+              expect((await call('get', `/data/import-template/${M}`, { token, query: { format: 'csv' } })).headers['content-type']).to.match(/^text\/csv/);
+              await call('get', `/data/import-template/${M}`, { token, query: { format: 'pdf' } });
+            }
+            await call('post', `/data/import/${M}`, { token, raw: 'nope\n1\n', type: 'text/csv' });
+            await call('post', `/data/import/${M}`, { token, raw: '{}', type: 'application/json' });
+          }
+        }
+        for (const field of attachmentFields(M)) {
+          // A real image, then a page of HTML dressed up as one.
+          const stored = json<{ files: unknown[] }>(
+            await call('post', `/data/upload/${M}/{field}`, { token, params: { field }, files: [{ name: 'cover.png', bytes: PNG, type: 'image/png' }] }),
+          ).files;
+          await call('post', `/data/upload/${M}/{field}`, {
+            token,
+            params: { field },
+            files: [{ name: 'page.png', bytes: Buffer.from('<html><script>alert(1)</script></html>'), type: 'image/png' }],
+          });
+          await call('post', `/data/upload/${M}/{field}`, { token, params: { field }, raw: 'x', type: 'text/plain' });
+          const saved = json(await call('post', `/data/modify/${M}/update`, { token, body: { [m.primaryKey]: id, [field]: stored } }));
+          const file = (saved[field] as Array<{ id: string }>)[0]!;
+          const bytes = await call('get', `/data/file/${M}/{field}/{rowId}/{fileId}`, { token, params: { field, rowId: id, fileId: file.id } });
+          expect(bytes.headers['x-content-type-options']).to.equal('nosniff');
+          await call('get', `/data/file/${M}/{field}/{rowId}/{fileId}`, { token, params: { field, rowId: id, fileId: 'A'.repeat(24) } });
+          await call('get', `/data/file/${M}/{field}/{rowId}/{fileId}`, { params: { field, rowId: id, fileId: file.id } });
+        }
+        if (has(`/data/modify/${M}/copy`, 'post')) {
+          const copy = json(await call('post', `/data/modify/${M}/copy`, { token, body: { id, values: sample(m) } }))[m.primaryKey] as number;
+          await call('post', `/data/modify/${M}/copy`, { token, body: { id: 2147483647 } });
+          if (has(`/data/modify/${M}/delete`, 'post')) {
+            expect(json(await call('post', `/data/modify/${M}/delete`, { token, body: { ids: [copy] } }))).to.deep.equal({ deleted: 1 });
+            await call('post', `/data/modify/${M}/delete`, { token, body: { ids: [] }, invalidBody: true });
+          }
+        }
+      }
+      await call('get', '/data/print.css');
+      await call('get', '/data/print.js');
+
+      // A user without menus: refused with 403 on a model's routes, and changes their own password.
+      const clerk = { account: 'clerk-openapi', password: 'clerk-pass-1' };
+      await call('post', '/data/modify/FwUser', { token, body: { account: clerk.account, name: 'Clerk', password: clerk.password } });
+      const clerkToken = json<{ token: string }>(await call('post', '/login', { body: { account: clerk.account, pwd: encodePassword(clerk.password) } })).token;
+      await call('post', '/data/table/Book', { token: clerkToken, body: {} });
+      await call('get', '/data/Book/{id}', { token: clerkToken, params: { id: ids.Book! } });
+      await call('post', '/change-pwd', { token: clerkToken, body: { pwd: encodePassword('wrong-pass'), newPwd: encodePassword('x'), newPwd2: encodePassword('y') } });
+      await call('post', '/change-pwd', {
+        token: clerkToken,
+        body: { pwd: encodePassword(clerk.password), newPwd: encodePassword('clerk-pass-2'), newPwd2: encodePassword('clerk-pass-2') },
+      });
+      // An open-API key of the clerk, exchanged for a token.
+      const secret = 'openapi-secret-0123456789';
+      const key = json(
+        await call('post', '/data/modify/FwOpenApi', { token, body: { name: 'tool', secret, userId: json(await call('get', '/userinfo', { token: clerkToken })).id } }),
+      );
+      await call('post', '/open-api/token', { body: { appId: key.appId, secret } });
+      await call('post', '/open-api/token', { body: { appId: key.appId, secret: 'wrong-secret-0123456789' } });
+      await call('post', '/open-api/token', { body: { appId: '' }, invalidBody: true });
+      await call('post', '/logout', { token: clerkToken });
+      await call('get', '/logout', { token });
+      await call('get', '/logout', { token });
+
+      // What has not landed is reported by name, never skipped in silence.
+      if (notLanded.size > 0) console.log(`    not served yet, so not checked: ${[...notLanded].join(', ')}`);
+      const pending = [...notLanded];
+      const left = (list: string[]) => list.filter((op) => !pending.includes(op));
+      expect(left(api.uncalled()), 'described routes never called').to.deep.equal([]);
+      expect(left(api.neverSucceeded()), 'described routes never answered with success').to.deep.equal([]);
+      // The error answers were checked too: every data route of Book answered at least one error.
+      expect([...api.called.entries()].filter(([op, statuses]) => op.includes('/Book') && [...statuses].every((s) => s < 400)).map(([op]) => op)).to.deep.equal([]);
+    } finally {
+      await demo.close();
+    }
+  });
+});
