@@ -109,7 +109,7 @@ describe('Fw API response headers', () => {
     expect(html).to.not.match(/<[^>]+\son[a-z]+\s*=/i, 'an event handler attribute');
     expect(html).to.not.match(/javascript:/i);
     // Stored text is escaped, so it cannot add any of these either.
-    expect(html).to.contain('&lt;b&gt;Dune&lt;/b&gt;').and.contain('style=&quot;color:red&quot; onload=x');
+    expect(html).to.contain('&#60;b&#62;Dune&#60;/b&#62;').and.contain('style=&#34;color:red&#34; onload=x');
     const css = await h.agent
       .get('/fw-api/data/print.css')
       .expect(200)

@@ -4,7 +4,8 @@ import type { FwRedisClient } from '@fw/token';
 import { fwMcp } from '@fw/ai';
 import { BUILTIN_MODELS, FwDefinitionError, FwError, connectionReason, createRegistry, loadConfig, type FwConfig, type ModelDefinition, type ModelRegistry } from '@fw/core';
 import { fwData, type FwDataMiddleware, type FwDataOptions } from '@fw/data';
-import { fwErrorHandler, fwLogin, type FwLoginOptions } from '@fw/login';
+import { composeMiddleware, fwErrorHandler } from '@fw/http';
+import { fwLogin, type FwLoginOptions } from '@fw/login';
 import { KnexSessionStore, RedisSessionStore, fwOAuth, type FwOAuthOptions } from '@fw/oauth';
 import { ModelTablesError, createStore, redactUrl, type FwStore, type FwUserRecord } from '@fw/store';
 import { FwTokenService, KnexEphemeralStore, KnexTokenStore, RedisEphemeralStore, RedisTokenStore, createRedis, redisReady, schedulePurge, type PurgeSchedule } from '@fw/token';
@@ -141,16 +142,6 @@ function apiNotFound(prefix: string): Middleware {
   };
 }
 
-function compose(middleware: Middleware[]): Middleware {
-  return async function fwAdmin(ctx, next) {
-    const run = async (i: number): Promise<void> => {
-      if (i === middleware.length) return next();
-      await middleware[i]!(ctx, () => run(i + 1));
-    };
-    await run(0);
-  };
-}
-
 /**
  * Every Fw package composed for one Koa app: the store (migrated), tokens, the login routes, the
  * data API over the built-in and the host's models, the AI tools, the admin web UI (at `/`, or
@@ -269,7 +260,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     // Unauthenticated routes (code-img, failed logins) write rows that only a purge removes.
     const purge = purgeIntervalMs === false ? undefined : schedulePurge([ephemeral, tokens], { intervalMs: purgeIntervalMs, onError: (error) => app.emit('error', error) });
     return {
-      middleware: compose(parts),
+      middleware: composeMiddleware(parts),
       store,
       tokens,
       registry,

@@ -4,7 +4,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FwDefinitionError, FwError, isFwError, loadConfig, type FwConfig } from '@fw/core';
 import type { DataService, FwDataMiddleware } from '@fw/data';
-import { Authenticator, readJsonBody, renderError, setFwApiHeaders } from '@fw/login';
+import { readJsonBody, renderError, requireAuthState, setFwApiHeaders } from '@fw/http';
+import { Authenticator } from '@fw/login';
 import type { FwStore } from '@fw/store';
 import type { FwTokenService } from '@fw/token';
 import { FwAiToolbox, type ToolActor } from './toolbox.js';
@@ -84,8 +85,7 @@ export function fwMcp(options: FwMcpOptions): Middleware {
       // Stateless: no server-sent event stream to open, no session to delete.
       throw new FwError('METHOD_NOT_ALLOWED', 'This MCP endpoint is stateless: send JSON-RPC messages with POST', { headers: { Allow: 'POST' } });
     }
-    const state = ctx.state.fw ?? (await authenticator.authenticate(ctx));
-    if (!state) throw new FwError('UNAUTHENTICATED');
+    const state = await requireAuthState(ctx, (c) => authenticator.authenticate(c));
     const body = await readJsonBody(ctx, { limit: bodyLimit });
     const actor: ToolActor = { user: state.user, ip: ctx.ip || null, token: state.token, ...(state.grantsVersion !== undefined ? { grantsVersion: state.grantsVersion } : {}) };
     const server = serverFor(actor, (error) => ctx.app.emit('error', error, ctx));

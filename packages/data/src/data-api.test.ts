@@ -321,7 +321,7 @@ describeEachSql('fwData(options): the data API', (db) => {
     it('prints one visible row as escaped HTML', async () => {
       const book = await addBook({ title: '<script>alert(1)</script>' });
       const res = await f.agent.get(`${api}/data/print/Book/${book.id}?_token=${alice}`).expect(200).expect('Content-Type', /html/);
-      expect(res.text).to.contain('&lt;script&gt;alert(1)&lt;/script&gt;').and.not.contain('<script>alert');
+      expect(res.text).to.contain('&#60;script&#62;alert(1)&#60;/script&#62;').and.not.contain('<script>alert');
       expect(res.text).to.contain('Novel');
       const note = await addNote(admin, 'private');
       await f.agent.get(`${api}/data/print/Note/${note.id}`).set('token', alice).expect(404);

@@ -1,11 +1,8 @@
 import { EditType, type ModelDefinition } from '@fw/core';
+import { escapeHtml } from '@fw/http';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Text made safe for HTML element content and quoted attributes. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
+// One escaping for every Fw package's HTML; still exported from here for hosts that imported it.
+export { escapeHtml };
 
 function display(model: ModelDefinition, field: string, value: unknown): string {
   const def = model.fields[field]!;

@@ -1,7 +1,8 @@
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
 import { FwDefinitionError, FwError, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
-import { Authenticator, allowedMethods, fwRoute, methodNotAllowed, readJsonBody, routesWithAllowedMethods } from '@fw/login';
+import { allowedMethods, fwRoute, methodNotAllowed, readJsonBody, requireAuthState, routesWithAllowedMethods } from '@fw/http';
+import { Authenticator } from '@fw/login';
 import type { PowerResolver } from '@fw/power';
 import type { FwStore } from '@fw/store';
 import type { FwTokenService } from '@fw/token';
@@ -84,9 +85,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   const authenticator = new Authenticator({ tokens: options.tokens, store: options.store });
 
   async function actor(ctx: Context): Promise<Actor> {
-    const state = ctx.state.fw ?? (await authenticator.authenticate(ctx));
-    if (!state) throw new FwError('UNAUTHENTICATED');
-    ctx.state.fw = state;
+    const state = await requireAuthState(ctx, (c) => authenticator.authenticate(c));
     return { user: state.user, ip: ctx.ip || null, source: 'http', token: state.token, ...(state.grantsVersion !== undefined ? { grantsVersion: state.grantsVersion } : {}) };
   }
   const json = (ctx: Context) => readJsonBody(ctx, { limit: bodyLimit });

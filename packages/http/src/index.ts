@@ -1,2 +1,12 @@
+export { fwErrorHandler, fwRoute, renderError, setFwApiHeaders, toFwError } from './errors.js';
+export type { FwErrorHandlerOptions } from './errors.js';
+export { readJsonBody, readTextBody, isJsonObject, JSON_BODY_LIMIT } from './body.js';
+export type { ReadJsonOptions, ReadTextOptions } from './body.js';
 export { readMultipart, MULTIPART_DEFAULTS } from './multipart.js';
 export type { MultipartBody, MultipartFile, MultipartOptions } from './multipart.js';
+export { allowedMethods, methodNotAllowed, routesWithAllowedMethods } from './allowed-methods.js';
+export { requireAuthState } from './auth-state.js';
+export { toFwUser } from './user.js';
+export type { StoredUserLike } from './user.js';
+export { escapeHtml } from './escape-html.js';
+export { composeMiddleware } from './compose.js';

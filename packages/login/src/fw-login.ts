@@ -3,13 +3,12 @@ import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
 import { FwDefinitionError, FwError, accountProblem, loadConfig, normalizeAccount, unavailableError, type FwConfig, type FwErrorDetail, type FwUser } from '@fw/core';
 import type { FwStore } from '@fw/store';
+import { fwRoute, isJsonObject, readJsonBody, requireAuthState, routesWithAllowedMethods } from '@fw/http';
 import type { EphemeralStore, FwTokenService } from '@fw/token';
-import { routesWithAllowedMethods } from './allowed-methods.js';
 import { LoginAttempts } from './attempts.js';
 import { Authenticator, type FwRequestState } from './auth.js';
 import { Captchas } from './captcha.js';
 import { LOGIN_ERROR_CODES, loginError } from './error-codes.js';
-import { fwRoute, isJsonObject, readJsonBody } from './http.js';
 import { registeredLoginProxy, resolveLoginProxy, type LoginProxy, type LoginProxyInput } from './login-proxy.js';
 import { classifyLoginFailure, type LoginFailure } from './login-failure.js';
 import { loginProvidersReader, loginSettings, type LoginProvider, type LoginProvidersInput } from './login-settings.js';
@@ -131,10 +130,7 @@ function route(o: ResolvedOptions, handler: Handler): Middleware {
 }
 
 async function requireAuth(ctx: Context, o: ResolvedOptions): Promise<FwRequestState> {
-  const state = ctx.state.fw ?? (await o.authenticator.authenticate(ctx));
-  if (!state) throw new FwError('UNAUTHENTICATED');
-  ctx.state.fw = state;
-  return state;
+  return requireAuthState(ctx, (c) => o.authenticator.authenticate(c));
 }
 
 function badField(path: string, message: string): FwErrorDetail {

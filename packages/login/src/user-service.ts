@@ -1,7 +1,10 @@
 import { BlockList, isIP } from 'node:net';
 import { FwError, USER_STATUS, hashPassword, verifyPassword, type FwUser, type PasswordHash } from '@fw/core';
 import type { FwStore } from '@fw/store';
+import { toFwUser, type StoredUserLike } from '@fw/http';
 import { currentLoginRequest } from './request-context.js';
+
+export { toFwUser, type StoredUserLike };
 
 /** The outcome of a credential check. */
 export type LoginResult = { pass: true; user: FwUser } | { pass: false; reason: string };
@@ -132,20 +135,4 @@ export class UserService {
     if (typeof pwd !== 'string' || pwd.length === 0) throw new FwError('VALIDATION_FAILED', 'The new password is empty');
     await this.#store.users.setPassword(userId, pwd);
   }
-}
-
-/** The stored-user fields the service reads. */
-export interface StoredUserLike {
-  id: number;
-  account: string;
-  name?: string | null | undefined;
-  isAdmin?: boolean | undefined;
-  status: string;
-  expireDate?: Date | null | undefined;
-  whiteIp?: string | null | undefined;
-}
-
-/** The public view of a stored user. */
-export function toFwUser(user: StoredUserLike): FwUser {
-  return { id: user.id, account: user.account, name: user.name ?? null, isAdmin: user.isAdmin === true };
 }

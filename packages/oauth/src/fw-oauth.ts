@@ -4,7 +4,8 @@ import grantModule from 'grant';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import createSession from 'koa-session';
 import { FwDefinitionError, loadConfig, type FwConfig, type FwUser } from '@fw/core';
-import { BaseLoginProxy, UserService, issueLoginToken, resolveLoginProxy, setFwApiHeaders, type LoginProvider, type LoginProxy, type LoginProxyInput } from '@fw/login';
+import { composeMiddleware, escapeHtml, setFwApiHeaders } from '@fw/http';
+import { BaseLoginProxy, UserService, issueLoginToken, resolveLoginProxy, type LoginProvider, type LoginProxy, type LoginProxyInput } from '@fw/login';
 import type { FwStore } from '@fw/store';
 import { hashToken, type FwTokenService } from '@fw/token';
 import { fwHostGuard } from './guard.js';
@@ -88,10 +89,6 @@ function path(key: string, value: unknown, fallback: string): string {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || !/^\/[A-Za-z0-9._~/-]*$/.test(value)) throw new FwDefinitionError(key, `must be a path such as ${fallback}`);
   return value;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** The account from a profile attribute, which may be nested (`user.login`). */
@@ -276,14 +273,7 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): FwOAuthMiddleware {
         });
 
   marked[MOUNTED] = true;
-  const middleware: Middleware = async function fwOAuth(ctx, next) {
-    await session(ctx, async () => {
-      await bridge(ctx, async () => {
-        if (guard) await guard(ctx, next);
-        else await next();
-      });
-    });
-  };
+  const middleware: Middleware = composeMiddleware(guard ? [session, bridge, guard] : [session, bridge]);
   const publicProviders = Object.freeze([...providers.values()].map((p) => Object.freeze({ id: p.name, name: p.displayName, url: `/connect/${p.name}` })));
   return Object.assign(middleware, { providers: publicProviders });
 }

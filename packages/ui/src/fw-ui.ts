@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Context, Middleware, Next } from 'koa';
 import serve from 'koa-static';
 import { CONFIG_KEYS, FwDefinitionError, loadConfig, type FwConfig } from '@fw/core';
+import { escapeHtml } from '@fw/http';
 import { fwWeb } from '@fw/web';
 
 /**
@@ -60,11 +61,6 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 // The web pages a browser opens from a sign-on: served under the mount path too, so that their
 // relative `./` and `auth.js` stay inside the UI.
 const WEB_FILES = new Set(['/auth.html', '/auth.js']);
-
-/** `&<>"'` as character references: safe inside text and either kind of quoted attribute. */
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 function stringOption(key: string, value: unknown, check: (v: string) => boolean, expected: string): string | undefined {
   if (value === undefined) return undefined;
