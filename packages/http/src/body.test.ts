@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import Koa, { type Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import request from 'supertest';
-import { fwErrorHandler, readJsonBody, readTextBody } from './index.js';
+import { fwErrorHandler, readJsonBody, readRawBody, readTextBody } from './index.js';
 
 const CSV = /^text\/csv\s*(?:;|$)/i;
 
@@ -19,6 +19,8 @@ function app(before: Middleware[] = [], limits = { json: 1000, text: 1000 }): Ko
     if (ctx.path === '/json') {
       const body = await readJsonBody(ctx, { limit: limits.json });
       ctx.body = { body, ownKeys: body !== null && typeof body === 'object' ? Object.keys(body) : [] };
+    } else if (ctx.path === '/raw') {
+      ctx.body = { hex: (await readRawBody(ctx, { limit: limits.text })).toString('hex') };
     } else {
       ctx.body = { text: await readTextBody(ctx, { limit: limits.text, type: CSV, typeName: 'CSV (Content-Type: text/csv)' }) };
     }
@@ -127,7 +129,20 @@ describe('readJsonBody / readTextBody: bodies through koa-body', () => {
     const agent = request(app([bodyParser() as unknown as Middleware]).callback());
     expect((await agent.post('/json').set('Content-Type', 'application/json').send({ a: 1 }).expect(200)).body.body).to.deep.equal({ a: 1 });
     expect((await agent.post('/text').set('Content-Type', 'text/csv').send('Title\nDune').expect(200)).body.text).to.equal('Title\nDune');
-    const bad = await agent.post('/text').set('Content-Type', 'text/csv').send(Buffer.from([0x61, 0xff]));
+    const bad = await agent
+      .post('/text')
+      .set('Content-Type', 'text/csv')
+      .send(Buffer.from([0x61, 0xff]));
     expect(bad.status).to.equal(400);
+  });
+
+  it('readRawBody gives the bytes exactly as sent (binary, a byte-order mark, bad UTF-8), within the limit', async () => {
+    const agent = request(app().callback());
+    const bytes = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0xef, 0xbb, 0xbf, 0xff, 0x00, 0xfe]);
+    const ok = await agent.post('/raw').set('Content-Type', 'application/octet-stream').send(bytes).expect(200);
+    expect(ok.body.hex).to.equal(bytes.toString('hex'));
+    expect((await agent.post('/raw').set('Content-Type', 'application/octet-stream').send(Buffer.alloc(1001))).status).to.equal(413);
+    expect((await agent.post('/raw').set('Content-Type', 'application/octet-stream').set('Content-Encoding', 'gzip').send(gzipSync(bytes))).status).to.equal(415);
+    expect((await agent.post('/raw').set('Content-Type', 'application/octet-stream').set('Content-Length', '0')).body.error.code).to.equal('BAD_REQUEST');
   });
 });

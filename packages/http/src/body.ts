@@ -81,6 +81,18 @@ export async function readTextBody(ctx: Context, options: ReadTextOptions): Prom
   return text;
 }
 
+/**
+ * The bytes of a request body of any type (a workbook upload, say), read through koa-body within
+ * `limit`. Check the `Content-Type` before calling it.
+ * @throws {FwError} 415 for a compressed body, 413 beyond the limit, 400 when empty, unreadable, or
+ * already read by a parser the host mounted.
+ */
+export async function readRawBody(ctx: Context, options: { limit: number }): Promise<Buffer> {
+  const bytes = await readThroughKoaBody(ctx, options.limit);
+  if (bytes.length === 0) throw new FwError('BAD_REQUEST', 'The request body is empty');
+  return bytes;
+}
+
 /** True for a plain JSON object (not an array, not null). */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

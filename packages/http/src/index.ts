@@ -1,6 +1,6 @@
 export { fwErrorHandler, fwRoute, renderError, setFwApiHeaders, toFwError } from './errors.js';
 export type { FwErrorHandlerOptions } from './errors.js';
-export { readJsonBody, readTextBody, isJsonObject, JSON_BODY_LIMIT } from './body.js';
+export { readJsonBody, readTextBody, readRawBody, isJsonObject, JSON_BODY_LIMIT } from './body.js';
 export type { ReadJsonOptions, ReadTextOptions } from './body.js';
 export { readMultipart, MULTIPART_DEFAULTS } from './multipart.js';
 export type { MultipartBody, MultipartFile, MultipartOptions } from './multipart.js';
