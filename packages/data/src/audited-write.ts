@@ -5,6 +5,7 @@ import { GRANT_TABLES, FwError, EditType, type DataHookContext, type FieldDefini
 import { changedColumns, toDbValues, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
+import type { Attachments } from './attachments.js';
 import type { DataEvents, EditEvent } from './events.js';
 import { checkGrants } from './grant-rules.js';
 import { endsKeySessions } from './key-sessions.js';
@@ -39,6 +40,8 @@ export interface AuditedWriterDeps {
   sessions: SessionEnds;
   events: DataEvents;
   onBackgroundError: (error: unknown) => void;
+  /** ATTACHMENT fields: claims uploaded files on save, releases a deleted row's files. */
+  attachments: Attachments;
 }
 
 /** A new row: the given values, then each absent field's default (or null / no links). */
@@ -87,6 +90,7 @@ export class AuditedWriter {
   readonly #sessions: SessionEnds;
   readonly #events: DataEvents;
   readonly #onBackgroundError: (error: unknown) => void;
+  readonly #attachments: Attachments;
   // The after-commit work of each running transaction.
   readonly #afterCommit = new WeakMap<object, AfterCommit[]>();
 
@@ -97,6 +101,12 @@ export class AuditedWriter {
     this.#sessions = deps.sessions;
     this.#events = deps.events;
     this.#onBackgroundError = deps.onBackgroundError;
+    this.#attachments = deps.attachments;
+  }
+
+  /** Files a write stopped holding are deleted from the storage once it commits (kept on a rollback). */
+  #deleteFilesAfterCommit(trx: Knex.Transaction, ids: string[]): void {
+    if (ids.length > 0) this.afterCommit(trx, () => this.#attachments.deleteStored(ids));
   }
 
   /**
@@ -203,6 +213,7 @@ export class AuditedWriter {
     // Checked on the row as it will be written, after the hooks had their say.
     if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'add', next: row });
     await checkReferences(this.#registry, model, trx, row);
+    const files = await this.#attachments.prepare(model, actor.user.id, row, undefined, undefined, trx);
     // Absent fields left empty are not written, so the database's own defaults (timestamps,
     // status) apply; an explicit null from the client is written as null.
     const written: FormRow = {};
@@ -218,6 +229,7 @@ export class AuditedWriter {
     const id = Number(isObject(first) ? first[pk] : first);
     if (!Number.isSafeInteger(id) || id < 1) throw new Error(`${model.name}: the insert returned no id`);
     await this.#writeCollections(model, trx, id, row);
+    this.#deleteFilesAfterCommit(trx, await this.#attachments.apply(model, files, String(id), trx));
     row[model.primaryKey] = id;
     await model.dataProxy.afterAdd?.(row, context);
     return id;
@@ -263,6 +275,7 @@ export class AuditedWriter {
         next[model.primaryKey] = id;
         if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
         await checkReferences(this.#registry, model, trx, next, stored);
+        const files = await this.#attachments.prepare(model, actor.user.id, next, stored, String(id), trx);
         const changed = changes(model, stored, next);
         endSessions = this.#sessions.endsUserSessions(model, changed);
         if (endsKeySessions(model, changed)) keyChanged = stored;
@@ -278,6 +291,7 @@ export class AuditedWriter {
         if (Object.keys(columns).length > 0) await writing(model, next, () => trx(model.table).where(pkColumn(model), id).update(columns));
         const collections = new Set(Object.keys(changed).filter((f) => model.fields[f]?.edit.collection));
         await this.#writeCollections(model, trx, id, next, collections);
+        this.#deleteFilesAfterCommit(trx, await this.#attachments.apply(model, files, String(id), trx));
         await model.dataProxy.afterUpdate?.(next, context);
         const after = { ...stored, ...Object.fromEntries(Object.entries(next).filter(([k]) => model.fields[k]?.edit.type !== EditType.PASSWORD)) };
         event = { model: model.name, id, user: { id: actor.user.id, account: actor.user.account }, source: actor.source, before: stored, after, changed: Object.keys(changed) };
@@ -316,6 +330,7 @@ export class AuditedWriter {
           if (c) await trx(c.joinTable).whereIn(c.ownKey, ids).delete();
         }
         const deleted = await writing(model, undefined, () => trx(model.table).whereIn(pkColumn(model), ids).delete());
+        this.#deleteFilesAfterCommit(trx, await this.#attachments.release(model, ids.map(String), trx));
         await model.dataProxy.afterDelete?.(rows, context);
         return { deleted };
       }),

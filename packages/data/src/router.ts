@@ -10,6 +10,8 @@ import type { DataEvents } from './events.js';
 import type { QueryLimits } from './query.js';
 import { DataService, type Actor, type UpdateOptions } from './service.js';
 import { transferRoutes } from './transfer-routes.js';
+import { attachmentRoutes } from './attachment-routes.js';
+import type { FileStorage } from '@fw/files';
 import { PRINT_CSS, PRINT_JS } from './print.js';
 
 /** Options of {@link fwData}. */
@@ -36,13 +38,15 @@ export interface FwDataOptions {
   power?: PowerResolver;
   /** Errors that must not fail a request (operate-log writes, event listeners). @default console.error */
   onBackgroundError?: (error: unknown) => void;
+  /** Where the files of ATTACHMENT fields are stored (`localFileStorage` or `s3FileStorage` of `@fw/files`); required when a model has one. */
+  files?: FileStorage;
 }
 
 /** The data-API middleware, with the service behind it and its edit events. */
 export type FwDataMiddleware = Middleware & { service: DataService; events: DataEvents };
 
 // Path segments of the data routes: a model of one of these names would be shadowed.
-const RESERVED = new Set(['table', 'export', 'import', 'import-template', 'print', 'modify']);
+const RESERVED = new Set(['table', 'export', 'import', 'import-template', 'print', 'modify', 'upload', 'file']);
 
 function positive(key: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -58,7 +62,7 @@ function positive(key: string, value: number | undefined, fallback: number): num
  * runs the data-proxy hooks in one transaction and writes the operate log.
  *
  * @throws {FwDefinitionError} at once for missing options, bad limits, or a model whose name is
- * one of the route words (`table`, `export`, `import`, `import-template`, `print`, `modify`).
+ * one of the route words (`table`, `export`, `import`, `import-template`, `print`, `modify`, `upload`, `file`).
  * @example
  * const data = fwData({ store, tokens, registry });
  * data.events.on('update', (e) => console.log(`${e.user.account} changed ${e.model} #${e.id}`, e.changed));
@@ -75,6 +79,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     ...(options.power ? { power: options.power } : {}),
     tokens: options.tokens,
     ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
+    ...(options.files ? { files: options.files } : {}),
   });
   for (const model of options.registry.list()) {
     if (RESERVED.has(model.name.toLowerCase())) throw new FwDefinitionError(`${model.name}.name`, `is a word of the data routes (${[...RESERVED].join(', ')}); rename the model`);
@@ -109,6 +114,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     ctx.body = await service.referenceCandidates(param(ctx, 'fw'), who, param(ctx, 'field'), body);
   }));
   transferRoutes(router, { service, actor, importBodyLimit });
+  attachmentRoutes(router, { service, actor });
   // The print page's own stylesheet and script: linked rather than inline, so the page works under
   // a `default-src 'self'` content security policy. Public: they hold nothing but layout.
   router.get('/data/print.css', fwRoute((ctx) => {

@@ -1,4 +1,5 @@
 import type { DataSource, FwUser } from '@fw/core';
+import type { FileStorage } from '@fw/files';
 import type { FwStore } from '@fw/store';
 import type { FormRow } from '@fw/row-patch';
 import type { PowerResolver } from '@fw/power';
@@ -52,6 +53,11 @@ export interface DataServiceOptions {
   tokens?: TokenRevoker;
   /** Called with errors that must not fail the request (operate-log writes, event listeners, after-commit work). @default console.error */
   onBackgroundError?: (error: unknown) => void;
+  /**
+   * Where the files of ATTACHMENT fields are stored (`@fw/files`). Required when a model has
+   * such a field: uploads and downloads answer 500 without it. `fwAdmin` defaults to a local folder.
+   */
+  files?: FileStorage;
 }
 
 /** One page of a table query. */

@@ -1,7 +1,9 @@
 import type { Readable } from 'node:stream';
 import {
+  EditType,
   FwDefinitionError,
   FwError,
+  type AttachmentValue,
   type Condition,
   type DataHookContext,
   type FieldDefinition,
@@ -14,7 +16,9 @@ import {
 import { PowerResolver, assertPower } from '@fw/power';
 import { cellEditRefusal, patchRow, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
+import { Attachments, attachmentField, attachmentFields, type UploadedPart } from './attachments.js';
 import { AuditedWriter, type AfterCommit } from './audited-write.js';
+import { dataError } from './error-codes.js';
 import { DataEvents } from './events.js';
 import { holdsGrants } from './grant-rules.js';
 import { printPage } from './print.js';
@@ -55,6 +59,7 @@ export class DataService {
   readonly #reader: RowReader;
   readonly #writer: AuditedWriter;
   readonly #transfers: Transfers;
+  readonly #attachments: Attachments;
   // Menu codes per user, valid for one grants version.
   readonly #grants = new Map<number, { version: number; codes: Set<string> }>();
 
@@ -73,7 +78,18 @@ export class DataService {
     this.events.on('error', (error) => onBackgroundError(error));
     this.#reader = new RowReader({ store: this.store, registry: this.registry, limits: this.limits });
     const sessions = new SessionEnds(this.store, options.tokens);
-    this.#writer = new AuditedWriter({ store: this.store, registry: this.registry, reader: this.#reader, sessions, events: this.events, onBackgroundError });
+    const withFiles = this.registry.list().find((m) => attachmentFields(m).length > 0);
+    if (withFiles && !options.files) throw new FwDefinitionError('fwData.files', `${withFiles.name} has ATTACHMENT fields: give a file storage (files: localFileStorage({ dir }) of @fw/files)`);
+    this.#attachments = new Attachments(this.store, options.files);
+    this.#writer = new AuditedWriter({
+      store: this.store,
+      registry: this.registry,
+      reader: this.#reader,
+      sessions,
+      events: this.events,
+      onBackgroundError,
+      attachments: this.#attachments,
+    });
     this.#transfers = new Transfers({
       store: this.store,
       limits: this.limits,
@@ -283,7 +299,8 @@ export class DataService {
       const source = await this.#reader.loadVisible(model, actor, 'copy', sourceId, this.store.knex, false);
       const values: FormRow = {};
       for (const field of Object.values(model.fields)) {
-        if (!field.primaryKey && !field.edit.readonly && !isSecret(field)) values[field.name] = source[field.name];
+        // Files belong to one row: a copy starts without them (deleting one row must not take the other's files).
+        if (!field.primaryKey && !field.edit.readonly && !isSecret(field) && !field.edit.attachment) values[field.name] = source[field.name];
       }
       const asked = isObject(body) ? body.values : undefined;
       if (asked !== undefined) {
@@ -364,6 +381,62 @@ export class DataService {
     const row = await this.#reader.loadVisible(model, actor, 'print', id, this.store.knex, false);
     const [shown] = await this.#reader.afterFetch(model, actor, 'print', [row]);
     return printPage(model, shown ?? row);
+  }
+
+  /**
+   * The ATTACHMENT field an upload goes to, once the actor may upload to it (`add` or `edit`,
+   * the field exists, is an attachment and is not read-only): its limits, for the body reader.
+   * @throws {FwError} 404 `MODEL_NOT_FOUND`, 403 `POWER_DENIED`, 400 `UNKNOWN_FIELD` / `READONLY_FIELD`.
+   */
+  async uploadTarget(name: string, actor: Actor, fieldName: string): Promise<{ model: ModelDefinition; field: FieldDefinition; maxSize: number; maxFiles: number }> {
+    const model = this.model(name);
+    const power = await this.power(model, actor.user, actor.grantsVersion);
+    if (!power.add && !power.edit) throw new FwError('POWER_DENIED', `Not permitted: add or edit on ${model.name}`, { extra: { model: model.name, flag: 'add' } });
+    const field = attachmentField(model, fieldName);
+    if (field.edit.readonly) throw dataError('READONLY_FIELD', `${field.name} is read-only`, [{ path: field.name, type: 'readonly', message: 'is read-only' }]);
+    const { maxSize, maxFiles } = field.edit.attachment!;
+    return { model, field, maxSize, maxFiles };
+  }
+
+  /**
+   * Stores uploaded files for an ATTACHMENT field as the actor's pending files; a save of a row
+   * (add, edit) then claims them. Needs what {@link uploadTarget} checks; see `Attachments.upload`
+   * for the checks of the files (count, size, type sniffed from the bytes).
+   */
+  async uploadFiles(name: string, actor: Actor, fieldName: string, parts: readonly UploadedPart[]): Promise<{ files: AttachmentValue[] }> {
+    const { model, field } = await this.uploadTarget(name, actor, fieldName);
+    return { files: await this.#attachments.upload(model, field, actor.user.id, parts) };
+  }
+
+  /**
+   * One file of an ATTACHMENT value, for download: only when the actor may see the row
+   * (`viewDetails` or `query`, and row visibility) and the row holds the file in that field.
+   * @throws {FwError} 404 `NOT_FOUND` for every other case, alike, so nothing tells whether the model, row or file exists.
+   */
+  async openFile(name: string, actor: Actor, fieldName: string, rawRowId: unknown, fileId: string): Promise<{ name: string; type: string; size: number; body: Readable }> {
+    const notFound = () => new FwError('NOT_FOUND', 'No such file');
+    const model = typeof name === 'string' ? this.registry.get(name) : undefined;
+    if (!model || !Object.hasOwn(model.fields, fieldName) || model.fields[fieldName]!.edit.type !== EditType.ATTACHMENT) throw notFound();
+    const field = model.fields[fieldName]!;
+    const power = await this.power(model, actor.user, actor.grantsVersion);
+    if (!power.viewDetails && !power.query) throw notFound();
+    let row: FormRow;
+    let id: number;
+    try {
+      id = rowId(model, rawRowId);
+      row = await this.#reader.loadVisible(model, actor, power.viewDetails ? 'details' : 'query', id, this.store.knex, false);
+    } catch (error) {
+      if (error instanceof FwError && error.status < 500) throw notFound();
+      throw error;
+    }
+    const found = await this.#attachments.open(model, field, row, String(id), fileId);
+    if (!found) throw notFound();
+    return { name: found.record.name, type: found.record.type, size: found.file.size, body: found.file.body };
+  }
+
+  /** Removes pending uploads older than `olderThanMs` (default 24 hours), records and bytes. @returns how many */
+  purgePendingFiles(olderThanMs?: number): Promise<number> {
+    return this.#attachments.purgePending(olderThanMs);
   }
 
   /** Fields shown in the table (for UIs and exports). */
