@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
-import { FwDefinitionError, FwError, loadConfig, type FwConfig } from '@fw/core';
-import { Authenticator, fwRoute, methodNotAllowed } from '@fw/login';
+import { FwDefinitionError, loadConfig, type FwConfig } from '@fw/core';
+import { fwRoute, methodNotAllowed, requireAuthState } from '@fw/http';
+import { Authenticator } from '@fw/login';
 import type { FwStore } from '@fw/store';
 import type { FwTokenService } from '@fw/token';
 import type { OpenApiDocument } from './openapi.js';
@@ -38,11 +39,7 @@ export function fwOpenApi(options: FwOpenApiOptions): Middleware {
   const body = JSON.stringify(options.document);
   const route = fwRoute(async (ctx) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw methodNotAllowed(ctx.method, ['GET', 'HEAD']);
-    if (authenticator) {
-      const state = ctx.state.fw ?? (await authenticator.authenticate(ctx));
-      if (!state) throw new FwError('UNAUTHENTICATED');
-      ctx.state.fw = state;
-    }
+    if (authenticator) await requireAuthState(ctx, (c) => authenticator.authenticate(c));
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = body;
   });
