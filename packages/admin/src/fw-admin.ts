@@ -4,6 +4,7 @@ import type { FwRedisClient } from '@fw/token';
 import { fwMcp } from '@fw/ai';
 import { BUILTIN_MODELS, FwDefinitionError, FwError, connectionReason, createRegistry, loadConfig, type FwConfig, type ModelDefinition, type ModelRegistry } from '@fw/core';
 import { fwData, type FwDataMiddleware, type FwDataOptions } from '@fw/data';
+import { localFileStorage, type FileStorage } from '@fw/files';
 import { composeMiddleware, fwErrorHandler } from '@fw/http';
 import { fwLogin, type FwLoginOptions } from '@fw/login';
 import { KnexSessionStore, RedisSessionStore, fwOAuth, type FwOAuthOptions } from '@fw/oauth';
@@ -41,7 +42,14 @@ export interface FwAdminOptions {
   /** Options of `fwLogin` (the login hook `proxy`, `entry`, captcha lifetime, …). */
   login?: Omit<FwLoginOptions, 'store' | 'tokens' | 'ephemeral' | 'config'>;
   /** Options of `fwData` (limits, export and import sizes, …). */
-  data?: Omit<FwDataOptions, 'store' | 'tokens' | 'registry' | 'config'>;
+  data?: Omit<FwDataOptions, 'store' | 'tokens' | 'registry' | 'config' | 'files'>;
+  /**
+   * Where the files of ATTACHMENT fields are kept: a `FileStorage` of `@fw/files` (such as
+   * `s3FileStorage({ … })`), or `{ dir }` for a local folder (created on the first upload).
+   * Several instances need one shared storage (S3, or a shared folder).
+   * @default { dir: 'data/files' } (relative to the working directory)
+   */
+  files?: FileStorage | { dir: string };
   /** OAuth sign-on; off unless given. The login hook of `login.proxy` hears about sign-ons too. */
   oauth?: Omit<FwOAuthOptions, 'store' | 'tokens' | 'config' | 'proxy' | 'sessionStore'>;
   /** The AI tools over MCP at `/fw-api/ai/mcp`. @default true */
@@ -107,6 +115,17 @@ export class FwStartError extends Error {
   }
 }
 
+/** The file storage of the `files` option: the one given, a local folder for `{ dir }`, else `data/files`. */
+function fileStorageOf(option: FwAdminOptions['files']): FileStorage {
+  if (option === undefined) return localFileStorage({ dir: 'data/files' });
+  if (typeof option === 'object' && option !== null) {
+    const candidate = option as Partial<FileStorage> & { dir?: unknown };
+    if (typeof candidate.put === 'function' && typeof candidate.get === 'function' && typeof candidate.delete === 'function') return option as FileStorage;
+    if (typeof candidate.dir === 'string' && candidate.dir !== '') return localFileStorage({ dir: candidate.dir });
+  }
+  throw new FwDefinitionError('fwAdmin.files', 'must be a FileStorage (put, get, delete) or { dir } naming a folder');
+}
+
 /** How long start-up waits for a Redis given as a URL before giving up with a clear message. */
 const REDIS_READY_MS = 5000;
 
@@ -162,6 +181,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     throw new FwDefinitionError('fwAdmin.purgeIntervalMs', `must be false or a whole number of milliseconds from 10 to 86400000, got ${String(purgeIntervalMs)}`);
   }
   const firstAdmin = options.admin === undefined ? undefined : checkFirstAdmin(options.admin);
+  const files = fileStorageOf(options.files);
   const config = loadConfig(options.config ? { values: options.config } : {});
   if (options.ui !== undefined && options.ui !== false && (typeof options.ui !== 'object' || options.ui === null)) {
     throw new FwDefinitionError('fwAdmin.ui', 'must be false or the options of fwUi ({ path?, title?, … })');
@@ -224,7 +244,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     const prefix = options.redisPrefix ?? 'fw:';
     const tokens = new FwTokenService({ store: redis ? new RedisTokenStore({ redis, prefix }) : new KnexTokenStore({ knex: store.knex }), config });
     const ephemeral = redis ? new RedisEphemeralStore({ redis, prefix }) : new KnexEphemeralStore({ knex: store.knex });
-    const data = fwData({ ...options.data, store, tokens, registry, config });
+    const data = fwData({ ...options.data, store, tokens, registry, config, files });
     const parts: Middleware[] = [fwErrorHandler(), apiNotFound(config['fw-app.apiPrefix'])];
     const web = options.web ?? (ui === undefined && options.oauth !== undefined);
     if (web) parts.push(fwWeb(typeof web === 'object' ? web : {}));
@@ -258,7 +278,10 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     // only deep links nothing else answered.
     if (ui) parts.push(ui);
     // Unauthenticated routes (code-img, failed logins) write rows that only a purge removes.
-    const purge = purgeIntervalMs === false ? undefined : schedulePurge([ephemeral, tokens], { intervalMs: purgeIntervalMs, onError: (error) => app.emit('error', error) });
+    // Uploads nobody saved into a row within 24 hours go too.
+    const pendingFiles = { purgeExpired: () => data.service.purgePendingFiles() };
+    const purge =
+      purgeIntervalMs === false ? undefined : schedulePurge([ephemeral, tokens, pendingFiles], { intervalMs: purgeIntervalMs, onError: (error) => app.emit('error', error) });
     return {
       middleware: composeMiddleware(parts),
       store,
