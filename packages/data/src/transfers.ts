@@ -199,7 +199,6 @@ export class Transfers {
       const sent = new Set(columns.map((c) => c.field.name));
       const entities: FormRow[] = [];
       const details: FwErrorDetail[] = [];
-      const failed = new Set<number>();
       rows.forEach((cells, i) => {
         const n = i + 1;
         const body: Record<string, unknown> = {};
@@ -208,17 +207,20 @@ export class Transfers {
           const cell = fromSheetValue(field, format === 'csv' && typeof raw === 'string' ? uncsvCell(raw) : raw);
           if ('error' in cell) {
             details.push(at(n, { path: field.name, type: cell.type, message: `${field.edit.title} ${cell.error}` }));
-            failed.add(n);
           } else body[field.name] = cell.value;
         }
         const { values, errors } = readEntity(model, body, 'add');
         for (const e of errors) details.push(at(n, { path: e.path ?? '', type: e.type, message: e.message }));
-        if (errors.length > 0) failed.add(n);
         entities.push(values);
       });
       for (const [i, values] of entities.entries()) {
-        if (failed.has(i + 1)) continue;
-        for (const e of await validateRow(model, newRow(model, values), { dialect: store.dialect })) details.push(at(i + 1, { ...e }));
+        // A row whose cells did not convert is still checked, so the answer names all its failing
+        // cells; a cell already named is not named again (its value is missing, not empty).
+        const named = new Set(details.filter((d) => d.path?.startsWith(`rows[${i + 1}].`)).map((d) => d.path));
+        for (const e of await validateRow(model, newRow(model, values), { dialect: store.dialect })) {
+          const detail = at(i + 1, { ...e });
+          if (!named.has(detail.path)) details.push(detail);
+        }
       }
       if (details.length > 0) throw dataError('IMPORT_FAILED', undefined, details.slice(0, 200));
       return writer.transaction(model, log, async (trx) => {

@@ -1,6 +1,6 @@
 import ExcelJS from 'exceljs';
 import { EditType, type FieldDefinition } from '@fw/core';
-import { columnLetter, toSheetValue, sheetNumberFormat, type SheetValue, type TransferColumn } from './cells.js';
+import { columnLetter, columnTitle, toSheetValue, sheetNumberFormat, type SheetValue, type TransferColumn } from './cells.js';
 import { csvLines } from './csv.js';
 
 /** Rows of the template's drop-down lists: enough for a long paste, small enough to stay light. */
@@ -33,7 +33,7 @@ export function exampleValue(field: FieldDefinition): unknown {
     case EditType.HIDDEN:
       return field.edit.integer ? 1 : 'text';
     default:
-      return `${field.edit.title || field.name} text`;
+      return `Example ${columnTitle(field)}`;
   }
 }
 
@@ -63,11 +63,14 @@ export async function templateWorkbook(sheetName: string, columns: readonly Tran
     if (format) example.getCell(i + 1).numFmt = format;
     const list = listOf(c.field);
     if (!list || list.length === 0) return;
-    const letter = columnLetter(listColumn);
-    listColumn += 1;
-    list.forEach((label, n) => (lists.getCell(`${letter}${n + 1}`).value = label));
+    let source = '"TRUE,FALSE"';
+    if (c.field.edit.type === EditType.CHOICE) {
+      const letter = columnLetter(listColumn);
+      listColumn += 1;
+      list.forEach((label, n) => (lists.getCell(`${letter}${n + 1}`).value = label));
+      source = `Lists!$${letter}$1:$${letter}$${list.length}`;
+    }
     const range = `${columnLetter(i)}2:${columnLetter(i)}${VALIDATED_ROWS + 1}`;
-    const source = c.field.edit.type === EditType.BOOLEAN ? '"TRUE,FALSE"' : `Lists!$${letter}$1:$${letter}$${list.length}`;
     // exceljs types `dataValidations` as a property of the sheet model, not of the sheet.
     (sheet as unknown as { dataValidations: { add(range: string, rule: ExcelJS.DataValidation): void } }).dataValidations.add(range, {
       type: 'list',
