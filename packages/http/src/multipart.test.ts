@@ -235,7 +235,7 @@ describe('readMultipart(ctx, limits): multipart bodies through koa-body', () => 
     expect(leftBehind()).to.deep.equal([]);
   });
 
-  it('answers 400 BAD_REQUEST for a broken body, a missing boundary, an empty body or a field sent twice (never a 500)', async () => {
+  it('answers 400 BAD_REQUEST for a broken body, a missing boundary, an empty body, a field sent twice or not UTF-8 (never a 500)', async () => {
     const a = app();
     const cases: [string, string, Buffer | string][] = [
       ['truncated', TYPE, multipart([{ name: 'file', filename: 'a.txt', content: 'abc' }]).subarray(0, 90)],
@@ -249,6 +249,11 @@ describe('readMultipart(ctx, limits): multipart bodies through koa-body', () => 
           { name: 'a', value: '1' },
           { name: 'a', value: '2' },
         ]),
+      ],
+      [
+        'field not UTF-8',
+        TYPE,
+        Buffer.concat([Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\n\r\n`), Buffer.from([0x61, 0xff, 0xfe]), Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]),
       ],
     ];
     for (const [what, type, body] of cases) {

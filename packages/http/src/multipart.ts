@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Part } from 'formidable';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { FwError } from '@fw/core';
@@ -47,6 +48,16 @@ export interface MultipartOptions {
 export const MULTIPART_DEFAULTS = { limit: 5 * 1024 * 1024, maxFiles: 10, maxFields: 50, maxFieldsSize: 64 * 1024 } as const;
 
 const MULTIPART_TYPE = /^multipart\/form-data\s*(?:;|$)/i;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+function isUtf8(bytes: Buffer): boolean {
+  try {
+    UTF8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 // formidable's error codes (formidable/src/FormidableError.js) that are about sizes (413) or counts (400).
 const TOO_LARGE_CODES = new Set([1006 /* maxFieldsSize */, 1009 /* maxTotalFileSize */, 1016 /* maxFileSize */]);
@@ -96,6 +107,18 @@ export async function readMultipart(ctx: Context, options: MultipartOptions = {}
   }
 
   const dir = await mkdtemp(join(tmpdir(), 'fw-upload-'));
+  // formidable decodes text fields leniently (a bad byte becomes U+FFFD): their bytes are checked here.
+  const notUtf8: string[] = [];
+  const checkField = (part: Part, handlePart: (part: Part) => void) => {
+    if (!part.mimetype) {
+      const chunks: Buffer[] = [];
+      part.on('data', (chunk: Buffer) => chunks.push(chunk));
+      part.on('end', () => {
+        if (!isUtf8(Buffer.concat(chunks))) notUtf8.push(part.name ?? '');
+      });
+    }
+    handlePart(part);
+  };
   const cleanup = () => rm(dir, { recursive: true, force: true });
   try {
     const parser = koaBody({
@@ -114,9 +137,11 @@ export async function readMultipart(ctx: Context, options: MultipartOptions = {}
         maxFieldsSize: limits.maxFieldsSize,
         allowEmptyFiles: true,
         minFileSize: 0,
+        onPart: checkField,
       },
     });
     await Promise.race([parser(ctx, async () => {}), bodyLimit(ctx, limit)]);
+    if (notUtf8.length > 0) throw new FwError('BAD_REQUEST', `The field ${JSON.stringify(notUtf8[0])} is not valid UTF-8`);
     const parsed = ctx.request as { body?: unknown; files?: unknown };
     const body = collect(parsed.body, parsed.files);
     // A body the parser took for multipart but was not (a method it does not parse) leaves no files object.
