@@ -407,6 +407,15 @@ describeEachSql('ATTACHMENT fields: upload, claim, download, delete', (db) => {
     });
   });
 
+  it('the print page shows the file names, escaped', async () => {
+    const [file] = (await upload('alice', 'cover', [{ bytes: PNG, name: '<img src=x onerror=alert(1)>.png' }])).body.files;
+    const row = (await add('alice', { title: 'printed', cover: [file] })).body;
+    const res = await agent.get(`/fw-api/data/print/Doc/${row.id}`).set('token', await token('alice'));
+    expect(res.status, res.text).to.equal(200);
+    expect(res.text).to.contain('&#60;img src=x onerror=alert(1)&#62;.png');
+    expect(res.text).to.not.contain('<img src=x');
+  });
+
   it('the schema view tells a form the limits', async () => {
     const res = await agent.get('/fw-api/build/Doc').set('token', await token('alice'));
     const files = res.body.model.fields.find((f: { name: string }) => f.name === 'files');

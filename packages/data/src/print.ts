@@ -12,6 +12,8 @@ function display(model: ModelDefinition, field: string, value: unknown): string 
     return Array.isArray(value) ? value.map(label).join(', ') : label(value);
   }
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  // Attachments print as their file names (the caller escapes them).
+  if (def.edit.type === EditType.ATTACHMENT && Array.isArray(value)) return value.map((f: { name?: unknown }) => String(f?.name ?? '')).join(', ');
   if (Array.isArray(value)) return value.join(', ');
   return String(value);
 }
