@@ -85,6 +85,29 @@ export function fieldValueSchema(field: FieldDefinition): JsonSchema {
   }
 }
 
+/**
+ * The declared length, pattern and number range rules, as JSON Schema keywords, for request
+ * bodies only: rows stored before a rule changed may break it, so answers are not held to them.
+ */
+function ruleConstraints(field: FieldDefinition): JsonSchema {
+  const text = new Set<string>([EditType.INPUT, EditType.TEXTAREA, EditType.PASSWORD]).has(field.edit.type) || (field.edit.type === EditType.HIDDEN && !field.edit.integer);
+  const out: JsonSchema = {};
+  for (const rule of field.rules) {
+    if (rule.type === 'length' && text) {
+      if (rule.min !== undefined) out.minLength = rule.min;
+      if (rule.max !== undefined) out.maxLength = rule.max;
+    } else if (rule.type === 'pattern' && text) {
+      // A pattern with flags (case-insensitive, …) means something else without them: left out.
+      if (typeof rule.pattern === 'string') out.pattern = rule.pattern;
+      else if (rule.pattern.flags.replace(/[gu]/g, '') === '') out.pattern = rule.pattern.source;
+    } else if (rule.type === 'range' && field.edit.type === EditType.NUMBER) {
+      if (typeof rule.min === 'number') out.minimum = rule.min;
+      if (typeof rule.max === 'number') out.maximum = rule.max;
+    }
+  }
+  return out;
+}
+
 function choiceLabels(field: FieldDefinition): string {
   return `Choices: ${(field.edit.choices ?? []).map((c) => `${JSON.stringify(c.value)} (${c.label ?? String(c.value)})`).join(', ')}`;
 }
@@ -140,7 +163,7 @@ export function modelSchemas(model: ModelDefinition): Record<string, JsonSchema>
   const inputProperties = Object.fromEntries(
     writableFields(model).map((name) => {
       const f = model.fields[name]!;
-      const value = fieldValueSchema(f);
+      const value = { ...fieldValueSchema(f), ...ruleConstraints(f) };
       const described: JsonSchema = f.primaryKey
         ? { ...value, description: 'Ignored on add' }
         : f.edit.readonly

@@ -25,9 +25,10 @@ const Book = defineModel({
   table: 'oa_book',
   power: { export: true, importable: true },
   fields: {
-    title: { edit: { notNull: true } },
+    title: { edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 200 }] },
     genre: { edit: { type: 'CHOICE', choices: [{ value: 'novel', label: 'Novel' }, { value: 'essay' }] } },
-    price: { edit: { type: 'NUMBER' } },
+    price: { edit: { type: 'NUMBER' }, rules: [{ type: 'range', min: 0, max: 10000 }] },
+    isbn: { rules: [{ type: 'pattern', pattern: /^[0-9]{10}$/ }] },
     pages: { edit: { type: 'NUMBER', integer: true, notNull: true, defaultValue: 1 } },
     published: { edit: { type: 'DATE' } },
     seen: { edit: { type: 'DATETIME' } },
@@ -84,8 +85,13 @@ describe('openApiDocument(options)', () => {
     expect(schemas.BookInput!.required).to.deep.equal(['title']);
     expect(schemas.BookInput!.properties).to.have.property('secret');
     expect(schemas.BookInput!.properties.note).to.deep.include({ readOnly: true });
+    // Declared rules bound the bodies (not the answers: rows stored under older rules still read).
+    expect(schemas.BookInput!.properties.title).to.deep.include({ minLength: 1, maxLength: 200 });
+    expect(schemas.BookInput!.properties.price).to.deep.include({ minimum: 0, maximum: 10000 });
+    expect(schemas.BookInput!.properties.isbn).to.deep.include({ pattern: '^[0-9]{10}$' });
+    expect(row.properties.title).to.not.have.property('maxLength');
     expect(schemas.BookUpdate!.required).to.deep.equal(['id']);
-    expect(schemas.BookCell!.properties.field).to.deep.equal({ enum: ['title', 'genre', 'price', 'pages', 'published', 'seen', 'inPrint', 'tags', 'prizes'] });
+    expect(schemas.BookCell!.properties.field).to.deep.equal({ enum: ['title', 'genre', 'price', 'isbn', 'pages', 'published', 'seen', 'inPrint', 'tags', 'prizes'] });
     expect(schemas.FwUserRow!.properties).to.not.have.property('password');
     expect(schemas.FwError!.required).to.deep.equal(['error']);
     if (hasAttachment) {
