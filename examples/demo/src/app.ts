@@ -21,6 +21,8 @@ export interface DemoOptions {
   ui?: FwAdminOptions['ui'];
   /** OAuth sign-on (fwAdmin's `oauth`); off unless given. */
   oauth?: FwAdminOptions['oauth'];
+  /** Folder of uploaded files (the Author photo and papers). @default `<cwd>/data/files` */
+  filesDir?: string;
 }
 
 /** A running demo: the Koa app and what it is built from. */
@@ -62,6 +64,7 @@ export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp>
     ...(options.ui !== undefined ? { ui: options.ui } : {}),
     ...(options.oauth ? { oauth: options.oauth } : {}),
     admin: { account: 'admin', name: 'Administrator', password: candidate },
+    files: { dir: options.filesDir ?? resolve(process.env.INIT_CWD ?? process.cwd(), 'data', 'files') },
   });
   app.use(fw.middleware);
   const generatedAdminPassword = fw.firstAdmin && options.adminPassword === undefined ? candidate : undefined;

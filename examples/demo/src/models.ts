@@ -52,7 +52,8 @@ export const Category = defineModel({
 
 /**
  * Every other edit type in one model: references to a table (a book) and to a tree (a category),
- * a many-to-many collection of books, tags, several choices, long text and a point in time.
+ * a many-to-many collection of books, tags, several choices, long text, a point in time, a photo
+ * (an image attachment, shown as a thumbnail in the table) and papers (up to five PDF or text files).
  */
 export const Author = defineModel({
   name: 'Author',
@@ -81,6 +82,11 @@ export const Author = defineModel({
       },
     },
     lastSeen: { column: 'last_seen', views: { title: 'Last seen' }, edit: { type: 'DATETIME' } },
+    photo: { views: { title: 'Photo' }, edit: { type: 'ATTACHMENT', attachment: { image: true, maxSize: 2 * 1024 * 1024 } } },
+    papers: {
+      views: { title: 'Papers', show: false },
+      edit: { type: 'ATTACHMENT', attachment: { multiple: true, maxFiles: 5, accept: ['application/pdf', '.txt', '.md'] } },
+    },
   },
 });
 
