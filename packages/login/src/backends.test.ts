@@ -8,7 +8,7 @@ import { FwTokenService, KnexEphemeralStore, KnexTokenStore, hashToken } from '@
 import { encodePassword } from './client.js';
 import { fwAuth } from './auth.js';
 import { fwLogin } from './fw-login.js';
-import { fwErrorHandler } from './http.js';
+import { fwErrorHandler } from '@fw/http';
 import type { LoginProxy } from './login-proxy.js';
 import { LOGIN_REASONS } from './user-service.js';
 

@@ -20,8 +20,9 @@ export { Captchas } from './captcha.js';
 export { CAPTCHA_ALPHABET, CAPTCHA_SIZE, renderCaptchaPng, randomCaptchaText } from './captcha-image.js';
 export { LOGIN_ERROR_CODES, loginError } from './error-codes.js';
 export type { LoginErrorCode } from './error-codes.js';
-export { fwErrorHandler, fwRoute, renderError, readJsonBody, readTextBody, setFwApiHeaders, toFwError, isJsonObject } from './http.js';
-export { allowedMethods, methodNotAllowed, routesWithAllowedMethods } from './allowed-methods.js';
-export type { FwErrorHandlerOptions, ReadJsonOptions } from './http.js';
+// The HTTP helpers moved to @fw/http, their one home; still exported here so existing imports keep working.
+export { fwErrorHandler, fwRoute, renderError, readJsonBody, readTextBody, setFwApiHeaders, toFwError, isJsonObject } from '@fw/http';
+export { allowedMethods, methodNotAllowed, routesWithAllowedMethods } from '@fw/http';
+export type { FwErrorHandlerOptions, ReadJsonOptions } from '@fw/http';
 export { issueLoginToken } from './sign-in.js';
 export type { SignInRequest, SignInServices } from './sign-in.js';

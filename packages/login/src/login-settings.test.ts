@@ -6,7 +6,7 @@ import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
 import { FwTokenService, KnexEphemeralStore, KnexTokenStore } from '@fw/token';
 import { fwLogin, type FwLoginOptions } from './fw-login.js';
-import { fwErrorHandler } from './http.js';
+import { fwErrorHandler } from '@fw/http';
 
 describeEachSql('GET /fw-api/login-settings', (db) => {
   let store: FwStore;

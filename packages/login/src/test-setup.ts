@@ -7,7 +7,7 @@ import { createTestDatabase } from '@fw/test-utils';
 import { FwTokenService, MemoryEphemeralStore, MemoryTokenStore, type EphemeralStore } from '@fw/token';
 import { fwAuth } from './auth.js';
 import { fwLogin, type FwLoginOptions } from './fw-login.js';
-import { fwErrorHandler } from './http.js';
+import { fwErrorHandler } from '@fw/http';
 
 /** What {@link setup} builds. */
 export interface LoginFixture {

@@ -1,2 +1,0 @@
-// Moved to @fw/http; this module keeps the old import path working.
-export { allowedMethods, methodNotAllowed, routesWithAllowedMethods } from '@fw/http';
