@@ -190,6 +190,42 @@ describe('readMultipart(ctx, limits): multipart bodies through koa-body', () => 
     expect(leftBehind()).to.deep.equal([]);
   });
 
+  it('removes the temporary files when the client goes away in the middle of a file', async () => {
+    let settled: (error: unknown) => void = () => {};
+    const done = new Promise<unknown>((resolve) => (settled = resolve));
+    const koa = new Koa();
+    koa.silent = true; // the aborted request's own socket error is expected
+    koa.use(async (ctx) => {
+      try {
+        const body = await readMultipart(ctx);
+        await body.cleanup();
+        settled(undefined);
+      } catch (error) {
+        settled(error);
+      }
+      ctx.body = {};
+    });
+    const server = koa.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const address = server.address() as { port: number };
+      const req = httpRequest({ host: '127.0.0.1', port: address.port, method: 'POST', path: '/upload', headers: { 'content-type': TYPE, 'content-length': '100000' } });
+      req.on('error', () => {});
+      req.write(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="half.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+      req.write(Buffer.alloc(20_000, 3));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(readdirSync(tmp), 'the upload folder while the file arrives').to.have.length(1);
+      req.destroy();
+      const error = await done;
+      expect(error).to.be.instanceOf(FwError);
+      expect((error as FwError).status).to.equal(400);
+    } finally {
+      server.close();
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(leftBehind()).to.deep.equal([]);
+  });
+
   it('answers 413 for one file over maxFileSize, and removes the files already written', async () => {
     const a = app({ limit: 100_000, maxFileSize: 1000 });
     const res = await request(a.app.callback())
