@@ -126,15 +126,7 @@ async function readThroughKoaBody(ctx: Context, limit: number): Promise<Buffer> 
   const chunks: Buffer[] = [];
   const copy = (chunk: Buffer) => chunks.push(chunk);
   ctx.req.on('data', copy);
-  const parser = koaBody({
-    json: false,
-    text: true,
-    textLimit: limit,
-    textTypes: ['*/*'], // the caller checked the type
-    urlencoded: false,
-    multipart: false,
-    parsedMethods: ALL_METHODS,
-  });
+  const parser = textParser(limit);
   try {
     await parser(ctx, async () => {});
   } catch (error) {
@@ -143,6 +135,25 @@ async function readThroughKoaBody(ctx: Context, limit: number): Promise<Buffer> 
     ctx.req.off('data', copy);
   }
   return Buffer.concat(chunks);
+}
+
+// One koa-body middleware per limit: making one validates its options (about 30 µs), too much per request.
+const textParsers = new Map<number, ReturnType<typeof koaBody>>();
+function textParser(limit: number): ReturnType<typeof koaBody> {
+  let parser = textParsers.get(limit);
+  if (!parser) {
+    parser = koaBody({
+      json: false,
+      text: true,
+      textLimit: limit,
+      textTypes: ['*/*'] /* the caller checked the type */,
+      urlencoded: false,
+      multipart: false,
+      parsedMethods: ALL_METHODS,
+    });
+    if (textParsers.size < 64) textParsers.set(limit, parser);
+  }
+  return parser;
 }
 
 function toBodyError(ctx: Context, error: unknown, limit: number): FwError {
