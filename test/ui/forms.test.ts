@@ -255,7 +255,7 @@ describeBrowser('admin UI: forms and row buttons', (browser) => {
       await refused.waitFor();
       expect(await refused.innerText()).to.contain('The import was refused');
       await shot(page, join(ui.shots, 'import-refused.png'));
-      expect(await refused.locator('.fw-import-errors li').allInnerTexts()).to.deep.equal(['rows[2].price: price must be greater than or equal to 0']);
+      expect(await refused.locator('.fw-import-errors li').allInnerTexts()).to.deep.equal(['row 3, column C (price): price must be greater than or equal to 0']);
       expect(Number((await books().count({ n: '*' }))[0]!.n)).to.equal(before + 2);
       expect(await books().where({ title: 'Fine row' })).to.deep.equal([]);
     } finally {

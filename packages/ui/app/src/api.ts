@@ -54,7 +54,7 @@ export function toSignIn(): void {
 /** Options of {@link request}. */
 export interface RequestOptions {
   method?: string;
-  /** JSON-encoded unless it is a string (sent as it is, with `contentType`). */
+  /** JSON-encoded unless it is a string (sent as it is, with `contentType`) or a FormData (sent as multipart). */
   body?: unknown;
   contentType?: string;
   headers?: Record<string, string>;
@@ -85,7 +85,9 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   if (token) headers.token = token;
   let body: BodyInit | undefined;
   if (options.body !== undefined) {
-    if (typeof options.body === 'string') {
+    if (options.body instanceof FormData) {
+      body = options.body; // the browser sets the multipart content type with its boundary
+    } else if (typeof options.body === 'string') {
       body = options.body;
       headers['content-type'] = options.contentType ?? 'text/plain';
     } else {

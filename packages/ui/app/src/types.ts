@@ -126,6 +126,9 @@ export interface ErrorDetail {
   type?: string;
   message: string;
   code?: string;
+  /** Import errors: the spreadsheet row (the header is row 1) and column letter of the cell. */
+  row?: number;
+  column?: string;
 }
 
 /** `GET /login-settings`. */

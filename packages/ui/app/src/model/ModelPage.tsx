@@ -3,7 +3,7 @@
 // drawer and the in-table cell editor.
 import { useMemo, useState, type MouseEvent, type ReactNode } from 'react';
 import { App, Button, Popconfirm, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
-import { CopyOutlined, DeleteOutlined, DownloadOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined } from '@ant-design/icons';
+import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, tokenUrl } from '../api';
 import { useI18n } from '../i18n';
@@ -13,6 +13,7 @@ import type { BuildView, FieldView, Row, TablePage, TableQuery } from '../types'
 import { CellEditor, type CellTarget } from './CellEditor';
 import { renderValue, type Labels } from './cells';
 import { columnFields, columnTitle, keyShown, keyOf, searchFields } from './fields';
+import { ExportButton } from './ExportButton';
 import { ImportButton } from './ImportButton';
 import { can } from './power';
 import { RowDrawer, type DrawerState } from './RowDrawer';
@@ -247,10 +248,10 @@ function ModelTable({ build }: { build: BuildView }) {
     }
   };
 
-  const exportHref = tokenUrl(`/data/export/${encodeURIComponent(fw)}`, {
+  const exportParams = {
     ...(state.sort.length ? { sort: state.sort.map((s) => `${s.field},${s.order}`).join(';') } : {}),
     ...(conditions.length ? { conditions: JSON.stringify(conditions) } : {}),
-  });
+  };
   const current = asTree ? tree : flat;
 
   return (
@@ -279,11 +280,7 @@ function ModelTable({ build }: { build: BuildView }) {
               {t('model.deleteSelected', { count: selected.length })}
             </Button>
           )}
-          {can(build, 'export') && (
-            <Button icon={<DownloadOutlined />} href={exportHref} download={`${fw}.csv`} className="fw-export">
-              {t('model.export')}
-            </Button>
-          )}
+          {can(build, 'export') && <ExportButton fw={fw} params={exportParams} />}
           {can(build, 'import') && <ImportButton fw={fw} />}
         </Space>
         <Tooltip title={t('model.reload')}>
