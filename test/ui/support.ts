@@ -43,7 +43,8 @@ export async function startDemo(
   const shots = process.env.FW_UI_SHOTS ?? join(dir, 'shots');
   mkdirSync(shots, { recursive: true });
   const { firstPassword, port, host, ...demoOptions } = options;
-  const demo = await createDemoApp({ ...demoOptions, dbUrl: `sqlite:${join(dir, 'demo.db')}`, adminPassword: ADMIN_PASSWORD });
+  // Uploads go to the temporary folder too, never to the working directory's data/files.
+  const demo = await createDemoApp({ filesDir: join(dir, 'files'), ...demoOptions, dbUrl: `sqlite:${join(dir, 'demo.db')}`, adminPassword: ADMIN_PASSWORD });
   demo.app.silent = true;
   if (!firstPassword) {
     const admin = await demo.store.users.findByAccount('admin');

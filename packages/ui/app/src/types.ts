@@ -32,6 +32,8 @@ export interface FieldView {
   collection?: { model: string; labelField?: string };
   defaultValue?: unknown;
   placeholder?: string;
+  /** ATTACHMENT: the upload limits. */
+  attachment?: { multiple: boolean; image: boolean; maxSize: number; maxFiles: number; accept: string[] };
   rules: RuleView[];
 }
 
@@ -83,7 +85,16 @@ export type EditType =
   | 'HIDDEN'
   | 'REFERENCE_TABLE'
   | 'REFERENCE_TREE'
-  | 'COLLECTION';
+  | 'COLLECTION'
+  | 'ATTACHMENT';
+
+/** One file of an ATTACHMENT value. */
+export interface AttachmentValue {
+  id: string;
+  name: string;
+  size: number;
+  type: string;
+}
 
 /** A row as the data routes send it: values keyed by field name. */
 export type Row = Record<string, unknown>;

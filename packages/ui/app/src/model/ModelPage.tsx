@@ -164,7 +164,7 @@ function ModelTable({ build }: { build: BuildView }) {
               : undefined
           }
         >
-          {renderValue(f, value, labels, t)}
+          {renderValue(f, value, labels, t, { model: fw, rowId: row[key], thumbnail: true })}
         </Cell>
       ),
     };

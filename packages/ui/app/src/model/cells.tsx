@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import { Tag } from 'antd';
 import type { MessageKey } from '../i18n';
 import type { FieldView } from '../types';
+import { AttachmentList } from './attachments';
 import { choiceLabel } from './fields';
 
 type T = (key: MessageKey) => string;
@@ -30,8 +31,15 @@ function referenceLabel(labels: Labels | undefined, field: string, id: unknown):
   return labels?.[field]?.[String(id)] ?? `#${String(id)}`;
 }
 
+/** Where a value is shown: the row it belongs to (attachment links need it), and whether images show as thumbnails. */
+export interface ValuePlace {
+  model: string;
+  rowId: unknown;
+  thumbnail?: boolean;
+}
+
 /** The value of `field` as a person reads it. */
-export function renderValue(field: FieldView, value: unknown, labels: Labels | undefined, t: T): ReactNode {
+export function renderValue(field: FieldView, value: unknown, labels: Labels | undefined, t: T, place?: ValuePlace): ReactNode {
   if (value === null || value === undefined || value === '') return null;
   switch (field.type) {
     case 'BOOLEAN':
@@ -53,6 +61,9 @@ export function renderValue(field: FieldView, value: unknown, labels: Labels | u
       return referenceLabel(labels, field.name, value);
     case 'COLLECTION':
       return Array.isArray(value) ? value.map((v) => <Tag key={String(v)}>{referenceLabel(labels, field.name, v)}</Tag>) : String(value);
+    case 'ATTACHMENT':
+      if (place) return <AttachmentList model={place.model} field={field} rowId={place.rowId} value={value} thumbnail={place.thumbnail} />;
+      return Array.isArray(value) ? value.map((f: { id?: string; name?: string }) => <Tag key={String(f?.id)}>{String(f?.name ?? '')}</Tag>) : null;
     default:
       return typeof value === 'object' ? JSON.stringify(value) : String(value);
   }

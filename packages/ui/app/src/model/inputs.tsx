@@ -6,6 +6,7 @@ import type { ComponentType } from 'react';
 import { DatePicker, Input, InputNumber, Select, Switch } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import type { EditType, FieldView } from '../types';
+import { AttachmentInput } from './attachments';
 import { ReferenceSelect, ReferenceTreeSelect } from './references';
 
 /** What every input gets: the value and onChange from the form item, and where it is. */
@@ -232,6 +233,7 @@ export const INPUTS: Record<EditType, ComponentType<InputProps>> = {
   REFERENCE_TABLE: ReferenceTableInput,
   REFERENCE_TREE: ReferenceTreeInput,
   COLLECTION: CollectionInput,
+  ATTACHMENT: AttachmentInput,
 };
 
 /** The registry's input for a field (an unknown type gets a text input). */

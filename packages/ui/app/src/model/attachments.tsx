@@ -1,0 +1,165 @@
+// ATTACHMENT fields: the upload widget of the form (antd Upload, to the upload route, the field's
+// limits shown), file links in the details view and a thumbnail in the table for image fields.
+// Files are fetched with the token header and handed to the browser as blobs: a file URL never
+// carries the token.
+import { useEffect, useRef, useState } from 'react';
+import { Button, Space, Typography, Upload, message } from 'antd';
+import type { UploadFile } from 'antd';
+import { ApiError, apiUrl, request } from '../api';
+import { getToken } from '../auth';
+import { useI18n } from '../i18n';
+import type { AttachmentValue, FieldView } from '../types';
+import type { InputProps } from './inputs';
+
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+function filesOf(value: unknown): AttachmentValue[] {
+  return Array.isArray(value) ? (value.filter((f) => f && typeof f === 'object' && typeof (f as AttachmentValue).id === 'string') as AttachmentValue[]) : [];
+}
+
+/** "1.5 MB", "320 KB", "12 B". */
+export function formatSize(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${bytes} B`;
+}
+
+function filePath(model: string, field: string, rowId: unknown, fileId: string): string {
+  return `/data/file/${encodeURIComponent(model)}/${encodeURIComponent(field)}/${encodeURIComponent(String(rowId))}/${encodeURIComponent(fileId)}`;
+}
+
+/** The bytes of a stored file as a blob (the token goes in the header). */
+async function fetchFile(path: string, inline = false): Promise<Blob> {
+  const token = getToken();
+  const response = await fetch(apiUrl(path) + (inline ? '?inline=1' : ''), { headers: token ? { token } : {} });
+  if (!response.ok) throw new ApiError(response.status, `HTTP_${response.status}`, response.statusText || `HTTP ${response.status}`);
+  return response.blob();
+}
+
+/** Saves a stored file under its name. */
+async function download(path: string, name: string): Promise<void> {
+  const url = URL.createObjectURL(await fetchFile(path));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** The image of a stored file, small, as a table shows it. */
+function Thumbnail({ path, name }: { path: string; name: string }) {
+  const [url, setUrl] = useState<string>();
+  useEffect(() => {
+    let live = true;
+    let made: string | undefined;
+    fetchFile(path, true)
+      .then((blob) => {
+        made = URL.createObjectURL(blob);
+        if (live) setUrl(made);
+        else URL.revokeObjectURL(made);
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+      if (made) URL.revokeObjectURL(made);
+    };
+  }, [path]);
+  return url ? <img className="fw-thumbnail" src={url} alt={name} title={name} /> : <span className="fw-thumbnail fw-thumbnail-empty" title={name} />;
+}
+
+/** The files of a row's ATTACHMENT field: links that download, or a thumbnail for image fields in the table. */
+export function AttachmentList({ model, field, rowId, value, thumbnail }: { model: string; field: FieldView; rowId: unknown; value: unknown; thumbnail?: boolean }) {
+  const { t } = useI18n();
+  const files = filesOf(value);
+  if (files.length === 0) return null;
+  if (thumbnail && field.attachment?.image) {
+    return (
+      <Space size={4} className="fw-attachments">
+        {files.map((f) => (
+          <Thumbnail key={f.id} path={filePath(model, field.name, rowId, f.id)} name={f.name} />
+        ))}
+      </Space>
+    );
+  }
+  const save = (f: AttachmentValue) => download(filePath(model, field.name, rowId, f.id), f.name).catch(() => void message.error(t('upload.downloadFailed')));
+  return (
+    <Space size={[8, 2]} wrap className="fw-attachments">
+      {files.map((f) => (
+        <Button key={f.id} type="link" size="small" className="fw-attachment-link" onClick={() => void save(f)} title={`${f.name} (${formatSize(f.size)})`}>
+          {f.name}
+        </Button>
+      ))}
+    </Space>
+  );
+}
+
+/** The limits of a field, as the widget's hint says them. */
+function limitsText(field: FieldView, t: ReturnType<typeof useI18n>['t']): string {
+  const a = field.attachment;
+  if (!a) return '';
+  const types = a.accept.length > 0 ? a.accept.map((x) => (x.startsWith('image/') && x !== 'image/*' ? x.slice(6).toUpperCase() : x)).join(', ') : t('upload.anyType');
+  return t('upload.limits', { count: a.maxFiles, size: formatSize(a.maxSize), types });
+}
+
+/** The form's input of an ATTACHMENT field: uploads to the server at once, the value holds the uploaded files' records. */
+export function AttachmentInput({ field, model, value, onChange, id, disabled }: InputProps) {
+  const { t } = useI18n();
+  const files = filesOf(value);
+  const max = field.attachment?.maxFiles ?? 1;
+  const [uploading, setUploading] = useState<UploadFile[]>([]);
+  // The latest value, for uploads finishing one after another before the form re-renders.
+  const latest = useRef(files);
+  latest.current = files;
+  const accept = (field.attachment?.accept.length ? field.attachment.accept : field.attachment?.image ? IMAGE_TYPES : []).join(',');
+  // Failed uploads stay listed (red, removable) but take no place.
+  const full = files.length + uploading.filter((u) => u.status === 'uploading').length >= max;
+  const fileList: UploadFile[] = [...files.map((f) => ({ uid: f.id, name: f.name, status: 'done' as const, size: f.size, type: f.type })), ...uploading];
+  return (
+    <div className="fw-upload" id={id}>
+      <Upload
+        multiple={max > 1}
+        maxCount={max > 1 ? undefined : 1}
+        accept={accept || undefined}
+        disabled={disabled || full}
+        fileList={fileList}
+        showUploadList={{ showPreviewIcon: false, showDownloadIcon: false }}
+        onRemove={(file) => {
+          latest.current = files.filter((f) => f.id !== file.uid);
+          onChange?.(latest.current);
+          setUploading((list) => list.filter((u) => u.uid !== file.uid));
+          return true;
+        }}
+        customRequest={async (options) => {
+          const file = options.file as File & { uid: string };
+          const entry: UploadFile = { uid: file.uid, name: file.name, status: 'uploading' };
+          setUploading((list) => [...list, entry]);
+          const body = new FormData();
+          body.append('file', file, file.name);
+          try {
+            const { data } = await request<{ files: AttachmentValue[] }>(`/data/upload/${encodeURIComponent(model)}/${encodeURIComponent(field.name)}`, { body });
+            setUploading((list) => list.filter((u) => u.uid !== file.uid));
+            // A single-file field replaces its file; a multiple one adds.
+            latest.current = max > 1 ? [...latest.current, ...data.files] : data.files;
+            onChange?.(latest.current);
+            options.onSuccess?.(data);
+          } catch (error) {
+            const text = error instanceof ApiError ? error.message : String(error);
+            setUploading((list) => list.map((u) => (u.uid === file.uid ? { ...u, status: 'error' as const, response: text } : u)));
+            // The server's message names the file already.
+            void message.error(text);
+            options.onError?.(error as Error);
+          }
+        }}
+      >
+        <Button disabled={disabled || full} className="fw-upload-button">
+          {t('upload.choose')}
+        </Button>
+      </Upload>
+      <Typography.Text type="secondary" className="fw-upload-limits">
+        {limitsText(field, t)}
+      </Typography.Text>
+    </div>
+  );
+}
