@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import { EditType, type ModelDefinition } from '@fw/core';
@@ -38,7 +41,8 @@ function creationOrder(models: readonly ModelDefinition[]): ModelDefinition[] {
 describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json describes it', (db) => {
   it('calls every described route (success and error answers) and validates each status and body', async function () {
     this.timeout(120_000);
-    const demo = await createDemoApp({ dbUrl: db().url, adminPassword: 'demo-pass-1', ui: false, config: { 'fw-app.verifyCodeCount': 100 } });
+    const filesDir = mkdtempSync(join(tmpdir(), 'fw-openapi-files-'));
+    const demo = await createDemoApp({ dbUrl: db().url, adminPassword: 'demo-pass-1', ui: false, filesDir, config: { 'fw-app.verifyCodeCount': 100 } });
     try {
       const agent = request(demo.app.callback());
       // The description the demo serves, behind a token (fwAdmin's default).
@@ -235,6 +239,7 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
       expect([...api.called.entries()].filter(([op, statuses]) => op.includes('/Book') && [...statuses].every((s) => s < 400)).map(([op]) => op)).to.deep.equal([]);
     } finally {
       await demo.close();
+      rmSync(filesDir, { recursive: true, force: true });
     }
   });
 });
