@@ -238,7 +238,7 @@ function modelPaths(model: ModelDefinition): Paths {
             required: ['files'],
             additionalProperties: false,
           }),
-          ...errors(400, 401, 403, 413, 415, 422),
+          ...errors(400, 401, 403, 413, 415),
         },
       });
     }
