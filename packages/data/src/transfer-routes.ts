@@ -4,10 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { koaBody } from 'koa-body';
 import { FwError } from '@fw/core';
-import { readMultipart } from '@fw/http';
-import { fwRoute, readTextBody } from '@fw/login';
+import { fwRoute, readMultipart, readRawBody, readTextBody } from '@fw/http';
 import type { DataService } from './service.js';
 import type { Actor } from './service-types.js';
 import type { TransferFormat } from './transfers.js';
@@ -48,40 +46,6 @@ function download(ctx: Context, name: string, format: TransferFormat): void {
   ctx.type = format === 'xlsx' ? XLSX_TYPE : 'text/csv; charset=utf-8';
   ctx.set('Content-Disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}.${format}"`);
   ctx.set('Cache-Control', 'no-store');
-}
-
-/**
- * A binary request body's bytes, read through koa-body (co-body) within `limit`.
- * @throws {FwError} 413 beyond the limit, 415 for a compressed body, 400 when empty or unreadable.
- */
-async function readBytes(ctx: Context, limit: number): Promise<Buffer> {
-  const encoding = (ctx.get('content-encoding') || 'identity').toLowerCase();
-  if (encoding !== 'identity') throw new FwError('UNSUPPORTED_MEDIA_TYPE', `A ${encoding}-encoded request body is not accepted`);
-  const declared = Number(ctx.get('content-length') || NaN);
-  if (Number.isFinite(declared) && declared > limit) {
-    ctx.req.resume();
-    throw new FwError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
-  }
-  if (ctx.req.readableEnded) throw new FwError('BAD_REQUEST', 'The request body was already read by another parser');
-  const chunks: Buffer[] = [];
-  const copy = (chunk: Buffer) => chunks.push(chunk);
-  ctx.req.on('data', copy);
-  try {
-    // koa-body reads (and bounds) the stream as "text"; the bytes are taken as they arrived.
-    await koaBody({ json: false, text: true, textLimit: limit, textTypes: ['*/*'], urlencoded: false, multipart: false, parsedMethods: ['POST'] as never })(ctx, async () => {});
-  } catch (error) {
-    const { status, type } = error as { status?: unknown; type?: unknown };
-    if (status === 413 || type === 'entity.too.large') {
-      if (ctx.req.readable) ctx.req.resume();
-      throw new FwError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`, { cause: error });
-    }
-    throw new FwError('BAD_REQUEST', 'The request body could not be read', { cause: error });
-  } finally {
-    ctx.req.off('data', copy);
-  }
-  const bytes = Buffer.concat(chunks);
-  if (bytes.length === 0) throw new FwError('BAD_REQUEST', 'The request body is empty');
-  return bytes;
 }
 
 /** What an uploaded import file is, from its bytes first and its name second. */
@@ -148,7 +112,7 @@ export function transferRoutes(router: Router, deps: TransferRouteDeps): void {
     const who = await actor(ctx);
     const type = ctx.get('content-type');
     if (XLSX_CONTENT_TYPE.test(type)) {
-      ctx.body = await service.importXlsx(param(ctx), who, await readBytes(ctx, importBodyLimit));
+      ctx.body = await service.importXlsx(param(ctx), who, await readRawBody(ctx, { limit: importBodyLimit }));
       return;
     }
     if (MULTIPART_TYPE.test(type)) {
