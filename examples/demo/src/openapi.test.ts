@@ -75,6 +75,8 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
       await call('get', '/menu', { token });
       await call('post', '/ai/mcp', { token, headers: { Accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
       await call('post', '/ai/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+      await call('post', '/ai/mcp', { token, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+      await call('post', '/ai/mcp', { token, headers: { Accept: 'application/json, text/event-stream' }, body: { hello: 1 }, invalidBody: true });
 
       // Every data route of every model, in an order that lets references point at real rows.
       const ids: Record<string, number> = {};

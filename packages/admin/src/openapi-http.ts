@@ -275,8 +275,11 @@ export function mcpPaths(): Record<string, Record<string, Operation>> {
         responses: {
           200: jsonAnswer('The JSON-RPC answer', { anyOf: [message, { type: 'array', items: message }] }),
           202: { description: 'A notification or answer was accepted; no body' },
+          400: jsonAnswer('A body that is not JSON (the Fw error body), or not a JSON-RPC message (a JSON-RPC error)', {
+            anyOf: [{ $ref: '#/components/schemas/FwError' }, message],
+          }),
           406: jsonAnswer('The Accept header lacks application/json or text/event-stream', message),
-          ...errors(400, 401, 413, 415),
+          ...errors(401, 413, 415),
         },
       },
     },
