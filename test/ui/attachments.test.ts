@@ -1,7 +1,7 @@
 // ATTACHMENT fields as a person uses them, on the demo's Author (a photo, and up to five papers):
 // the form's upload widget with its limits, a thumbnail in the table, file links in the details
 // that download the file; a file of the wrong type refused with the server's message.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { expect } from 'chai';
@@ -56,7 +56,7 @@ describeBrowser('admin UI: attachments', (browser) => {
     await ui?.close();
   });
 
-  it('uploads a photo and papers in the form (limits shown), shows a thumbnail in the table and file links that download in the details', async () => {
+  it('uploads a photo and papers in the form (limits shown), shows a thumbnail in the table and file links that download in the details; removing a file in the edit form deletes it', async () => {
     const { context, page, errors } = await openPage(browser());
     try {
       await openSignedIn(page, ui.url, '/model/Author', token);
@@ -106,6 +106,24 @@ describeBrowser('admin UI: attachments', (browser) => {
       const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
       expect(download.suggestedFilename()).to.equal('earthsea.pdf');
       expect(readFileSync((await download.path())!).equals(PDF)).to.equal(true);
+      await page.locator('.ant-drawer-close').click();
+      await page.locator('.ant-drawer').waitFor({ state: 'hidden' });
+
+      // The edit form lists the stored files; removing one and saving deletes it from the storage.
+      await rowWith(page, 'Ursula K. Le Guin').locator('.fw-row-edit').click();
+      await page.locator('.ant-drawer-title', { hasText: `Edit Authors #${row.id}` }).waitFor();
+      const notes = page.locator('.ant-drawer .fw-field-papers .ant-upload-list-item', { hasText: 'notes.txt' });
+      await notes.waitFor();
+      await notes.hover();
+      await notes.locator('.ant-upload-list-item-actions button, .anticon-delete').first().click();
+      await notes.waitFor({ state: 'detached' });
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.locator('.ant-drawer').waitFor({ state: 'hidden' });
+      const after = JSON.parse((await authors().where({ id: row.id }).first()).papers as string) as Array<{ id: string; name: string }>;
+      expect(after.map((f) => f.name)).to.deep.equal(['earthsea.pdf']);
+      const removed = papers.find((f) => f.name === 'notes.txt')!;
+      expect(existsSync(join(ui.dir, 'files', removed.id)), 'the removed file is deleted after the save').to.equal(false);
+      expect(existsSync(join(ui.dir, 'files', after[0]!.id))).to.equal(true);
       expect(errors).to.deep.equal([]);
     } finally {
       await context.close();
