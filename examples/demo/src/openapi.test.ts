@@ -207,6 +207,15 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
           }
         }
       }
+      // The other error answers, each checked against its status's description.
+      expect((await call('post', '/data/modify/Book', { token, body: { title: '', price: -1 }, invalidBody: true })).status).to.equal(422);
+      await call('post', '/data/modify/Book/update-cell', { token, body: { id: ids.Book, field: 'isbn', value: '0441172717' }, invalidBody: true });
+      expect((await call('post', '/data/table/Book', { token, raw: JSON.stringify({ pad: 'x'.repeat(1_100_000) }), type: 'application/json' })).status).to.equal(413);
+      const role = json(await call('get', '/data/FwRole/{id}', { token, params: { id: ids.FwRole! } }));
+      const taken = await call('post', '/data/modify/FwRole', { token, body: { code: role.code, name: 'Again' } });
+      expect(taken.status).to.equal(409);
+      const stale = await call('post', '/data/modify/Book/update', { token, headers: { 'If-Match': '"x"' }, body: { id: ids.Book } });
+      expect(json<{ error: { code: string } }>(stale).error.code).to.equal('STALE_ROW');
       await call('get', '/data/print.css');
       await call('get', '/data/print.js');
 
