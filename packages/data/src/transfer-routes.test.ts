@@ -1,8 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bodyParser } from '@koa/bodyparser';
 import { expect } from 'chai';
 import ExcelJS from 'exceljs';
 import Koa from 'koa';
+import { koaBody } from 'koa-body';
 import request from 'supertest';
 import { BUILTIN_MODELS, createRegistry, defineModel, type FwUser } from '@fw/core';
+import { localFileStorage } from '@fw/files';
 import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
 import { FwTokenService, MemoryTokenStore } from '@fw/token';
@@ -19,6 +25,13 @@ const Place = defineModel({
   fields: { title: { edit: { notNull: true } }, parentId: { column: 'parent_id', edit: { type: 'REFERENCE_TREE', reference: { model: 'Place' } } } },
 });
 const Label = defineModel({ name: 'Label', table: 'xt_label', fields: { text: {} } });
+/** Files are uploaded, not imported: exports show their names, imports skip the column. */
+const Document = defineModel({
+  name: 'Document',
+  table: 'xt_document',
+  power: { export: true, importable: true },
+  fields: { title: { views: { title: 'Title' }, edit: { notNull: true } }, files: { views: { title: 'Files' }, edit: { type: 'ATTACHMENT', attachment: { multiple: true } } } },
+});
 
 /** One field of every edit type a transfer carries (PASSWORD is never exported; read-only is skipped on import). */
 const Sample = defineModel({
@@ -49,8 +62,10 @@ const COMPARED = ['text', 'notes', 'count', 'price', 'active', 'kind', 'kinds', 
 async function setup(url: string) {
   const store: FwStore = createStore(url);
   await store.migrate.latest();
-  const registry = createRegistry([...BUILTIN_MODELS, Shelf, Place, Label, Sample]);
-  await store.createModelTables([Shelf, Place, Label, Sample]);
+  const registry = createRegistry([...BUILTIN_MODELS, Shelf, Place, Label, Sample, Document]);
+  await store.createModelTables([Shelf, Place, Label, Sample, Document]);
+  const filesDir = mkdtempSync(join(tmpdir(), 'fw-xt-files-'));
+  const files = localFileStorage({ dir: filesDir });
   const { menu } = await store.menus.createModelMenu(Sample);
   const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   const make = async (account: string, isAdmin = false): Promise<FwUser> => {
@@ -63,10 +78,11 @@ async function setup(url: string) {
   await store.roles.setMenus(role.id, [menu.id]);
   await store.users.setRoles(reader.id, [role.id]);
   const tokens = new FwTokenService({ store: new MemoryTokenStore() });
-  const app = (options: { importBodyLimit?: number } = {}) => {
+  const app = (options: { importBodyLimit?: number } = {}, host?: (koa: Koa) => void) => {
     const koa = new Koa();
     koa.silent = true;
-    koa.use(fwData({ store, tokens, registry, ...options }));
+    host?.(koa);
+    koa.use(fwData({ store, tokens, registry, files, ...options }));
     return request(koa.callback());
   };
   const token = async (user: FwUser) => (await tokens.loginToken(user, tokens.generateToken())).token;
@@ -80,7 +96,7 @@ async function setup(url: string) {
     ids.labels.push(typeof row === 'object' ? (row as { id: number }).id : (row as number));
   }
   const id = (v: number | { id: number }) => (typeof v === 'object' ? v.id : v);
-  return { store, agent: app(), app, admin: await token(admin), reader: await token(reader), shelf: id(ids.shelf), place: id(ids.place), labels: ids.labels };
+  return { store, filesDir, agent: app(), app, admin: await token(admin), reader: await token(reader), shelf: id(ids.shelf), place: id(ids.place), labels: ids.labels };
 }
 type Fixture = Awaited<ReturnType<typeof setup>>;
 
@@ -112,6 +128,7 @@ describeEachSql('fwData transfers: CSV and XLSX export, import and template', (d
   });
   after(async () => {
     await f.store.destroy();
+    rmSync(f.filesDir, { recursive: true, force: true });
   });
   beforeEach(async () => {
     await f.store.knex('xt_sample_label').delete();
@@ -310,6 +327,41 @@ describeEachSql('fwData transfers: CSV and XLSX export, import and template', (d
       .expect(200);
     expect(imported.body).to.deep.equal({ imported: 1 });
     expect((await table())[0]).to.include({ text: 'Example Text', kind: 'a', active: true, day: '2025-01-31' });
+  });
+
+  it('keeps working behind a body parser the host mounted first (koa-body with multipart, @koa/bodyparser)', async () => {
+    const book = await workbook([['Text'], ['behind a parser']]);
+    for (const host of [(k: Koa) => k.use(koaBody({ multipart: true, text: true })), (k: Koa) => k.use(bodyParser())]) {
+      const agent = f.app({}, host);
+      await agent.post(`${api}/data/import/Sample`).set('token', f.admin).set('Content-Type', XLSX_TYPE).send(book).expect(200);
+      await agent.post(`${api}/data/import/Sample`).set('token', f.admin).attach('file', book, 'b.xlsx').expect(200);
+      await agent.post(`${api}/data/import/Sample`).set('token', f.admin).set('Content-Type', 'text/csv').send('text\r\nbehind a parser\r\n').expect(200);
+    }
+    expect((await table()).map((r) => r.text)).to.deep.equal(Array(6).fill('behind a parser'));
+  });
+
+  it('exports ATTACHMENT fields as file names, and skips them on import', async () => {
+    const stored = [
+      { id: 'aaaaaaaaaaaaaaaaaaaaaa', name: 'report.pdf', size: 10, type: 'application/pdf' },
+      { id: 'bbbbbbbbbbbbbbbbbbbbbb', name: 'photo, 2.png', size: 20, type: 'image/png' },
+    ];
+    await f.store.knex('xt_document').delete();
+    await f.store.knex('xt_document').insert({ title: 'With files', files: JSON.stringify(stored) });
+    const csv = await f.agent.get(`${api}/data/export/Document`).set('token', f.admin).expect(200);
+    expect(csv.text).to.contain('With files,"report.pdf, photo, 2.png"').and.not.contain('aaaaaaaa');
+    const xlsx = await f.agent.get(`${api}/data/export/Document?format=xlsx`).set('token', f.admin).buffer(true).parse(binary).expect(200);
+    const sheet = (await loadWorkbook(xlsx.body as Buffer)).worksheets[0]!;
+    expect(sheet.getRow(2).getCell(2).value).to.equal('report.pdf, photo, 2.png');
+    await f.store.knex('xt_document').delete();
+    await f.agent.post(`${api}/data/import/Document`).set('token', f.admin).set('Content-Type', 'text/csv').send(csv.text).expect(200);
+    await f.agent.post(`${api}/data/import/Document`).set('token', f.admin).set('Content-Type', XLSX_TYPE).send(xlsx.body as Buffer).expect(200);
+    const rows = await f.store.knex('xt_document').select('title', 'files');
+    expect(rows.map((r) => [r.title, r.files ?? null])).to.deep.equal([
+      ['With files', null],
+      ['With files', null],
+    ]);
+    const template = await f.agent.get(`${api}/data/import-template/Document?format=csv`).set('token', f.admin).expect(200);
+    expect(template.text.replace(/^\ufeff/, '').split('\r\n')[0]).to.equal('title');
   });
 
   it('asks for the export power to export, the importable power for import and template; bad format is 400', async () => {

@@ -1,5 +1,5 @@
 import { PassThrough, Readable, type Writable } from 'node:stream';
-import { inflateRawSync } from 'node:zlib';
+import { createInflateRaw } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { FwError } from '@fw/core';
 import { dataError } from '../error-codes.js';
@@ -61,17 +61,35 @@ export interface WorkbookLimits {
   maxRows: number;
   /** Most columns. */
   maxColumns: number;
-  /** Most bytes the workbook's parts may unpack to (a zip bomb stops here). @default 256 MiB */
+  /** Most bytes the workbook's parts may unpack to (a zip bomb stops here). @default 128 MiB */
   maxUnpacked?: number;
 }
 
+/** The size a deflated part unpacks to, counted while it streams (nothing is kept), stopping past `max`. */
+function inflatedSize(data: Buffer, max: number): Promise<number | 'over' | 'broken'> {
+  return new Promise((resolve) => {
+    const inflate = createInflateRaw();
+    let size = 0;
+    inflate.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        inflate.destroy();
+        resolve('over');
+      }
+    });
+    inflate.on('end', () => resolve(size));
+    inflate.on('error', () => resolve('broken'));
+    inflate.end(data);
+  });
+}
+
 /**
- * Checks that a workbook's zip parts unpack to at most `limit` bytes, by inflating each part with
- * a capped output (node's `maxOutputLength`), so the sizes checked are the real ones, not the
- * ones the file declares.
+ * Checks that a workbook's zip parts unpack to at most `limit` bytes, by inflating each part and
+ * counting, so the sizes checked are the real ones, not the ones the file declares. The
+ * inflated bytes are dropped as they come: the check holds no more than a chunk in memory.
  * @throws {FwError} 400 for something that is not a zip, 413 past the limit
  */
-export function checkUnpackedSize(zip: Buffer, limit: number): void {
+export async function checkUnpackedSize(zip: Buffer, limit: number): Promise<void> {
   const notZip = () => dataError('BAD_QUERY', 'the workbook is not an .xlsx file (a zip archive)');
   // The end-of-central-directory record: its signature, within the last 64 KiB + 22 bytes.
   let end = -1;
@@ -97,12 +115,10 @@ export function checkUnpackedSize(zip: Buffer, limit: number): void {
     let size: number;
     if (method === 0) size = data.length;
     else if (method === 8) {
-      try {
-        size = inflateRawSync(data, { maxOutputLength: Math.max(budget, 1) }).length;
-      } catch (error) {
-        if (error instanceof RangeError) throw new FwError('PAYLOAD_TOO_LARGE', `the workbook unpacks to more than ${limit} bytes`);
-        throw notZip();
-      }
+      const inflated = await inflatedSize(data, budget);
+      if (inflated === 'over') throw new FwError('PAYLOAD_TOO_LARGE', `the workbook unpacks to more than ${limit} bytes`);
+      if (inflated === 'broken') throw notZip();
+      size = inflated;
     } else throw notZip();
     budget -= size;
     if (budget < 0) throw new FwError('PAYLOAD_TOO_LARGE', `the workbook unpacks to more than ${limit} bytes`);
@@ -118,7 +134,7 @@ export function checkUnpackedSize(zip: Buffer, limit: number): void {
  * @throws {FwError} 400 for a file that is not a workbook or has no header, 413 past the limits
  */
 export async function readWorkbook(file: Buffer, limits: WorkbookLimits): Promise<{ header: string[]; rows: unknown[][]; rowNumbers: number[] }> {
-  checkUnpackedSize(file, limits.maxUnpacked ?? 256 * 1024 * 1024);
+  await checkUnpackedSize(file, limits.maxUnpacked ?? 128 * 1024 * 1024);
   const rows: unknown[][] = [];
   const rowNumbers: number[] = [];
   let header: string[] | undefined;
