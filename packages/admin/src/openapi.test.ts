@@ -155,6 +155,12 @@ describe('openApiDocument(options)', () => {
     expect(bare.paths).to.not.have.property('/openapi.json');
   });
 
+  it('takes the server URL and title from the configuration', () => {
+    const doc = describeApp({ config: loadConfig({ values: { 'fw-app.apiPrefix': '/api/v2', 'fw-app.title': 'Shop' } }) });
+    expect(doc.servers).to.deep.equal([{ url: '/api/v2' }]);
+    expect(doc.info).to.include({ title: 'Shop API', version: '0.1.0' });
+  });
+
   it('refuses a missing registry', () => {
     expect(thrown(() => openApiDocument({} as never), FwDefinitionError).key).to.equal('openApiDocument.registry');
     expect(thrown(() => fwOpenApi({ document: {} as never }), FwDefinitionError).key).to.equal('fwOpenApi.document');
@@ -197,6 +203,22 @@ describe('fwAdmin: GET /fw-api/openapi.json', () => {
       expect((await agent.post('/fw-api/openapi.json').set('token', token).expect(405)).headers.allow).to.equal('GET, HEAD');
     } finally {
       await cleanup();
+    }
+  });
+
+  it('is served under the configured API prefix', async () => {
+    const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
+    const app = new Koa();
+    app.silent = true;
+    const fw = await fwAdmin(app, { db: db.url, models: [Book], ui: false, openapi: 'open', config: { 'fw-app.apiPrefix': '/api' } });
+    app.use(fw.middleware);
+    try {
+      const answer = await request(app.callback()).get('/api/openapi.json').expect(200);
+      expect(answer.body.servers).to.deep.equal([{ url: '/api' }]);
+      await request(app.callback()).get('/fw-api/openapi.json').expect(404);
+    } finally {
+      await fw.close();
+      await db.drop();
     }
   });
 
