@@ -56,9 +56,9 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
       const doc = (await agent.get('/fw-api/openapi.json').set('token', first).expect(200)).body as { paths: Record<string, Record<string, { operationId: string }>> };
       const api = openApiChecker(agent, doc);
       const { call, json } = api;
-      const landed = (op: string) => api.operations().includes(op);
+      const described = (op: string) => api.operations().includes(op);
       const attachmentFields = (M: string): string[] =>
-        landed(`POST /data/upload/${M}/{field}`) ? api.operationOf(`POST /data/upload/${M}/{field}`).parameters![0]!.schema.enum! : [];
+        described(`POST /data/upload/${M}/{field}`) ? api.operationOf(`POST /data/upload/${M}/{field}`).parameters![0]!.schema.enum! : [];
 
       // Login routes.
       await call('get', '/openapi.json', { token: first });
@@ -162,7 +162,7 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
           if (has(`/data/import/${M}`, 'post')) {
             const csvText = (csv.body as Buffer).toString('utf8');
             expect(json<{ imported: number }>(await call('post', `/data/import/${M}`, { token, raw: csvText, type: 'text/csv' })).imported).to.be.greaterThan(0);
-            if (landed(`GET /data/import-template/${M}`)) {
+            if (described(`GET /data/import-template/${M}`)) {
               expect(xlsx.headers['content-type']).to.equal(XLSX);
               expect(json<{ imported: number }>(await call('post', `/data/import/${M}`, { token, raw: xlsx.body as Buffer, type: XLSX })).imported).to.be.greaterThan(0);
               const multipart = await call('post', `/data/import/${M}`, { token, files: [{ name: `${M}.csv`, bytes: Buffer.from(csvText), type: 'text/csv' }] });
