@@ -226,7 +226,8 @@ describeEachSql('ATTACHMENT fields: upload, claim, download, delete', (db) => {
       const row = await aliceRow();
       expect(row.cover).to.have.length(1);
       expect(row.cover[0]).to.include({ name: 'cover.png', type: 'image/png', size: PNG.length });
-      expect(row.files.map((f) => f.name)).to.deep.equal(['report.pdf', 'notes.txt']);
+      // Parts of one upload may finish writing in any order.
+      expect(row.files.map((f) => f.name).sort()).to.deep.equal(['notes.txt', 'report.pdf']);
       const records = await store.files.findMany([row.cover[0]!.id, ...row.files.map((f) => f.id)]);
       expect(records.map((r) => r.rowId)).to.deep.equal([String(row.id), String(row.id), String(row.id)]);
       const details = await agent.get(`/fw-api/data/Doc/${row.id}`).set('token', await token('alice'));
@@ -284,6 +285,23 @@ describeEachSql('ATTACHMENT fields: upload, claim, download, delete', (db) => {
       expect(await stored(kept!.id)).to.not.equal(undefined);
     });
 
+    it('a copy takes the copier’s own uploads given in values, never the source’s files', async () => {
+      const row = await aliceRow();
+      const [own] = (await upload('alice', 'cover', [{ bytes: PNG, name: 'copy.png' }])).body.files;
+      const res = await agent
+        .post('/fw-api/data/modify/Doc/copy')
+        .set('token', await token('alice'))
+        .send({ id: row.id, values: { cover: [own] } });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.cover).to.deep.equal([own]);
+      expect((await store.files.findMany([own.id]))[0]!.rowId).to.equal(String(res.body.id));
+      const stolen = await agent
+        .post('/fw-api/data/modify/Doc/copy')
+        .set('token', await token('alice'))
+        .send({ id: row.id, values: { files: row.files } });
+      expect(stolen.status).to.equal(422);
+    });
+
     it('a copy starts without the files of its source', async () => {
       const row = await aliceRow();
       const res = await agent.post('/fw-api/data/modify/Doc/copy').set('token', await token('alice')).send({ id: row.id });
@@ -297,7 +315,7 @@ describeEachSql('ATTACHMENT fields: upload, claim, download, delete', (db) => {
     it('serves the owner the bytes with the stored type, a safe attachment disposition, nosniff, a sandbox and no-store', async () => {
       const row = await aliceRow();
       const res = await agent
-        .get(fileUrl('files', row.id, row.files[0]!.id))
+        .get(fileUrl('files', row.id, row.files.find((f) => f.name === 'report.pdf')!.id))
         .set('token', await token('alice'))
         .buffer(true)
         .parse((r, done) => {
