@@ -108,7 +108,7 @@ const tableBody = fc.record(
 const segment = fc.oneof(fc.constantFrom(...MODELS), fc.string({ minLength: 1, maxLength: 10 }).map(enc), fc.constantFrom('%00', '..', '%2e%2e', 'FzItem%00'));
 const anyBody = fc.oneof({ weight: 4, arbitrary: row }, value);
 
-type Probe = { method: 'get' | 'post'; path: string; body?: unknown; raw?: string; contentType?: string; token: 'admin' | 'user' | 'none' | 'junk' };
+type Probe = { method: 'get' | 'post'; path: string; body?: unknown; raw?: string; contentType?: string; contentEncoding?: string; token: 'admin' | 'user' | 'none' | 'junk' };
 const who = fc.constantFrom<Probe['token']>('admin', 'admin', 'user', 'none', 'junk');
 
 const probe: fc.Arbitrary<Probe> = fc.oneof(
@@ -181,6 +181,49 @@ const probe: fc.Arbitrary<Probe> = fc.oneof(
       token: who,
     })
     .map(({ path, raw, contentType, token }) => ({ method: 'post' as const, path, raw, contentType, token })),
+  // A body in an encoding the readers do not take (issue 13: 415, never decoded).
+  fc
+    .record({
+      path: fc.constantFrom('/data/table/FzItem', '/data/modify/FzItem', '/data/import/FzItem', '/login', '/ai/mcp'),
+      raw: fc.string({ unit: 'binary', maxLength: 60 }),
+      contentType: fc.constantFrom('application/json', 'text/csv', 'multipart/form-data; boundary=fz'),
+      contentEncoding: fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'x-junk', ''),
+      token: who,
+    })
+    .map(({ path, raw, contentType, contentEncoding, token }) => ({ method: 'post' as const, path, raw, contentType, contentEncoding, token })),
+  // Crafted multipart bodies for the import (issue 13): odd names and file names, parts without a
+  // type, bodies cut short, a boundary that is not the declared one.
+  fc
+    .record({
+      parts: fc.array(
+        fc.record({
+          name: fc.oneof(fc.constantFrom('file', 'a', '__proto__', 'constructor'), fc.string({ maxLength: 8 })),
+          filename: fc.option(fc.oneof(fc.constantFrom('../../etc/passwd', 'a.xlsx', 'b.csv', '..\\..\\c.csv', '%00.csv', '"q".csv'), fc.string({ maxLength: 12 }))),
+          type: fc.option(fc.constantFrom('text/csv', 'application/octet-stream', 'image/png', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')),
+          content: fc.oneof(fc.constantFrom('title\nok', 'PK\u0003\u0004junk', ''), fc.string({ unit: 'binary', maxLength: 80 })),
+        }),
+        { maxLength: 4 },
+      ),
+      cut: fc.option(fc.nat(300)),
+      boundary: fc.constantFrom('fzb', 'fzb', 'other', ''),
+      token: who,
+    })
+    .map(({ parts, cut, boundary, token }) => {
+      const raw =
+        parts
+          .map((p) => {
+            const disposition = `Content-Disposition: form-data; name="${p.name}"${p.filename === null ? '' : `; filename="${p.filename}"`}`;
+            return `--fzb\r\n${disposition}\r\n${p.type === null ? '' : `Content-Type: ${p.type}\r\n`}\r\n${p.content}\r\n`;
+          })
+          .join('') + '--fzb--\r\n';
+      return {
+        method: 'post' as const,
+        path: '/data/import/FzItem',
+        raw: cut === null ? raw : raw.slice(0, cut),
+        contentType: boundary ? `multipart/form-data; boundary=${boundary}` : 'multipart/form-data',
+        token,
+      };
+    }),
   fc
     .record({ account: value, pwd: value, verifyCode: fc.option(value), verifyCodeMark: fc.option(value) }, { requiredKeys: [] })
     .map((body) => ({ method: 'post' as const, path: '/login', body, token: 'none' as const })),
@@ -249,6 +292,7 @@ describeEachSql('every route answers bad input with a 4xx and the Fw error body 
     if (p.path === '/ai/mcp') req = req.set('Accept', 'application/json, text/event-stream');
     if (p.token === 'admin' || p.token === 'user') req = req.set('token', tokens[p.token]);
     if (p.token === 'junk') req = req.set('Authorization', 'Bearer \u00ffjunk-\u00e9\u00e9-token');
+    if (p.contentEncoding) req = req.set('Content-Encoding', p.contentEncoding);
     if (p.raw !== undefined) return req.set('Content-Type', p.contentType ?? 'application/json').send(p.raw);
     if (p.method === 'post') return req.set('Content-Type', 'application/json').send(JSON.stringify(p.body ?? null));
     return req;
