@@ -142,6 +142,15 @@ describe('readMultipart(ctx, limits): multipart bodies through koa-body', () => 
     expect(leftBehind()).to.deep.equal([]);
   });
 
+  it('reads a file name in UTF-8, as browsers send it', async () => {
+    const res = await request(app().app.callback())
+      .post('/upload')
+      .set('Content-Type', TYPE)
+      .send(multipart([{ name: 'file', filename: 'Été 報告.pdf', type: 'application/pdf', content: '%PDF' }]));
+    expect(res.status).to.equal(200);
+    expect(res.body.files[0].name).to.equal('Été 報告.pdf');
+  });
+
   it('answers 415 UNSUPPORTED_MEDIA_TYPE for a body that is not multipart/form-data', async () => {
     const a = app();
     for (const [type, body] of [
