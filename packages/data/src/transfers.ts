@@ -204,7 +204,7 @@ export class Transfers {
         const body: Record<string, unknown> = {};
         for (const { field, index } of columns) {
           const raw = cells[index];
-          const cell = fromSheetValue(field, format === 'csv' && typeof raw === 'string' ? uncsvCell(raw) : raw);
+          const cell = fromSheetValue(field, format === 'csv' && typeof raw === 'string' ? uncsvCell(raw) : raw, format);
           if ('error' in cell) {
             details.push(at(n, { path: field.name, type: cell.type, message: `${field.edit.title} ${cell.error}` }));
           } else body[field.name] = cell.value;

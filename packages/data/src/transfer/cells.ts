@@ -62,13 +62,22 @@ function choiceLabel(field: FieldDefinition, value: unknown): unknown {
   return choice ? (choice.label ?? String(choice.value)) : value;
 }
 
-/** The choice value a cell names, by label first (what the workbook shows), else the cell itself. */
-function choiceValue(field: FieldDefinition, cell: unknown): unknown {
+/**
+ * The choice value a cell names. A workbook writes labels, so a label is looked up first there; a
+ * CSV file writes values, so a value wins there (a label that spells another choice's value then
+ * still means that value, and the export imports back).
+ */
+function choiceValue(field: FieldDefinition, cell: unknown, prefer: CellSource): unknown {
   if (typeof cell !== 'string') return cell;
   const text = cell.trim();
-  const byLabel = (field.edit.choices ?? []).find((c) => c.label !== undefined && c.label === text);
+  const choices = field.edit.choices ?? [];
+  if (prefer === 'csv' && choices.some((c) => String(c.value) === text)) return text;
+  const byLabel = choices.find((c) => c.label !== undefined && c.label === text);
   return byLabel ? byLabel.value : text;
 }
+
+/** Where a cell comes from: a workbook (choices as labels) or a CSV file (choices as values). */
+export type CellSource = 'xlsx' | 'csv';
 
 function utcDate(text: string): Date | undefined {
   const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text);
@@ -115,14 +124,14 @@ const pad = (n: number) => String(n).padStart(2, '0');
  * result (a cached result can be stale or missing, so the import could store a value nobody saw).
  * @returns the input, or the reason the cell is refused
  */
-export function fromSheetValue(field: FieldDefinition, cell: unknown): { value: unknown } | { error: string; type: string } {
+export function fromSheetValue(field: FieldDefinition, cell: unknown, source: CellSource = 'xlsx'): { value: unknown } | { error: string; type: string } {
   if (cell === null || cell === undefined) return { value: null };
   if (typeof cell === 'object' && !(cell instanceof Date)) {
     const object = cell as Record<string, unknown>;
     if ('formula' in object || 'sharedFormula' in object) return { error: 'is a formula; formulas are not imported (paste it as a value)', type: 'formula' };
     if ('error' in object) return { error: `is an error cell (${String(object.error)})`, type: 'typeError' };
-    if (Array.isArray(object.richText)) return fromSheetValue(field, (object.richText as Array<{ text?: unknown }>).map((r) => String(r.text ?? '')).join(''));
-    if ('text' in object) return fromSheetValue(field, object.text);
+    if (Array.isArray(object.richText)) return fromSheetValue(field, (object.richText as Array<{ text?: unknown }>).map((r) => String(r.text ?? '')).join(''), source);
+    if ('text' in object) return fromSheetValue(field, object.text, source);
     return { error: 'is not a value a cell can hold', type: 'typeError' };
   }
   if (cell instanceof Date) {
@@ -133,12 +142,12 @@ export function fromSheetValue(field: FieldDefinition, cell: unknown): { value: 
   }
   switch (field.edit.type) {
     case EditType.CHOICE:
-      return { value: choiceValue(field, cell) };
+      return { value: choiceValue(field, cell, source) };
     case EditType.MULTI_CHOICE: {
       if (typeof cell !== 'string' || !cell.trim().startsWith('[')) return { value: cell };
       try {
         const list: unknown = JSON.parse(cell);
-        return { value: Array.isArray(list) ? list.map((item) => choiceValue(field, item)) : cell };
+        return { value: Array.isArray(list) ? list.map((item) => choiceValue(field, item, source)) : cell };
       } catch {
         return { value: cell };
       }

@@ -79,6 +79,10 @@ describe('transfer/cells', () => {
     expect(fromSheetValue(f.published!, new Date('2024-02-29T00:00:00Z'))).to.deep.equal({ value: '2024-02-29' });
     expect(fromSheetValue(f.genre!, 'Essay, long')).to.deep.equal({ value: 'essay' });
     expect(fromSheetValue(f.genre!, 'novel')).to.deep.equal({ value: 'novel' });
+    // Labels that spell another choice's value: a workbook means the label, a CSV file the value.
+    const Swap = defineModel({ name: 'Swap', table: 't_swap', fields: { k: { edit: { type: 'CHOICE', choices: [{ value: 'a', label: 'b' }, { value: 'b', label: 'a' }] } } } });
+    expect(fromSheetValue(Swap.fields.k!, 'a', 'xlsx')).to.deep.equal({ value: 'b' });
+    expect(fromSheetValue(Swap.fields.k!, 'a', 'csv')).to.deep.equal({ value: 'a' });
     expect(fromSheetValue(f.price!, { formula: 'A1*2', result: 4 })).to.include({ type: 'formula' });
     expect(fromSheetValue(f.title!, { richText: [{ text: 'a' }, { text: 'b' }] })).to.deep.equal({ value: 'ab' });
   });
