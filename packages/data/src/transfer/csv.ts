@@ -40,11 +40,15 @@ export function csvLine(values: readonly unknown[]): string {
   return csvLines([values]);
 }
 
-/** Several {@link csvLine}s at once (one `csv-stringify` call: much faster than line by line). */
+/**
+ * Several {@link csvLine}s at once (one `csv-stringify` call: much faster than line by line).
+ * csv-stringify quotes a cell holding the record delimiter (CRLF) but not a lone LF or CR, which
+ * readers take as line ends too: `quoted_match` quotes those as well.
+ */
 export function csvLines(rows: ReadonlyArray<readonly unknown[]>): string {
   return stringify(
     rows.map((values) => values.map(csvText)),
-    { record_delimiter: '\r\n', quoted_match: /^\s|\s$/, eof: true },
+    { record_delimiter: '\r\n', quoted_match: /^\s|\s$|[\r\n]/, eof: true },
   );
 }
 

@@ -51,6 +51,8 @@ describe('transfer/csv (csv-parse, csv-stringify)', () => {
     expect(csvLine(['=SUM(A1)', ' padded', 'a,b', 'say "hi"', null, 3, ['x'], "'=kept"])).to.equal(`'=SUM(A1)," padded","a,b","say ""hi""",,3,"[""x""]",''=kept\r\n`);
     expect(csvCell('-5')).to.equal("'-5");
     expect(csvCell(-5)).to.equal('-5');
+    expect(csvLine(['a\nb', 'c\rd', 'e\r\nf'])).to.equal('"a\nb","c\rd","e\r\nf"\r\n');
+    expect(parseCsv(`h1,h2,h3\r\n${csvLine(['a\nb', 'c\rd', 'e\r\nf'])}`, limits).rows).to.deep.equal([['a\nb', 'c\rd', 'e\r\nf']]);
     for (const text of ['=1', "'=1", "''+x", '@who', 'plain']) expect(uncsvCell(parseCsv(`h\r\n${csvLine([text])}`, limits).rows[0]![0]!)).to.equal(text);
   });
 
