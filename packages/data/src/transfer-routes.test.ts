@@ -373,6 +373,9 @@ describeEachSql('fwData transfers: CSV and XLSX export, import and template', (d
     expect(bad.body.error.code).to.equal('BAD_REQUEST');
     await f.agent.get(`${api}/data/export/Sample?format=csv&format=xlsx`).set('token', f.admin).expect(400);
     await f.agent.get(`${api}/data/import-template/Nope`).set('token', f.admin).expect(404);
+    const wrongMethod = await f.agent.post(`${api}/data/import-template/Sample`).set('token', f.admin).expect(405);
+    expect(wrongMethod.headers.allow).to.contain('GET');
+    await f.agent.get(`${api}/data/import/Sample`).set('token', f.admin).expect(405);
     expect(await table()).to.have.length(0);
   });
 });
