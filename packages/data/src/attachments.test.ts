@@ -210,6 +210,27 @@ describeEachSql('ATTACHMENT fields: upload, claim, download, delete', (db) => {
       expect(broken.status).to.equal(400);
     });
 
+    it('caps a user’s unsaved uploads (429 past 100), others unaffected', async () => {
+      const filler = Array.from({ length: 99 }, (_, i) => `pending-${String(i).padStart(3, '0')}-${Date.now().toString(36)}xx`);
+      for (const id of filler) await store.files.create({ id, model: 'Doc', field: 'files', name: 'x.txt', type: 'text/plain', size: 1, createdBy: users.dave.id });
+      try {
+        const two = await upload('dave', 'files', [
+          { bytes: Buffer.from('a'), name: 'a.txt' },
+          { bytes: Buffer.from('b'), name: 'b.txt' },
+        ]);
+        expect(two.status).to.equal(429);
+        expect(two.body.error.code).to.equal('TOO_MANY_ATTEMPTS');
+        expect(two.body.error.details[0]).to.include({ path: 'files', type: 'pending' });
+        const one = await upload('dave', 'files', [{ bytes: Buffer.from('a'), name: 'a.txt' }]);
+        expect(one.status).to.equal(200);
+        expect((await upload('dave', 'files', [{ bytes: Buffer.from('c'), name: 'c.txt' }])).status).to.equal(429);
+        expect((await upload('alice', 'files', [{ bytes: Buffer.from('c'), name: 'c.txt' }])).status).to.equal(200);
+        await store.files.delete(one.body.files.map((f: { id: string }) => f.id));
+      } finally {
+        await store.files.delete(filler);
+      }
+    });
+
     it('needs add or edit power, a known attachment field, and a sign-in', async () => {
       expect((await upload('bob', 'cover', [{ bytes: PNG, name: 'a.png' }])).status).to.equal(403);
       expect((await upload('carol', 'cover', [{ bytes: PNG, name: 'a.png' }])).status).to.equal(403);

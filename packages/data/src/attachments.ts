@@ -20,6 +20,13 @@ export interface UploadedPart {
 /** Pending uploads older than this are purged. */
 export const PENDING_FILE_TTL_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * Most pending uploads (not yet attached to a row by a save) one user may have; more is a 429
+ * until a save attaches some or the purge removes them. With the largest files a field allows,
+ * it bounds what one account can put on the disk.
+ */
+export const MAX_PENDING_FILES_PER_USER = 100;
+
 /** The multipart form field that carries the files of an upload. */
 export const UPLOAD_FILE_FIELD = 'file';
 
@@ -105,6 +112,12 @@ export class Attachments {
         });
       }
       checked.push({ part, type: sniffed.type });
+    }
+    const pending = await this.#store.files.countPending(userId);
+    if (pending + checked.length > MAX_PENDING_FILES_PER_USER) {
+      throw new FwError('TOO_MANY_ATTEMPTS', `You have ${pending} uploaded files not yet saved in a row (at most ${MAX_PENDING_FILES_PER_USER}); save the row or wait until they expire`, {
+        details: detail('pending', `at most ${MAX_PENDING_FILES_PER_USER} unsaved uploads`),
+      });
     }
     const storage = this.storage;
     const stored: string[] = [];

@@ -45,6 +45,8 @@ describeEachSql('store.files (fw_file)', (db) => {
     await store.files.create({ id: old, model: 'Book', field: 'cover', name: 'a.png', type: 'image/png', size: 1, createdBy: 1 });
     await store.files.create({ id: claimed, model: 'Book', field: 'cover', name: 'b.png', type: 'image/png', size: 1, createdBy: 1 });
     await store.files.claim([claimed], { model: 'Book', field: 'cover', rowId: '1' });
+    expect(await store.files.countPending(1)).to.be.greaterThan(0);
+    expect(await store.files.countPending(987654)).to.equal(0);
     const stale = await store.files.listStalePending(new Date(Date.now() + 60_000), 1000);
     expect(stale.map((f) => f.id))
       .to.include(old)

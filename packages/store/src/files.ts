@@ -40,6 +40,8 @@ export interface FileRepository {
   delete(ids: readonly string[], db?: Knex): Promise<number>;
   /** Removes one record if it is still pending (not claimed meanwhile). @returns whether it did */
   deletePending(id: string, db?: Knex): Promise<boolean>;
+  /** How many pending uploads (not yet attached to a row) a user has. */
+  countPending(userId: number, db?: Knex): Promise<number>;
   /** Pending uploads created before `before`, oldest first, at most `limit`. */
   listStalePending(before: Date, limit: number, db?: Knex): Promise<FileRecord[]>;
 }
@@ -109,6 +111,10 @@ export function createFileRepository(ctx: RepositoryContext): FileRepository {
     },
     async deletePending(id, db = ctx.knex) {
       return (await db(TABLE).where('id', id).whereNull('row_id').delete()) > 0;
+    },
+    async countPending(userId, db = ctx.knex) {
+      const [row] = await db(TABLE).whereNull('row_id').where('created_by', userId).count({ n: '*' });
+      return Number(row?.n ?? 0);
     },
     async listStalePending(before, limit, db = ctx.knex) {
       const rows = await db(TABLE).whereNull('row_id').where('created_at', '<', before).orderBy('created_at').limit(limit);
