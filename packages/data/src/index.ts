@@ -1,7 +1,7 @@
 export { fwData } from './router.js';
 export type { FwDataMiddleware, FwDataOptions } from './router.js';
 export { DataService } from './service.js';
-export type { Actor, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service.js';
+export type { Actor, AfterCommit, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service.js';
 export { checkGrants, holdsGrants } from './grant-rules.js';
 export type { GrantCheck } from './grant-rules.js';
 export { matchesVersion, rowVersion } from './row-version.js';
