@@ -410,7 +410,8 @@ export class DataService {
 
   /**
    * One file of an ATTACHMENT value, for download: only when the actor may see the row
-   * (`viewDetails` or `query`, and row visibility) and the row holds the file in that field.
+   * (`viewDetails`, `edit` — whose form shows the row — or `query`, and row visibility) and the
+   * row, as `afterFetch` shows it to them, holds the file in that field.
    * @throws {FwError} 404 `NOT_FOUND` for every other case, alike, so nothing tells whether the model, row or file exists.
    */
   async openFile(name: string, actor: Actor, fieldName: string, rawRowId: unknown, fileId: string): Promise<{ name: string; type: string; size: number; body: Readable }> {
@@ -419,17 +420,21 @@ export class DataService {
     if (!model || !Object.hasOwn(model.fields, fieldName) || model.fields[fieldName]!.edit.type !== EditType.ATTACHMENT) throw notFound();
     const field = model.fields[fieldName]!;
     const power = await this.power(model, actor.user, actor.grantsVersion);
-    if (!power.viewDetails && !power.query) throw notFound();
+    if (!power.viewDetails && !power.edit && !power.query) throw notFound();
+    // The same view the row is read in: details (viewDetails, or the edit form) or the table.
+    const action = power.viewDetails || power.edit ? 'details' : 'query';
     let row: FormRow;
     let id: number;
     try {
       id = rowId(model, rawRowId);
-      row = await this.#reader.loadVisible(model, actor, power.viewDetails ? 'details' : 'query', id, this.store.knex, false);
+      row = await this.#reader.loadVisible(model, actor, action, id, this.store.knex, false);
     } catch (error) {
       if (error instanceof FwError && error.status < 500) throw notFound();
       throw error;
     }
-    const found = await this.#attachments.open(model, field, row, String(id), fileId);
+    // A field afterFetch takes out (or files it takes out of a field) is not the user's to fetch.
+    const [shown] = await this.#reader.afterFetch(model, actor, action, [row]);
+    const found = await this.#attachments.open(model, field, shown ?? row, String(id), fileId);
     if (!found) throw notFound();
     return { name: found.record.name, type: found.record.type, size: found.file.size, body: found.file.body };
   }

@@ -1,0 +1,128 @@
+// Red-team probes of ATTACHMENT fields from outside (issue 13): who may download a file, and how
+// client file names come back. Each case here failed before its fix.
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import Koa from 'koa';
+import request from 'supertest';
+import { BUILTIN_MODELS, createRegistry, defineModel, type FwUser } from '@fw/core';
+import { localFileStorage } from '@fw/files';
+import { createStore, type FwStore } from '@fw/store';
+import { describeEachSql } from '@fw/test-utils';
+import { FwTokenService, MemoryTokenStore } from '@fw/token';
+import { fileDisplayName } from './attachments.js';
+import { fwData } from './router.js';
+
+const PDF = Buffer.from('%PDF-1.7\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n', 'latin1');
+
+/**
+ * `contract` is shown to administrators only: `afterFetch` takes it out of every row others read.
+ * The user `editor` holds edit but neither query nor viewDetails (the power handler takes them away).
+ */
+const Deal = defineModel({
+  name: 'Deal',
+  table: 't_probe_deal',
+  power: {
+    powerHandler: (power, { user }) => {
+      if (user.account.startsWith('editor-')) {
+        power.query = false;
+        power.viewDetails = false;
+      }
+    },
+  },
+  fields: {
+    title: { edit: { notNull: true } },
+    files: { edit: { type: 'ATTACHMENT', attachment: { multiple: true, maxFiles: 3 } } },
+    contract: { edit: { type: 'ATTACHMENT' } },
+  },
+  dataProxy: {
+    afterFetch: (rows, { user }) => (user.isAdmin ? rows : rows.map(({ contract: _hidden, ...rest }) => rest)),
+  },
+});
+
+type Who = 'admin' | 'reader' | 'editor';
+
+describeEachSql('ATTACHMENT probes: downloads follow what the user is shown', (db) => {
+  let store: FwStore;
+  let dir: string;
+  let agent: ReturnType<typeof request>;
+  let tokens: FwTokenService;
+  const users = {} as Record<Who, FwUser>;
+  const appErrors: unknown[] = [];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fw-attachment-probes-'));
+    store = createStore(db().url);
+    await store.migrate.latest();
+    const registry = createRegistry([...BUILTIN_MODELS, Deal]);
+    await store.createModelTables(registry.list());
+    const { menu, functions } = await store.menus.createModelMenu(Deal);
+    const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    const role = await store.roles.create({ code: `deal-all-${stamp}`, name: 'Deal, every function' });
+    await store.roles.setMenus(role.id, [menu.id, ...functions.map((f) => f.id)]);
+    for (const [name, isAdmin] of [
+      ['admin', true],
+      ['reader', false],
+      ['editor', false],
+    ] as const) {
+      const row = await store.users.create({ account: `${name}-${stamp}`, name, password: 'x-password-1', isAdmin });
+      if (!isAdmin) await store.users.setRoles(row.id, [role.id]);
+      users[name] = { id: row.id, account: row.account, name: row.name, isAdmin };
+    }
+    tokens = new FwTokenService({ store: new MemoryTokenStore() });
+    const app = new Koa();
+    app.silent = true;
+    app.on('error', (error) => appErrors.push(error));
+    app.use(fwData({ store, tokens, registry, files: localFileStorage({ dir }) }));
+    agent = request(app.callback());
+  });
+
+  after(async () => {
+    await store.destroy();
+    await rm(dir, { recursive: true, force: true });
+    expect(appErrors, 'app error events').to.deep.equal([]);
+  });
+
+  const token = async (who: Who) => (await tokens.loginToken(users[who], tokens.generateToken())).token;
+  const upload = async (who: Who, field: string, name = 'deal.pdf') =>
+    (await agent.post(`/fw-api/data/upload/Deal/${field}`).set('token', await token(who)).attach('file', PDF, { filename: name, contentType: 'application/pdf' }).expect(200)).body
+      .files as Array<{ id: string; name: string }>;
+
+  it('a field afterFetch hides from a user is not served to them, though the row is visible', async () => {
+    const contract = await upload('admin', 'contract');
+    const row = (await agent.post('/fw-api/data/modify/Deal').set('token', await token('admin')).send({ title: 'Secret terms', contract }).expect(200)).body;
+    const url = `/fw-api/data/file/Deal/contract/${row.id}/${contract[0]!.id}`;
+    // The reader sees the row, without the contract.
+    const shown = (await agent.get(`/fw-api/data/Deal/${row.id}`).set('token', await token('reader')).expect(200)).body;
+    expect(shown.row ?? shown).to.not.have.property('contract');
+    expect((await agent.get(url).set('token', await token('reader')).expect(404)).body.error.code).to.equal('NOT_FOUND');
+    expect((await agent.get(url).set('token', await token('admin')).expect(200)).body).to.be.instanceOf(Buffer);
+  });
+
+  it('a user with edit only (no query, no viewDetails) downloads the files the edit form shows them', async () => {
+    const files = await upload('editor', 'files');
+    const row = (await agent.post('/fw-api/data/modify/Deal').set('token', await token('editor')).send({ title: 'Editor row', files }).expect(200)).body;
+    // The edit form reads the row through the details route, which edit opens.
+    const form = (await agent.get(`/fw-api/data/Deal/${row.id}`).set('token', await token('editor')).expect(200)).body;
+    expect(JSON.stringify(form)).to.contain(files[0]!.id);
+    const res = await agent.get(`/fw-api/data/file/Deal/files/${row.id}/${files[0]!.id}`).set('token', await token('editor'));
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(Buffer.compare(res.body as Buffer, PDF)).to.equal(0);
+  });
+});
+
+describe('fileDisplayName: what a client file name may bring', () => {
+  it('drops bidirectional controls, so "report\\u202Efdp.exe" cannot pass for a PDF', () => {
+    expect(fileDisplayName('report\u202efdp.exe')).to.equal('reportfdp.exe');
+    for (const mark of ['\u200e', '\u200f', '\u061c', '\u202a', '\u202b', '\u202c', '\u202d', '\u2066', '\u2067', '\u2068', '\u2069']) {
+      expect(fileDisplayName(`a${mark}b.txt`), JSON.stringify(mark)).to.equal('ab.txt');
+    }
+  });
+
+  it('keeps ordinary non-ASCII names', () => {
+    expect(fileDisplayName('résumé 履歴書.pdf')).to.equal('résumé 履歴書.pdf');
+    expect(fileDisplayName('نامه.pdf')).to.equal('نامه.pdf');
+  });
+});
