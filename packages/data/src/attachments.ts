@@ -44,10 +44,13 @@ export function attachmentField(model: ModelDefinition, name: string): FieldDefi
   return field;
 }
 
-/** A client file name kept as a name: its last path segment, no control characters, at most 255 characters. */
+/**
+ * A client file name kept as a name: its last path segment, no control characters and no
+ * bidirectional controls (which let `report\u202Efdp.exe` show as `reportexe.pdf`), at most 255 characters.
+ */
 export function fileDisplayName(raw: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
-  const name = (raw.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const name = (raw.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '').trim();
   const kept = name === '' || name === '.' || name === '..' ? 'file' : name;
   return kept.length > 255 ? kept.slice(kept.length - 255) : kept;
 }
