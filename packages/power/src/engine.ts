@@ -1,4 +1,4 @@
-import { POWER_FLAGS, runPowerHandler, type ModelDefinition, type PowerFlags, type PowerHandler, type PowerObject } from '@fw/core';
+import { runPowerHandler, type ModelDefinition, type PowerFlags, type PowerHandler, type PowerObject } from '@fw/core';
 import { FUNCTION_MENU_SUFFIXES, modelMenuCode } from './menu-codes.js';
 
 /** The user a power is computed for: `id` and `account` of the `fw_user` row, and its admin flag. */
@@ -119,13 +119,47 @@ export function applyPowerHandler(model: PowerModel, user: PowerUser, granted: R
   return handle(model, handler, user, copyFlags(granted));
 }
 
+/**
+ * {@link applyPowerHandler} without a promise where none is needed: the result comes back at once
+ * when the model has no handler or its handler returned without a promise, and as a promise
+ * only when the handler returned one. The handler runs on every call either way.
+ *
+ * @throws whatever a handler throws synchronously (a rejected promise when it rejects).
+ */
+export function applyPowerHandlerNow(model: PowerModel, user: PowerUser, granted: Readonly<PowerFlags>): PowerObject | Promise<PowerObject> {
+  const handler = model.powerHandler;
+  const power = copyFlags(granted);
+  if (handler === undefined) return power;
+  const pending = runPowerHandler(handler, power, { user, model: model.name });
+  if (isThenable(pending)) return Promise.resolve(pending).then(() => settle(model, power));
+  return settle(model, power);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
 async function handle(model: PowerModel, handler: PowerHandler, user: PowerUser, power: PowerObject): Promise<PowerObject> {
   await runPowerHandler(handler, power, { user, model: model.name });
-  for (const flag of POWER_FLAGS) {
-    // A handler writing 'yes', 1 or null must not leave a truthy non-boolean that a check like
-    // `if (power.edit)` would read as granted, nor a flag a check like `=== false` would miss.
-    if (power[flag] !== true) power[flag] = false;
-  }
+  return settle(model, power);
+}
+
+/** The rules applied after a handler ran: non-booleans become false, declared switches win. */
+function settle(model: PowerModel, power: PowerObject): PowerObject {
+  // A handler writing 'yes', 1 or null must not leave a truthy non-boolean that a check like
+  // `if (power.edit)` would read as granted, nor a flag a check like `=== false` would miss.
+  // Written out flag by flag (the same eleven as POWER_FLAGS): this runs on every handled check.
+  if (power.add !== true) power.add = false;
+  if (power.delete !== true) power.delete = false;
+  if (power.edit !== true) power.edit = false;
+  if (power.query !== true) power.query = false;
+  if (power.viewDetails !== true) power.viewDetails = false;
+  if (power.export !== true) power.export = false;
+  if (power.importable !== true) power.importable = false;
+  if (power.print !== true) power.print = false;
+  if (power.copy !== true) power.copy = false;
+  if (power.cellEdit !== true) power.cellEdit = false;
+  if (power.ai !== true) power.ai = false;
   // Final switches: checked against the definition, so neither a handler nor an admin reopens them.
   if (model.power.ai === false) power.ai = false;
   if (model.power.cellEdit === false) power.cellEdit = false;

@@ -147,3 +147,85 @@ describe('PowerResolver', () => {
     expect(new PowerResolver({ maxEntries: 1 }).size).to.equal(0);
   });
 });
+
+describe('PowerResolver.check and resolveNow', () => {
+  it('answers synchronously from the cache when the model has no handler', () => {
+    const { author, resolver, ann } = setup();
+    const codes = new CountingSet(['Author', 'Author@EDIT']);
+    expect(resolver.check(author, ann, { codes, version: 1 }, 'edit')).to.equal(true);
+    const lookups = codes.lookups;
+    expect(resolver.check(author, ann, { codes, version: 1 }, 'delete')).to.equal(false);
+    expect(resolver.check(author, ann, { codes, version: 1 }, 'query')).to.equal(true);
+    expect(codes.lookups, 'served from the cache').to.equal(lookups);
+    expect(resolver.check(author, ann, { codes: new Set(['Author']), version: 2 }, 'edit'), 'new version').to.equal(false);
+  });
+
+  it('runs a synchronous handler on every call and still answers synchronously', () => {
+    let open = true;
+    let calls = 0;
+    const { book, resolver, ann } = setup({
+      powerHandler: (power) => {
+        calls += 1;
+        if (!open) power.edit = false;
+      },
+    });
+    const grants = { codes: new Set(['Book', 'Book@EDIT']), version: 1 };
+    expect(resolver.check(book, ann, grants, 'edit')).to.equal(true);
+    open = false;
+    expect(resolver.check(book, ann, grants, 'edit')).to.equal(false);
+    open = true;
+    expect(resolver.resolveNow(book, ann, grants)).to.include({ edit: true, delete: false });
+    expect(calls).to.equal(3);
+  });
+
+  it('applies the final rules after a handler: non-booleans off, declared switches win', () => {
+    const model = defineModel({
+      name: 'Book',
+      power: { cellEdit: false, powerHandler: (power) => Object.assign(power, { edit: 'yes', cellEdit: true, add: 1 }) },
+      fields: {},
+    });
+    const resolver = new PowerResolver();
+    const grants = { codes: new Set(['Book', 'Book@EDIT', 'Book@ADD']), version: 1 };
+    const ann: PowerUser = { id: 7, account: 'ann', isAdmin: true };
+    expect(resolver.check(model, ann, grants, 'edit')).to.equal(false);
+    expect(resolver.check(model, ann, grants, 'add')).to.equal(false);
+    expect(resolver.check(model, ann, grants, 'cellEdit')).to.equal(false);
+    expect(resolver.resolveNow(model, ann, grants)).to.include({ edit: false, add: false, cellEdit: false, query: true });
+  });
+
+  it('returns a promise when the handler does, and a rejection when it rejects', async () => {
+    let fail = false;
+    const { book, resolver, ann } = setup({
+      powerHandler: async (power) => {
+        await Promise.resolve();
+        if (fail) throw new Error('handler down');
+        power.edit = false;
+      },
+    });
+    const grants = { codes: new Set(['Book', 'Book@EDIT']), version: 1 };
+    const pending = resolver.check(book, ann, grants, 'edit');
+    expect(pending).to.be.instanceOf(Promise);
+    expect(await pending).to.equal(false);
+    expect(await resolver.check(book, ann, grants, 'query')).to.equal(true);
+    fail = true;
+    let caught: unknown;
+    await Promise.resolve(resolver.check(book, ann, grants, 'query')).catch((error: unknown) => (caught = error));
+    expect((caught as Error).message).to.equal('handler down');
+  });
+
+  it('never answers for one user from another user’s entries (the last-user shortcut)', () => {
+    const { author, resolver } = setup({ maxEntries: 3 });
+    const users = [1, 2, 3, 4].map((id): PowerUser => ({ id, account: `u${id}` }));
+    const grantsOf = (id: number) => ({ codes: new Set(id % 2 ? ['Author', 'Author@EDIT'] : ['Author']), version: id });
+    // Interleaved, through evictions (capacity 3 for 4 users): the answer always follows the user.
+    for (let round = 0; round < 5; round++) {
+      for (const user of [...users, ...users.slice().reverse()]) {
+        expect(resolver.check(author, user, grantsOf(user.id), 'edit'), `user ${user.id}`).to.equal(user.id % 2 === 1);
+        expect(resolver.size).to.be.at.most(3);
+      }
+    }
+    resolver.clear();
+    expect(resolver.check(author, users[1]!, grantsOf(2), 'edit')).to.equal(false);
+    expect(resolver.size).to.equal(1);
+  });
+});

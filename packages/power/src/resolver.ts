@@ -1,5 +1,5 @@
-import { FwDefinitionError, type PowerFlags, type PowerObject } from '@fw/core';
-import { applyPowerHandler, grantedPower, type PowerModel, type PowerUser } from './engine.js';
+import { FwDefinitionError, type PowerFlag, type PowerFlags, type PowerObject } from '@fw/core';
+import { applyPowerHandler, applyPowerHandlerNow, grantedPower, type PowerModel, type PowerUser } from './engine.js';
 
 /** Options of {@link PowerResolver}. */
 export interface PowerResolverOptions {
@@ -53,10 +53,13 @@ const EVICT_SHARE = 0.05;
  */
 export class PowerResolver {
   readonly #maxEntries: number;
-  // model definition → user id → the entry of the latest (admin flag, grants version) seen. One
-  // entry per (model, user) is enough: an older version is never asked for again, and a miss only
-  // costs one grantedPower. Keys are objects and numbers, so no key string is built per check.
-  readonly #cache = new Map<PowerModel, Map<number, Entry>>();
+  // user id → model definition → the entry of the latest (admin flag, grants version) seen. One
+  // entry per (user, model) is enough: an older version is never asked for again, and a miss only
+  // costs one grantedPower. Keys are numbers and objects, so no key string is built per check.
+  readonly #cache = new Map<number, Map<PowerModel, Entry>>();
+  // The last user's map: a request asks about one user many times, so most checks skip a lookup.
+  #lastId = Number.NaN; // no id is equal to NaN: nothing memoised
+  #lastModels: Map<PowerModel, Entry> | undefined;
   #size = 0;
   #clock = 0;
 
@@ -78,6 +81,8 @@ export class PowerResolver {
   clear(): void {
     this.#cache.clear();
     this.#size = 0;
+    this.#lastId = Number.NaN;
+    this.#lastModels = undefined;
   }
 
   /**
@@ -97,28 +102,73 @@ export class PowerResolver {
     }
   }
 
+  /**
+   * One flag of the effective power, as `(await resolve(...))[flag]` gives it, without a promise
+   * where none is needed: a `boolean` at once when the model has no handler or its handler
+   * returned without a promise, a `Promise<boolean>` only when the handler returned one. The
+   * grant part comes from the same cache as {@link resolve}; the handler still runs on every
+   * call, on a fresh copy. `await` the result when the model may have an async handler.
+   *
+   * @throws whatever the handler throws synchronously (a rejected promise when it rejects).
+   * @example
+   * const edit = resolver.check(Book, user, { codes, version }, 'edit');
+   * if (!(edit === true || (edit !== false && (await edit)))) throw new FwError('POWER_DENIED');
+   */
+  check(model: PowerModel, user: PowerUser, grants: VersionedGrants, flag: PowerFlag): boolean | Promise<boolean> {
+    const granted = this.#granted(model, user, grants);
+    // No handler: the cached flags are the effective power (grantedPower applied the switches).
+    if (model.powerHandler === undefined) return granted[flag];
+    const power = applyPowerHandlerNow(model, user, granted);
+    return power instanceof Promise ? power.then((p) => p[flag]) : power[flag];
+  }
+
+  /**
+   * {@link resolve} without a promise where none is needed: the effective power at once when the
+   * model has no handler or its handler returned without a promise, else a promise of it.
+   *
+   * @throws whatever the handler throws synchronously (a rejected promise when it rejects).
+   */
+  resolveNow(model: PowerModel, user: PowerUser, grants: VersionedGrants): PowerObject | Promise<PowerObject> {
+    return applyPowerHandlerNow(model, user, this.#granted(model, user, grants));
+  }
+
   #granted(model: PowerModel, user: PowerUser, grants: VersionedGrants): Readonly<PowerFlags> {
     const admin = user.isAdmin === true;
     const version = grants.version;
-    let byUser = this.#cache.get(model);
-    const hit = byUser?.get(user.id);
+    const id = user.id;
+    const byModel = id === this.#lastId ? this.#lastModels : this.#cache.get(id);
+    const hit = byModel?.get(model);
     if (hit !== undefined && hit.admin === admin && hit.version === version) {
       hit.used = ++this.#clock;
+      if (id !== this.#lastId) {
+        this.#lastId = id;
+        this.#lastModels = byModel;
+      }
       return hit.power;
     }
+    // Kept out of this method so the hit path stays small enough to be inlined into callers.
+    return this.#miss(model, user, grants, byModel, hit);
+  }
+
+  #miss(model: PowerModel, user: PowerUser, grants: VersionedGrants, byModel: Map<PowerModel, Entry> | undefined, hit: Entry | undefined): Readonly<PowerFlags> {
+    const admin = user.isAdmin === true;
+    const version = grants.version;
+    const id = user.id;
     const power = Object.freeze(grantedPower(model, user, grants.codes));
     if (hit === undefined) {
       if (this.#size >= this.#maxEntries) {
         this.#evict();
-        byUser = this.#cache.get(model);
+        byModel = this.#cache.get(id);
       }
-      if (byUser === undefined) {
-        byUser = new Map();
-        this.#cache.set(model, byUser);
+      if (byModel === undefined) {
+        byModel = new Map();
+        this.#cache.set(id, byModel);
       }
       this.#size += 1;
     }
-    byUser!.set(user.id, { admin, version, power, used: ++this.#clock });
+    byModel.set(model, { admin, version, power, used: ++this.#clock });
+    this.#lastId = id;
+    this.#lastModels = byModel;
     return power;
   }
 
@@ -127,18 +177,21 @@ export class PowerResolver {
     const count = Math.max(1, Math.ceil(this.#maxEntries * EVICT_SHARE));
     const stamps = new Float64Array(this.#size);
     let i = 0;
-    for (const byUser of this.#cache.values()) for (const entry of byUser.values()) stamps[i++] = entry.used;
+    for (const byModel of this.#cache.values()) for (const entry of byModel.values()) stamps[i++] = entry.used;
     stamps.sort();
     // Stamps are unique, so exactly `count` entries are at or below the threshold.
     const threshold = stamps[count - 1] ?? Number.POSITIVE_INFINITY;
-    for (const [model, byUser] of this.#cache) {
-      for (const [id, entry] of byUser) {
+    for (const [id, byModel] of this.#cache) {
+      for (const [model, entry] of byModel) {
         if (entry.used <= threshold) {
-          byUser.delete(id);
+          byModel.delete(model);
           this.#size -= 1;
         }
       }
-      if (byUser.size === 0) this.#cache.delete(model);
+      if (byModel.size === 0) this.#cache.delete(id);
     }
+    // The memo may point at a map just dropped from the cache.
+    this.#lastId = Number.NaN;
+    this.#lastModels = undefined;
   }
 }
