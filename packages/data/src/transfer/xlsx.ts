@@ -87,6 +87,8 @@ function inflatedSize(data: Buffer, max: number): Promise<number | 'over' | 'bro
  * Checks that a workbook's zip parts unpack to at most `limit` bytes, by inflating each part and
  * counting, so the sizes checked are the real ones, not the ones the file declares. The
  * inflated bytes are dropped as they come: the check holds no more than a chunk in memory.
+ * The parts listed must be all the file holds (back to back from its first byte to the
+ * directory, local headers agreeing with it), since the reader unpacks what it meets in order.
  * @throws {FwError} 400 for something that is not a zip, 413 past the limit
  */
 export async function checkUnpackedSize(zip: Buffer, limit: number): Promise<void> {
@@ -101,16 +103,28 @@ export async function checkUnpackedSize(zip: Buffer, limit: number): Promise<voi
   }
   if (end < 0) throw notZip();
   const entries = zip.readUInt16LE(end + 10);
-  let at = zip.readUInt32LE(end + 16);
+  const directory = zip.readUInt32LE(end + 16);
+  let at = directory;
   let budget = limit;
+  // Where each listed entry starts and ends: exceljs unzips as a stream, entry after entry from
+  // byte 0, so the listed entries must tile the file up to the directory, leaving no hidden part.
+  const spans: Array<{ from: number; to: number }> = [];
   for (let n = 0; n < entries; n += 1) {
     if (at + 46 > zip.length || zip.readUInt32LE(at) !== 0x02014b50) throw notZip();
+    const flags = zip.readUInt16LE(at + 8);
     const method = zip.readUInt16LE(at + 10);
     const packed = zip.readUInt32LE(at + 20);
     const local = zip.readUInt32LE(at + 42);
     at += 46 + zip.readUInt16LE(at + 28) + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
     if (local + 30 > zip.length || zip.readUInt32LE(local) !== 0x04034b50) throw notZip();
+    // The streaming reader trusts the local header: it must say what the directory says.
+    const localFlags = zip.readUInt16LE(local + 6);
+    if (zip.readUInt16LE(local + 8) !== method || (localFlags & 8) !== (flags & 8) || ((flags & 8) === 0 && zip.readUInt32LE(local + 18) !== packed)) throw notZip();
     const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    if (start + packed > directory) throw notZip();
+    // A data descriptor after the data: crc, sizes (12 bytes), with an optional signature before them.
+    const descriptor = (flags & 8) === 0 ? 0 : start + packed + 4 <= zip.length && zip.readUInt32LE(start + packed) === 0x08074b50 ? 16 : 12;
+    spans.push({ from: local, to: start + packed + descriptor });
     const data = zip.subarray(start, start + packed);
     let size: number;
     if (method === 0) size = data.length;
@@ -123,6 +137,13 @@ export async function checkUnpackedSize(zip: Buffer, limit: number): Promise<voi
     budget -= size;
     if (budget < 0) throw new FwError('PAYLOAD_TOO_LARGE', `the workbook unpacks to more than ${limit} bytes`);
   }
+  spans.sort((a, b) => a.from - b.from);
+  let next = 0;
+  for (const span of spans) {
+    if (span.from !== next) throw notZip();
+    next = span.to;
+  }
+  if (next !== directory) throw notZip();
 }
 
 /**
