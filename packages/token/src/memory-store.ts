@@ -1,5 +1,5 @@
 import { FwDefinitionError } from '@fw/core';
-import { checkNow, checkRecord, checkUserId, copyRecord, isHashShape, type TokenRecord, type TokenStore } from './store.js';
+import { checkNow, checkRecord, checkUserId, isHashShape, type TokenRecord, type TokenStore } from './store.js';
 
 /** Options of {@link MemoryTokenStore}. */
 export interface MemoryTokenStoreOptions {
@@ -12,10 +12,25 @@ export interface MemoryTokenStoreOptions {
   maxEntries?: number;
 }
 
+/**
+ * A stored record and its write version in one object (one allocation per token instead of a
+ * record wrapped in a slot: this is most of the store's heap).
+ */
 interface Slot {
-  record: TokenRecord;
+  readonly hash: string;
+  readonly userId: number;
+  readonly expiresAt: number;
+  readonly createdAt: number;
+  readonly admin: boolean;
   /** Increases on every write of this hash; tells a current heap entry from a stale one. */
-  version: number;
+  readonly version: number;
+}
+
+/** The record a slot holds, as a fresh object (`admin` only when true). */
+function recordOf(slot: Slot): TokenRecord {
+  const record: TokenRecord = { hash: slot.hash, userId: slot.userId, expiresAt: slot.expiresAt, createdAt: slot.createdAt };
+  if (slot.admin) record.admin = true;
+  return record;
 }
 
 interface HeapEntry {
@@ -65,11 +80,11 @@ export class MemoryTokenStore implements TokenStore {
     checkRecord(record, now);
     const existing = this.records.get(record.hash);
     if (existing) {
-      if (existing.record.expiresAt > now) return false;
+      if (existing.expiresAt > now) return false;
       this.remove(record.hash);
     }
     while (this.records.size >= this.maxEntries) this.evictSoonest();
-    this.write(copyRecord(record));
+    this.write(record.hash, record.userId, record.expiresAt, record.createdAt, record.admin === true);
     return true;
   }
 
@@ -77,11 +92,11 @@ export class MemoryTokenStore implements TokenStore {
     checkNow(now);
     const slot = isHashShape(hash) ? this.records.get(hash) : undefined;
     if (!slot) return undefined;
-    if (slot.record.expiresAt <= now) {
+    if (slot.expiresAt <= now) {
       this.remove(hash);
       return undefined;
     }
-    return copyRecord(slot.record);
+    return recordOf(slot);
   }
 
   async delete(hash: string): Promise<boolean> {
@@ -101,8 +116,8 @@ export class MemoryTokenStore implements TokenStore {
     checkNow(now);
     if (!Number.isSafeInteger(expiresAt)) throw new TypeError('expiresAt must be a whole number of epoch milliseconds');
     const slot = isHashShape(hash) ? this.records.get(hash) : undefined;
-    if (!slot || slot.record.expiresAt <= now) return false;
-    if (expiresAt > slot.record.expiresAt) this.write({ ...slot.record, expiresAt });
+    if (!slot || slot.expiresAt <= now) return false;
+    if (expiresAt > slot.expiresAt) this.write(slot.hash, slot.userId, expiresAt, slot.createdAt, slot.admin);
     return true;
   }
 
@@ -118,13 +133,13 @@ export class MemoryTokenStore implements TokenStore {
     return count;
   }
 
-  private write(record: TokenRecord): void {
+  private write(hash: string, userId: number, expiresAt: number, createdAt: number, admin: boolean): void {
     const version = ++this.version;
-    this.records.set(record.hash, { record, version });
-    let hashes = this.byUser.get(record.userId);
-    if (!hashes) this.byUser.set(record.userId, (hashes = new Set()));
-    hashes.add(record.hash);
-    this.push({ expiresAt: record.expiresAt, version, hash: record.hash });
+    this.records.set(hash, { hash, userId, expiresAt, createdAt, admin, version });
+    let hashes = this.byUser.get(userId);
+    if (!hashes) this.byUser.set(userId, (hashes = new Set()));
+    hashes.add(hash);
+    this.push({ expiresAt, version, hash });
     // Stale entries pile up under extensions and deletes; rebuilding once they outnumber the
     // live ones keeps the heap within twice the record count at amortised O(1) per write.
     if (this.heap.length > 2 * this.records.size + 1024) this.rebuildHeap();
@@ -134,10 +149,10 @@ export class MemoryTokenStore implements TokenStore {
     const slot = this.records.get(hash);
     if (!slot) return false;
     this.records.delete(hash);
-    const hashes = this.byUser.get(slot.record.userId);
+    const hashes = this.byUser.get(slot.userId);
     if (hashes) {
       hashes.delete(hash);
-      if (hashes.size === 0) this.byUser.delete(slot.record.userId);
+      if (hashes.size === 0) this.byUser.delete(slot.userId);
     }
     return true;
   }
@@ -158,7 +173,7 @@ export class MemoryTokenStore implements TokenStore {
   }
 
   private rebuildHeap(): void {
-    this.heap = [...this.records.entries()].map(([hash, slot]) => ({ expiresAt: slot.record.expiresAt, version: slot.version, hash }));
+    this.heap = [...this.records.entries()].map(([hash, slot]) => ({ expiresAt: slot.expiresAt, version: slot.version, hash }));
     for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
   }
 
