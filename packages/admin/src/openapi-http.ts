@@ -13,7 +13,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'The body is too large (PAYLOAD_TOO_LARGE, TOO_MANY_ROWS)',
   415: 'The body has the wrong Content-Type (UNSUPPORTED_MEDIA_TYPE)',
   422: 'Values fail validation (VALIDATION_FAILED, IMPORT_FAILED, WRONG_PASSWORD, …); `details` lists every failure',
-  429: 'Too many attempts (TOO_MANY_ATTEMPTS), with Retry-After',
+  429: 'Too many attempts (TOO_MANY_ATTEMPTS: failed logins or captchas, with Retry-After; more than 100 unsaved uploads)',
   500: 'An unexpected server fault (INTERNAL)',
   503: 'A database or Redis Fw depends on is unreachable (UNAVAILABLE, LOGIN_UNAVAILABLE), with Retry-After',
 };

@@ -238,11 +238,11 @@ function modelPaths(model: ModelDefinition): Paths {
             required: ['files'],
             additionalProperties: false,
           }),
-          ...errors(400, 401, 403, 413, 415),
+          ...errors(400, 401, 403, 413, 415, 429),
         },
       });
     }
-    if (p.viewDetails || p.query) {
+    if (p.viewDetails || p.query || p.edit) {
       add(`/data/file/${n}/{field}/{rowId}/{fileId}`, 'get', {
         operationId: `file${n}`,
         summary: 'The bytes of one stored file of a row the caller may see',
