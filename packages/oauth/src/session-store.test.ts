@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createStore, type FwStore } from '@fw/store';
-import { describeEachSql, describeRedis } from '@fw/test-utils';
+import { describeEachSql, describeRedis, describeRedisCluster } from '@fw/test-utils';
 import { KnexSessionStore, MemorySessionStore, RedisSessionStore, type FwSessionStore } from './session-store.js';
 import { Browser, startHost, startProvider } from './test-setup.js';
 
@@ -88,6 +88,25 @@ describeRedis('RedisSessionStore', (ns) => {
     await store.set('p', { a: 1 }, 60_000);
     expect(await ns().redis.get(`${ns().prefix}sess:p`)).to.equal('{"a":1}');
     expect(await ns().redis.pttl(`${ns().prefix}sess:p`)).to.be.within(1, 60_000);
+  });
+});
+
+describeRedisCluster('RedisSessionStore', (cluster) => {
+  let redis: Awaited<ReturnType<ReturnType<typeof cluster>['connect']>>;
+  before(async () => {
+    redis = await cluster().connect();
+  });
+  after(() => redis?.disconnect());
+
+  sessionStoreContract(() => new RedisSessionStore({ redis, prefix: 'fw-test-cluster:' }), true);
+
+  it('spreads sessions over the masters, each one key in one slot', async () => {
+    const store = new RedisSessionStore({ redis, prefix: 'fw-test-cluster:' });
+    for (let i = 0; i < 12; i++) await store.set(`s${i}`, { i }, 60_000);
+    const held = await Promise.all(redis.nodes('master').map(async (node) => (await node.keys('fw-test-cluster:sess:s*')).length));
+    expect(held.reduce((sum, n) => sum + n, 0)).to.equal(12);
+    expect(held.filter((n) => n > 0).length).to.be.greaterThan(1);
+    for (let i = 0; i < 12; i++) expect(await store.get(`s${i}`, 60_000)).to.deep.equal({ i });
   });
 });
 

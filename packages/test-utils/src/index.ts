@@ -9,3 +9,5 @@ export type { TcpProxy } from './tcp-proxy.js';
 export { hasRedisServer, startRedisServer } from './redis-server.js';
 export type { RedisProcess } from './redis-server.js';
 export { freePort } from './ports.js';
+export { describeRedisCluster, hasRedisClusterTools, startRedisCluster } from './redis-cluster.js';
+export type { RedisCluster } from './redis-cluster.js';

@@ -9,6 +9,7 @@ export type { KnexTokenStoreOptions } from './knex-store.js';
 export { RedisTokenStore } from './redis-store.js';
 export type { FwRedisClient, FwRedisOptions } from './redis-client.js';
 export { FW_REDIS_DEFAULTS, createRedis, fwRedisRetryStrategy, redisOutageRisks, redisReady, warnOnRedisOutageRisks } from './redis-client.js';
+export { createRedisCluster } from './redis-cluster.js';
 export type { RedisTokenStoreOptions } from './redis-store.js';
 export { EPHEMERAL_KEY_MAX, EPHEMERAL_VALUE_MAX } from './ephemeral-store.js';
 export type { EphemeralStore } from './ephemeral-store.js';

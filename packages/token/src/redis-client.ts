@@ -13,11 +13,14 @@ export interface FwRedisOptions {
   connectTimeout?: number;
   maxRetriesPerRequest?: number | null;
   retryStrategy?: ((times: number) => number | void | null) | null;
+  /** Per-node settings of an ioredis `Cluster` (where its `commandTimeout` is). */
+  redisOptions?: { commandTimeout?: number };
 }
 
 /**
- * The part of an ioredis client (`new Redis(url)` or {@link createRedis}) that Fw's Redis stores
- * and `fwAdmin` use. Declared here rather than imported from ioredis, an optional peer: a host
+ * The part of an ioredis client (`new Redis(url)` or {@link createRedis}) or an ioredis `Cluster`
+ * ({@link createRedisCluster}) that Fw's Redis stores and `fwAdmin` use. Every call the stores
+ * make names one key, so each lands on one hash slot of a cluster. Declared here rather than imported from ioredis, an optional peer: a host
  * that does not use Redis need not install it, even to type-check under `skipLibCheck: false`.
  */
 export interface FwRedisClient {
@@ -28,6 +31,8 @@ export interface FwRedisClient {
   set(key: string, value: string, mode: 'PX', milliseconds: number): Promise<unknown>;
   del(...keys: string[]): Promise<number>;
   pttl(key: string): Promise<number>;
+  zrange(key: string, start: number, stop: number): Promise<string[]>;
+  zrem(key: string, ...members: string[]): Promise<number>;
   scan(cursor: string | number, match: 'MATCH', pattern: string, count: 'COUNT', n: number): Promise<[cursor: string, keys: string[]]>;
   eval(script: string, numKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;
   evalsha(sha: string, numKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;
@@ -37,6 +42,11 @@ export interface FwRedisClient {
   off(event: 'error', listener: (error: Error) => void): unknown;
   off(event: 'ready', listener: (...args: unknown[]) => void): unknown;
   disconnect(): void;
+  /**
+   * The servers of a cluster (an ioredis `Cluster` has it, a plain client does not): a SCAN
+   * visits each master, since a cluster's SCAN sees only the node it is sent to.
+   */
+  nodes?(role: 'master'): FwRedisClient[];
 }
 
 /**
@@ -96,9 +106,11 @@ export function createRedis(url: string, options: FwRedisOptions & Record<string
  */
 export function redisOutageRisks(redis: FwRedisClient): string[] {
   const options: FwRedisOptions = (redis as { options?: FwRedisOptions }).options ?? {};
+  // A Cluster keeps the per-connection settings under redisOptions.
+  const commandTimeout = typeof redis.nodes === 'function' ? options.redisOptions?.commandTimeout : options.commandTimeout;
   const risks: string[] = [];
   if (options.enableOfflineQueue !== false) risks.push('enableOfflineQueue is on (commands wait in a queue while Redis is down)');
-  if (typeof options.commandTimeout !== 'number' || options.commandTimeout <= 0) risks.push('no commandTimeout (a command waits forever on a frozen or unreachable Redis)');
+  if (typeof commandTimeout !== 'number' || commandTimeout <= 0) risks.push('no commandTimeout (a command waits forever on a frozen or unreachable Redis)');
   return risks;
 }
 

@@ -21,74 +21,99 @@ export interface RedisTokenStoreOptions {
 // string in the key space and the clear token is never there.
 const VALUE_SHAPE = /^(-?\d+):(\d+):(\d+)(:a)?$/;
 
-// Each script runs atomically on the server: a token and its entry in the user's set are
-// created, renewed and removed together, so revoke-all cannot miss a token saved concurrently
-// by another instance. Scripts name the user set from the stored value, so they are meant for a
-// single Redis (optionally replicated), not Redis Cluster.
+// Every script touches exactly one key, so each call lands on one hash slot and the store runs
+// unchanged on Redis Cluster (issue 14, item 7). A token and its user's set live in different
+// slots, so the steps that once ran as one script now run one after the other, ordered so that
+// an interruption between them never leaves a live token outside its user's set:
+// - save: register the hash in the user's set first, then write the token;
+// - revoke-all: read the set, turn each listed token into a tombstone, then remove those members.
+//   The tombstone (`revoked:<userId>`, never matching a record) makes a save whose registration
+//   came before the read but whose token write comes after it land on the tombstone and write
+//   nothing, so no save registered before the revoke survives it.
 // Lua numbers are doubles: epoch ms stay exact, and '%.0f' prints them without an exponent.
 
-// KEYS: token key, user set. ARGV: value, ttl ms, hash, expiresAt, now, user set prefix.
-// A record expired by the caller's clock but not yet by Redis's is replaced, like on SQL.
-const SAVE = `
+// KEYS: user set. ARGV: hash, expiresAt, ttl ms, now. Registers the hash unless it is already
+// there (a live record with that hash: the save is then refused and nothing is undone).
+const REGISTER = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
+local added = redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return added`;
+
+// KEYS: token key. ARGV: value, ttl ms, now. 0: a live record holds the hash; 1: written, or a
+// tombstone was found (a revoke-all passed between the registration and this write: the token
+// is saved and revoked at once). A record expired by the caller's clock but not yet by Redis's
+// is replaced, like on SQL.
+const WRITE = `
 local current = redis.call('GET', KEYS[1])
 if current then
-  local user, expires = string.match(current, '^(%-?%d+):(%d+):')
-  if expires and tonumber(expires) > tonumber(ARGV[5]) then return 0 end
-  if user then redis.call('ZREM', ARGV[6] .. user, ARGV[3]) end
+  if string.sub(current, 1, 8) == 'revoked:' then return 1 end
+  local expires = string.match(current, '^%-?%d+:(%d+):')
+  if expires and tonumber(expires) > tonumber(ARGV[3]) then return 0 end
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[5])
-redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-local ttl = redis.call('PTTL', KEYS[2])
-if ttl < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
 return 1`;
 
-// KEYS: token key. ARGV: user set prefix, hash.
+// KEYS: token key. Removes a record (not a tombstone); returns its user id, or false.
 const DELETE = `
 local value = redis.call('GET', KEYS[1])
-if not value then return 0 end
+if not value then return false end
+local user = string.match(value, '^(%-?%d+):%d+:%d+')
+if not user then return false end
 redis.call('DEL', KEYS[1])
-local user = string.match(value, '^(%-?%d+):')
-if user then redis.call('ZREM', ARGV[1] .. user, ARGV[2]) end
+return user`;
+
+// KEYS: token key. ARGV: user id, tombstone lifetime (ms) when the key is missing. Replaces a
+// record of this user, or nothing, by a tombstone; leaves another user's record alone (the
+// hash was re-used after its first record expired). 1 when a record of the user was there.
+const TOMBSTONE = `
+local value = redis.call('GET', KEYS[1])
+local tomb = 'revoked:' .. ARGV[1]
+if not value then
+  redis.call('SET', KEYS[1], tomb, 'PX', ARGV[2])
+  return 0
+end
+local user = string.match(value, '^(%-?%d+):%d+:%d+')
+if user ~= ARGV[1] then return 0 end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 1 then ttl = tonumber(ARGV[2]) end
+redis.call('SET', KEYS[1], tomb, 'PX', ttl)
 return 1`;
 
-// KEYS: user set. ARGV: token key prefix, hash to keep ('' keeps none).
-const DELETE_USER = `
-local hashes = redis.call('ZRANGE', KEYS[1], 0, -1)
-local count = 0
-for _, hash in ipairs(hashes) do
-  if hash ~= ARGV[2] then
-    count = count + redis.call('DEL', ARGV[1] .. hash)
-    redis.call('ZREM', KEYS[1], hash)
-  end
-end
-if ARGV[2] == '' then redis.call('DEL', KEYS[1]) end
-return count`;
+// KEYS: user set. ARGV: hash, new expiresAt, ttl ms. Raises the member's score (never lowers it)
+// and keeps the set alive at least as long as the token.
+const RAISE = `
+redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return 1`;
 
-// KEYS: token key. ARGV: user set prefix, hash, new expiresAt, now.
+// KEYS: token key. ARGV: user id, new expiresAt, now.
 const EXTEND = `
 local value = redis.call('GET', KEYS[1])
 if not value then return 0 end
 local user, expires, created, flags = string.match(value, '^(%-?%d+):(%d+):(%d+)(.*)$')
-if not user then return 0 end
-local now = tonumber(ARGV[4])
-local wanted = tonumber(ARGV[3])
+if user ~= ARGV[1] then return 0 end
+local now = tonumber(ARGV[3])
+local wanted = tonumber(ARGV[2])
 if tonumber(expires) <= now then return 0 end
 if wanted <= tonumber(expires) then return 1 end
-local ttl = wanted - now
-redis.call('SET', KEYS[1], user .. ':' .. ARGV[3] .. ':' .. created .. flags, 'PX', string.format('%.0f', ttl))
-local set = ARGV[1] .. user
-redis.call('ZADD', set, ARGV[3], ARGV[2])
-if redis.call('PTTL', set) < ttl then redis.call('PEXPIRE', set, string.format('%.0f', ttl)) end
+redis.call('SET', KEYS[1], user .. ':' .. ARGV[2] .. ':' .. created .. flags, 'PX', string.format('%.0f', wanted - now))
 return 1`;
 
-// KEYS: user set. ARGV: token key prefix, now.
-const PURGE_USER = `
-local hashes = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-local count = 0
-for _, hash in ipairs(hashes) do count = count + redis.call('DEL', ARGV[1] .. hash) end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-return count`;
+// KEYS: user set. ARGV: now. Removes and returns the members expired at now.
+const TAKE_EXPIRED = `
+local hashes = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if #hashes > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1]) end
+return hashes`;
+
+// KEYS: token key. ARGV: user id, now. Deletes the record when it is this user's and expired at now.
+const DROP_EXPIRED = `
+local value = redis.call('GET', KEYS[1])
+if not value then return 0 end
+local user, expires = string.match(value, '^(%-?%d+):(%d+):')
+if user ~= ARGV[1] or tonumber(expires) > tonumber(ARGV[2]) then return 0 end
+redis.call('DEL', KEYS[1])
+return 1`;
 
 /** A Lua script and its SHA-1, for EVALSHA. */
 export interface Script {
@@ -114,12 +139,35 @@ export async function runScript(redis: FwRedisClient, s: Script, keys: string[],
 }
 
 const SCRIPTS = {
-  save: script(SAVE),
+  register: script(REGISTER),
+  write: script(WRITE),
   delete: script(DELETE),
-  deleteUser: script(DELETE_USER),
+  tombstone: script(TOMBSTONE),
+  raise: script(RAISE),
   extend: script(EXTEND),
-  purgeUser: script(PURGE_USER),
+  takeExpired: script(TAKE_EXPIRED),
+  dropExpired: script(DROP_EXPIRED),
 };
+
+/**
+ * How long a tombstone stands for a listed token whose key was missing at revoke-all: long
+ * enough to outlast the token write of any save that registered before the revoke.
+ */
+const MISSING_TOMBSTONE_MS = 10 * 60_000;
+
+/** The record a token key holds, or undefined for a missing key, a tombstone or anything else. */
+function parseRecord(hash: string, value: string | null): TokenRecord | undefined {
+  const match = value === null ? null : VALUE_SHAPE.exec(value);
+  if (!match) return undefined;
+  const record: TokenRecord = { hash, userId: Number(match[1]), expiresAt: Number(match[2]), createdAt: Number(match[3]) };
+  if (match[4] === ':a') record.admin = true;
+  return record;
+}
+
+/** The servers a SCAN must visit: every master of a cluster, or the one server. */
+export function scanTargets(redis: FwRedisClient): FwRedisClient[] {
+  return typeof redis.nodes === 'function' ? redis.nodes('master') : [redis];
+}
 
 function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
@@ -162,59 +210,85 @@ export class RedisTokenStore implements TokenStore {
   async save(record: TokenRecord, now: number): Promise<boolean> {
     checkRecord(record, now);
     const value = `${record.userId}:${record.expiresAt}:${record.createdAt}${record.admin === true ? ':a' : ''}`;
-    const saved = await this.run(
-      SCRIPTS.save,
-      [this.tokenPrefix + record.hash, this.userPrefix + record.userId],
-      [value, record.expiresAt - now, record.hash, record.expiresAt, now, this.userPrefix],
-    );
-    return saved === 1;
+    const ttl = record.expiresAt - now;
+    const userKey = this.userPrefix + record.userId;
+    const added = await this.run(SCRIPTS.register, [userKey], [record.hash, record.expiresAt, ttl, now]);
+    const written = await this.run(SCRIPTS.write, [this.tokenPrefix + record.hash], [value, ttl, now]);
+    if (written === 1) return true;
+    // A live record holds this hash: take back the registration made just now (only that one,
+    // so the index entry of the record already there stays).
+    if (added === 1) await this.redis.zrem(userKey, record.hash);
+    return false;
   }
 
   async find(hash: string, now: number): Promise<TokenRecord | undefined> {
     checkNow(now);
     if (!isHashShape(hash)) return undefined;
-    const value = await this.redis.get(this.tokenPrefix + hash);
-    const match = value === null ? null : VALUE_SHAPE.exec(value);
-    if (!match) return undefined;
-    const record: TokenRecord = { hash, userId: Number(match[1]), expiresAt: Number(match[2]), createdAt: Number(match[3]) };
-    if (match[4] === ':a') record.admin = true;
+    const record = parseRecord(hash, await this.redis.get(this.tokenPrefix + hash));
     // Redis drops the key on its own clock; the caller's clock decides as well, so all stores
     // agree on what "expired at now" means.
-    return record.expiresAt > now ? record : undefined;
+    return record && record.expiresAt > now ? record : undefined;
   }
 
   async delete(hash: string): Promise<boolean> {
     if (!isHashShape(hash)) return false;
-    return (await this.run(SCRIPTS.delete, [this.tokenPrefix + hash], [this.userPrefix, hash])) === 1;
+    const user = await this.run(SCRIPTS.delete, [this.tokenPrefix + hash], []);
+    if (typeof user !== 'string') return false;
+    await this.redis.zrem(this.userPrefix + user, hash);
+    return true;
   }
 
+  /**
+   * Revoke-all in three single-slot steps (see the scripts above): list the user's tokens,
+   * replace each by a tombstone, then drop those members from the list. Every token whose save
+   * had returned before this call is dead on every instance when it resolves; a save started
+   * after it resolves stays valid; a save running meanwhile ends up either valid or revoked,
+   * the same on every instance, and never comes back once revoked.
+   */
   async deleteByUser(userId: number, keepHash?: string): Promise<number> {
     checkUserId(userId);
     const keep = isHashShape(keepHash) ? keepHash : '';
-    return Number(await this.run(SCRIPTS.deleteUser, [this.userPrefix + userId], [this.tokenPrefix, keep]));
+    const userKey = this.userPrefix + userId;
+    const hashes = (await this.redis.zrange(userKey, 0, -1)).filter((hash) => hash !== keep && isHashShape(hash));
+    if (hashes.length === 0) return 0;
+    const removed = await Promise.all(hashes.map((hash) => this.run(SCRIPTS.tombstone, [this.tokenPrefix + hash], [userId, MISSING_TOMBSTONE_MS])));
+    await this.redis.zrem(userKey, ...hashes);
+    return removed.filter((one) => one === 1).length;
   }
 
   async extend(hash: string, expiresAt: number, now: number): Promise<boolean> {
     checkNow(now);
     if (!Number.isSafeInteger(expiresAt)) throw new TypeError('expiresAt must be a whole number of epoch milliseconds');
     if (!isHashShape(hash)) return false;
-    return (await this.run(SCRIPTS.extend, [this.tokenPrefix + hash], [this.userPrefix, hash, expiresAt, now])) === 1;
+    const record = parseRecord(hash, await this.redis.get(this.tokenPrefix + hash));
+    if (!record || record.expiresAt <= now) return false;
+    if (expiresAt <= record.expiresAt) return true;
+    // The user's set first: if the second step never runs, the set outlives the token anyway,
+    // so a revoke-all still reaches it.
+    await this.run(SCRIPTS.raise, [this.userPrefix + record.userId], [hash, expiresAt, expiresAt - now]);
+    return (await this.run(SCRIPTS.extend, [this.tokenPrefix + hash], [record.userId, expiresAt, now])) === 1;
   }
 
   /**
    * Redis removes expired token keys by itself; this also removes tokens expired by the
    * caller's clock but not yet by Redis's, and prunes every user set. It walks the user sets
-   * with SCAN, so it never blocks the server for long.
+   * with SCAN (on every master of a cluster), so it never blocks a server for long.
    */
   async purgeExpired(now: number): Promise<number> {
     checkNow(now);
     let count = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${escapeGlob(this.userPrefix)}*`, 'COUNT', 500);
-      cursor = next;
-      for (const key of keys) count += Number(await this.run(SCRIPTS.purgeUser, [key], [this.tokenPrefix, now]));
-    } while (cursor !== '0');
+    for (const node of scanTargets(this.redis)) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', `${escapeGlob(this.userPrefix)}*`, 'COUNT', 500);
+        cursor = next;
+        for (const key of keys) {
+          const user = key.slice(this.userPrefix.length);
+          const hashes = (await this.run(SCRIPTS.takeExpired, [key], [now])) as string[];
+          for (const hash of hashes) count += Number(await this.run(SCRIPTS.dropExpired, [this.tokenPrefix + hash], [user, now]));
+        }
+      } while (cursor !== '0');
+    }
     return count;
   }
 
