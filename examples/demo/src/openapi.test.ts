@@ -172,6 +172,9 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
               await call('get', `/data/import-template/${M}`, { token, query: { format: 'pdf' } });
             }
             await call('post', `/data/import/${M}`, { token, raw: 'nope\n1\n', type: 'text/csv' });
+            // A refused row: every detail names the spreadsheet row and column.
+            const refused = await call('post', `/data/import/${M}`, { token, raw: 'title,price\nOk,1\nBad,-5\n', type: 'text/csv' });
+            expect(json<{ error: { details: Array<{ row: number; column: string }> } }>(refused).error.details[0]).to.include({ row: 3, column: 'B' });
             await call('post', `/data/import/${M}`, { token, raw: '{}', type: 'application/json' });
           }
         }

@@ -304,7 +304,14 @@ export function sharedSchemas(): Record<string, JsonSchema> {
     },
     FwErrorDetail: {
       type: 'object',
-      properties: { path: { type: 'string' }, type: { type: 'string' }, message: { type: 'string' }, code: { type: 'string' } },
+      properties: {
+        path: { type: 'string', description: 'A field, or a place in the request (conditions[0].op, rows[3].price)' },
+        type: { type: 'string', description: 'The rule or check that failed' },
+        message: { type: 'string' },
+        code: { type: 'string' },
+        row: { type: 'integer', minimum: 1, description: 'Imports: the spreadsheet row of the cell (the header is row 1)' },
+        column: { type: 'string', pattern: '^[A-Z]+$', description: 'Imports: the spreadsheet column letter of the cell' },
+      },
       required: ['path', 'message'],
     },
     FwId: { type: ['integer', 'string'], minimum: 1, pattern: '^[0-9]{1,15}$', description: 'A row id: a positive whole number (or its digits as text)' },
