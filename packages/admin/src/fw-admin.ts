@@ -9,7 +9,19 @@ import { composeMiddleware, fwErrorHandler } from '@fw/http';
 import { fwLogin, type FwLoginOptions } from '@fw/login';
 import { KnexSessionStore, RedisSessionStore, fwOAuth, type FwOAuthOptions } from '@fw/oauth';
 import { ModelTablesError, createStore, redactUrl, type FwStore, type FwUserRecord } from '@fw/store';
-import { FwTokenService, KnexEphemeralStore, KnexTokenStore, RedisEphemeralStore, RedisTokenStore, createRedis, redisReady, schedulePurge, type PurgeSchedule } from '@fw/token';
+import {
+  FwTokenService,
+  KnexEphemeralStore,
+  KnexTokenStore,
+  RedisEphemeralStore,
+  RedisTokenStore,
+  createRedis,
+  createRedisCluster,
+  parseRedisClusterNodes,
+  redisReady,
+  schedulePurge,
+  type PurgeSchedule,
+} from '@fw/token';
 import { fwUi, type FwUiOptions } from '@fw/ui';
 import { fwWeb, type FwWebOptions } from '@fw/web';
 import { checkFirstAdmin, ensureFirstAdmin, type FwFirstAdmin } from './first-admin.js';
@@ -34,9 +46,14 @@ export interface FwAdminOptions {
    * queue, one-second command timeout, reconnecting forever), waited for at start-up and closed
    * by `close()`. A client you pass stays yours; create it with `createRedis` too, or a Redis
    * outage makes requests wait instead of answering 503.
+   *
+   * `{ cluster: [url, …] }` opens a Redis Cluster with `createRedisCluster` from `@fw/token` (the
+   * URLs name one or more of its nodes; the rest are discovered), waited for and closed the same
+   * way. An ioredis `Cluster` you create yourself may be passed as the client.
    * @example redis: process.env.REDIS_URL
+   * @example redis: { cluster: ['redis://10.0.0.1:6379', 'redis://10.0.0.2:6379', 'redis://10.0.0.3:6379'] }
    */
-  redis?: FwRedisClient | string;
+  redis?: FwRedisClient | string | { cluster: string[] };
   /** Prefix of every Redis key Fw writes; instances of one app share it. @default 'fw:' */
   redisPrefix?: string;
   /** Options of `fwLogin` (the login hook `proxy`, `entry`, captcha lifetime, …). */
@@ -195,8 +212,17 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
   const hostModels = options.models ?? [];
   const registry = createRegistry([...BUILTIN_MODELS, ...hostModels]);
   const owned = typeof options.db === 'string';
-  if (options.redis !== undefined && typeof options.redis !== 'string' && typeof options.redis?.evalsha !== 'function') {
-    throw new FwDefinitionError('fwAdmin.redis', 'must be a redis:// URL or an ioredis client (createRedis(url) from @fw/token)');
+  const redisOption = options.redis;
+  // An ioredis client has a `cluster` method (the CLUSTER command): only a plain object names nodes.
+  const clusterNodes =
+    typeof redisOption === 'object' && redisOption !== null && typeof (redisOption as Partial<FwRedisClient>).evalsha !== 'function' && 'cluster' in redisOption
+      ? redisOption.cluster
+      : undefined;
+  if (clusterNodes !== undefined) {
+    // Checked now, with the URLs' shapes, rather than when the database is already open.
+    parseRedisClusterNodes(clusterNodes);
+  } else if (redisOption !== undefined && typeof redisOption !== 'string' && typeof (redisOption as FwRedisClient | null)?.evalsha !== 'function') {
+    throw new FwDefinitionError('fwAdmin.redis', 'must be a redis:// URL, { cluster: [redis:// URLs] } or an ioredis client (createRedis(url) from @fw/token)');
   }
   const store = typeof options.db === 'string' ? createStore(options.db) : options.db;
   let ownedRedis: FwRedisClient | undefined;
@@ -222,9 +248,9 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
       for (const [i, model] of registry.list().entries()) await store.menus.createModelMenu(model, { sort: i });
     }
     const createdAdmin = firstAdmin ? await ensureFirstAdmin(store, firstAdmin) : undefined;
-    if (typeof options.redis === 'string') {
-      ownedRedis = createRedis(options.redis);
-      const shown = redactUrl(options.redis);
+    if (typeof redisOption === 'string' || clusterNodes !== undefined) {
+      ownedRedis = clusterNodes !== undefined ? createRedisCluster(clusterNodes) : createRedis(redisOption as string);
+      const shown = clusterNodes !== undefined ? `cluster ${clusterNodes.map(redactUrl).join(', ')}` : redactUrl(redisOption as string);
       await redisReady(ownedRedis, REDIS_READY_MS).catch((error: unknown) => {
         throw new FwStartError(`fwAdmin: cannot reach Redis at ${shown}: ${connectionReason(error)}`, shown, error);
       });
@@ -240,7 +266,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
         down = false;
       });
     }
-    const redis = ownedRedis ?? (typeof options.redis === 'string' ? undefined : options.redis);
+    const redis = ownedRedis ?? (typeof redisOption === 'string' || clusterNodes !== undefined ? undefined : (redisOption as FwRedisClient | undefined));
     const prefix = options.redisPrefix ?? 'fw:';
     const tokens = new FwTokenService({ store: redis ? new RedisTokenStore({ redis, prefix }) : new KnexTokenStore({ knex: store.knex }), config });
     const ephemeral = redis ? new RedisEphemeralStore({ redis, prefix }) : new KnexEphemeralStore({ knex: store.knex });

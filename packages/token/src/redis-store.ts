@@ -177,7 +177,9 @@ function escapeGlob(text: string): string {
  * Tokens in Redis (ioredis): one key per token hash that Redis expires by itself at the token's
  * expiry, plus one sorted set per user (scored by expiry, pruned on every login and expiring
  * with the user's last token) for revoke-all. Every app instance on the same Redis and prefix
- * sees a login or a logout at once.
+ * sees a login or a logout at once. Each call touches one key, so the store runs unchanged on a
+ * Redis Cluster (an ioredis `Cluster`, see `createRedisCluster`); a revoked token's key holds a
+ * tombstone (`revoked:<userId>`) until the token would have expired.
  *
  * @throws {FwDefinitionError} when `redis` is not an ioredis client or `prefix` is not a string.
  * @example
