@@ -1,16 +1,15 @@
 // What a safe cell edit costs: POST update-cell through the full stack (token, power, both cell
-// switches, row visibility, the whole-row schema, hooks, a transaction, the operate log, the edit
-// event and the re-read the route answers with) against a raw knex single-row UPDATE behind a
-// bare Koa route, on one SQLite file. Every request writes a new value (autocannon's -I), so
-// both sides really write. Run: npm run bench -- update-cell
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// switches, row visibility, the whole-row schema, hooks, a transaction, the operate log and the
+// edit event) against a raw knex single-row UPDATE behind a bare Koa route. Every request writes
+// a new value (autocannon's -I), so both sides really write. On a SQLite file always, and on
+// PostgreSQL (pooled connections, a database of its own created and dropped here) when
+// FW_TEST_PG_URL is set. Run: npm run bench -- update-cell
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import { createRegistry, defineModel } from '@fw/core';
 import { fwData } from '@fw/data';
 import { createStore } from '@fw/store';
+import { createTestDatabase, sqlBackends } from '@fw/test-utils';
 import { benchUser, compare, listen, load } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -30,54 +29,56 @@ const Task = defineModel({
   rowRules: [{ name: 'endAfterStart', fields: ['startDate', 'endDate'], path: 'endDate', test: (r) => r.endDate == null || String(r.endDate) >= String(r.startDate) }],
 });
 
-const dir = mkdtempSync(join(tmpdir(), 'fw-bench-cell-'));
-const store = createStore(`sqlite:${join(dir, 'bench.db')}`);
-const closers: Array<() => void> = [];
-try {
-  await store.migrate.latest();
-  const registry = createRegistry([Task]);
-  await store.createModelTables(registry.list());
-  await store.knex('bench_task').insert({ subject: 'Write the report', note: 'start', startDate: '2024-01-01', endDate: '2024-02-01', done: false });
-  const { tokens, token } = await benchUser(store, Task, true);
+for (const spec of sqlBackends().filter((b) => b.dialect === 'sqlite' || (b.dialect === 'postgres' && b.serverUrl))) {
+  const database = await createTestDatabase(spec);
+  const store = createStore(database.url);
+  const closers: Array<() => void> = [];
+  try {
+    await store.migrate.latest();
+    const registry = createRegistry([Task]);
+    await store.createModelTables(registry.list());
+    await store.knex('bench_task').insert({ subject: 'Write the report', note: 'start', startDate: '2024-01-01', endDate: '2024-02-01', done: false });
+    const { tokens, token } = await benchUser(store, Task, true);
 
-  const fw = new Koa();
-  fw.use(fwData({ store, tokens, registry }));
-  // The baseline: the standard body parser and one UPDATE, trusting the client entirely.
-  const bare = new Koa();
-  bare.use(bodyParser());
-  bare.use(async (ctx) => {
-    const { id, value } = ctx.request.body as { id: number; value: string };
-    await store.knex('bench_task').where('id', id).update({ note: value });
-    ctx.body = { id, note: value };
-  });
-  const fwServer = await listen(fw);
-  const bareServer = await listen(bare);
-  closers.push(fwServer.close, bareServer.close);
-  const body = JSON.stringify({ id: 1, field: 'note', value: 'note [<id>]' });
-  const opts = { seconds: SECONDS, connections: CONNECTIONS, body, uniqueIds: true };
+    const fw = new Koa();
+    fw.use(fwData({ store, tokens, registry }));
+    // The baseline: the standard body parser and one UPDATE, trusting the client entirely.
+    const bare = new Koa();
+    bare.use(bodyParser());
+    bare.use(async (ctx) => {
+      const { id, value } = ctx.request.body as { id: number; value: string };
+      await store.knex('bench_task').where('id', id).update({ note: value });
+      ctx.body = { id, note: value };
+    });
+    const fwServer = await listen(fw);
+    const bareServer = await listen(bare);
+    closers.push(fwServer.close, bareServer.close);
+    const body = JSON.stringify({ id: 1, field: 'note', value: 'note [<id>]' });
+    const opts = { seconds: SECONDS, connections: CONNECTIONS, body, uniqueIds: true };
 
-  const check = await fetch(`${fwServer.url}/fw-api/data/modify/Task/update-cell`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', token },
-    body: JSON.stringify({ id: 1, field: 'note', value: 'checked' }),
-  });
-  if (check.status !== 200) throw new Error(`update-cell answered ${check.status}: ${await check.text()}`);
+    const check = await fetch(`${fwServer.url}/fw-api/data/modify/Task/update-cell`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', token },
+      body: JSON.stringify({ id: 1, field: 'note', value: 'checked' }),
+    });
+    if (check.status !== 200) throw new Error(`update-cell answered ${check.status}: ${await check.text()}`);
 
-  const { baseline, candidate } = await compare(
-    ROUNDS,
-    () => load(`${bareServer.url}/bare`, opts),
-    () => load(`${fwServer.url}/fw-api/data/modify/Task/update-cell`, { ...opts, headers: { token } }),
-  );
-  const logged = Number((await store.knex('fw_operate_log').count({ n: '*' }))[0]!.n);
-  console.log(`update one cell, ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each (median):`);
-  console.log(`  raw knex UPDATE route  ${baseline.rps.toFixed(0)} req/s   mean ${baseline.mean.toFixed(2)} ms   p99 ${baseline.p99} ms`);
-  console.log(`  update-cell full stack ${candidate.rps.toFixed(0)} req/s   mean ${candidate.mean.toFixed(2)} ms   p99 ${candidate.p99} ms`);
-  console.log(
-    `  ratio full/raw: throughput ${(candidate.rps / baseline.rps).toFixed(3)}, mean latency ${(candidate.mean / baseline.mean).toFixed(2)}x, p99 latency ${(candidate.p99 / Math.max(baseline.p99, 0.001)).toFixed(2)}x`,
-  );
-  console.log(`  (${logged} operate-log rows written by the full stack)`);
-} finally {
-  for (const close of closers) close();
-  await store.destroy();
-  rmSync(dir, { recursive: true, force: true });
+    const { baseline, candidate } = await compare(
+      ROUNDS,
+      () => load(`${bareServer.url}/bare`, opts),
+      () => load(`${fwServer.url}/fw-api/data/modify/Task/update-cell`, { ...opts, headers: { token } }),
+    );
+    const logged = Number((await store.knex('fw_operate_log').count({ n: '*' }))[0]!.n);
+    console.log(`update one cell on ${spec.label}, ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each (median):`);
+    console.log(`  raw knex UPDATE route  ${baseline.rps.toFixed(0)} req/s   mean ${baseline.mean.toFixed(2)} ms   p99 ${baseline.p99} ms`);
+    console.log(`  update-cell full stack ${candidate.rps.toFixed(0)} req/s   mean ${candidate.mean.toFixed(2)} ms   p99 ${candidate.p99} ms`);
+    console.log(
+      `  ratio full/raw: throughput ${(candidate.rps / baseline.rps).toFixed(3)}, mean latency ${(candidate.mean / baseline.mean).toFixed(2)}x, p99 latency ${(candidate.p99 / Math.max(baseline.p99, 0.001)).toFixed(2)}x`,
+    );
+    console.log(`  (${logged} operate-log rows written by the full stack)`);
+  } finally {
+    for (const close of closers) close();
+    await store.destroy();
+    await database.drop();
+  }
 }

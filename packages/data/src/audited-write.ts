@@ -1,22 +1,24 @@
 // The audited write: every add, update and delete runs in one transaction with its operate-log
 // row, its hooks in a fixed order, the grants check and the grants-version bump; work registered
 // with `afterCommit` runs once the transaction committed, never after a rollback.
-import { GRANT_TABLES, FwError, EditType, type DataHookContext, type FieldDefinition, type ModelDefinition, type ModelRegistry } from '@fw/core';
-import { changedColumns, toDbValues, type FormRow } from '@fw/row-patch';
-import type { FwStore } from '@fw/store';
+import { GRANT_TABLES, FwError, EditType, type Condition, type DataHookContext, type FieldDefinition, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import { changedColumns, toDbValues, toFormRow, validateRowSync, type FormRow } from '@fw/row-patch';
+import { operateLogRow, type FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import type { Attachments } from './attachments.js';
 import type { DataEvents, EditEvent } from './events.js';
 import { checkGrants } from './grant-rules.js';
 import { endsKeySessions } from './key-sessions.js';
-import { writeOperateLog, writeOperateLogIn } from './operate-log.js';
+import { rowOf, writeOperateLog, writeOperateLogIn, type OperateLogEntry } from './operate-log.js';
 import { matchesVersion, rowVersion } from './row-version.js';
 import type { RowReader } from './rows.js';
-import { isSecret, secretGiven, secretsForStorage } from './secrets.js';
-import { hookContext, isObject, pkColumn, sameValue } from './service-util.js';
+import { isSecret, readColumns, secretGiven, secretsForStorage } from './secrets.js';
+import { applyConditions } from './query.js';
+import { hookContext, isObject, pkColumn, rowNotFound, sameValue, validationError } from './service-util.js';
+import { FALLBACK, needsGeneralPath, SqliteWriter, type SqliteTx } from './sqlite-write.js';
 import type { Actor, UpdateOptions } from './service-types.js';
 import type { SessionEnds } from './session-ends.js';
-import { checkReferences, extraValidation, writing } from './write-checks.js';
+import { checkReferences, extraValidation, violationError, writing } from './write-checks.js';
 
 /** What an operation tells its operate-log row once it knows (the row before, the id, the request as logged). */
 export interface LogNotes {
@@ -27,6 +29,17 @@ export interface LogNotes {
   commit?: (trx: Knex.Transaction) => Promise<void>;
   /** True once the success row was written in the transaction. */
   written?: boolean;
+  /** The success entry as it stands now; set by {@link AuditedWriter.logged}. */
+  success?: () => OperateLogEntry;
+}
+
+/** What an update learned, for the work after its commit. */
+interface UpdateState {
+  event?: EditEvent;
+  written?: FormRow;
+  stale?: FormRow;
+  endSessions: boolean;
+  keyChanged?: FormRow;
 }
 
 /** Work to do once a write committed (deleting stored files, say). Its errors are reported, never thrown. */
@@ -93,6 +106,8 @@ export class AuditedWriter {
   readonly #attachments: Attachments;
   // The after-commit work of each running transaction.
   readonly #afterCommit = new WeakMap<object, AfterCommit[]>();
+  // Synchronous transactions on better-sqlite3 (undefined on other databases).
+  readonly #sqlite: SqliteWriter | undefined;
 
   constructor(deps: AuditedWriterDeps) {
     this.#store = deps.store;
@@ -102,6 +117,7 @@ export class AuditedWriter {
     this.#events = deps.events;
     this.#onBackgroundError = deps.onBackgroundError;
     this.#attachments = deps.attachments;
+    this.#sqlite = SqliteWriter.for(deps.store.knex, deps.store.dialect);
   }
 
   /** Files a write stopped holding are deleted from the storage once it commits (kept on a rollback). */
@@ -172,6 +188,7 @@ export class AuditedWriter {
       error,
       startedAt,
     });
+    log.success = () => entry(undefined);
     log.commit = async (trx) => {
       await writeOperateLogIn(this.#store, entry(undefined), trx);
       log.written = true;
@@ -251,19 +268,21 @@ export class AuditedWriter {
     codes: ReadonlySet<string> | undefined,
   ): Promise<FormRow> {
     const outerContext = hookContext(model, actor, 'update');
-    let event: EditEvent | undefined;
-    let written: FormRow | undefined;
-    let stale: FormRow | undefined;
-    let endSessions = false;
-    let keyChanged: FormRow | undefined;
+    const state: UpdateState = { endSessions: false };
     await this.logged(model, actor, 'update', String(id), request, async (log) => {
+      if (this.#sqlite && !codes && this.#sqlite.fits(model)) {
+        const conditions = await this.#reader.visibility(model, actor, 'update');
+        const done = await this.#sqlite.transaction((tx) => this.#updateSync(tx, model, actor, id, build, options, conditions, log, state));
+        if (done !== FALLBACK) return;
+        log.before = log.request = undefined;
+      }
       await this.transaction(model, log, async (trx) => {
         const context: DataHookContext = { ...outerContext, transaction: trx };
         const stored = await this.#reader.loadVisible(model, actor, 'update', id, trx, true);
         log.before = stored;
         // Read under the row lock, so no save can slip in between this check and the write.
         if (options.ifMatch !== undefined && !matchesVersion(options.ifMatch, rowVersion(model, stored))) {
-          stale = stored;
+          state.stale = stored;
           throw new FwError('STALE_ROW', `${model.name} ${id} was changed since you read it; nothing was written`);
         }
         const next = await build(stored);
@@ -277,39 +296,123 @@ export class AuditedWriter {
         await checkReferences(this.#registry, model, trx, next, stored);
         const files = await this.#attachments.prepare(model, actor.user.id, next, stored, String(id), trx);
         const changed = changes(model, stored, next);
-        endSessions = this.#sessions.endsUserSessions(model, changed);
-        if (endsKeySessions(model, changed)) keyChanged = stored;
+        state.endSessions = this.#sessions.endsUserSessions(model, changed);
+        if (endsKeySessions(model, changed)) state.keyChanged = stored;
         const { row: withSecrets, extraColumns } = await secretsForStorage(model, next);
         const columns = { ...changedColumns(model, stored, withSecrets), ...extraColumns };
         delete columns[pkColumn(model)];
-        const stamp = Object.keys(changed).length > 0 ? updateStamp(model) : undefined;
-        if (stamp) {
-          const now = new Date();
-          columns[stamp.column] = now;
-          next[stamp.name] = now.toISOString();
-        }
+        this.#stamp(model, changed, columns, next);
         if (Object.keys(columns).length > 0) await writing(model, next, () => trx(model.table).where(pkColumn(model), id).update(columns));
         const collections = new Set(Object.keys(changed).filter((f) => model.fields[f]?.edit.collection));
         await this.#writeCollections(model, trx, id, next, collections);
         this.#deleteFilesAfterCommit(trx, await this.#attachments.apply(model, files, String(id), trx));
         await model.dataProxy.afterUpdate?.(next, context);
-        const after = { ...stored, ...Object.fromEntries(Object.entries(next).filter(([k]) => model.fields[k]?.edit.type !== EditType.PASSWORD)) };
-        event = { model: model.name, id, user: { id: actor.user.id, account: actor.user.account }, source: actor.source, before: stored, after, changed: Object.keys(changed) };
-        written = after;
+        this.#finish(model, actor, id, stored, next, changed, state);
       });
     }).catch(async (error: unknown) => {
+      const stale = state.stale;
       if (!stale) throw error;
       // The answer carries the row as it is now, so the client can show what changed and retry.
       const [current] = await this.#reader.afterFetch(model, actor, 'details', [stale]);
       const version = rowVersion(model, stale);
       throw new FwError('STALE_ROW', (error as Error).message, { headers: { ETag: version }, extra: { current: current ?? stale, version } });
     });
-    if (endSessions) await this.#sessions.endUserSessions(id, actor);
-    if (keyChanged) await this.#sessions.endKeySessions(model, [keyChanged]);
-    if (event && event.changed.length > 0) this.#emit(event);
+    if (state.endSessions) await this.#sessions.endUserSessions(id, actor);
+    if (state.keyChanged) await this.#sessions.endKeySessions(model, [state.keyChanged]);
+    if (state.event && state.event.changed.length > 0) this.#emit(state.event);
     // The answer is the row as written (no second read), shown the way the table shows it.
-    const [shown] = await this.#reader.afterFetch(model, actor, 'details', [{ ...written! }]);
-    return shown ?? written!;
+    const [shown] = await this.#reader.afterFetch(model, actor, 'details', [{ ...state.written! }]);
+    return shown ?? state.written!;
+  }
+
+  /** Stamps `updated_at` (when the model has one) on a write that changes the row. */
+  #stamp(model: ModelDefinition, changed: FormRow, columns: Record<string, unknown>, next: FormRow): void {
+    const stamp = Object.keys(changed).length > 0 ? updateStamp(model) : undefined;
+    if (!stamp) return;
+    const now = new Date();
+    columns[stamp.column] = now;
+    next[stamp.name] = now.toISOString();
+  }
+
+  /** The row after the write and the edit event, once the write is done. */
+  #finish(model: ModelDefinition, actor: Actor, id: number, stored: FormRow, next: FormRow, changed: FormRow, state: UpdateState): void {
+    const after = { ...stored, ...Object.fromEntries(Object.entries(next).filter(([k]) => model.fields[k]?.edit.type !== EditType.PASSWORD)) };
+    state.event = { model: model.name, id, user: { id: actor.user.id, account: actor.user.account }, source: actor.source, before: stored, after, changed: Object.keys(changed) };
+    state.written = after;
+  }
+
+  /**
+   * The update of {@link update} as one synchronous SQLite transaction, for a model
+   * {@link SqliteWriter.fits}: the same steps in the same order (visible row, version check,
+   * build, whole-row validation, changed columns only, the stamp, the operate-log row in the same
+   * commit), with no await between BEGIN and COMMIT. {@link FALLBACK} (before anything is
+   * written) when a step needs the general path: an async build or rule, a changed reference or
+   * secret.
+   */
+  #updateSync(
+    tx: SqliteTx,
+    model: ModelDefinition,
+    actor: Actor,
+    id: number,
+    build: (stored: FormRow) => FormRow | Promise<FormRow>,
+    options: UpdateOptions,
+    conditions: Condition[],
+    log: LogNotes,
+    state: UpdateState,
+  ): typeof FALLBACK | true {
+    const sqlite = this.#sqlite!;
+    const pk = pkColumn(model);
+    const select = (knex: Knex, idValue: string | number) => applyConditions(knex(model.table).select(readColumns(model)).where(`${model.table}.${pk}`, idValue), model, conditions).first();
+    const row = conditions.length === 0 ? tx.get(sqlite.plan(`select\u0000${model.name}`, (knex, slot) => select(knex, slot(0))), [id]) : tx.getNow(sqlite.compileNow((knex) => select(knex, id)));
+    // A row the user cannot see is a row that does not exist, as far as they can tell.
+    if (!row) throw rowNotFound(model, id);
+    const stored = toFormRow(model, row);
+    log.before = stored;
+    if (options.ifMatch !== undefined && !matchesVersion(options.ifMatch, rowVersion(model, stored))) {
+      state.stale = stored;
+      throw new FwError('STALE_ROW', `${model.name} ${id} was changed since you read it; nothing was written`);
+    }
+    const next = build(stored);
+    if (next instanceof Promise) {
+      next.catch(() => undefined);
+      return FALLBACK;
+    }
+    next[model.primaryKey] = id;
+    const changed = changes(model, stored, next);
+    log.request = { id, changes: changed };
+    const details = validateRowSync(model, next, { dialect: 'sqlite' });
+    if (!details) return FALLBACK;
+    if (details.length > 0) throw validationError(details);
+    if (needsGeneralPath(model, changed)) return FALLBACK;
+    state.endSessions = this.#sessions.endsUserSessions(model, changed);
+    if (endsKeySessions(model, changed)) state.keyChanged = stored;
+    // Secrets are never given here (needsGeneralPath): like secretsForStorage, leave them out.
+    const withoutSecrets: FormRow = { ...next };
+    for (const field of Object.values(model.fields)) if (isSecret(field)) delete withoutSecrets[field.name];
+    const columns: Record<string, unknown> = changedColumns(model, stored, withoutSecrets);
+    delete columns[pk];
+    this.#stamp(model, changed, columns, next);
+    const names = Object.keys(columns);
+    if (names.length > 0) {
+      const plan = sqlite.plan(`update\u0000${model.table}\u0000${names.join('\u0000')}`, (knex, slot) =>
+        knex(model.table)
+          .where(pk, slot(names.length))
+          .update(Object.fromEntries(names.map((name, i) => [name, slot(i)]))),
+      );
+      try {
+        tx.run(plan, [...names.map((name) => columns[name]), id]);
+      } catch (error) {
+        throw violationError(model, error, next) ?? error;
+      }
+    }
+    // The success row of the operate log commits with the change.
+    const logRow = operateLogRow(rowOf(log.success!()));
+    const logNames = Object.keys(logRow) as Array<keyof typeof logRow>;
+    const logPlan = sqlite.plan(`insert\u0000fw_operate_log`, (knex, slot) => knex('fw_operate_log').insert(Object.fromEntries(logNames.map((name, i) => [name, slot(i)]))));
+    tx.run(logPlan, logNames.map((name) => logRow[name]));
+    log.written = true;
+    this.#finish(model, actor, id, stored, next, changed, state);
+    return true;
   }
 
   /** Deletes the visible rows `ids`, all or none: `beforeDelete`, collections, rows, `afterDelete`; then ends their sessions. */

@@ -46,8 +46,8 @@ export interface OperateLogEntry {
   startedAt: number;
 }
 
-/** The operate-log row of an entry. */
-function rowOf(entry: OperateLogEntry) {
+/** The operate-log row of an entry (as `operateLogs.insert` takes it). */
+export function rowOf(entry: OperateLogEntry) {
   return {
     userId: entry.user.id,
     account: entry.user.account,

@@ -14,7 +14,7 @@ import {
   type PowerObject,
 } from '@fw/core';
 import { PowerResolver, assertPower } from '@fw/power';
-import { cellEditRefusal, patchRow, type FormRow } from '@fw/row-patch';
+import { cellEditRefusal, patchRowValues, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import { Attachments, attachmentField, attachmentFields, type UploadedPart } from './attachments.js';
 import { AuditedWriter, type AfterCommit } from './audited-write.js';
@@ -262,9 +262,9 @@ export class DataService {
     if (!('value' in body)) throw new FwError('BAD_REQUEST', 'The body must carry a value (null clears the cell)');
     const field = body.field as string;
     const codes = await this.#grantCodes(model, actor);
-    const build = async (stored: FormRow) => {
+    const build = (stored: FormRow) => {
       // Validation happens next, in the write, with the same call as the edit form.
-      const patched = await patchRow(model, stored, field, body.value, { validate: false });
+      const patched = patchRowValues(model, stored, field, body.value);
       if (!patched.ok) throw new FwError(patched.code, patched.message, { status: patched.status, ...(patched.details ? { details: patched.details } : {}) });
       return patched.row;
     };

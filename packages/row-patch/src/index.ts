@@ -2,13 +2,13 @@ export { coerceValue, calendarDateOf, findChoice, isEmptyInput } from './coerce.
 export type { ChoiceValue, CoerceResult, FormValue } from './coerce.js';
 export { toFormRow, toDbValues, changedColumns } from './storage.js';
 export type { DbRow, FormRow } from './storage.js';
-export { buildRowSchema, integerBounds, validateRow } from './schema.js';
+export { buildRowSchema, integerBounds, validateRow, validateRowSync } from './schema.js';
 export type { RowSchema, ValidateRowOptions } from './schema.js';
 export { DIALECT_LIMITS, storageIssues } from './storable.js';
 export type { DialectLimits, StorageBounds, StorageDialect } from './storable.js';
 export { readEntity } from './read-entity.js';
 export type { EntityIssue, ReadEntityMode, ReadEntityResult } from './read-entity.js';
-export { patchRow, cellEditRefusal } from './patch-row.js';
+export { patchRow, patchRowValues, cellEditRefusal } from './patch-row.js';
 export type { RowPatchRejection, RowPatchResult, RowPatchSuccess } from './patch-row.js';
 export { ROW_PATCH_ERROR_CODES, rowPatchError } from './error-codes.js';
 export type { RowPatchErrorCode } from './error-codes.js';

@@ -92,6 +92,22 @@ export async function patchRow(
   value: unknown,
   options: { validate?: boolean; dialect?: StorageDialect } = {},
 ): Promise<RowPatchResult> {
+  const result = patchRowValues(model, storedFormRow, field, value);
+  // A caller that validates the patched row on its own shared path (the data API, so the cell and
+  // the form go through one call) turns this off; by default the whole row is validated here.
+  if (result.ok && options.validate !== false) {
+    const details = await validateRow(model, result.row, options.dialect === undefined ? {} : { dialect: options.dialect });
+    if (details.length > 0) return reject('VALIDATION_FAILED', ROW_PATCH_ERROR_CODES.VALIDATION_FAILED.message, details);
+  }
+  return result;
+}
+
+/**
+ * {@link patchRow} without the whole-row validation, synchronously: the switches, the field and
+ * the value's conversion, and the patched copy of the row. For a caller that validates the row
+ * itself (the data API's write path).
+ */
+export function patchRowValues(model: ModelDefinition, storedFormRow: Readonly<FormRow>, field: unknown, value: unknown): RowPatchResult {
   const refusal = cellEditRefusal(model, field);
   if (refusal) return refusal;
   const definition = typeof field === 'string' && hasOwn(model.fields, field) ? model.fields[field] : undefined;
@@ -104,12 +120,6 @@ export async function patchRow(
   const row: FormRow = {};
   for (const [key, stored] of Object.entries(storedFormRow)) setOwn(row, key, Array.isArray(stored) ? [...stored] : stored);
   setOwn(row, field, converted.value);
-  // A caller that validates the patched row on its own shared path (the data API, so the cell and
-  // the form go through one call) turns this off; by default the whole row is validated here.
-  if (options.validate !== false) {
-    const details = await validateRow(model, row, options.dialect === undefined ? {} : { dialect: options.dialect });
-    if (details.length > 0) return reject('VALIDATION_FAILED', ROW_PATCH_ERROR_CODES.VALIDATION_FAILED.message, details);
-  }
   const before = hasOwn(storedFormRow, field) ? storedFormRow[field] : undefined;
   return { ok: true, row, changed: !formValuesEqual(before, converted.value) };
 }

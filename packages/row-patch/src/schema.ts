@@ -181,14 +181,34 @@ function choicesTest(model: ModelDefinition, field: FieldDefinition, rule: Extra
   };
 }
 
+/** Thrown inside a synchronous validation when a rule answered with a promise (see {@link validateRowSync}). */
+class NeedsAsync extends Error {}
+
+/** Models with a rule that answered with a promise: {@link validateRowSync} does not try them again. */
+const asyncModels = new WeakSet<ModelDefinition>();
+
+/**
+ * A rule's outcome, judged at once when the rule answered synchronously and once it settles when
+ * it answered with a promise. In a synchronous validation a promise stops the run (its outcome is
+ * dropped, its failure kept from becoming an unhandled rejection) so the caller validates again
+ * asynchronously.
+ */
+function settle(ctx: TestContext, outcome: unknown, judge: (outcome: unknown) => true | yup.ValidationError): true | yup.ValidationError | Promise<true | yup.ValidationError> {
+  if (typeof (outcome as PromiseLike<unknown> | null)?.then !== 'function') return judge(outcome);
+  if ((ctx.options as { sync?: boolean }).sync) {
+    Promise.resolve(outcome).catch(() => undefined);
+    throw new NeedsAsync();
+  }
+  return Promise.resolve(outcome).then(judge);
+}
+
 function dynamicTest(rule: Extract<FieldRule, { type: 'dynamic' }>): yup.TestConfig<unknown, yup.AnyObject> {
   return {
     name: rule.name ?? 'dynamic',
     // Runs on null too: "required when another field is set" is a dynamic rule.
-    async test(value) {
+    test(value) {
       const row: unknown = this.parent;
-      const outcome = await rule.test(value, isPlainObject(row) ? row : {});
-      return outcomeError(this, outcome, rule.message);
+      return settle(this, rule.test(value, isPlainObject(row) ? row : {}), (outcome) => outcomeError(this, outcome, rule.message));
     },
   };
 }
@@ -310,9 +330,8 @@ function createRowSchema(model: ModelDefinition): RowSchema {
     const label = model.fields[path]?.edit.title ?? path;
     schema = schema.test({
       name: rule.name,
-      async test(row) {
-        const outcome = await rule.test(isPlainObject(row) ? row : {});
-        return outcomeError(this, outcome, rule.message, { path, params: { label } });
+      test(row) {
+        return settle(this, rule.test(isPlainObject(row) ? row : {}), (outcome) => outcomeError(this, outcome, rule.message, { path, params: { label } }));
       },
     });
   }
@@ -375,15 +394,45 @@ export async function validateRow(model: ModelDefinition, row: Readonly<FormRow>
   try {
     await buildRowSchema(model).validate(snapshot(row), { abortEarly: false, strict: true });
   } catch (error) {
-    if (!(error instanceof yup.ValidationError)) throw error;
-    const inner = error.inner.length > 0 ? error.inner : [error];
-    failures = inner.map((failure) => ({
-      ...(failure.path !== undefined && failure.path !== '' ? { path: failure.path } : {}),
-      ...(failure.type !== undefined ? { type: failure.type } : {}),
-      message: failure.message,
-    }));
+    failures = failuresOf(error);
   }
-  // What the database cannot store, for the fields the rules found nothing wrong with.
+  return withStorageIssues(model, row, failures, options);
+}
+
+/**
+ * {@link validateRow} without a promise, for a caller that must not wait (a write inside a
+ * synchronous SQLite transaction): the same schema, the same details. Returns `undefined` when a
+ * rule of the model answers with a promise; the caller then validates with {@link validateRow}.
+ */
+export function validateRowSync(model: ModelDefinition, row: Readonly<FormRow>, options: ValidateRowOptions = {}): FwErrorDetail[] | undefined {
+  if (asyncModels.has(model)) return undefined;
+  if (!isPlainObject(row)) return [{ type: 'typeError', message: 'the row must be an object' }];
+  let failures: FwErrorDetail[] = [];
+  try {
+    buildRowSchema(model).validateSync(snapshot(row), { abortEarly: false, strict: true });
+  } catch (error) {
+    if (error instanceof NeedsAsync) {
+      asyncModels.add(model);
+      return undefined;
+    }
+    failures = failuresOf(error);
+  }
+  return withStorageIssues(model, row, failures, options);
+}
+
+/** yup's failures as details; anything but a validation error is rethrown. */
+function failuresOf(error: unknown): FwErrorDetail[] {
+  if (!(error instanceof yup.ValidationError)) throw error;
+  const inner = error.inner.length > 0 ? error.inner : [error];
+  return inner.map((failure) => ({
+    ...(failure.path !== undefined && failure.path !== '' ? { path: failure.path } : {}),
+    ...(failure.type !== undefined ? { type: failure.type } : {}),
+    message: failure.message,
+  }));
+}
+
+/** What the database cannot store, for the fields the rules found nothing wrong with. */
+function withStorageIssues(model: ModelDefinition, row: Readonly<FormRow>, failures: FwErrorDetail[], options: ValidateRowOptions): FwErrorDetail[] {
   const failed = new Set(failures.map((f) => f.path));
   return [...failures, ...storageIssues(model, row, options.dialect).filter((issue) => !failed.has(issue.path))];
 }

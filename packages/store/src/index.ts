@@ -20,7 +20,7 @@ export type { CreateRoleInput, FwRoleRecord, RoleRepository, RoleStatus, UpdateR
 export { FUNCTION_MENUS, MENU_TYPES, functionMenuCode } from './menus.js';
 export type { CreateMenuInput, FwMenuRecord, MenuRepository, MenuType, ModelMenu, ModelMenuOptions, UpdateMenuInput } from './menus.js';
 export type { CreateOrgInput, FwOrgRecord, OrgRepository } from './orgs.js';
-export { OPERATE_STATUS } from './logs.js';
+export { OPERATE_STATUS, operateLogRow } from './logs.js';
 export type {
   FwLoginLogRecord,
   FwOperateLogRecord,

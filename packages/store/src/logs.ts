@@ -224,21 +224,7 @@ export function createOperateLogRepository(ctx: RepositoryContext): OperateLogRe
   const { knex, dialect } = ctx;
   return {
     async insert(input, options = {}) {
-      const row = {
-        user_id: checkOptionalId('userId', input.userId),
-        account: clip(input.account, 64),
-        ip: clip(input.ip, 64),
-        model: checkText('model', input.model, 64),
-        action: checkText('action', input.action, 32),
-        source: input.source === undefined ? 'http' : checkText('source', input.source, 16),
-        target_id: clip(input.targetId, 64),
-        before_data: asText(input.beforeData),
-        request: asText(input.request),
-        status: checkOneOf('status', input.status, OPERATE_STATUSES),
-        error: asText(input.error),
-        duration_ms: checkInteger('durationMs', input.durationMs, 0),
-        created_at: checkOptionalDate('createdAt', input.createdAt) ?? new Date(),
-      };
+      const row = operateLogRow(input);
       const id = await insertReturningId(options.transaction ?? knex, dialect, 'fw_operate_log', row);
       return toOperateLog({ id, ...row });
     },
@@ -248,5 +234,28 @@ export function createOperateLogRepository(ctx: RepositoryContext): OperateLogRe
       if (options.model !== undefined) query = query.where('model', options.model);
       return (await query).map(toOperateLog);
     },
+  };
+}
+
+/**
+ * The `fw_operate_log` columns of an entry, checked and clipped as `operateLogs.insert` writes
+ * them; for a writer that inserts the row on a connection of its own (the data API's synchronous
+ * SQLite write). @internal
+ */
+export function operateLogRow(input: OperateLogInput) {
+  return {
+    user_id: checkOptionalId('userId', input.userId),
+    account: clip(input.account, 64),
+    ip: clip(input.ip, 64),
+    model: checkText('model', input.model, 64),
+    action: checkText('action', input.action, 32),
+    source: input.source === undefined ? 'http' : checkText('source', input.source, 16),
+    target_id: clip(input.targetId, 64),
+    before_data: asText(input.beforeData),
+    request: asText(input.request),
+    status: checkOneOf('status', input.status, OPERATE_STATUSES),
+    error: asText(input.error),
+    duration_ms: checkInteger('durationMs', input.durationMs, 0),
+    created_at: checkOptionalDate('createdAt', input.createdAt) ?? new Date(),
   };
 }

@@ -75,6 +75,7 @@ export function createSessionRepository(ctx: RepositoryContext, sqliteFile: stri
 
   function preparedStatement(): Database.Statement | undefined {
     if (!prepared) return undefined;
+    if (statement) return statement;
     try {
       // Loaded here, not imported: better-sqlite3 is an optional peer of @fw/store, present whenever
       // the store is on SQLite (knex needs it too).
