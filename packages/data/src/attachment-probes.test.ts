@@ -1,6 +1,7 @@
 // Red-team probes of ATTACHMENT fields from outside (issue 13): who may download a file, and how
 // client file names come back. Each case here failed before its fix.
 import { mkdtempSync } from 'node:fs';
+import { get as httpGet, type Server } from 'node:http';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +49,7 @@ describeEachSql('ATTACHMENT probes: downloads follow what the user is shown', (d
   let store: FwStore;
   let dir: string;
   let agent: ReturnType<typeof request>;
+  let server: Server;
   let tokens: FwTokenService;
   const users = {} as Record<Who, FwUser>;
   const appErrors: unknown[] = [];
@@ -77,9 +79,12 @@ describeEachSql('ATTACHMENT probes: downloads follow what the user is shown', (d
     app.on('error', (error) => appErrors.push(error));
     app.use(fwData({ store, tokens, registry, files: localFileStorage({ dir }) }));
     agent = request(app.callback());
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
   });
 
   after(async () => {
+    server.close();
     await store.destroy();
     await rm(dir, { recursive: true, force: true });
     expect(appErrors, 'app error events').to.deep.equal([]);
@@ -110,6 +115,27 @@ describeEachSql('ATTACHMENT probes: downloads follow what the user is shown', (d
     const res = await agent.get(`/fw-api/data/file/Deal/files/${row.id}/${files[0]!.id}`).set('token', await token('editor'));
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(Buffer.compare(res.body as Buffer, PDF)).to.equal(0);
+  });
+
+  it('a client that leaves in the middle of a download is not an error of the app', async () => {
+    // A file larger than the socket buffers, so the client can go while the bytes still stream.
+    const big = Buffer.concat([PDF, Buffer.alloc(4 * 1024 * 1024, 0x20)]);
+    const files = (await agent.post('/fw-api/data/upload/Deal/files').set('token', await token('admin')).attach('file', big, { filename: 'big.pdf', contentType: 'application/pdf' }).expect(200)).body.files;
+    const row = (await agent.post('/fw-api/data/modify/Deal').set('token', await token('admin')).send({ title: 'Big', files }).expect(200)).body;
+    const { port } = server.address() as { port: number };
+    const headers = { token: await token('admin') };
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpGet({ host: '127.0.0.1', port, path: `/fw-api/data/file/Deal/files/${row.id}/${files[0].id}`, headers }, (res) => {
+        res.once('data', () => {
+          resolve(res.statusCode ?? 0);
+          req.destroy();
+        });
+      });
+      req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? undefined : reject(error)));
+    });
+    expect(status).to.equal(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(appErrors.map(String)).to.deep.equal([]);
   });
 });
 

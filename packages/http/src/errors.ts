@@ -55,6 +55,7 @@ export function renderError(ctx: Context, error: unknown, onUnexpected: (error: 
 export function fwRoute(handler: (ctx: Context) => Promise<void> | void): Middleware {
   return async function fwRouteHandler(ctx) {
     setFwApiHeaders(ctx);
+    quietWhenClientLeaves(ctx);
     try {
       await handler(ctx);
     } catch (error) {
@@ -75,4 +76,34 @@ export function toFwError(error: unknown): FwError {
     return new FwError(code, (error as Error).message || undefined, { status });
   }
   return new FwError('INTERNAL', undefined, { cause: error });
+}
+
+// Errors of the connection to a client that went away (a closed tab, a cancelled download).
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+/**
+ * A client that leaves before the answer is complete is not an error of the app: Koa reports
+ * its socket error and, for a streamed body (a file, an export), the pipeline's premature close
+ * through `ctx.onerror`, which emits them on the app. Those are dropped for this request. A body
+ * stream's own error (a storage read that fails) is still reported, and so is a premature close
+ * while the client is still there (a body that ended itself early).
+ */
+function quietWhenClientLeaves(ctx: Context): void {
+  let clientLeft = false;
+  ctx.res.once('close', () => {
+    const body = ctx.body as { destroyed?: unknown } | null | undefined;
+    // A body destroyed first is the body failing, not the client leaving.
+    if (!ctx.res.writableFinished && body?.destroyed !== true) clientLeft = true;
+  });
+  const onerror = ctx.onerror;
+  ctx.onerror = function (this: Context, error: unknown) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && CLIENT_GONE.has(code)) {
+      // The socket's error comes first: the premature close that follows is the same departure.
+      clientLeft = true;
+      return;
+    }
+    if (code === 'ERR_STREAM_PREMATURE_CLOSE' && clientLeft) return;
+    onerror.call(this, error as Error);
+  };
 }
