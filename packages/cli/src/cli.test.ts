@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { loadConfig, verifyPassword } from '@fw/core';
 import { createStore, type FwStore } from '@fw/store';
-import { FwTokenService, KnexTokenStore } from '@fw/token';
-import { createTestDatabase, describeEachSql } from '@fw/test-utils';
+import { FwTokenService, KnexTokenStore, RedisTokenStore } from '@fw/token';
+import { createTestDatabase, describeEachSql, describeRedisCluster } from '@fw/test-utils';
 
 const BIN = fileURLToPath(new URL('./bin.ts', import.meta.url));
 const MODELS = fileURLToPath(new URL('./test-setup.ts', import.meta.url));
@@ -234,4 +234,32 @@ describe('fw (the @fw/cli command)', function () {
     },
     ['sqlite', 'postgres', 'mysql'],
   );
+});
+
+describeRedisCluster('fw token revoke --redis <node URLs>', (cluster) => {
+  it('revokes the tokens a Redis Cluster holds, given comma-separated node URLs, and refuses a bad list', async function () {
+    this.timeout(60_000);
+    const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
+    const store = createStore(db.url);
+    const redis = await cluster().connect();
+    try {
+      expect((await fw(['migrate', '--db', db.url])).code).to.equal(0);
+      const user = await store.users.create({ account: 'dana', password: 'dana-Pass-1' });
+      const prefix = 'fw-cli-cluster:';
+      const tokens = new FwTokenService({ store: new RedisTokenStore({ redis, prefix }), config: loadConfig({ env: false }) });
+      const issued = [await tokens.loginToken({ id: user.id, account: 'dana' }), await tokens.loginToken({ id: user.id, account: 'dana' })];
+      const nodes = cluster().urls.slice(0, 2).join(',');
+      const revoke = await fw(['token', 'revoke', '--user', 'dana', '--db', db.url, '--redis', nodes, '--redis-prefix', prefix]);
+      expect(revoke.code, revoke.stderr).to.equal(0);
+      expect(revoke.stdout).to.contain(`Revoked 2 token(s) of dana in Redis Cluster ${nodes}`);
+      for (const { token } of issued) expect(await tokens.resolve(token)).to.equal(undefined);
+      const bad = await fw(['token', 'revoke', '--user', 'dana', '--db', db.url, '--redis', 'redis://:s3cret@h:1,redis://h'], { env: {} });
+      expect(bad.code).to.equal(1);
+      expect(bad.stderr).to.contain('createRedisCluster.nodes').and.not.contain('s3cret');
+    } finally {
+      redis.disconnect();
+      await store.destroy();
+      await db.drop();
+    }
+  });
 });

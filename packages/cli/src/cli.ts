@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BUILTIN_MODELS, FwDefinitionError, connectionReason, createRegistry, type ModelDefinition } from '@fw/core';
 import { ModelTablesError, createStore, describeModelTableChanges, redactUrl, type FwStore, type ModelTableChange } from '@fw/store';
-import { KnexTokenStore, RedisTokenStore, createRedis, redisReady, type TokenStore } from '@fw/token';
+import { KnexTokenStore, RedisTokenStore, createRedis, createRedisCluster, parseRedisClusterNodes, redisReady, type TokenStore } from '@fw/token';
 import { CliError, hidePassword } from './errors.js';
 import { readNewPassword, type PasswordInput, type PromptOutput } from './password.js';
 
@@ -39,7 +39,7 @@ Options:
   --db <url>            database URL (or FW_DB_URL): sqlite:data/app.db, postgres://…, mysql://…, mssql://…
   --models <path>       a module exporting the host's models (\`models\` or the default export, an array)
                         (or FW_MODELS); migrate and doctor need it to know the host's tables
-  --redis <url>         token revoke and user passwd: the Redis holding the tokens, when the app uses one (or FW_REDIS_URL)
+  --redis <url>         token revoke and user passwd: the Redis holding the tokens, when the app uses one (or FW_REDIS_URL); comma-separated node URLs: a Redis Cluster
   --redis-prefix <p>    token revoke and user passwd: the app's redisPrefix (default fw:)
 
 Passwords are never taken from the command line (shell history, ps): pipe them, e.g.
@@ -274,18 +274,29 @@ async function tokenRevoke(store: FwStore, account: string, values: Values, io: 
   return 0;
 }
 
-/** Deletes every token of the user where the app keeps them: its database, or Redis with --redis / FW_REDIS_URL. */
+/**
+ * Deletes every token of the user where the app keeps them: its database, or Redis with --redis /
+ * FW_REDIS_URL (several comma-separated node URLs: a Redis Cluster).
+ */
 async function revokeSessions(store: FwStore, userId: number, values: Values, io: CliIo): Promise<{ count: number; where: string }> {
   const redisUrl = values.redis ?? io.env.FW_REDIS_URL;
-  const redis = redisUrl ? createRedis(redisUrl) : undefined;
+  const nodes = redisUrl?.includes(',') ? redisUrl.split(',').map((url) => url.trim()) : undefined;
+  if (nodes) {
+    try {
+      parseRedisClusterNodes(nodes);
+    } catch (error) {
+      throw new CliError(`--redis: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const redis = redisUrl ? (nodes ? createRedisCluster(nodes) : createRedis(redisUrl)) : undefined;
   try {
     if (redis) {
       await redisReady(redis).catch((error: unknown) => {
-        throw new CliError(`cannot reach Redis at ${redactUrl(redisUrl!)}: ${connectionReason(error)}`);
+        throw new CliError(`cannot reach Redis at ${nodes ? nodes.map(redactUrl).join(',') : redactUrl(redisUrl!)}: ${connectionReason(error)}`);
       });
     }
     const tokens: TokenStore = redis ? new RedisTokenStore({ redis, prefix: values['redis-prefix'] ?? 'fw:' }) : new KnexTokenStore({ knex: store.knex });
-    return { count: await tokens.deleteByUser(userId), where: redis ? ` in Redis ${redactUrl(redisUrl!)}` : '' };
+    return { count: await tokens.deleteByUser(userId), where: redis ? ` in Redis ${nodes ? `Cluster ${nodes.map(redactUrl).join(',')}` : redactUrl(redisUrl!)}` : '' };
   } finally {
     redis?.disconnect();
   }
