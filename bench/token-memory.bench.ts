@@ -31,5 +31,3 @@ const mb = (n: number) => (n / 1e6).toFixed(1);
 console.log(`memory store, ${TOKENS.toLocaleString('en-US')} live tokens of ${USERS.toLocaleString('en-US')} users:`);
 console.log(`  heap held   ${mb(bytes)} MB (goal <= 50 MB)`);
 console.log(`  per token   ${Math.round(bytes / TOKENS)} bytes`);
-// Keep the store reachable until after the measurement.
-if (store.size === 0) console.log('empty');

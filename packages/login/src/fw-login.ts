@@ -13,7 +13,7 @@ import { registeredLoginProxy, resolveLoginProxy, type LoginProxy, type LoginPro
 import { classifyLoginFailure, type LoginFailure } from './login-failure.js';
 import { loginProvidersReader, loginSettings, type LoginProvider, type LoginProvidersInput } from './login-settings.js';
 import { decodeTransferredPassword } from './password-transfer.js';
-import { runWithLoginRequest } from './request-context.js';
+import { checkedUser, runWithLoginRequest } from './request-context.js';
 import { issueLoginToken } from './sign-in.js';
 import { LOGIN_REASONS, UserService } from './user-service.js';
 
@@ -201,11 +201,13 @@ async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
 
   const request = { ip, headers: ctx.headers, body: body as Record<string, unknown>, query: ctx.query, ctx };
   let user: FwUser;
+  let stored: Awaited<ReturnType<typeof o.store.users.findById>>;
   let grantedAdmin = false;
   try {
     const returned = await runWithLoginRequest(request, async () => o.proxy.login(input.account, pwd));
     if (!returned || typeof returned.id !== 'number') throw new Error(LOGIN_REASONS.NOT_STORED);
-    const stored = await o.users.findStored(returned.id);
+    // The built-in check read this row after the password matched, in this request; a hook's user is read here.
+    stored = checkedUser(request, returned.id) ?? (await o.store.users.findById(returned.id));
     if (!stored) throw new Error(LOGIN_REASONS.NOT_STORED);
     const refusal = o.users.refusal(stored, ip);
     if (refusal) throw new Error(refusal);
@@ -234,7 +236,7 @@ async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
   const issued = await issueLoginToken(o, { ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, user, 'password', { admin: grantedAdmin });
   if (!issued) return refuse('The login was refused after it succeeded');
   await o.attempts.succeed(input.account, ip);
-  const stored = await o.store.users.findById(user.id);
+  // `stored` was read after the password check, within this request: no third read of the row.
   ctx.status = 200;
   ctx.body = {
     pass: true,

@@ -2,7 +2,7 @@ import { BlockList, isIP } from 'node:net';
 import { FwError, USER_STATUS, hashPassword, verifyPassword, type FwUser, type PasswordHash } from '@fw/core';
 import type { FwStore } from '@fw/store';
 import { toFwUser, type StoredUserLike } from '@fw/http';
-import { currentLoginRequest } from './request-context.js';
+import { currentLoginRequest, rememberCheckedUser } from './request-context.js';
 
 export { toFwUser, type StoredUserLike };
 
@@ -81,6 +81,7 @@ export class UserService {
     }
     const user = await this.#store.users.findById(credentials.id);
     if (!user) return { pass: false, reason: LOGIN_REASONS.BAD_CREDENTIALS };
+    rememberCheckedUser(user);
     const refusal = this.refusal(user, ip ?? currentLoginRequest()?.ip);
     if (refusal) return { pass: false, reason: refusal };
     return { pass: true, user: toFwUser(user) };

@@ -1,0 +1,130 @@
+// The price of fwAuth on the smallest route: GET /hello behind fwAuth against the same route
+// without it, with the token in a SQLite store's own table (one lookup), in the memory store,
+// in a knex store on PostgreSQL (when BENCH_PG_URL or FW_TEST_PG_URL is set) and in Redis (when
+// BENCH_REDIS_URL or FW_TEST_REDIS_URL is set). Both servers run in this process; the load comes
+// from autocannon in a second process, runs alternate bare / fwAuth. Besides requests per second,
+// the server's own CPU time per request is recorded (process.cpuUsage over the run divided by the
+// requests it answered), which holds up better than throughput on a loaded machine.
+// Goal: fwAuth at 0.95 or more of the bare route. Run: npm run bench -- auth-overhead
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import Koa from 'koa';
+import { fwAuth } from '@fw/login';
+import { createStore, type FwStore } from '@fw/store';
+import { FwTokenService, KnexTokenStore, MemoryTokenStore, RedisTokenStore, type TokenStore } from '@fw/token';
+import { listen, load, median, type LoadResult } from './lib.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = 10;
+const PG_URL = process.env.BENCH_PG_URL ?? process.env.FW_TEST_PG_URL;
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.FW_TEST_REDIS_URL;
+
+interface Served {
+  app: Koa;
+  /** Requests answered so far. */
+  count: () => number;
+}
+
+function hello(auth?: Koa.Middleware): Served {
+  const app = new Koa();
+  let answered = 0;
+  if (auth) app.use(auth);
+  app.use((ctx) => {
+    answered += 1;
+    ctx.body = { hello: 'world' };
+  });
+  return { app, count: () => answered };
+}
+
+interface Run extends LoadResult {
+  /** Server CPU microseconds per answered request. */
+  cpu: number;
+}
+
+async function measure(url: string, served: Served, token: string): Promise<Run> {
+  const before = served.count();
+  const cpu = process.cpuUsage();
+  const result = await load(`${url}/hello`, { seconds: SECONDS, connections: CONNECTIONS, method: 'GET', headers: { token } });
+  const used = process.cpuUsage(cpu);
+  const answered = served.count() - before;
+  return { ...result, cpu: (used.user + used.system) / Math.max(1, answered) };
+}
+
+async function compareAuth(label: string, store: FwStore, tokenStore: TokenStore): Promise<void> {
+  const tokens = new FwTokenService({ store: tokenStore });
+  const user = await store.users.create({ account: `bench-${label.replace(/\W+/g, '-')}`, password: 'bench-password' });
+  const { token } = await tokens.loginToken({ id: user.id, account: user.account });
+  const bare = hello();
+  const authed = hello(fwAuth({ tokens, store }));
+  const bareServer = await listen(bare.app);
+  const authServer = await listen(authed.app);
+  try {
+    const runBare = () => measure(bareServer.url, bare, token);
+    const runAuth = () => measure(authServer.url, authed, token);
+    await runBare();
+    await runAuth();
+    const a: Run[] = [];
+    const b: Run[] = [];
+    for (let i = 0; i < ROUNDS; i += 1) {
+      a.push(await runBare());
+      b.push(await runAuth());
+    }
+    const failed = [...a, ...b].reduce((n, r) => n + r.failed, 0);
+    if (failed > 0) throw new Error(`${label}: ${failed} requests failed during the load`);
+    const pick = (runs: Run[], key: keyof Run) => median(runs.map((r) => r[key]));
+    const rpsRatio = pick(b, 'rps') / pick(a, 'rps');
+    const cpuRatio = pick(a, 'cpu') / pick(b, 'cpu');
+    console.log(
+      `${label.padEnd(34)} bare ${Math.round(pick(a, 'rps')).toLocaleString('en-US').padStart(7)} req/s ${pick(a, 'cpu').toFixed(1).padStart(6)} µs CPU/req | ` +
+        `fwAuth ${Math.round(pick(b, 'rps')).toLocaleString('en-US').padStart(7)} req/s ${pick(b, 'cpu').toFixed(1).padStart(6)} µs CPU/req | ` +
+        `ratio req/s ${rpsRatio.toFixed(2)}, CPU ${cpuRatio.toFixed(2)} (goal >= 0.95)`,
+    );
+  } finally {
+    bareServer.close();
+    authServer.close();
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'fw-bench-auth-'));
+const sqlite = createStore(`sqlite:${join(dir, 'bench.db')}`);
+const started = Date.now();
+console.log(
+  `${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s alternating, medians; load average ${(await import('node:os'))
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
+try {
+  await sqlite.migrate.latest();
+  await compareAuth('SQLite, token in fw_token', sqlite, new KnexTokenStore({ knex: sqlite.knex }));
+  await compareAuth('memory store (users on SQLite)', sqlite, new MemoryTokenStore());
+  if (REDIS_URL) {
+    const redis = new Redis(REDIS_URL);
+    try {
+      await compareAuth('Redis store (users on SQLite)', sqlite, new RedisTokenStore({ redis, prefix: `fw-bench-${process.pid}:` }));
+    } finally {
+      redis.disconnect();
+    }
+  } else console.log('Redis: skipped (set BENCH_REDIS_URL)');
+  if (PG_URL) {
+    const pg = createStore(PG_URL);
+    try {
+      await pg.migrate.latest();
+      await compareAuth('PostgreSQL, token in fw_token', pg, new KnexTokenStore({ knex: pg.knex }));
+    } finally {
+      await pg.destroy();
+    }
+  } else console.log('PostgreSQL: skipped (set BENCH_PG_URL)');
+} finally {
+  await sqlite.destroy();
+  rmSync(dir, { recursive: true, force: true });
+}
+console.log(
+  `(${((Date.now() - started) / 1000).toFixed(0)} s; load average now ${(await import('node:os'))
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')})`,
+);
