@@ -42,16 +42,16 @@ describe('POST /fw-api/login: reads of the user row', () => {
   });
 
   it('reads the row a hook returns when it is not the user the built-in check passed', async () => {
-    let rootUser: FwUser | undefined;
+    const returned: { user?: FwUser } = {};
     class SwitchingProxy extends BaseLoginProxy {
       override async login(account: string, pwd: string): Promise<FwUser> {
         await super.login(account, pwd); // checks alice, and reads her row
-        return rootUser!;
+        return returned.user!;
       }
     }
     f = await setup({ config: CONFIG, login: { proxy: SwitchingProxy } });
     const root = await f.store.users.findByAccount('root');
-    rootUser = { id: root!.id, account: 'root', name: null, isAdmin: false };
+    returned.user = { id: root!.id, account: 'root', name: null, isAdmin: false };
     const res = await f.agent.post('/fw-api/login').send({ account: 'alice', pwd: encodePassword('alice-pass') });
     expect(res.status).to.equal(200);
     const me = await f.agent.get('/private').set('token', res.body.token as string);
