@@ -117,6 +117,15 @@ describeEachSql('ATTACHMENT probes: downloads follow what the user is shown', (d
     expect(Buffer.compare(res.body as Buffer, PDF)).to.equal(0);
   });
 
+  it('a long name of astral characters is stored whole-charactered on every backend', async () => {
+    const [file] = await upload('admin', 'files', `a${'😀'.repeat(200)}.pdf`);
+    expect(file!.name.isWellFormed()).to.equal(true);
+    const row = (await agent.post('/fw-api/data/modify/Deal').set('token', await token('admin')).send({ title: 'Emoji', files: [file] }).expect(200)).body;
+    const shown = (await agent.get(`/fw-api/data/Deal/${row.id}`).set('token', await token('admin')).expect(200)).body;
+    expect(JSON.stringify(shown)).to.not.contain('\ufffd');
+    expect((shown.row ?? shown).files[0].name).to.equal(file!.name);
+  });
+
   it('a client that leaves in the middle of a download is not an error of the app', async () => {
     // A file larger than the socket buffers, so the client can go while the bytes still stream.
     const big = Buffer.concat([PDF, Buffer.alloc(4 * 1024 * 1024, 0x20)]);
@@ -145,6 +154,14 @@ describe('fileDisplayName: what a client file name may bring', () => {
     for (const mark of ['\u200e', '\u200f', '\u061c', '\u202a', '\u202b', '\u202c', '\u202d', '\u2066', '\u2067', '\u2068', '\u2069']) {
       expect(fileDisplayName(`a${mark}b.txt`), JSON.stringify(mark)).to.equal('ab.txt');
     }
+  });
+
+  it('cuts a long name to 255 UTF-16 units without splitting a character, keeping its end', () => {
+    const name = fileDisplayName(`a${'😀'.repeat(200)}.pdf`);
+    expect(name.length).to.be.at.most(255);
+    expect(name.isWellFormed(), JSON.stringify(name.slice(0, 4))).to.equal(true);
+    expect(name.endsWith('😀.pdf')).to.equal(true);
+    expect(fileDisplayName(`${'x'.repeat(300)}.pdf`)).to.equal(`${'x'.repeat(251)}.pdf`);
   });
 
   it('keeps ordinary non-ASCII names', () => {

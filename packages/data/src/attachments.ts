@@ -46,13 +46,17 @@ export function attachmentField(model: ModelDefinition, name: string): FieldDefi
 
 /**
  * A client file name kept as a name: its last path segment, no control characters and no
- * bidirectional controls (which let `report\u202Efdp.exe` show as `reportexe.pdf`), at most 255 characters.
+ * bidirectional controls (which let `report\u202Efdp.exe` show as `reportexe.pdf`), its last 255
+ * UTF-16 units at most (a character outside the BMP is never cut in two).
  */
 export function fileDisplayName(raw: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
   const name = (raw.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '').trim();
   const kept = name === '' || name === '.' || name === '..' ? 'file' : name;
-  return kept.length > 255 ? kept.slice(kept.length - 255) : kept;
+  if (kept.length <= 255) return kept;
+  // The end (with the extension), never starting on the second half of a character outside the BMP.
+  const end = kept.slice(kept.length - 255);
+  return /^[\udc00-\udfff]/.test(end) ? end.slice(1) : end;
 }
 
 function valuesOf(value: unknown): AttachmentValue[] {
