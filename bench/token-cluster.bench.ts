@@ -99,6 +99,38 @@ try {
         (s === bare ? '' : `  | vs bare: req/s ${(pick(s.runs, 'rps') / pick(bare.runs, 'rps')).toFixed(2)}, CPU ${(pick(bare.runs, 'cpu') / pick(s.runs, 'cpu')).toFixed(2)}`),
     );
   }
+  // The token check alone, without HTTP: resolve() from 10 concurrent callers, alternating.
+  const direct = await Promise.all(
+    [singleClient, clusterClient].map(async (redis) => {
+      const tokens = new FwTokenService({ store: new RedisTokenStore({ redis, prefix: 'fw-bench:' }) });
+      const { token } = await tokens.loginToken({ id: user.id, account: user.account });
+      return async (ms: number): Promise<number> => {
+        let done = 0;
+        const until = Date.now() + ms;
+        await Promise.all(
+          Array.from({ length: CONNECTIONS }, async () => {
+            while (Date.now() < until) {
+              if (!(await tokens.resolve(token))) throw new Error('the token did not resolve');
+              done += 1;
+            }
+          }),
+        );
+        return (done * 1000) / ms;
+      };
+    }),
+  );
+  const [resolveOne, resolveMany] = direct as [(ms: number) => Promise<number>, (ms: number) => Promise<number>];
+  await resolveOne(300);
+  await resolveMany(300);
+  const one1: number[] = [];
+  const many1: number[] = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    one1.push(await resolveOne(1000));
+    many1.push(await resolveMany(1000));
+  }
+  console.log(
+    `resolve() alone, ${CONNECTIONS} concurrent: one Redis ${Math.round(median(one1)).toLocaleString('en-US')}/s, cluster ${Math.round(median(many1)).toLocaleString('en-US')}/s (${(median(many1) / median(one1)).toFixed(2)}x)`,
+  );
   console.log(
     `cluster / one Redis: req/s ${(pick(many.runs, 'rps') / pick(one.runs, 'rps')).toFixed(2)}, CPU per request ${(pick(one.runs, 'cpu') / pick(many.runs, 'cpu')).toFixed(2)} (1.00 = no cost)`,
   );
