@@ -1,6 +1,6 @@
 // Red-team probes of ATTACHMENT fields from outside (issue 13): who may download a file, and how
 // client file names come back. Each case here failed before its fix.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { get as httpGet, type Server } from 'node:http';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -124,6 +124,34 @@ describeEachSql('ATTACHMENT probes: downloads follow what the user is shown', (d
     const shown = (await agent.get(`/fw-api/data/Deal/${row.id}`).set('token', await token('admin')).expect(200)).body;
     expect(JSON.stringify(shown)).to.not.contain('\ufffd');
     expect((shown.row ?? shown).files[0].name).to.equal(file!.name);
+  });
+
+  it('an upload for one field cannot be claimed by another field, nor twice', async () => {
+    const [file] = await upload('admin', 'files');
+    const admin = await token('admin');
+    const cross = await agent.post('/fw-api/data/modify/Deal').set('token', admin).send({ title: 'Cross', contract: [file] }).expect(422);
+    expect(cross.body.error.details[0]).to.include({ path: 'contract', type: 'attachment' });
+    await agent.post('/fw-api/data/modify/Deal').set('token', admin).send({ title: 'First', files: [file] }).expect(200);
+    const twice = await agent.post('/fw-api/data/modify/Deal').set('token', admin).send({ title: 'Second', files: [file] }).expect(422);
+    expect(twice.body.error.details[0]).to.include({ path: 'files', type: 'attachment' });
+    const [count] = await store.knex('t_probe_deal').where({ title: 'Cross' }).orWhere({ title: 'Second' }).count({ n: '*' });
+    expect(Number(count!.n), 'refused rows written').to.equal(0);
+  });
+
+  it('HEAD on a file answers its headers and leaves no file open', async () => {
+    const files = await upload('admin', 'files');
+    const row = (await agent.post('/fw-api/data/modify/Deal').set('token', await token('admin')).send({ title: 'Head', files }).expect(200)).body;
+    const url = `/fw-api/data/file/Deal/files/${row.id}/${files[0]!.id}`;
+    const admin = await token('admin');
+    const open = () => readdirSync('/proc/self/fd').length;
+    await agent.head(url).set('token', admin).expect(200);
+    const before = open();
+    for (let i = 0; i < 50; i += 1) {
+      const res = await agent.head(url).set('token', admin).expect(200);
+      expect(res.headers['content-length']).to.equal(String(PDF.length));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(open() - before, 'descriptors left open by 50 HEAD requests').to.be.below(5);
   });
 
   it('a client that leaves in the middle of a download is not an error of the app', async () => {
