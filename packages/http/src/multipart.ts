@@ -98,6 +98,12 @@ export async function readMultipart(ctx: Context, options: MultipartOptions = {}
   const request = ctx.request as { body?: unknown; files?: unknown };
   if (request.files !== undefined && request.files !== null) return fromHostParser(request.body, request.files, limits);
   if (ctx.req.readableEnded) throw new FwError('BAD_REQUEST', 'The request body was already read by another parser');
+  // formidable reads the bytes as they come: a compressed body is refused, as the other readers do.
+  const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
+  if (encoding !== 'identity') {
+    ctx.req.resume();
+    throw new FwError('UNSUPPORTED_MEDIA_TYPE', `A ${encoding}-encoded request body is not accepted`);
+  }
 
   const declared = Number(ctx.get('content-length') || NaN);
   if (declared === 0) throw new FwError('BAD_REQUEST', 'A multipart request body is required');
