@@ -29,6 +29,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** Replace `[<id>]` in the body with a fresh number per request, so each request differs. */
   uniqueIds?: boolean;
+  /** With `uniqueIds`: replace `[<row>]` in the body with 1, 2, … `rows`, 1, 2, … (a different row per request). */
+  rows?: number;
 }
 
 /** Runs the load worker (autocannon) against `url` in a child process and reads its summary. */

@@ -14,6 +14,8 @@ import { benchUser, compare, listen, load } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROWS = 1000;
+const HOT_ROW = process.env.BENCH_HOT_ROW === '1';
 const CONNECTIONS = 10;
 
 const Task = defineModel({
@@ -37,7 +39,11 @@ for (const spec of sqlBackends().filter((b) => b.dialect === 'sqlite' || (b.dial
     await store.migrate.latest();
     const registry = createRegistry([Task]);
     await store.createModelTables(registry.list());
-    await store.knex('bench_task').insert({ subject: 'Write the report', note: 'start', startDate: '2024-01-01', endDate: '2024-02-01', done: false });
+    await store.knex('bench_task');
+    for (let i = 0; i < ROWS; i += 100)
+      await store
+        .knex('bench_task')
+        .insert(Array.from({ length: 100 }, (_, j) => ({ subject: `Write report ${i + j + 1}`, note: 'start', startDate: '2024-01-01', endDate: '2024-02-01', done: false })));
     const { tokens, token } = await benchUser(store, Task, true);
 
     const fw = new Koa();
@@ -53,8 +59,10 @@ for (const spec of sqlBackends().filter((b) => b.dialect === 'sqlite' || (b.dial
     const fwServer = await listen(fw);
     const bareServer = await listen(bare);
     closers.push(fwServer.close, bareServer.close);
-    const body = JSON.stringify({ id: 1, field: 'note', value: 'note [<id>]' });
-    const opts = { seconds: SECONDS, connections: CONNECTIONS, body, uniqueIds: true };
+    // Each request edits the next of the rows (a new value every time); with BENCH_HOT_ROW=1 every
+    // request edits row 1, where on PostgreSQL the writers queue for the one row lock.
+    const body = `{"id":${HOT_ROW ? 1 : '[<row>]'},"field":"note","value":"note [<id>]"}`;
+    const opts = { seconds: SECONDS, connections: CONNECTIONS, body, uniqueIds: true, rows: ROWS };
 
     const check = await fetch(`${fwServer.url}/fw-api/data/modify/Task/update-cell`, {
       method: 'POST',
@@ -69,7 +77,7 @@ for (const spec of sqlBackends().filter((b) => b.dialect === 'sqlite' || (b.dial
       () => load(`${fwServer.url}/fw-api/data/modify/Task/update-cell`, { ...opts, headers: { token } }),
     );
     const logged = Number((await store.knex('fw_operate_log').count({ n: '*' }))[0]!.n);
-    console.log(`update one cell on ${spec.label}, ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each (median):`);
+    console.log(`update one cell on ${spec.label}, ${HOT_ROW ? 'always row 1' : `rows 1..${ROWS} in turn`}, ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each (median):`);
     console.log(`  raw knex UPDATE route  ${baseline.rps.toFixed(0)} req/s   mean ${baseline.mean.toFixed(2)} ms   p99 ${baseline.p99} ms`);
     console.log(`  update-cell full stack ${candidate.rps.toFixed(0)} req/s   mean ${candidate.mean.toFixed(2)} ms   p99 ${candidate.p99} ms`);
     console.log(
