@@ -24,6 +24,12 @@ describe('isUnavailableError(error)', () => {
       Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }),
       new Error("Stream isn't writeable and enableOfflineQueue options is false"),
       new Error('wrapped', { cause: coded('ECONNRESET') }),
+      // ioredis Cluster: a cluster marked down, slots whose master does not answer, no node reachable
+      new Error('Too many Cluster redirections. Last error: ReplyError: CLUSTERDOWN The cluster is down'),
+      new Error('CLUSTERDOWN Hash slot not served'),
+      new Error("Cluster isn't ready and enableOfflineQueue options is false"),
+      new Error('Failed to refresh slots cache.'),
+      new Error('None of startup nodes is available'),
     ];
     expect(outages.filter((e) => !isUnavailableError(e)).map((e) => e.message)).to.deep.equal([]);
   });

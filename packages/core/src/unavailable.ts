@@ -44,6 +44,13 @@ const CONNECTION_MESSAGES = [
   /Stream isn't writeable/i,
   /enableOfflineQueue options is false/i,
   /Reached the max retries per request limit/i,
+  // Redis Cluster (ioredis Cluster): slots without a reachable master, a cluster marked down, or a
+  // client that could not reach any node. Each is about the servers, never about the request.
+  /CLUSTERDOWN/,
+  /Too many Cluster redirections/i,
+  /Cluster isn't ready/i,
+  /Failed to refresh slots cache/i,
+  /None of startup nodes is available/i,
   /Client has encountered a connection error/i,
   /Cannot enqueue .* after fatal error/i,
   /database .* does not exist/i,

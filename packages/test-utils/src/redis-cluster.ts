@@ -13,6 +13,8 @@ export interface RedisCluster {
   readonly urls: readonly string[];
   /** An ioredis `Cluster` on it with Fw's fail-fast settings; the caller disconnects it. */
   connect(): Promise<Cluster>;
+  /** Sends `signal` to the server of master `index` (`SIGSTOP` freezes it, `SIGCONT` thaws it). */
+  signal(index: number, signal: NodeJS.Signals): void;
   /** Stops every server and removes its directory; safe to call twice. */
   close(): Promise<void>;
 }
@@ -61,20 +63,33 @@ const CLIENT_OPTIONS = { enableOfflineQueue: false, redisOptions: { commandTimeo
  * Starts three `redis-server --cluster-enabled yes` on free loopback ports (each in its own
  * temporary directory, `--save "" --appendonly no`), joins them with
  * `redis-cli --cluster create … --cluster-replicas 0 --cluster-yes` and waits until every node
- * reports `cluster_state:ok`. Call `close()` in `after()`.
+ * reports `cluster_state:ok`. Call `close()` in `after()`. `nodeTimeoutMs` is
+ * `--cluster-node-timeout` (Redis's default, 15 s, when not given): how long a master may stop
+ * answering before the others mark it failed and, with no replica to take over, the cluster down.
  * @throws {Error} when redis-server or redis-cli is missing, a server does not start, or the
  * cluster does not become ready within 20 seconds.
  */
-export async function startRedisCluster(): Promise<RedisCluster> {
+export async function startRedisCluster(options: { nodeTimeoutMs?: number } = {}): Promise<RedisCluster> {
   if (!hasRedisClusterTools()) throw new Error('startRedisCluster: redis-server and redis-cli must be on the PATH');
   const dir = mkdtempSync(join(tmpdir(), 'fw-redis-cluster-'));
   const children: ChildProcess[] = [];
   const ports: number[] = [];
+  // A test run that dies without its after() hook must not leave servers behind.
+  const killAll = () => {
+    for (const child of children) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      child.kill('SIGCONT');
+      child.kill('SIGKILL');
+    }
+  };
+  process.once('exit', killAll);
   const close = async () => {
+    process.off('exit', killAll);
     await Promise.all(
       children.splice(0).map((child) => {
         if (child.exitCode !== null || child.signalCode !== null) return undefined;
         const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGCONT');
         child.kill('SIGTERM');
         return exited;
       }),
@@ -91,6 +106,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     for (const port of ports) {
       const args = ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)];
       args.push('--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dir);
+      if (options.nodeTimeoutMs !== undefined) args.push('--cluster-node-timeout', String(options.nodeTimeoutMs));
       const child = spawn('redis-server', args, { stdio: 'ignore' });
       children.push(child);
       await waitForPort(port, child);
@@ -130,6 +146,11 @@ export async function startRedisCluster(): Promise<RedisCluster> {
         cluster.once('error', reject);
       });
       return cluster;
+    },
+    signal(index, signal) {
+      const child = children[index];
+      if (!child) throw new Error(`startRedisCluster: no master ${index}`);
+      child.kill(signal);
     },
     close,
   };
