@@ -118,6 +118,25 @@ describeRedis('RedisTokenStore', (ns: () => RedisNamespace) => {
     expect(await service.resolve(token)).to.equal(undefined);
   });
 
+  it('reads and revokes tokens written by the single-script layout of earlier versions (same keys and values)', async () => {
+    // What the earlier SAVE script left: the token key and the user's sorted set, nothing else.
+    const prefix = freshPrefix();
+    const redis = ns().redis;
+    const now = Date.now();
+    const [old, oldAdmin] = [hashToken('AAAAAAAAAAAAAAAA'), hashToken('BBBBBBBBBBBBBBBB')];
+    await redis.set(`${prefix}token:${old}`, `11:${now + 30 * MINUTE}:${now}`, 'PX', 30 * MINUTE);
+    await redis.set(`${prefix}token:${oldAdmin}`, `11:${now + 30 * MINUTE}:${now}:a`, 'PX', 30 * MINUTE);
+    await redis.zadd(`${prefix}user-tokens:11`, now + 30 * MINUTE, old, now + 30 * MINUTE, oldAdmin);
+    await redis.pexpire(`${prefix}user-tokens:11`, 30 * MINUTE);
+    const store = new RedisTokenStore({ redis, prefix });
+    expect(await store.find(old, now)).to.deep.equal({ hash: old, userId: 11, expiresAt: now + 30 * MINUTE, createdAt: now });
+    expect((await store.find(oldAdmin, now))?.admin).to.equal(true);
+    expect(await store.extend(old, now + 40 * MINUTE, now)).to.equal(true);
+    expect(await store.deleteByUser(11)).to.equal(2);
+    expect(await store.find(old, now)).to.equal(undefined);
+    expect(await store.find(oldAdmin, now)).to.equal(undefined);
+  });
+
   it('keeps apps with different prefixes apart on one Redis', async () => {
     const a = createTokenService({ store: new RedisTokenStore({ redis: ns().redis, prefix: freshPrefix() }) });
     const b = createTokenService({ store: new RedisTokenStore({ redis: ns().redis, prefix: freshPrefix() }) });
