@@ -5,6 +5,7 @@ import { get as httpGet, type Server } from 'node:http';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
 import { expect } from 'chai';
 import Koa from 'koa';
 import request from 'supertest';
@@ -37,11 +38,35 @@ const Deal = defineModel({
     title: { edit: { notNull: true } },
     files: { edit: { type: 'ATTACHMENT', attachment: { multiple: true, maxFiles: 3 } } },
     contract: { edit: { type: 'ATTACHMENT' } },
+    photo: { edit: { type: 'ATTACHMENT', attachment: { image: true } } },
   },
   dataProxy: {
     afterFetch: (rows, { user }) => (user.isAdmin ? rows : rows.map(({ contract: _hidden, ...rest }) => rest)),
   },
 });
+
+/** A valid 1-bit greyscale PNG of `width`×`height` black pixels: its few kilobytes unpack to what a browser decodes into gigabytes. */
+function pngOfSize(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.writeUInt8(1, 8); // bit depth 1
+  header.writeUInt8(0, 9); // greyscale
+  // Only the first rows: enough for the signature and the header, as a browser starts decoding.
+  const rows = Buffer.alloc(Math.min(height, 16) * (Math.ceil(width / 8) + 1));
+  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** No lone surrogate (String.prototype.isWellFormed, which the compile target does not have). */
+const wellFormed = (text: string): boolean => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 
 type Who = 'admin' | 'reader' | 'editor';
 
@@ -119,7 +144,7 @@ describeEachSql('ATTACHMENT probes: downloads follow what the user is shown', (d
 
   it('a long name of astral characters is stored whole-charactered on every backend', async () => {
     const [file] = await upload('admin', 'files', `a${'😀'.repeat(200)}.pdf`);
-    expect(file!.name.isWellFormed()).to.equal(true);
+    expect(wellFormed(file!.name)).to.equal(true);
     const row = (await agent.post('/fw-api/data/modify/Deal').set('token', await token('admin')).send({ title: 'Emoji', files: [file] }).expect(200)).body;
     const shown = (await agent.get(`/fw-api/data/Deal/${row.id}`).set('token', await token('admin')).expect(200)).body;
     expect(JSON.stringify(shown)).to.not.contain('\ufffd');
@@ -136,6 +161,21 @@ describeEachSql('ATTACHMENT probes: downloads follow what the user is shown', (d
     expect(twice.body.error.details[0]).to.include({ path: 'files', type: 'attachment' });
     const [count] = await store.knex('t_probe_deal').where({ title: 'Cross' }).orWhere({ title: 'Second' }).count({ n: '*' });
     expect(Number(count!.n), 'refused rows written').to.equal(0);
+  });
+
+  it('an image field refuses a decompression bomb: a small PNG that declares 40000×40000 pixels (415)', async () => {
+    const res = await agent
+      .post('/fw-api/data/upload/Deal/photo')
+      .set('token', await token('admin'))
+      .attach('file', pngOfSize(40_000, 40_000), { filename: 'huge.png', contentType: 'image/png' });
+    expect(res.status, JSON.stringify(res.body)).to.equal(415);
+    expect(res.body.error.details[0]).to.include({ path: 'photo', type: 'maxPixels' });
+    // An ordinary picture passes.
+    await agent
+      .post('/fw-api/data/upload/Deal/photo')
+      .set('token', await token('admin'))
+      .attach('file', pngOfSize(4000, 3000), { filename: 'photo.png', contentType: 'image/png' })
+      .expect(200);
   });
 
   it('HEAD on a file answers its headers and leaves no file open', async () => {
@@ -187,7 +227,7 @@ describe('fileDisplayName: what a client file name may bring', () => {
   it('cuts a long name to 255 UTF-16 units without splitting a character, keeping its end', () => {
     const name = fileDisplayName(`a${'😀'.repeat(200)}.pdf`);
     expect(name.length).to.be.at.most(255);
-    expect(name.isWellFormed(), JSON.stringify(name.slice(0, 4))).to.equal(true);
+    expect(wellFormed(name), JSON.stringify(name.slice(0, 4))).to.equal(true);
     expect(name.endsWith('😀.pdf')).to.equal(true);
     expect(fileDisplayName(`${'x'.repeat(300)}.pdf`)).to.equal(`${'x'.repeat(251)}.pdf`);
   });

@@ -3,7 +3,7 @@
 // and the purge of pending uploads nobody saved. Plain data in and out; the routes wrap it.
 import { createReadStream } from 'node:fs';
 import { EditType, FwError, type AttachmentValue, type FieldDefinition, type FwErrorDetail, type ModelDefinition } from '@fw/core';
-import { newFileKey, sniffFile, typeAccepted, type FileStorage, type StoredFile } from '@fw/files';
+import { imageDimensions, newFileKey, sniffFile, typeAccepted, type FileStorage, type StoredFile } from '@fw/files';
 import type { FormRow } from '@fw/row-patch';
 import type { FileRecord, FwStore } from '@fw/store';
 import type { Knex } from 'knex';
@@ -26,6 +26,13 @@ export const PENDING_FILE_TTL_MS = 24 * 60 * 60 * 1000;
  * it bounds what one account can put on the disk.
  */
 export const MAX_PENDING_FILES_PER_USER = 100;
+
+/**
+ * Most pixels (width × height) an image of an `image: true` field may declare: 100 megapixels.
+ * A few kilobytes of PNG can declare 40000×40000, which a browser showing the thumbnail would
+ * decode into gigabytes.
+ */
+export const MAX_IMAGE_PIXELS = 100_000_000;
 
 /** The multipart form field that carries the files of an upload. */
 export const UPLOAD_FILE_FIELD = 'file';
@@ -117,6 +124,13 @@ export class Attachments {
         throw new FwError('UNSUPPORTED_MEDIA_TYPE', `${fileDisplayName(part.name)} is ${sniffed.type}; ${field.name} accepts ${wanted}`, {
           details: detail('accept', `must be one of ${wanted}`),
         });
+      }
+      if (options.image) {
+        const size = await imageDimensions(part.path);
+        if (!size || size.width * size.height > MAX_IMAGE_PIXELS) {
+          const what = size ? `${size.width}×${size.height} pixels (at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels)` : 'an image whose size cannot be read';
+          throw new FwError('UNSUPPORTED_MEDIA_TYPE', `${fileDisplayName(part.name)} is ${what}`, { details: detail('maxPixels', `at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels`) });
+        }
       }
       checked.push({ part, type: sniffed.type });
     }

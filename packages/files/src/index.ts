@@ -6,3 +6,5 @@ export { s3FileStorage } from './s3.js';
 export type { S3FileStorageOptions } from './s3.js';
 export { sniffBuffer, sniffFile, typeAccepted } from './sniff.js';
 export type { SniffedType } from './sniff.js';
+export { imageDimensions } from './image.js';
+export type { ImageDimensions } from './image.js';
