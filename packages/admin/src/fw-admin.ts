@@ -53,7 +53,7 @@ export interface FwAdminOptions {
    * @example redis: process.env.REDIS_URL
    * @example redis: { cluster: ['redis://10.0.0.1:6379', 'redis://10.0.0.2:6379', 'redis://10.0.0.3:6379'] }
    */
-  redis?: FwRedisClient | string | { cluster: string[] };
+  redis?: FwRedisClient | string | { cluster: readonly string[] };
   /** Prefix of every Redis key Fw writes; instances of one app share it. @default 'fw:' */
   redisPrefix?: string;
   /** Options of `fwLogin` (the login hook `proxy`, `entry`, captcha lifetime, …). */
