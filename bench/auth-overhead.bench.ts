@@ -9,11 +9,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import Koa from 'koa';
 import { fwAuth } from '@fw/login';
 import { createStore, type FwStore } from '@fw/store';
-import { FwTokenService, KnexTokenStore, MemoryTokenStore, RedisTokenStore, type TokenStore } from '@fw/token';
+import { createTestDatabase } from '@fw/test-utils';
+import { FwTokenService, KnexTokenStore, MemoryTokenStore, RedisTokenStore, createRedis, type TokenStore } from '@fw/token';
 import { listen, load, median, type LoadResult } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -85,6 +85,7 @@ async function compareAuth(label: string, store: FwStore, tokenStore: TokenStore
   } finally {
     bareServer.close();
     authServer.close();
+    await tokens.revokeUser(user.id); // leaves no bench token behind in a shared Redis
   }
 }
 
@@ -102,7 +103,7 @@ try {
   await compareAuth('SQLite, token in fw_token', sqlite, new KnexTokenStore({ knex: sqlite.knex }));
   await compareAuth('memory store (users on SQLite)', sqlite, new MemoryTokenStore());
   if (REDIS_URL) {
-    const redis = new Redis(REDIS_URL);
+    const redis = createRedis(REDIS_URL);
     try {
       await compareAuth('Redis store (users on SQLite)', sqlite, new RedisTokenStore({ redis, prefix: `fw-bench-${process.pid}:` }));
     } finally {
@@ -110,12 +111,15 @@ try {
     }
   } else console.log('Redis: skipped (set BENCH_REDIS_URL)');
   if (PG_URL) {
-    const pg = createStore(PG_URL);
+    // A database of its own on the server, dropped afterwards.
+    const database = await createTestDatabase({ dialect: 'postgres', label: 'PostgreSQL', envVar: 'BENCH_PG_URL', serverUrl: PG_URL });
+    const pg = createStore(database.url);
     try {
       await pg.migrate.latest();
       await compareAuth('PostgreSQL, token in fw_token', pg, new KnexTokenStore({ knex: pg.knex }));
     } finally {
       await pg.destroy();
+      await database.drop();
     }
   } else console.log('PostgreSQL: skipped (set BENCH_PG_URL)');
 } finally {

@@ -166,7 +166,8 @@ export class PowerResolver {
       }
       this.#size += 1;
     }
-    byModel.set(model, { admin, version, power, used: ++this.#clock });
+    // A hit with a stale version came from this map, so it is defined here too.
+    byModel!.set(model, { admin, version, power, used: ++this.#clock });
     this.#lastId = id;
     this.#lastModels = byModel;
     return power;
