@@ -110,6 +110,11 @@ export function transferRoutes(router: Router, deps: TransferRouteDeps): void {
 
   router.post('/data/import/:fw', fwRoute(async (ctx) => {
     const who = await actor(ctx);
+    // Power first: someone who may not import sends no bytes to the memory or the disk.
+    await service.require(service.model(param(ctx)), who, ['importable', 'add']).catch((error: unknown) => {
+      ctx.req.resume();
+      throw error;
+    });
     const type = ctx.get('content-type');
     if (XLSX_CONTENT_TYPE.test(type)) {
       ctx.body = await service.importXlsx(param(ctx), who, await readRawBody(ctx, { limit: importBodyLimit }));
