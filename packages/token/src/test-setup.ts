@@ -15,8 +15,9 @@ function record(userId: number, now: number): TokenRecord {
 }
 
 /**
- * A client whose token writes (the second step of a save) wait until `release()`: a save caught
- * between registering its hash with the user and writing its token, as a slow instance would be.
+ * A client whose token writes (the last step of a save or a renewal) wait until `release()`: a
+ * save caught between registering its hash with the user and writing its token, or a renewal
+ * between raising the set entry and extending the token, as on a slow instance.
  */
 function holdingWrites(redis: FwRedisClient, tokenPrefix: string): { client: FwRedisClient; held: () => number; release: () => void } {
   let open: () => void = () => undefined;
@@ -27,7 +28,7 @@ function holdingWrites(redis: FwRedisClient, tokenPrefix: string): { client: FwR
       const value: unknown = Reflect.get(target, property, receiver);
       if (property !== 'evalsha' && property !== 'eval') return typeof value === 'function' ? value.bind(target) : value;
       return async (...args: Array<string | number>) => {
-        // The write script: one key, a token key, and three arguments (value, ttl, now).
+        // The token step of a save or a renewal: one key, a token key, three arguments.
         if (gate && args[1] === 1 && String(args[2]).startsWith(tokenPrefix) && args.length === 6) {
           waiting += 1;
           await gate;
@@ -111,7 +112,7 @@ export function revokeRaceTests(open: () => { a: FwRedisClient; b: FwRedisClient
       expect(overlapping).to.be.greaterThan(0);
     });
 
-    it('revokes a save caught between registering its hash and writing its token', async () => {
+    it('revokes a save caught between registering its hash and writing its token, and a renewal caught halfway', async () => {
       const { a, b, prefix } = open();
       const p = prefix();
       const slow = holdingWrites(b, `${p}token:`);
@@ -128,6 +129,16 @@ export function revokeRaceTests(open: () => { a: FwRedisClient; b: FwRedisClient
       expect(await revoker.find(r.hash, now)).to.equal(undefined);
       expect(await slowStore.find(r.hash, now)).to.equal(undefined);
       expect(await revoker.extend(r.hash, now + 60 * MINUTE, now)).to.equal(false);
+      // A sliding renewal caught between raising the set entry and extending the token loses too.
+      const renewed = record(7, now);
+      expect(await revoker.save(renewed, now)).to.equal(true);
+      const slowRenew = holdingWrites(b, `${p}token:`);
+      const extending = new RedisTokenStore({ redis: slowRenew.client, prefix: p }).extend(renewed.hash, now + 60 * MINUTE, now);
+      while (slowRenew.held() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await revoker.deleteByUser(7)).to.equal(1);
+      slowRenew.release();
+      expect(await extending).to.equal(false);
+      expect(await revoker.find(renewed.hash, now)).to.equal(undefined);
       // A new login of the same user afterwards is valid.
       const fresh = record(7, now);
       expect(await revoker.save(fresh, now)).to.equal(true);
