@@ -1,24 +1,28 @@
 // The audited write: every add, update and delete runs in one transaction with its operate-log
 // row, its hooks in a fixed order, the grants check and the grants-version bump; work registered
 // with `afterCommit` runs once the transaction committed, never after a rollback.
-import { GRANT_TABLES, FwError, EditType, type Condition, type DataHookContext, type FieldDefinition, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import { FwError, EditType, type Condition, type DataHookContext, type ModelDefinition, type ModelRegistry } from '@fw/core';
 import { changedColumns, toDbValues, toFormRow, validateRowSync, type FormRow } from '@fw/row-patch';
 import { operateLogRow, type FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import type { Attachments } from './attachments.js';
 import type { DataEvents, EditEvent } from './events.js';
 import { checkGrants } from './grant-rules.js';
+import { changes, newRow, touchesGrants, updateStamp } from './row-changes.js';
 import { endsKeySessions } from './key-sessions.js';
 import { rowOf, writeOperateLog, writeOperateLogIn, type OperateLogEntry } from './operate-log.js';
 import { matchesVersion, rowVersion } from './row-version.js';
 import type { RowReader } from './rows.js';
-import { isSecret, readColumns, secretGiven, secretsForStorage } from './secrets.js';
+import { isSecret, readColumns, secretsForStorage } from './secrets.js';
 import { applyConditions } from './query.js';
-import { hookContext, isObject, pkColumn, rowNotFound, sameValue, validationError } from './service-util.js';
-import { FALLBACK, needsGeneralPath, SqliteWriter, type SqliteTx } from './sqlite-write.js';
+import { hookContext, isObject, pkColumn, rowNotFound, validationError } from './service-util.js';
+import { PgWriter, VERSION_KEY } from './pg-write.js';
+import { FALLBACK, modelFits, needsGeneralPath, SqliteWriter, type SqliteTx } from './sqlite-write.js';
 import type { Actor, UpdateOptions } from './service-types.js';
 import type { SessionEnds } from './session-ends.js';
 import { checkReferences, extraValidation, violationError, writing } from './write-checks.js';
+
+export { newRow } from './row-changes.js';
 
 /** What an operation tells its operate-log row once it knows (the row before, the id, the request as logged). */
 export interface LogNotes {
@@ -57,44 +61,6 @@ export interface AuditedWriterDeps {
   attachments: Attachments;
 }
 
-/** A new row: the given values, then each absent field's default (or null / no links). */
-export function newRow(model: ModelDefinition, values: FormRow): FormRow {
-  const row: FormRow = {};
-  for (const field of Object.values(model.fields)) {
-    if (field.primaryKey) continue;
-    if (field.name in values) row[field.name] = values[field.name];
-    else if (field.edit.defaultValue !== undefined) row[field.name] = field.edit.defaultValue;
-    else row[field.name] = field.edit.collection ? [] : null;
-  }
-  return row;
-}
-
-/** True when writing this model can change grants (roles, menus, their links). */
-function touchesGrants(model: ModelDefinition): boolean {
-  return GRANT_TABLES.has(model.table) || Object.values(model.fields).some((f) => f.edit.collection !== undefined && GRANT_TABLES.has(f.edit.collection.joinTable));
-}
-
-/**
- * The field stamped with the time of each update that changes the row: a read-only DATETIME
- * over a column named `updated_at` (the built-in tables' convention; the database only fills it
- * when the row is created).
- */
-function updateStamp(model: ModelDefinition): FieldDefinition | undefined {
-  return Object.values(model.fields).find((f) => f.stored && f.column === 'updated_at' && f.edit.type === EditType.DATETIME && f.edit.readonly);
-}
-
-/** The fields (passwords and the key aside) whose value differs between two form rows. */
-function changes(model: ModelDefinition, before: FormRow, after: FormRow): FormRow {
-  const out: FormRow = {};
-  for (const field of Object.values(model.fields)) {
-    if (field.primaryKey || !(field.name in after)) continue;
-    if (isSecret(field)) {
-      if (secretGiven(after[field.name])) out[field.name] = after[field.name];
-    } else if (!sameValue(after[field.name], before[field.name])) out[field.name] = after[field.name];
-  }
-  return out;
-}
-
 /** Writes rows of Fw models. Power is checked by the caller; grant rules, hooks and the operate log here. */
 export class AuditedWriter {
   readonly #store: FwStore;
@@ -108,6 +74,8 @@ export class AuditedWriter {
   readonly #afterCommit = new WeakMap<object, AfterCommit[]>();
   // Synchronous transactions on better-sqlite3 (undefined on other databases).
   readonly #sqlite: SqliteWriter | undefined;
+  // Optimistic one-statement writes on PostgreSQL (undefined on other databases).
+  readonly #pg: PgWriter | undefined;
 
   constructor(deps: AuditedWriterDeps) {
     this.#store = deps.store;
@@ -118,6 +86,7 @@ export class AuditedWriter {
     this.#onBackgroundError = deps.onBackgroundError;
     this.#attachments = deps.attachments;
     this.#sqlite = SqliteWriter.for(deps.store.knex, deps.store.dialect);
+    this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
   }
 
   /** Files a write stopped holding are deleted from the storage once it commits (kept on a rollback). */
@@ -275,6 +244,11 @@ export class AuditedWriter {
         const done = await this.#sqlite.transaction((tx) => this.#updateSync(tx, model, actor, id, build, options, conditions, log, state));
         if (done !== FALLBACK) return;
         log.before = log.request = undefined;
+      } else if (this.#pg && !codes && modelFits(model)) {
+        const conditions = await this.#reader.visibility(model, actor, 'update');
+        if (await this.#updatePg(model, actor, id, build, options, conditions, log, state, outerContext)) return;
+        log.before = log.request = state.keyChanged = undefined;
+        state.endSessions = false;
       }
       await this.transaction(model, log, async (trx) => {
         const context: DataHookContext = { ...outerContext, transaction: trx };
@@ -339,6 +313,83 @@ export class AuditedWriter {
     const after = { ...stored, ...Object.fromEntries(Object.entries(next).filter(([k]) => model.fields[k]?.edit.type !== EditType.PASSWORD)) };
     state.event = { model: model.name, id, user: { id: actor.user.id, account: actor.user.account }, source: actor.source, before: stored, after, changed: Object.keys(changed) };
     state.written = after;
+  }
+
+  /**
+   * The update of {@link update} on PostgreSQL for a model {@link modelFits}: the visible row read
+   * with its version, the same checks in the same order, then the changed columns and the
+   * operate-log row in one statement that writes only if the row's version is unchanged. False
+   * (nothing written) when a step needs the general path, no column changes, or the row changed
+   * since it was read.
+   */
+  async #updatePg(
+    model: ModelDefinition,
+    actor: Actor,
+    id: number,
+    build: (stored: FormRow) => FormRow | Promise<FormRow>,
+    options: UpdateOptions,
+    conditions: Condition[],
+    log: LogNotes,
+    state: UpdateState,
+    context: DataHookContext,
+  ): Promise<boolean> {
+    const pg = this.#pg!;
+    const pk = pkColumn(model);
+    const select = (knex: Knex, idValue: string | number) =>
+      applyConditions(knex(model.table).select([...readColumns(model), knex.raw('xmin::text as ??', [VERSION_KEY])]).where(`${model.table}.${pk}`, idValue), model, conditions).first();
+    const rows = conditions.length === 0 ? await pg.rows(pg.plan(`select\u0000${model.name}`, (knex, slot) => select(knex, slot(0)).toSQL()), [id]) : await pg.rowsNow(select(this.#store.knex, id).toSQL());
+    const row = rows[0];
+    // A row the user cannot see is a row that does not exist, as far as they can tell.
+    if (!row) throw rowNotFound(model, id);
+    const version = row[VERSION_KEY];
+    delete row[VERSION_KEY];
+    const stored = toFormRow(model, row);
+    log.before = stored;
+    if (options.ifMatch !== undefined && !matchesVersion(options.ifMatch, rowVersion(model, stored))) {
+      state.stale = stored;
+      throw new FwError('STALE_ROW', `${model.name} ${id} was changed since you read it; nothing was written`);
+    }
+    const next = await build(stored);
+    next[model.primaryKey] = id;
+    const changed = changes(model, stored, next);
+    log.request = { id, changes: changed };
+    await extraValidation(model, next, context, this.#store.dialect);
+    if (needsGeneralPath(model, changed)) return false;
+    // Secrets are never given here (needsGeneralPath): like secretsForStorage, leave them out.
+    const withoutSecrets: FormRow = { ...next };
+    for (const field of Object.values(model.fields)) if (isSecret(field)) delete withoutSecrets[field.name];
+    const columns: Record<string, unknown> = changedColumns(model, stored, withoutSecrets);
+    delete columns[pk];
+    this.#stamp(model, changed, columns, next);
+    const names = Object.keys(columns);
+    if (names.length === 0) return false;
+    state.endSessions = this.#sessions.endsUserSessions(model, changed);
+    if (endsKeySessions(model, changed)) state.keyChanged = stored;
+    const logRow = operateLogRow(rowOf(log.success!()));
+    const logNames = Object.keys(logRow) as Array<keyof typeof logRow>;
+    const plan = pg.plan(`update\u0000${model.table}\u0000${names.join('\u0000')}`, (knex, slot) => {
+      const update = knex(model.table)
+        .where(pk, slot(names.length))
+        .andWhereRaw('xmin::text = ?', [slot(names.length + 1)])
+        .update(Object.fromEntries(names.map((name, i) => [name, slot(i)])))
+        .toSQL();
+      const first = names.length + 2;
+      return {
+        sql: `with "fw_changed" as (${update.sql} returning 1) insert into "fw_operate_log" (${logNames.map((n) => `"${n}"`).join(', ')}) select ${logNames.map(() => '?').join(', ')} from "fw_changed" returning "id"`,
+        bindings: [...update.bindings, ...logNames.map((_, i) => slot(first + i))],
+      };
+    });
+    let written: unknown[];
+    try {
+      written = await pg.rows(plan, [...names.map((name) => columns[name]), id, version, ...logNames.map((name) => logRow[name])]);
+    } catch (error) {
+      throw violationError(model, error, next) ?? error;
+    }
+    // The row changed since it was read: nothing was written; the general path reads it again under a lock.
+    if (written.length === 0) return false;
+    log.written = true;
+    this.#finish(model, actor, id, stored, next, changed, state);
+    return true;
   }
 
   /**

@@ -21,7 +21,7 @@ interface Connection {
 }
 
 /** A statement compiled once per shape: its SQL, and for each binding either a slot number (a value given per call) or a constant. */
-interface Plan {
+export interface Plan {
   sql: string;
   bindings: Array<{ slot: number } | { value: unknown }>;
 }
@@ -39,9 +39,25 @@ interface SqliteClient {
 export const FALLBACK: unique symbol = Symbol('fw.sqlite-fallback');
 
 // Stands for the i-th value while a statement is compiled (unlikely to be a real value).
-const slot = (i: number) => `\u0000fw-slot-${i}\u0000`;
+export const slot = (i: number) => `\u0000fw-slot-${i}\u0000`;
 // eslint-disable-next-line no-control-regex -- the NUL marks a slot, as in slot()
 const SLOT = /^\u0000fw-slot-(\d+)\u0000$/;
+
+/** The plan of a query compiled with `slot(i)` in place of its values. */
+export function planOf(query: { sql: string; bindings: readonly unknown[] }): Plan {
+  return {
+    sql: query.sql,
+    bindings: query.bindings.map((b) => {
+      const m = typeof b === 'string' ? SLOT.exec(b) : null;
+      return m ? { slot: Number(m[1]) } : { value: b };
+    }),
+  };
+}
+
+/** The bindings of `plan` with `values` in its slots. */
+export function bindingsOf(plan: Plan, values: readonly unknown[]): unknown[] {
+  return plan.bindings.map((b) => ('slot' in b ? values[b.slot] : b.value));
+}
 
 /**
  * True when an update of `model` can take the synchronous path with nothing left out: no hook
@@ -49,7 +65,7 @@ const SLOT = /^\u0000fw-slot-(\d+)\u0000$/;
  * attachments (their writes and file work stay on the general path), and no grant tables (their
  * writes are checked against grant rules and bump the grants version).
  */
-function modelFits(model: ModelDefinition): boolean {
+export function modelFits(model: ModelDefinition): boolean {
   const proxy = model.dataProxy;
   if (proxy.validate || proxy.beforeUpdate || proxy.afterUpdate) return false;
   if (GRANT_TABLES.has(model.table)) return false;
@@ -143,14 +159,7 @@ export class SqliteWriter {
   plan(key: string, compile: (knex: Knex, slotOf: (i: number) => string) => Knex.QueryBuilder): Plan {
     let plan = this.#plans.get(key);
     if (!plan) {
-      const { sql, bindings } = compile(this.#knex, slot).toSQL();
-      plan = {
-        sql,
-        bindings: bindings.map((b) => {
-          const m = typeof b === 'string' ? SLOT.exec(b) : null;
-          return m ? { slot: Number(m[1]) } : { value: b };
-        }),
-      };
+      plan = planOf(compile(this.#knex, slot).toSQL());
       if (this.#plans.size >= 1000) this.#plans.clear();
       this.#plans.set(key, plan);
     }
