@@ -178,6 +178,37 @@ describeEachSql('ATTACHMENT probes: downloads follow what the user is shown', (d
       .expect(200);
   });
 
+  it('parallel uploads cannot pass the cap of 100 unsaved files per user', async function () {
+    this.timeout(60_000);
+    const admin = await token('admin');
+    const before = await store.knex('fw_file').whereNull('row_id').where('created_by', users.admin.id).count({ n: '*' });
+    const room = 100 - Number(before[0]!.n);
+    // Every request brings 3 files; together they ask for 30 more than the room left.
+    const requests = Math.ceil((room + 30) / 3);
+    const answers = await Promise.all(
+      Array.from({ length: requests }, (_, i) =>
+        agent
+          .post('/fw-api/data/upload/Deal/files')
+          .set('token', admin)
+          .attach('file', PDF, { filename: `a${i}.pdf`, contentType: 'application/pdf' })
+          .attach('file', PDF, { filename: `b${i}.pdf`, contentType: 'application/pdf' })
+          .attach('file', PDF, { filename: `c${i}.pdf`, contentType: 'application/pdf' }),
+      ),
+    );
+    try {
+      // Side by side, a few more may be refused than strictly needed; never one too many accepted.
+      expect(answers.map((r) => r.status)).to.include(429);
+      expect(answers.every((r) => r.status === 200 || r.status === 429)).to.equal(true);
+      const [after] = await store.knex('fw_file').whereNull('row_id').where('created_by', users.admin.id).count({ n: '*' });
+      expect(Number(after!.n), 'unsaved uploads of the user').to.be.at.most(100);
+      // What the refused requests stored was taken back: only the accepted files are pending.
+      const stored = answers.filter((r) => r.status === 200).flatMap((r) => (r.body.files as Array<{ id: string }>).map((f) => f.id));
+      expect(Number(after!.n) - (100 - room)).to.equal(stored.length);
+    } finally {
+      await store.knex('fw_file').whereNull('row_id').where('created_by', users.admin.id).delete();
+    }
+  });
+
   it('HEAD on a file answers its headers and leaves no file open', async () => {
     const files = await upload('admin', 'files');
     const row = (await agent.post('/fw-api/data/modify/Deal').set('token', await token('admin')).send({ title: 'Head', files }).expect(200)).body;

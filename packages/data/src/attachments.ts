@@ -66,6 +66,13 @@ export function fileDisplayName(raw: string): string {
   return /^[\udc00-\udfff]/.test(end) ? end.slice(1) : end;
 }
 
+/** The 429 of an upload past {@link MAX_PENDING_FILES_PER_USER}, with the count the user had. */
+function tooManyPending(field: FieldDefinition, pending: number): FwError {
+  return new FwError('TOO_MANY_ATTEMPTS', `You have ${pending} uploaded files not yet saved in a row (at most ${MAX_PENDING_FILES_PER_USER}); save the row or wait until they expire`, {
+    details: [{ path: field.name, type: 'pending', message: `at most ${MAX_PENDING_FILES_PER_USER} unsaved uploads` }],
+  });
+}
+
 function valuesOf(value: unknown): AttachmentValue[] {
   return Array.isArray(value) ? (value as AttachmentValue[]) : [];
 }
@@ -135,11 +142,7 @@ export class Attachments {
       checked.push({ part, type: sniffed.type });
     }
     const pending = await this.#store.files.countPending(userId);
-    if (pending + checked.length > MAX_PENDING_FILES_PER_USER) {
-      throw new FwError('TOO_MANY_ATTEMPTS', `You have ${pending} uploaded files not yet saved in a row (at most ${MAX_PENDING_FILES_PER_USER}); save the row or wait until they expire`, {
-        details: detail('pending', `at most ${MAX_PENDING_FILES_PER_USER} unsaved uploads`),
-      });
-    }
+    if (pending + checked.length > MAX_PENDING_FILES_PER_USER) throw tooManyPending(field, pending);
     const storage = this.storage;
     const stored: string[] = [];
     try {
@@ -151,6 +154,10 @@ export class Attachments {
         const record = await this.#store.files.create({ id, model: model.name, field: field.name, name: fileDisplayName(part.name), type, size: part.size, createdBy: userId });
         out.push(toValue(record));
       }
+      // Uploads of one user running side by side all passed the count above: counted again with
+      // their own records in, any that takes the user past the cap is taken back.
+      const now = await this.#store.files.countPending(userId);
+      if (now > MAX_PENDING_FILES_PER_USER) throw tooManyPending(field, now - stored.length);
       return out;
     } catch (error) {
       await Promise.allSettled(stored.map((id) => storage.delete(id)));
