@@ -33,16 +33,6 @@ function recordOf(slot: Slot): TokenRecord {
   return record;
 }
 
-interface HeapEntry {
-  expiresAt: number;
-  version: number;
-  hash: string;
-}
-
-function before(a: HeapEntry, b: HeapEntry): boolean {
-  return a.expiresAt < b.expiresAt || (a.expiresAt === b.expiresAt && a.version < b.version);
-}
-
 /**
  * Tokens in the process's memory: for a single instance, tests and development. Records are
  * bounded by `maxEntries` and expire at their `expiresAt`; a per-user index makes revoking all
@@ -57,9 +47,14 @@ export class MemoryTokenStore implements TokenStore {
   readonly maxEntries: number;
   private readonly records = new Map<string, Slot>();
   private readonly byUser = new Map<number, Set<string>>();
-  // A min-heap on expiry with lazy deletion: a delete or an extension leaves the old entry in
-  // place and it is skipped when it surfaces, so every write stays O(log n).
-  private heap: HeapEntry[] = [];
+  // A min-heap on expiry (the older write first on a tie) with lazy deletion: a delete or an
+  // extension leaves the old entry in place and it is skipped when it surfaces, so every write
+  // stays O(log n). Held in three parallel arrays rather than one object per entry: numbers in a
+  // plain array are stored unboxed, 8 bytes each, where an entry object and its boxed expiry
+  // took about 64 bytes per token.
+  private heapExpiry: number[] = [];
+  private heapVersion: number[] = [];
+  private heapHash: string[] = [];
   private version = 0;
 
   constructor(options: MemoryTokenStoreOptions = {}) {
@@ -124,10 +119,8 @@ export class MemoryTokenStore implements TokenStore {
   async purgeExpired(now: number): Promise<number> {
     checkNow(now);
     let count = 0;
-    for (;;) {
-      const top = this.peekCurrent();
-      if (!top || top.expiresAt > now) break;
-      this.remove(top.hash);
+    while (this.peekCurrent() && this.heapExpiry[0]! <= now) {
+      this.remove(this.heapHash[0]!);
       count++;
     }
     return count;
@@ -139,10 +132,10 @@ export class MemoryTokenStore implements TokenStore {
     let hashes = this.byUser.get(userId);
     if (!hashes) this.byUser.set(userId, (hashes = new Set()));
     hashes.add(hash);
-    this.push({ expiresAt, version, hash });
+    this.push(expiresAt, version, hash);
     // Stale entries pile up under extensions and deletes; rebuilding once they outnumber the
     // live ones keeps the heap within twice the record count at amortised O(1) per write.
-    if (this.heap.length > 2 * this.records.size + 1024) this.rebuildHeap();
+    if (this.heapHash.length > 2 * this.records.size + 1024) this.rebuildHeap();
   }
 
   private remove(hash: string): boolean {
@@ -158,57 +151,86 @@ export class MemoryTokenStore implements TokenStore {
   }
 
   private evictSoonest(): void {
-    const top = this.peekCurrent();
-    if (top) this.remove(top.hash);
+    if (this.peekCurrent()) this.remove(this.heapHash[0]!);
   }
 
-  /** The heap's first entry that still describes a stored record, dropping stale ones on the way. */
-  private peekCurrent(): HeapEntry | undefined {
-    for (;;) {
-      const top = this.heap[0];
-      if (!top) return undefined;
-      if (this.records.get(top.hash)?.version === top.version) return top;
+  /** Whether the heap's first entry describes a stored record, dropping stale ones on the way. */
+  private peekCurrent(): boolean {
+    while (this.heapHash.length > 0) {
+      if (this.records.get(this.heapHash[0]!)?.version === this.heapVersion[0]) return true;
       this.pop();
     }
+    return false;
   }
 
   private rebuildHeap(): void {
-    this.heap = [...this.records.entries()].map(([hash, slot]) => ({ expiresAt: slot.expiresAt, version: slot.version, hash }));
-    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
+    const expiry: number[] = [];
+    const version: number[] = [];
+    const hash: string[] = [];
+    for (const slot of this.records.values()) {
+      expiry.push(slot.expiresAt);
+      version.push(slot.version);
+      hash.push(slot.hash);
+    }
+    this.heapExpiry = expiry;
+    this.heapVersion = version;
+    this.heapHash = hash;
+    for (let i = (hash.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
   }
 
-  private push(entry: HeapEntry): void {
-    const heap = this.heap;
-    heap.push(entry);
-    let i = heap.length - 1;
+  /** Entry `i` comes before entry `j`: it expires sooner, or at the same time from an older write. */
+  private before(i: number, j: number): boolean {
+    const a = this.heapExpiry[i]!;
+    const b = this.heapExpiry[j]!;
+    return a < b || (a === b && this.heapVersion[i]! < this.heapVersion[j]!);
+  }
+
+  private swap(i: number, j: number): void {
+    const e = this.heapExpiry;
+    const v = this.heapVersion;
+    const h = this.heapHash;
+    [e[i], e[j]] = [e[j]!, e[i]!];
+    [v[i], v[j]] = [v[j]!, v[i]!];
+    [h[i], h[j]] = [h[j]!, h[i]!];
+  }
+
+  private push(expiresAt: number, version: number, hash: string): void {
+    this.heapExpiry.push(expiresAt);
+    this.heapVersion.push(version);
+    this.heapHash.push(hash);
+    let i = this.heapHash.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!before(heap[i]!, heap[parent]!)) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      if (!this.before(i, parent)) break;
+      this.swap(i, parent);
       i = parent;
     }
   }
 
+  /** Removes the first entry. */
   private pop(): void {
-    const heap = this.heap;
-    const last = heap.pop();
-    if (last && heap.length > 0) {
-      heap[0] = last;
+    const expiry = this.heapExpiry.pop()!;
+    const version = this.heapVersion.pop()!;
+    const hash = this.heapHash.pop()!;
+    if (this.heapHash.length > 0) {
+      this.heapExpiry[0] = expiry;
+      this.heapVersion[0] = version;
+      this.heapHash[0] = hash;
       this.siftDown(0);
     }
   }
 
   private siftDown(start: number): void {
-    const heap = this.heap;
+    const length = this.heapHash.length;
     let i = start;
     for (;;) {
       const left = 2 * i + 1;
       const right = left + 1;
       let smallest = i;
-      if (left < heap.length && before(heap[left]!, heap[smallest]!)) smallest = left;
-      if (right < heap.length && before(heap[right]!, heap[smallest]!)) smallest = right;
+      if (left < length && this.before(left, smallest)) smallest = left;
+      if (right < length && this.before(right, smallest)) smallest = right;
       if (smallest === i) return;
-      [heap[i], heap[smallest]] = [heap[smallest]!, heap[i]!];
+      this.swap(i, smallest);
       i = smallest;
     }
   }
