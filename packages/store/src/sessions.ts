@@ -43,6 +43,18 @@ const SQL = `select t.user_id, t.expires_at, t.is_admin as token_admin, u.accoun
 from fw_token t inner join fw_user u on u.id = t.user_id
 where t.token_hash = ? and t.expires_at > ?`;
 
+/** {@link SQL} with PostgreSQL's numbered parameters. */
+const PG_SQL = SQL.replace('t.token_hash = ?', 't.token_hash = $1').replace('t.expires_at > ?', 't.expires_at > $2');
+
+/** The parts of knex's PostgreSQL client and of a node-postgres connection the prepared lookup uses. */
+interface PgKnexClient {
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(connection: unknown): unknown;
+}
+interface PgConnection {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Array<Record<string, unknown>> }>;
+}
+
 function toSession(row: Record<string, unknown>): SessionRecord {
   const userId = toId(row.user_id);
   return {
@@ -72,6 +84,8 @@ export function createSessionRepository(ctx: RepositoryContext, sqliteFile: stri
   let reader: Database.Database | undefined;
   let statement: Database.Statement | undefined;
   let prepared = sqliteFile !== undefined;
+  const knexConfig = (ctx.knex.client as unknown as { config?: { postProcessResponse?: unknown; wrapIdentifier?: unknown } }).config;
+  const pgPrepared = ctx.dialect === 'postgres' && !knexConfig?.postProcessResponse && !knexConfig?.wrapIdentifier;
 
   function preparedStatement(): Database.Statement | undefined {
     if (!prepared) return undefined;
@@ -97,6 +111,17 @@ export function createSessionRepository(ctx: RepositoryContext, sqliteFile: stri
         return row ? toSession(row) : undefined;
       }
       const { knex } = ctx;
+      if (pgPrepared) {
+        // PostgreSQL: the same query as a named statement, parsed and planned once per connection.
+        const client = knex.client as unknown as PgKnexClient;
+        const connection = (await client.acquireConnection()) as PgConnection;
+        try {
+          const row = (await connection.query({ name: 'fw_session_lookup', text: PG_SQL, values: [tokenHash, now] })).rows[0];
+          return row ? toSession(row) : undefined;
+        } finally {
+          client.releaseConnection(connection);
+        }
+      }
       const row: Record<string, unknown> | undefined = await knex('fw_token as t')
         .join('fw_user as u', 'u.id', 't.user_id')
         .where('t.token_hash', tokenHash)
