@@ -6,30 +6,18 @@
 // FW_TEST_PG_URL is set. Run: npm run bench -- update-cell
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
-import { createRegistry, defineModel } from '@fw/core';
+import { createRegistry } from '@fw/core';
 import { fwData } from '@fw/data';
 import { createStore } from '@fw/store';
 import { createTestDatabase, sqlBackends } from '@fw/test-utils';
 import { benchUser, compare, listen, load } from './lib.js';
+import { Task } from './task-model.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROWS = 1000;
 const HOT_ROW = process.env.BENCH_HOT_ROW === '1';
 const CONNECTIONS = 10;
-
-const Task = defineModel({
-  name: 'Task',
-  table: 'bench_task',
-  fields: {
-    subject: { edit: { notNull: true }, rules: [{ type: 'length', max: 200 }] },
-    note: { rules: [{ type: 'length', max: 500 }] },
-    startDate: { edit: { type: 'DATE' } },
-    endDate: { edit: { type: 'DATE' } },
-    done: { edit: { type: 'BOOLEAN' } },
-  },
-  rowRules: [{ name: 'endAfterStart', fields: ['startDate', 'endDate'], path: 'endDate', test: (r) => r.endDate == null || String(r.endDate) >= String(r.startDate) }],
-});
 
 for (const spec of sqlBackends().filter((b) => b.dialect === 'sqlite' || (b.dialect === 'postgres' && b.serverUrl))) {
   const database = await createTestDatabase(spec);
