@@ -1,12 +1,14 @@
 // Red-team probes of the workbook reader (issue 13): zips whose local entries, which the streaming
 // reader (exceljs → unzipper) unpacks in file order, differ from the central directory the size
 // check reads. Each failed before its fix: the hidden part was unpacked past the limit.
+import { randomBytes } from 'node:crypto';
+import { PassThrough } from 'node:stream';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { expect } from 'chai';
 import ExcelJS from 'exceljs';
 import type { FwError } from '@fw/core';
 import { buffer as readAll } from 'node:stream/consumers';
-import { checkUnpackedSize, readWorkbook, workbookStream } from './xlsx.js';
+import { checkUnpackedSize, readWorkbook, workbookStream, writeWorkbook } from './xlsx.js';
 
 const limits = { maxRows: 100, maxColumns: 10, maxUnpacked: 16 * 1024 * 1024 };
 
@@ -108,5 +110,58 @@ describe('transfer/xlsx probes: what the streaming reader unpacks is what the si
     const changed = Buffer.from(book);
     changed.writeUInt16LE(changed.readUInt16LE(first + 8) === 8 ? 0 : 8, first + 8);
     expect(await checkUnpackedSize(changed, limits.maxUnpacked).catch((e: FwError) => e)).to.include({ status: 400 });
+  });
+});
+
+describe('transfer/xlsx probes: the streaming writer follows its reader', () => {
+  /** 50 batches of 200 rows of 2 KB that does not compress; counts the batches taken. */
+  function batches(): { pulled: () => number; done: () => boolean; source: AsyncIterable<string[][]> } {
+    let pulled = 0;
+    let done = false;
+    return {
+      pulled: () => pulled,
+      done: () => done,
+      source: (async function* () {
+        try {
+          for (let b = 0; b < 50; b += 1) {
+            pulled += 1;
+            yield Array.from({ length: 200 }, () => [randomBytes(1500).toString('base64')]);
+          }
+        } finally {
+          done = true;
+        }
+      })(),
+    };
+  }
+
+  it('takes no more rows while nobody reads what it wrote (it took all 20 MB before)', async () => {
+    const out = new PassThrough();
+    const rows = batches();
+    const writing = writeWorkbook(out, 'S', [{ title: 'notes' }], rows.source).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const taken = rows.pulled();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // It stalls after the few batches the zip's buffers hold, whatever the size of the export.
+    expect(rows.pulled(), 'batches taken while nobody reads').to.equal(taken);
+    expect(taken).to.be.below(25);
+    // A reader comes: the rest follows, and the workbook is whole.
+    const chunks: Buffer[] = [];
+    const ended = new Promise((resolve) => out.once('end', resolve));
+    out.on('data', (c: Buffer) => chunks.push(c));
+    await writing;
+    await ended;
+    expect(rows.pulled()).to.equal(50);
+    expect((await readWorkbook(Buffer.concat(chunks), { maxRows: 20_000, maxColumns: 5 })).rows).to.have.length(10_000);
+  });
+
+  it('stops taking rows once its reader is gone (a cancelled download)', async () => {
+    const out = new PassThrough();
+    const rows = batches();
+    const writing = writeWorkbook(out, 'S', [{ title: 'notes' }], rows.source).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    out.destroy();
+    expect(await writing).to.be.instanceOf(Error);
+    expect(rows.done(), 'the row source was closed').to.equal(true);
+    expect(rows.pulled(), 'batches taken in all').to.be.below(50);
   });
 });

@@ -39,9 +39,32 @@ export async function writeWorkbook(out: Writable, sheetName: string, columns: r
       });
       row.commit();
     }
+    await readerCaughtUp(out);
   }
   sheet.commit();
   await workbook.commit();
+}
+
+/**
+ * exceljs writes without waiting for its reader: between batches, wait until `out` has room
+ * (a slow download then holds about one batch, not the whole export), and stop once `out` is
+ * gone (a cancelled download then stops reading rows).
+ */
+async function readerCaughtUp(out: Writable): Promise<void> {
+  // Let the batch just written reach `out` through the zip's deflate.
+  await new Promise((resolve) => setImmediate(resolve));
+  while (out.writableNeedDrain && !out.destroyed) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        out.off('drain', done);
+        out.off('close', done);
+        resolve();
+      };
+      out.once('drain', done);
+      out.once('close', done);
+    });
+  }
+  if (out.destroyed) throw new Error('the workbook stream was closed before the export was written');
 }
 
 /**
