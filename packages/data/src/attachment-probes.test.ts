@@ -209,6 +209,25 @@ describeEachSql('ATTACHMENT probes: downloads follow what the user is shown', (d
     }
   });
 
+  it('odd row ids, file ids and field names are the same 404, never a 500', async () => {
+    const files = await upload('admin', 'files');
+    const row = (await agent.post('/fw-api/data/modify/Deal').set('token', await token('admin')).send({ title: 'Odd ids', files }).expect(200)).body;
+    const admin = await token('admin');
+    const good = files[0]!.id;
+    const urls = [
+      ...['1.0', '1e0', '0x1', '%201', '-1', '99999999999999999999', '%2e%2e', 'a'.repeat(3000), `${row.id}%00`].map((id) => `/fw-api/data/file/Deal/files/${id}/${good}`),
+      ...['..%2F..%2Fetc%2Fpasswd', 'x'.repeat(300), '%00', `${good}%20`, good.toLowerCase()].map((id) => `/fw-api/data/file/Deal/files/${row.id}/${id}`),
+      ...['title', '__proto__', 'constructor', 'FILES', 'files%00'].map((field) => `/fw-api/data/file/Deal/${field}/${row.id}/${good}`),
+      `/fw-api/data/file/__proto__/files/${row.id}/${good}`,
+    ];
+    for (const url of urls) {
+      const res = await agent.get(url).set('token', admin);
+      expect(res.status, `${url.slice(0, 80)}: ${JSON.stringify(res.body)}`).to.equal(404);
+      expect(res.body.error.code).to.equal('NOT_FOUND');
+    }
+    await agent.get(`/fw-api/data/file/Deal/files/${row.id}/${good}`).set('token', admin).expect(200);
+  });
+
   it('HEAD on a file answers its headers and leaves no file open', async () => {
     const files = await upload('admin', 'files');
     const row = (await agent.post('/fw-api/data/modify/Deal').set('token', await token('admin')).send({ title: 'Head', files }).expect(200)).body;
