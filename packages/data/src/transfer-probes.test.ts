@@ -1,7 +1,9 @@
 // Red-team probes of the import route (issue 13). Each failed before its fix.
 import { request as httpRequest, type Server } from 'node:http';
 import { expect } from 'chai';
+import ExcelJS from 'exceljs';
 import Koa from 'koa';
+import request from 'supertest';
 import { BUILTIN_MODELS, createRegistry, defineModel, type FwUser } from '@fw/core';
 import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
@@ -9,7 +11,17 @@ import { FwTokenService, MemoryTokenStore } from '@fw/token';
 import { fwData } from './router.js';
 import { XLSX_TYPE } from './transfer/xlsx.js';
 
-const Note = defineModel({ name: 'Note', table: 't_probe_note', power: { importable: true }, fields: { title: {} } });
+const Note = defineModel({ name: 'Note', table: 't_probe_note', power: { importable: true }, fields: { title: { views: { title: 'Title' } }, body: { views: { title: 'Body' } } } });
+
+/** A workbook whose header is `header`, with `merge` (e.g. 'A1:B1') merged, and `rows` under it. */
+async function workbook(header: unknown[], rows: unknown[][], merge?: string): Promise<Buffer> {
+  const book = new ExcelJS.Workbook();
+  const sheet = book.addWorksheet('Notes');
+  sheet.addRow(header);
+  for (const row of rows) sheet.addRow(row);
+  if (merge) sheet.mergeCells(merge);
+  return Buffer.from(await book.xlsx.writeBuffer());
+}
 
 describeEachSql('import probes: power is checked before the body is read', (db) => {
   let store: FwStore;
@@ -74,5 +86,58 @@ describeEachSql('import probes: power is checked before the body is read', (db) 
   it('the same for a workbook and a CSV body', async () => {
     expect(await answerWhileSending(XLSX_TYPE, Buffer.from('PK\u0003\u0004'))).to.deep.equal({ status: 403, code: 'POWER_DENIED' });
     expect(await answerWhileSending('text/csv', Buffer.from('title\r\n'))).to.deep.equal({ status: 403, code: 'POWER_DENIED' });
+  });
+});
+
+describeEachSql('import probes: header cells without a name', (db) => {
+  let store: FwStore;
+  let agent: ReturnType<typeof request>;
+  let admin: string;
+  const appErrors: unknown[] = [];
+
+  before(async () => {
+    store = createStore(db().url);
+    await store.migrate.latest();
+    const registry = createRegistry([...BUILTIN_MODELS, Note]);
+    await store.createModelTables([Note]);
+    const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    const root = await store.users.create({ account: `note-root-${stamp}`, name: 'admin', password: 'x-password-1', isAdmin: true });
+    const tokens = new FwTokenService({ store: new MemoryTokenStore() });
+    admin = (await tokens.loginToken({ id: root.id, account: root.account, name: root.name, isAdmin: true } as FwUser, tokens.generateToken())).token;
+    const app = new Koa();
+    app.silent = true;
+    app.on('error', (error) => appErrors.push(error));
+    app.use(fwData({ store, tokens, registry }));
+    agent = request(app.callback());
+  });
+  beforeEach(async () => {
+    await store.knex('t_probe_note').delete();
+  });
+  after(async () => {
+    await store.destroy();
+    expect(appErrors.map(String), 'app error events').to.deep.equal([]);
+  });
+
+  const importXlsx = (bytes: Buffer) => agent.post('/fw-api/data/import/Note').set('token', admin).set('Content-Type', XLSX_TYPE).send(bytes);
+  const importCsv = (text: string) => agent.post('/fw-api/data/import/Note').set('token', admin).set('Content-Type', 'text/csv').send(text);
+
+  it('skips an empty column without a header (a blank header cell, the tail of a merged one), in a workbook and in CSV', async () => {
+    const merged = await workbook(['Title', null, 'Body'], [['one', null, 'first'], ['two', null, 'second']], 'A1:B1');
+    expect((await importXlsx(merged)).body).to.deep.equal({ imported: 2 });
+    expect((await importCsv('title,,body\r\nthree,,third\r\n')).body).to.deep.equal({ imported: 1 });
+    expect((await importCsv('title,,,body\r\nfour,,,fourth\r\n')).body).to.deep.equal({ imported: 1 });
+    const titles = (await store.knex('t_probe_note').orderBy('id').select('title', 'body')).map((r: { title: string; body: string }) => `${r.title}:${r.body}`);
+    expect(titles).to.deep.equal(['one:first', 'two:second', 'three:third', 'four:fourth']);
+  });
+
+  it('refuses values under a column without a header, naming the column (400), and writes nothing', async () => {
+    const res = await importXlsx(await workbook(['Title', null, 'Body'], [['one', 'stray', 'first']], 'A1:B1'));
+    expect(res.status, JSON.stringify(res.body)).to.equal(400);
+    expect(res.body.error.code).to.equal('BAD_QUERY');
+    expect(res.body.error.details).to.deep.equal([{ path: '', type: 'noHeader', message: 'column B has values but no header', column: 'B' }]);
+    const csv = await importCsv('title,,body\r\none,stray,first\r\n');
+    expect(csv.status).to.equal(400);
+    expect(csv.body.error.details[0]).to.include({ type: 'noHeader', column: 'B' });
+    expect(await store.knex('t_probe_note').count({ n: '*' }).then((r) => Number(r[0]!.n))).to.equal(0);
   });
 });

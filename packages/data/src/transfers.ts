@@ -180,16 +180,23 @@ export class Transfers {
       const { header, rows, rowNumbers } = await read();
       log.request = { format, rows: rows.length, columns: header };
       const names = matchHeader(model, header);
-      const unknown = header.map((h, i) => ({ h, i })).filter(({ i }) => names[i] === undefined);
+      // A column without a header (a blank header cell, the tail of a merged one) is skipped when empty.
+      const blank = header.map((h, i) => ({ h, i })).filter(({ h }) => h === '');
+      const stray = blank.filter(({ i }) => rows.some((cells) => cells[i] !== null && cells[i] !== undefined && cells[i] !== ''));
+      if (stray.length > 0) {
+        const details = stray.map(({ i }) => ({ path: '', type: 'noHeader', message: `column ${columnLetter(i)} has values but no header`, column: columnLetter(i) }));
+        throw dataError('BAD_QUERY', details.map((d) => d.message).join('; '), details);
+      }
+      const unknown = header.map((h, i) => ({ h, i })).filter(({ h, i }) => names[i] === undefined && h !== '');
       if (unknown.length > 0) {
         const details = unknown.map(({ h, i }) => ({ path: h, type: 'unknownField', message: `column ${columnLetter(i)}: unknown column ${h}`, column: columnLetter(i) }));
         throw dataError('UNKNOWN_FIELD', `${model.name} has no field ${unknown.map((u) => u.h).join(', ')}`, details);
       }
-      const twice = names.filter((n, i) => names.indexOf(n) !== i);
+      const twice = names.filter((n, i) => n !== undefined && names.indexOf(n) !== i);
       if (twice.length > 0) throw dataError('BAD_QUERY', `the column of ${[...new Set(twice)].join(', ')} is given twice`);
       // The key, read-only and attachment columns of an exported file are skipped, so an export imports back.
       const columns = names
-        .map((name, index) => ({ field: model.fields[name!]!, index }))
+        .flatMap((name, index) => (name === undefined ? [] : [{ field: model.fields[name]!, index }]))
         .filter(({ field }) => !field.primaryKey && !field.edit.readonly && !isAttachment(field));
       const indexOf = new Map(columns.map((c) => [c.field.name, c.index]));
       const at = (n: number, detail: FwErrorDetail) => {
