@@ -72,8 +72,8 @@ describeEachSql('fwData(options): the data API', (db) => {
       expect(inList.body.total).to.equal(3);
     });
 
-    it('answers the same pages through the compiled path (no conditions) as through the query builder', async () => {
-      // A condition every row meets sends the query through the builder; without one it takes the compiled plan.
+    it('answers the same pages with and without a condition every row meets (two compiled plan shapes)', async () => {
+      // page-plans.test.ts checks conditioned pages against the query builder itself.
       const everyRow = [{ field: 'price', op: 'gte', value: 0 }];
       for (const sort of [[], [{ field: 'price', order: 'desc' }], [{ field: 'title', order: 'asc' }]]) {
         for (const page of [1, 2, 3, 1]) {

@@ -160,11 +160,28 @@ function storedValue(model: ModelDefinition, field: FieldDefinition, value: unkn
  * {@link parseConditions} but still limited to declared fields.
  */
 export function applyConditions(qb: Knex.QueryBuilder, model: ModelDefinition, conditions: readonly Condition[], table = model.table): Knex.QueryBuilder {
-  for (const raw of conditions) {
+  return applyStoredConditions(qb, model, storedConditions(model, conditions), table);
+}
+
+/**
+ * The conditions with their values in stored form, as {@link applyConditions} binds them (a
+ * `like` value as its escaped pattern).
+ * @throws {Error} for a condition on a field that is not stored.
+ */
+export function storedConditions(model: ModelDefinition, conditions: readonly Condition[]): Condition[] {
+  return conditions.map((raw) => {
     const field = Object.hasOwn(model.fields, raw.field) ? model.fields[raw.field] : undefined;
     if (!field || !field.stored) throw new Error(`${model.name}: a condition names ${JSON.stringify(raw.field)}, which is not a stored field`);
-    const convert = (v: unknown) => (raw.op === 'like' ? v : storedValue(model, field, v));
-    const c = { ...raw, value: Array.isArray(raw.value) ? raw.value.map(convert) : raw.value === undefined ? undefined : convert(raw.value) };
+    const convert = (v: unknown) => (raw.op === 'like' ? likePattern(String(v)) : storedValue(model, field, v));
+    return { ...raw, value: (Array.isArray(raw.value) ? raw.value.map(convert) : raw.value === undefined ? undefined : convert(raw.value)) as Condition['value'] };
+  });
+}
+
+/** {@link applyConditions} for conditions whose values are already in stored form ({@link storedConditions}). */
+export function applyStoredConditions(qb: Knex.QueryBuilder, model: ModelDefinition, conditions: readonly Condition[], table = model.table): Knex.QueryBuilder {
+  for (const c of conditions) {
+    const field = Object.hasOwn(model.fields, c.field) ? model.fields[c.field] : undefined;
+    if (!field || !field.stored) throw new Error(`${model.name}: a condition names ${JSON.stringify(c.field)}, which is not a stored field`);
     const column = `${table}.${field.column}`;
     switch (c.op) {
       case 'eq':
@@ -194,7 +211,7 @@ export function applyConditions(qb: Knex.QueryBuilder, model: ModelDefinition, c
         qb.whereIn(column, c.value as Knex.Value[]);
         break;
       case 'like':
-        qb.whereRaw(`LOWER(??) LIKE LOWER(?) ESCAPE '!'`, [column, likePattern(String(c.value))]);
+        qb.whereRaw(`LOWER(??) LIKE LOWER(?) ESCAPE '!'`, [column, c.value as Knex.Value]);
         break;
       case 'isNull':
         qb.whereNull(column);
@@ -204,7 +221,7 @@ export function applyConditions(qb: Knex.QueryBuilder, model: ModelDefinition, c
         break;
       default:
         // Never skip an unknown operator: it may be a row-visibility filter.
-        throw new Error(`${model.name}: unknown condition operator ${JSON.stringify(raw.op)} on ${raw.field}`);
+        throw new Error(`${model.name}: unknown condition operator ${JSON.stringify(c.op)} on ${c.field}`);
     }
   }
   return qb;

@@ -5,16 +5,17 @@ import { type Condition, type DataHookContext, type ModelDefinition, type ModelR
 import { toFormRow, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
-import { applyConditions, parseTableQuery, type QueryLimits } from './query.js';
+import { applyConditions, applyStoredConditions, parseTableQuery, storedConditions, type QueryLimits } from './query.js';
+import { bindingsOf, planOf, slot, type Plan } from './sqlite-write.js';
 import { tableLabels, type ReferenceDeps } from './references.js';
 import { readColumns } from './secrets.js';
 import { hookContext, pkColumn, rowNotFound } from './service-util.js';
 import type { Actor, TablePage } from './service-types.js';
 
-/** A page query compiled once per shape: its SQL and bindings, the offset as {@link OFFSET_SLOT}. */
+/** A page query compiled once per shape: condition values in slots, the offset as {@link OFFSET_SLOT}. */
 interface PagePlan {
-  page: { sql: string; bindings: readonly unknown[] };
-  count: { sql: string; bindings: readonly unknown[] };
+  page: Plan;
+  count: Plan;
 }
 
 /** Stands for the offset in a compiled page query until the real one is put in its place. */
@@ -39,7 +40,7 @@ export class RowReader {
   readonly #store: FwStore;
   readonly #registry: ModelRegistry;
   readonly #limits: QueryLimits;
-  // Compiled SQL of unconditioned table pages, by model, sort, size and whether there is an offset.
+  // Compiled SQL of table pages, by shape (see page()).
   readonly #pagePlans = new Map<string, PagePlan>();
 
   constructor(deps: RowReaderDeps) {
@@ -114,37 +115,36 @@ export class RowReader {
     const conditions = [...query.conditions, ...(await this.visibility(model, actor, 'query'))];
     const knex = this.#store.knex;
     const pk = `${model.table}.${pkColumn(model)}`;
-    const build = (offset: number) => {
-      const select = applyConditions(knex(model.table).select(readColumns(model)), model, conditions);
+    // Values in stored form; the plan holds a slot where each goes (see below).
+    const stored = storedConditions(model, conditions);
+    const values: unknown[] = [];
+    const slotted = stored.map((c) => {
+      const put = (v: unknown) => (values.push(v), slot(values.length - 1));
+      // A null stays in the plan (knex writes `where x is null` for it, not a binding).
+      const value = Array.isArray(c.value) ? c.value.map(put) : c.value === undefined || c.value === null ? c.value : put(c.value);
+      return { ...c, value } as Condition;
+    });
+    const offset = (query.page - 1) * query.size;
+    // A page's SQL depends only on its shape: the model, sort, size, whether there is an offset,
+    // and each condition's field, operator and number of values. The query builder runs once per
+    // shape; later requests send the compiled SQL with their own values and offset.
+    const shape = slotted.map((c) => [c.field, c.op, Array.isArray(c.value) ? c.value.length : c.value === null ? 'null' : c.value === undefined ? '-' : 1]);
+    const key = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${query.size}\u0000${offset > 0}\u0000${JSON.stringify(shape)}`;
+    let plan = this.#pagePlans.get(key);
+    if (!plan) {
+      const select = applyStoredConditions(knex(model.table).select(readColumns(model)), model, slotted);
       for (const s of query.sort) select.orderBy(`${model.table}.${model.fields[s.field]!.column}`, s.order);
       select.orderBy(pk, 'asc').limit(query.size);
-      if (offset > 0) select.offset(offset);
-      return { select, count: applyConditions(knex(model.table).count({ n: '*' }), model, conditions) };
-    };
-    const offset = (query.page - 1) * query.size;
-    let rows: Array<Record<string, unknown>>;
-    let counted: Array<Record<string, unknown>>;
-    if (conditions.length === 0) {
-      // Paging through a whole table is the commonest read: its SQL depends only on the shape, so
-      // it is compiled once and sent as is (the query builder's work, once per shape).
-      const key = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${query.size}\u0000${offset > 0}`;
-      let plan = this.#pagePlans.get(key);
-      if (!plan) {
-        const { select, count } = build(offset > 0 ? OFFSET_SLOT : 0);
-        const page = select.toSQL();
-        const total = count.toSQL();
-        plan = { page: { sql: page.sql, bindings: page.bindings }, count: { sql: total.sql, bindings: total.bindings } };
-        if (this.#pagePlans.size >= 1000) this.#pagePlans.clear();
-        this.#pagePlans.set(key, plan);
-      }
-      const bindings = plan.page.bindings.map((b) => (b === OFFSET_SLOT ? offset : b)) as Knex.RawBinding[];
-      const [pageResult, countResult] = await Promise.all([knex.raw(plan.page.sql, bindings), knex.raw(plan.count.sql, plan.count.bindings as Knex.RawBinding[])]);
-      rows = rawRows(this.#store.dialect, pageResult);
-      counted = rawRows(this.#store.dialect, countResult);
-    } else {
-      const { select, count } = build(offset);
-      [rows, counted] = (await Promise.all([select, count])) as [Array<Record<string, unknown>>, Array<Record<string, unknown>>];
+      if (offset > 0) select.offset(OFFSET_SLOT);
+      const count = applyStoredConditions(knex(model.table).count({ n: '*' }), model, slotted);
+      plan = { page: planOf(select.toSQL()), count: planOf(count.toSQL()) };
+      if (this.#pagePlans.size >= 1000) this.#pagePlans.clear();
+      this.#pagePlans.set(key, plan);
     }
+    const fill = (p: Plan) => bindingsOf(p, values).map((b) => (b === OFFSET_SLOT ? offset : b)) as Knex.RawBinding[];
+    const [pageResult, countResult] = await Promise.all([knex.raw(plan.page.sql, fill(plan.page)), knex.raw(plan.count.sql, fill(plan.count))]);
+    const rows = rawRows(this.#store.dialect, pageResult);
+    const counted = rawRows(this.#store.dialect, countResult);
     const total = Number(counted[0]?.n ?? 0);
     const form = rows.map((row) => toFormRow(model, row));
     // Collections too, one query per field for the page, so a table can show them by label.
