@@ -2,6 +2,8 @@
 // reader (exceljs → unzipper) unpacks in file order, differ from the central directory the size
 // check reads. Each failed before its fix: the hidden part was unpacked past the limit.
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { PassThrough } from 'node:stream';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { expect } from 'chai';
@@ -163,5 +165,43 @@ describe('transfer/xlsx probes: the streaming writer follows its reader', () => 
     expect(await writing).to.be.instanceOf(Error);
     expect(rows.done(), 'the row source was closed').to.equal(true);
     expect(rows.pulled(), 'batches taken in all').to.be.below(50);
+  });
+});
+
+describe('transfer/xlsx probes: reading leaves no temporary files', () => {
+  // exceljs's reader writes a worksheet met before the shared strings to a temporary file (named
+  // tmp-<pid>-…) and removes it only after the whole workbook is read, or at exit.
+  const ours = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`tmp-${process.pid}-`));
+
+  async function twoSheets(): Promise<Buffer> {
+    const book = new ExcelJS.Workbook();
+    const data = book.addWorksheet('Data');
+    data.addRow(['title']);
+    data.addRow(['x']);
+    book.addWorksheet('Lists').addRow(['a', 'b']);
+    return Buffer.from(await book.xlsx.writeBuffer());
+  }
+
+  it('reads the first sheet of a workbook (sheets before shared strings, or none at all) and leaves nothing behind', async () => {
+    const before = ours();
+    const streamed = await readAll(workbookStream('S', [{ title: 'title' }], (async function* () { yield [['y']]; })()));
+    for (let i = 0; i < 3; i += 1) {
+      expect((await readWorkbook(await twoSheets(), limits)).rows).to.deep.equal([['x']]);
+      expect((await readWorkbook(streamed, limits)).rows).to.deep.equal([['y']]);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ours().filter((name) => !before.includes(name)), 'temporary files left').to.deep.equal([]);
+  });
+
+  it('leaves nothing behind when it refuses a sheet half-way (too many rows)', async () => {
+    const before = ours();
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('Data');
+    for (let i = 0; i < 30; i += 1) sheet.addRow([`row ${i}`]);
+    book.addWorksheet('Lists').addRow(['a']);
+    const bytes = Buffer.from(await book.xlsx.writeBuffer());
+    expect(await readWorkbook(bytes, { ...limits, maxRows: 5 }).catch((e: FwError) => e)).to.include({ status: 413, code: 'TOO_MANY_ROWS' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ours().filter((name) => !before.includes(name)), 'temporary files left').to.deep.equal([]);
   });
 });

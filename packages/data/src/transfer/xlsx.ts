@@ -4,6 +4,7 @@ import ExcelJS from 'exceljs';
 import { FwError } from '@fw/core';
 import { dataError } from '../error-codes.js';
 import type { SheetValue } from './cells.js';
+import { readerOrder, type ZipPart } from './zip-order.js';
 
 /** The content type of an `.xlsx` workbook. */
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -112,9 +113,10 @@ function inflatedSize(data: Buffer, max: number): Promise<number | 'over' | 'bro
  * inflated bytes are dropped as they come: the check holds no more than a chunk in memory.
  * The parts listed must be all the file holds (back to back from its first byte to the
  * directory, local headers agreeing with it), since the reader unpacks what it meets in order.
+ * @returns the parts, by their place in the file
  * @throws {FwError} 400 for something that is not a zip, 413 past the limit
  */
-export async function checkUnpackedSize(zip: Buffer, limit: number): Promise<void> {
+export async function checkUnpackedSize(zip: Buffer, limit: number): Promise<ZipPart[]> {
   const notZip = () => dataError('BAD_QUERY', 'the workbook is not an .xlsx file (a zip archive)');
   // The end-of-central-directory record: its signature, within the last 64 KiB + 22 bytes.
   let end = -1;
@@ -131,7 +133,7 @@ export async function checkUnpackedSize(zip: Buffer, limit: number): Promise<voi
   let budget = limit;
   // Where each listed entry starts and ends: exceljs unzips as a stream, entry after entry from
   // byte 0, so the listed entries must tile the file up to the directory, leaving no hidden part.
-  const spans: Array<{ from: number; to: number }> = [];
+  const spans: ZipPart[] = [];
   for (let n = 0; n < entries; n += 1) {
     if (at + 46 > zip.length || zip.readUInt32LE(at) !== 0x02014b50) throw notZip();
     const flags = zip.readUInt16LE(at + 8);
@@ -147,7 +149,7 @@ export async function checkUnpackedSize(zip: Buffer, limit: number): Promise<voi
     if (start + packed > directory) throw notZip();
     // A data descriptor after the data: crc, sizes (12 bytes), with an optional signature before them.
     const descriptor = (flags & 8) === 0 ? 0 : start + packed + 4 <= zip.length && zip.readUInt32LE(start + packed) === 0x08074b50 ? 16 : 12;
-    spans.push({ from: local, to: start + packed + descriptor });
+    spans.push({ name: zip.toString('utf8', local + 30, local + 30 + zip.readUInt16LE(local + 26)), from: local, to: start + packed + descriptor });
     const data = zip.subarray(start, start + packed);
     let size: number;
     if (method === 0) size = data.length;
@@ -167,6 +169,7 @@ export async function checkUnpackedSize(zip: Buffer, limit: number): Promise<voi
     next = span.to;
   }
   if (next !== directory) throw notZip();
+  return spans;
 }
 
 /**
@@ -178,13 +181,14 @@ export async function checkUnpackedSize(zip: Buffer, limit: number): Promise<voi
  * @throws {FwError} 400 for a file that is not a workbook or has no header, 413 past the limits
  */
 export async function readWorkbook(file: Buffer, limits: WorkbookLimits): Promise<{ header: string[]; rows: unknown[][]; rowNumbers: number[] }> {
-  await checkUnpackedSize(file, limits.maxUnpacked ?? 128 * 1024 * 1024);
+  const parts = await checkUnpackedSize(file, limits.maxUnpacked ?? 128 * 1024 * 1024);
+  const ordered = readerOrder(file, parts);
   const rows: unknown[][] = [];
   const rowNumbers: number[] = [];
   let header: string[] | undefined;
   let width = 0;
   try {
-    const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([file]), { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'ignore' });
+    const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([ordered]), { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'ignore' });
     for await (const sheet of reader) {
       for await (const row of sheet) {
         const raw = row.values as unknown[];
