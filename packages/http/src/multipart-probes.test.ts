@@ -42,3 +42,26 @@ describe('readMultipart probes: content encodings', () => {
     expect(res.body.error.code).to.equal('UNSUPPORTED_MEDIA_TYPE');
   });
 });
+
+describe('readMultipart probes: file order', () => {
+  it('lists the files in the order of their parts, even when a later small file is written first', async () => {
+    const koa = new Koa();
+    koa.use(async (ctx) => {
+      const body = await readMultipart(ctx, { limit: 64 * 1024 * 1024, maxFiles: 10 });
+      await body.cleanup();
+      ctx.body = { names: body.files.map((f) => f.name) };
+    });
+    const agent = request(koa.callback());
+    const big = Buffer.alloc(8 * 1024 * 1024, 7);
+    for (let i = 0; i < 5; i += 1) {
+      const res = await agent
+        .post('/')
+        .attach('file', big, { filename: '1-big.bin', contentType: 'application/octet-stream' })
+        .attach('file', Buffer.from('x'), { filename: '2-small.txt', contentType: 'text/plain' })
+        .attach('other', big, { filename: '3-big.bin', contentType: 'application/octet-stream' })
+        .attach('file', Buffer.from('y'), { filename: '4-small.txt', contentType: 'text/plain' })
+        .expect(200);
+      expect(res.body.names).to.deep.equal(['1-big.bin', '2-small.txt', '3-big.bin', '4-small.txt']);
+    }
+  });
+});

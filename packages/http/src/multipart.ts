@@ -24,7 +24,7 @@ export interface MultipartFile {
 export interface MultipartBody {
   /** The text fields, one value each. */
   fields: Record<string, string>;
-  /** The files, in the order of their fields. */
+  /** The files, in the order of their parts in the body. */
   files: MultipartFile[];
   /** Removes the temporary files (call it in a `finally`); safe to call more than once. */
   cleanup(): Promise<void>;
@@ -125,6 +125,9 @@ export async function readMultipart(ctx: Context, options: MultipartOptions = {}
     }
     handlePart(part);
   };
+  // formidable lists a file once it is written, which is not the order of the parts: note that order.
+  const partOrder = new Map<string, number>();
+  const noteOrder = (_name: string, file: { filepath: string }) => void partOrder.set(file.filepath, partOrder.size);
   const cleanup = () => rm(dir, { recursive: true, force: true });
   try {
     const parser = koaBody({
@@ -144,12 +147,14 @@ export async function readMultipart(ctx: Context, options: MultipartOptions = {}
         allowEmptyFiles: true,
         minFileSize: 0,
         onPart: checkField,
+        onFileBegin: noteOrder,
       },
     });
     await Promise.race([parser(ctx, async () => {}), bodyLimit(ctx, limit)]);
     if (notUtf8.length > 0) throw new FwError('BAD_REQUEST', `The field ${JSON.stringify(notUtf8[0])} is not valid UTF-8`);
     const parsed = ctx.request as { body?: unknown; files?: unknown };
     const body = collect(parsed.body, parsed.files);
+    body.files.sort((a, b) => (partOrder.get(a.path) ?? 0) - (partOrder.get(b.path) ?? 0));
     // A body the parser took for multipart but was not (a method it does not parse) leaves no files object.
     if (parsed.files === undefined) throw new FwError('BAD_REQUEST', 'The multipart body could not be read');
     return { ...body, cleanup };
