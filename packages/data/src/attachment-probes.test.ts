@@ -209,6 +209,21 @@ describeEachSql('ATTACHMENT probes: downloads follow what the user is shown', (d
     }
   });
 
+  it('a cell edit of an ATTACHMENT field is refused (403) on every backend, so it cannot attach another user’s upload', async () => {
+    const editor = await token('editor');
+    const mine = await upload('editor', 'files');
+    const row = (await agent.post('/fw-api/data/modify/Deal').set('token', editor).send({ title: 'Cells', files: mine }).expect(200)).body;
+    const theirs = await upload('admin', 'files');
+    for (const value of [[...mine, ...theirs], []]) {
+      const res = await agent.post('/fw-api/data/modify/Deal/update-cell').set('token', editor).send({ id: row.id, field: 'files', value });
+      expect(res.status, JSON.stringify(res.body)).to.equal(403);
+      expect(res.body.error.code).to.equal('FIELD_CELL_EDIT_DISABLED');
+    }
+    const [record] = await store.knex('fw_file').where({ id: theirs[0]!.id });
+    expect(record.row_id ?? null, 'the other upload stays pending').to.equal(null);
+    expect(await store.knex('fw_file').where({ id: mine[0]!.id }).first(), 'the row keeps its file').to.not.equal(undefined);
+  });
+
   it('odd row ids, file ids and field names are the same 404, never a 500', async () => {
     const files = await upload('admin', 'files');
     const row = (await agent.post('/fw-api/data/modify/Deal').set('token', await token('admin')).send({ title: 'Odd ids', files }).expect(200)).body;
