@@ -5,6 +5,7 @@
 // log row. Two round trips instead of six (BEGIN, SELECT … FOR UPDATE, UPDATE, INSERT, COMMIT),
 // and the row is locked for one statement instead of a whole transaction. A row changed in
 // between writes nothing; the caller then takes the general (locking) path.
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { bindingsOf, planOf, slot, type Plan } from './sqlite-write.js';
 
@@ -28,7 +29,7 @@ export class PgWriter {
   readonly #knex: Knex;
   readonly #client: PgKnexClient;
   readonly #plans = new Map<string, Plan & { name: string }>();
-  #count = 0;
+  readonly #names = new Map<string, string>();
 
   private constructor(knex: Knex) {
     this.#knex = knex;
@@ -49,19 +50,32 @@ export class PgWriter {
       // `?` placeholders as PostgreSQL's $n.
       const query = compile(this.#knex, slot);
       const native = this.#knex.raw(query.sql, query.bindings as Knex.RawBinding[]).toSQL().toNative();
-      this.#count += 1;
-      plan = { ...planOf({ sql: native.sql, bindings: native.bindings }), name: `fw_w${this.#count}` };
+      plan = { ...planOf({ sql: native.sql, bindings: native.bindings }), name: this.nameOf(native.sql) };
       if (this.#plans.size >= 1000) this.#plans.clear();
       this.#plans.set(key, plan);
     }
     return plan;
   }
 
+  /**
+   * The name `sql` is prepared under: from a hash of the text, so every writer and reader on the
+   * same pool (several services may share one knex) names one text alike and no two texts alike.
+   */
+  nameOf(sql: string): string {
+    let name = this.#names.get(sql);
+    if (!name) {
+      if (this.#names.size >= 1000) this.#names.clear();
+      name = `fw_${createHash('sha256').update(sql).digest('hex').slice(0, 40)}`;
+      this.#names.set(sql, name);
+    }
+    return name;
+  }
+
   /** Runs a planned statement (prepared under its name) with `values` in its slots; its rows. */
-  async rows(plan: Plan & { name: string }, values: readonly unknown[]): Promise<Array<Record<string, unknown>>> {
+  async rows(plan: Plan & { name: string }, values: readonly unknown[], fill: (binding: unknown) => unknown = (b) => b): Promise<Array<Record<string, unknown>>> {
     const connection = (await this.#client.acquireConnection()) as PgClient;
     try {
-      return (await connection.query({ name: plan.name, text: plan.sql, values: bindingsOf(plan, values) })).rows;
+      return (await connection.query({ name: plan.name, text: plan.sql, values: bindingsOf(plan, values).map(fill) })).rows;
     } finally {
       this.#client.releaseConnection(connection);
     }

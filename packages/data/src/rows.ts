@@ -6,6 +6,8 @@ import { toFormRow, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import { applyConditions, applyStoredConditions, parseTableQuery, storedConditions, type QueryLimits } from './query.js';
+import { PgWriter } from './pg-write.js';
+import { SqliteReader } from './sqlite-reader.js';
 import { bindingsOf, planOf, slot, type Plan } from './sqlite-write.js';
 import { tableLabels, type ReferenceDeps } from './references.js';
 import { readColumns } from './secrets.js';
@@ -42,11 +44,17 @@ export class RowReader {
   readonly #limits: QueryLimits;
   // Compiled SQL of table pages, by shape (see page()).
   readonly #pagePlans = new Map<string, PagePlan>();
+  // Pages on a SQLite file: a read-only connection with prepared statements (undefined elsewhere).
+  readonly #sqlite: SqliteReader | undefined;
+  // Pages on PostgreSQL: named prepared statements (undefined elsewhere).
+  readonly #pg: PgWriter | undefined;
 
   constructor(deps: RowReaderDeps) {
     this.#store = deps.store;
     this.#registry = deps.registry;
     this.#limits = deps.limits;
+    this.#sqlite = SqliteReader.for(deps.store.knex, deps.store.dialect);
+    this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
   }
 
   /** Row-visibility conditions from `beforeFetch`, checked to name declared fields. */
@@ -137,14 +145,24 @@ export class RowReader {
       select.orderBy(pk, 'asc').limit(query.size);
       if (offset > 0) select.offset(OFFSET_SLOT);
       const count = applyStoredConditions(knex(model.table).count({ n: '*' }), model, slotted);
-      plan = { page: planOf(select.toSQL()), count: planOf(count.toSQL()) };
+      // PostgreSQL runs them as named prepared statements, so in its own $n form.
+      const compile = (q: Knex.QueryBuilder) => planOf(this.#pg ? q.toSQL().toNative() : q.toSQL());
+      plan = { page: compile(select), count: compile(count) };
       if (this.#pagePlans.size >= 1000) this.#pagePlans.clear();
       this.#pagePlans.set(key, plan);
     }
-    const fill = (p: Plan) => bindingsOf(p, values).map((b) => (b === OFFSET_SLOT ? offset : b)) as Knex.RawBinding[];
-    const [pageResult, countResult] = await Promise.all([knex.raw(plan.page.sql, fill(plan.page)), knex.raw(plan.count.sql, fill(plan.count))]);
-    const rows = rawRows(this.#store.dialect, pageResult);
-    const counted = rawRows(this.#store.dialect, countResult);
+    const atOffset = (b: unknown) => (b === OFFSET_SLOT ? offset : b);
+    let [rows, counted] = this.#sqlite?.read(plan.page, plan.count, values, atOffset) ?? [];
+    if (this.#pg) {
+      const pg = this.#pg;
+      const run = (p: Plan) => pg.rows({ ...p, name: pg.nameOf(p.sql) }, values, atOffset);
+      [rows, counted] = await Promise.all([run(plan.page), run(plan.count)]);
+    } else if (!rows || !counted) {
+      const fill = (p: Plan) => bindingsOf(p, values).map(atOffset) as Knex.RawBinding[];
+      const [pageResult, countResult] = await Promise.all([knex.raw(plan.page.sql, fill(plan.page)), knex.raw(plan.count.sql, fill(plan.count))]);
+      rows = rawRows(this.#store.dialect, pageResult);
+      counted = rawRows(this.#store.dialect, countResult);
+    }
     const total = Number(counted[0]?.n ?? 0);
     const form = rows.map((row) => toFormRow(model, row));
     // Collections too, one query per field for the page, so a table can show them by label.
