@@ -88,3 +88,13 @@ export async function benchUser(store: FwStore, model: ModelDefinition, allFunct
   const { token } = await tokens.loginToken({ id: user.id, account: 'bench' }, tokens.generateToken());
   return { tokens, token };
 }
+
+/** Resolves once a Redis client made by `createRedis` (no offline queue) is connected. */
+export function ready(redis: unknown): Promise<void> {
+  const client = redis as { status?: string; once(event: string, fn: (...args: unknown[]) => void): unknown };
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    client.once('ready', () => resolve());
+    client.once('end', () => reject(new Error('the Redis connection ended before it was ready')));
+  });
+}

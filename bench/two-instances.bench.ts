@@ -4,15 +4,18 @@
 // time. Each request edits one cell (the next of 1,000 rows) with its token check, power check and
 // operate-log row; nothing is shared between the instances but the database. Refuses to report
 // if any request failed.
-// Needs FW_TEST_PG_URL. Run: npm run bench -- two-instances
+// Tokens live in the database, or in Redis (both instances on one Redis, one key prefix) when
+// FW_TEST_REDIS_URL is set. Needs FW_TEST_PG_URL. Run: npm run bench -- two-instances
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createRegistry } from '@fw/core';
 import { createStore } from '@fw/store';
+import { FwTokenService, RedisTokenStore, createRedis } from '@fw/token';
+import { Redis } from 'ioredis';
 import { createTestDatabase, sqlBackends } from '@fw/test-utils';
-import { benchUser, load, median, type LoadResult } from './lib.js';
+import { benchUser, load, median, ready, type LoadResult } from './lib.js';
 import { Task } from './task-model.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -26,13 +29,19 @@ if (!spec?.serverUrl) {
   process.exit(0);
 }
 const database = await createTestDatabase(spec);
+const redisUrl = process.env.FW_TEST_REDIS_URL;
+const prefix = `fw-bench-${process.pid}:`;
 const children: ChildProcess[] = [];
 /** Starts one instance process; resolves with its URL. */
 const start = (): Promise<string> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=fw-source', join(dirname(fileURLToPath(import.meta.url)), 'instance-worker.ts'), database.url], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=fw-source', join(dirname(fileURLToPath(import.meta.url)), 'instance-worker.ts'), database.url, ...(redisUrl ? [redisUrl, prefix] : [])],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     children.push(child);
     child.once('exit', (code) => reject(new Error(`instance exited with ${code}`)));
     createInterface({ input: child.stdout! }).once('line', resolve);
@@ -45,7 +54,16 @@ try {
     await store
       .knex('bench_task')
       .insert(Array.from({ length: 100 }, (_, j) => ({ subject: `Write report ${i + j + 1}`, note: 'start', startDate: '2024-01-01', endDate: '2024-02-01', done: false })));
-  const { token } = await benchUser(store, Task, true);
+  let { token } = await benchUser(store, Task, true);
+  if (redisUrl) {
+    // The same user's token, saved where the instances look for it.
+    const redis = createRedis(redisUrl);
+    await ready(redis);
+    const user = (await store.knex('fw_user').where('account', 'bench').first('id')) as { id: number };
+    const tokens = new FwTokenService({ store: new RedisTokenStore({ redis, prefix }) });
+    ({ token } = await tokens.loginToken({ id: Number(user.id), account: 'bench' }, tokens.generateToken()));
+    redis.disconnect();
+  }
   await store.destroy();
   const [a, b] = await Promise.all([start(), start()]);
   const path = '/fw-api/data/modify/Task/update-cell';
@@ -85,7 +103,9 @@ try {
   const pick = (runs: LoadResult[]) => ({ rps: median(runs.map((r) => r.rps)), mean: median(runs.map((r) => r.mean)), p99: median(runs.map((r) => r.p99)) });
   const p = pick(ones);
   const q = pick(twos);
-  console.log(`update-cell on PostgreSQL, ${CONNECTIONS} connections in all, ${ROUNDS} x ${SECONDS} s each (median), 0 failed requests:`);
+  console.log(
+    `update-cell on PostgreSQL, tokens in ${redisUrl ? 'Redis' : 'the database'}, ${CONNECTIONS} connections in all, ${ROUNDS} x ${SECONDS} s each (median), 0 failed requests:`,
+  );
   console.log(`  one instance   ${p.rps.toFixed(0)} req/s   mean ${p.mean.toFixed(2)} ms   p99 ${p.p99} ms`);
   console.log(`  two instances  ${q.rps.toFixed(0)} req/s   mean ${q.mean.toFixed(2)} ms   p99 ${q.p99} ms (worst of the two)`);
   console.log(`  ratio two/one: mean latency ${(q.mean / p.mean).toFixed(2)}x, throughput ${(q.rps / p.rps).toFixed(2)}x`);
@@ -98,4 +118,10 @@ try {
   }
   await new Promise((resolve) => setTimeout(resolve, 500));
   await database.drop();
+  if (redisUrl) {
+    const redis = new Redis(redisUrl);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  }
 }
