@@ -54,6 +54,11 @@ export class RowReader {
     this.#registry = deps.registry;
     this.#limits = deps.limits;
     this.#sqlite = SqliteReader.for(deps.store.knex, deps.store.dialect);
+    // Its connection is the data API's own: closed with the store, so no file handle outlives it.
+    if (this.#sqlite) {
+      const reader = this.#sqlite;
+      deps.store.onDestroy?.(() => reader.close());
+    }
     this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
   }
 

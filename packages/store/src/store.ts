@@ -123,6 +123,11 @@ export interface FwStore {
   createModelTables(models: readonly ModelDefinition[]): Promise<string[]>;
   /** What {@link FwStore.createModelTables} would do, changing nothing (see `planModelTables`). */
   planModelTables(models: readonly ModelDefinition[]): Promise<ModelTablesPlan>;
+  /**
+   * Runs `close` when the store is destroyed, before its connections close: for connections other
+   * packages open on the same database (e.g. the data API's read-only SQLite reader).
+   */
+  onDestroy?(close: () => void): void;
   /** Closes the store's connections; a host-owned knex (`{ knex }`) is left open. */
   destroy(): Promise<void>;
 }
@@ -293,6 +298,7 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
   // shared database, so applying and listing tolerate applied names this version does not know.
   const tolerant: Knex.MigratorConfig = { ...config, disableMigrationsListValidation: true };
   let destroyed = false;
+  const closers: Array<() => void> = [];
 
   return {
     knex,
@@ -324,9 +330,13 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
     files: createFileRepository(ctx),
     createModelTables: (models) => createModelTables(knex, models),
     planModelTables: (models) => planModelTables(knex, models),
+    onDestroy(close) {
+      closers.push(close);
+    },
     async destroy() {
       if (destroyed) return;
       sessions.close();
+      for (const close of closers.splice(0)) close();
       if (!owned) return;
       destroyed = true;
       await knex.destroy();
