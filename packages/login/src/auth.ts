@@ -110,8 +110,8 @@ export function fwAuth(options: FwAuthOptions): Middleware {
 /**
  * Turns a request's token into its user. When the token service keeps its tokens in this
  * store's own `fw_token` table (a `KnexTokenStore` on the same knex, no sliding renewal), one
- * lookup reads token, user and grants version together; otherwise the token service and the user
- * table are asked in turn. Both paths read fresh data on every request: a logout, a lock or a role
+ * lookup reads token, user and grants version together; otherwise the token service is asked, then
+ * `store.sessions.user` reads the user and grants version together. Both paths read fresh data on every request: a logout, a lock or a role
  * change on any instance applies to the next request.
  */
 export class Authenticator {
@@ -146,8 +146,12 @@ export class Authenticator {
       grantsVersion = session?.grantsVersion;
       tokenAdmin = session?.tokenAdmin === true;
     } else {
+      // Tokens kept elsewhere (memory, Redis): the user and grants version by id, one prepared
+      // statement where the store has one, read fresh like the one lookup above.
       const session = await this.#tokens.resolve(token);
-      stored = session ? await this.#users.findStored(session.userId) : undefined;
+      const found = session ? await this.#store.sessions.user(session.userId) : undefined;
+      stored = found?.user;
+      grantsVersion = found?.grantsVersion;
       tokenAdmin = session?.admin === true;
     }
     if (!stored) throw new FwError('TOKEN_EXPIRED');

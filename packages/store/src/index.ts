@@ -12,7 +12,7 @@ export { FwMenuModel as FwMenuObjection, FwOrgModel as FwOrgObjection, FwRoleMod
 export type { BoundModels } from './models.js';
 export type { ListOptions } from './context.js';
 export type { GrantsRepository } from './grants.js';
-export type { SessionRecord, SessionRepository } from './sessions.js';
+export type { SessionRecord, SessionRepository, SessionUserRecord } from './sessions.js';
 export type { FileRecord, FileRepository, NewFileRecord } from './files.js';
 export type { CreateUserInput, FwUserRecord, UpdateUserInput, UserCredentials, UserRepository } from './users.js';
 export { ROLE_STATUS } from './roles.js';

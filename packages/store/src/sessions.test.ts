@@ -65,3 +65,72 @@ describeEachSql('store.sessions.lookup(tokenHash, now)', (db, spec) => {
     });
   }
 });
+
+describeEachSql('store.sessions.user(userId)', (db, spec) => {
+  let store: FwStore;
+  before(async () => {
+    store = createStore(db().url);
+    await store.migrate.latest();
+  });
+  after(() => store?.destroy());
+
+  /** What the authentication path used before (the objection read), in the shape `user()` returns. */
+  async function viaModel(id: number) {
+    const record = await store.users.findById(id);
+    if (!record) return undefined;
+    const { account, name, isAdmin, status, expireDate, whiteIp } = record;
+    return { user: { id, account, name, isAdmin, status, expireDate, whiteIp }, grantsVersion: await store.grants.version() };
+  }
+
+  it('agrees with users.findById for each status, admin flag, expiry and allowlist, and after a deletion', async () => {
+    const stamp = Date.now();
+    const expiry = new Date(Math.floor(stamp / 1000) * 1000 + 3_600_000);
+    const ids = [
+      (await store.users.create({ account: `u1-${stamp}`, name: 'One', password: 'x-password', isAdmin: true })).id,
+      (await store.users.create({ account: `u2-${stamp}`, status: 'locked', expireDate: expiry, whiteIp: '10.0.0.0/8' })).id,
+      (await store.users.create({ account: `u3-${stamp}`, name: null, expireDate: new Date(stamp - 60_000) })).id,
+    ];
+    await store.grants.bump();
+    for (const id of ids) {
+      const read = await store.sessions.user(id);
+      expect(read, `user ${id}`).to.deep.equal(await viaModel(id));
+    }
+    const [admin, locked, expired] = await Promise.all(ids.map((id) => store.sessions.user(id)));
+    expect(admin!.user).to.deep.include({ isAdmin: true, status: 'normal', name: 'One', expireDate: null });
+    expect(locked!.user).to.deep.include({ isAdmin: false, status: 'locked', whiteIp: '10.0.0.0/8' });
+    expect(locked!.user.expireDate!.getTime()).to.equal(expiry.getTime());
+    expect(expired!.user.expireDate!.getTime()).to.be.lessThan(stamp);
+    expect(admin!.grantsVersion).to.be.greaterThan(0);
+
+    // Changes written afterwards show on the next read (nothing is cached).
+    await store.users.update(ids[0]!, { status: 'locked', isAdmin: false });
+    await store.grants.bump();
+    expect(await store.sessions.user(ids[0]!)).to.deep.equal(await viaModel(ids[0]!));
+    expect((await store.sessions.user(ids[0]!))!.user).to.deep.include({ status: 'locked', isAdmin: false });
+    await store.users.delete(ids[1]!);
+    expect(await store.sessions.user(ids[1]!)).to.equal(undefined);
+    expect(await store.sessions.user(999_999_999)).to.equal(undefined);
+    expect(await store.sessions.user(0)).to.equal(undefined);
+    expect(await store.sessions.user(Number.NaN)).to.equal(undefined);
+  });
+
+  it('gives the same answers through a store over the same knex (the query builder path)', async () => {
+    const other = createStore({ knex: store.knex });
+    const id = (await store.users.create({ account: `k-${Date.now()}`, name: 'Kay', isAdmin: true, whiteIp: '127.0.0.1' })).id;
+    expect(await other.sessions.user(id)).to.deep.equal(await store.sessions.user(id));
+    expect(await other.sessions.user(id)).to.deep.equal(await viaModel(id));
+    await other.destroy();
+  });
+
+  if (spec.dialect === 'sqlite') {
+    it('reads through the read-only prepared statement (committed data only)', async () => {
+      const id = (await store.users.create({ account: `c-${Date.now()}` })).id;
+      await store.sessions.user(id);
+      await store.knex.transaction(async (trx) => {
+        await trx('fw_user').where('id', id).update({ status: 'locked' });
+        expect((await store.sessions.user(id))!.user.status).to.equal('normal');
+      });
+      expect((await store.sessions.user(id))!.user.status).to.equal('locked');
+    });
+  }
+});

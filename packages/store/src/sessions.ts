@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import type { RepositoryContext } from './context.js';
-import { toBoolean, toDate, toId } from './values.js';
+import { isRowId, toBoolean, toDate, toId } from './values.js';
 
 /** A live token with its user and the current grants version, from one lookup. */
 export interface SessionRecord {
@@ -26,25 +26,52 @@ export interface SessionRecord {
   grantsVersion: number;
 }
 
+/** A user as the authentication path needs it, with the grants version of the same read. */
+export interface SessionUserRecord {
+  user: SessionRecord['user'];
+  /** `store.grants.version()` as of the same read. */
+  grantsVersion: number;
+}
+
 /**
- * The per-request lookup of the authentication path: a token hash of `fw_token` (as
+ * The per-request lookups of the authentication path: a token hash of `fw_token` (as
  * `@fw/token`'s `KnexTokenStore` writes it), its user and the grants version, in one query
- * instead of three.
+ * instead of three; or, for tokens kept elsewhere (memory, Redis), the user and grants version by
+ * id. Both read fresh rows on every call (no cache), so a lock, an expiry or a deletion written by
+ * any instance applies to the next request.
  */
 export interface SessionRepository {
   /** The session of a live token (expiry after `now`), or undefined. */
   lookup(tokenHash: string, now: number): Promise<SessionRecord | undefined>;
+  /**
+   * The user with this id (admin flag, status, expiry, allowlist) and the grants version, in one
+   * query, or undefined when there is no such user.
+   */
+  user(userId: number): Promise<SessionUserRecord | undefined>;
   /** Releases the extra read connection, if one was opened. @internal */
   close(): void;
 }
 
+const GRANTS_VERSION = `(select m.value from fw_meta m where m.name = 'grants_version') as grants_version`;
+
 const SQL = `select t.user_id, t.expires_at, t.is_admin as token_admin, u.account, u.name, u.is_admin, u.status, u.expire_date, u.white_ip,
-  (select m.value from fw_meta m where m.name = 'grants_version') as grants_version
+  ${GRANTS_VERSION}
 from fw_token t inner join fw_user u on u.id = t.user_id
 where t.token_hash = ? and t.expires_at > ?`;
 
 /** {@link SQL} with PostgreSQL's numbered parameters. */
 const PG_SQL = SQL.replace('t.token_hash = ?', 't.token_hash = $1').replace('t.expires_at > ?', 't.expires_at > $2');
+
+const USER_SQL = `select u.id as user_id, u.account, u.name, u.is_admin, u.status, u.expire_date, u.white_ip,
+  ${GRANTS_VERSION}
+from fw_user u
+where u.id = ?`;
+
+/** {@link USER_SQL} with PostgreSQL's numbered parameter. */
+const PG_USER_SQL = USER_SQL.replace('u.id = ?', 'u.id = $1');
+
+/** The columns both queries select from `fw_user` and `fw_meta`, for the query builder path. */
+const USER_COLUMNS = ['u.account', 'u.name', 'u.is_admin', 'u.status', 'u.expire_date', 'u.white_ip'] as const;
 
 /** The parts of knex's PostgreSQL client and of a node-postgres connection the prepared lookup uses. */
 interface PgKnexClient {
@@ -55,14 +82,10 @@ interface PgConnection {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Array<Record<string, unknown>> }>;
 }
 
-function toSession(row: Record<string, unknown>): SessionRecord {
-  const userId = toId(row.user_id);
+function toSessionUser(row: Record<string, unknown>): SessionUserRecord {
   return {
-    userId,
-    expiresAt: Number(row.expires_at),
-    tokenAdmin: toBoolean(row.token_admin),
     user: {
-      id: userId,
+      id: toId(row.user_id),
       account: String(row.account),
       name: row.name === null || row.name === undefined ? null : String(row.name),
       isAdmin: toBoolean(row.is_admin),
@@ -74,6 +97,11 @@ function toSession(row: Record<string, unknown>): SessionRecord {
   };
 }
 
+function toSession(row: Record<string, unknown>): SessionRecord {
+  const { user, grantsVersion } = toSessionUser(row);
+  return { userId: user.id, expiresAt: Number(row.expires_at), tokenAdmin: toBoolean(row.token_admin), user, grantsVersion };
+}
+
 /**
  * @param sqliteFile for a SQLite file database: the lookup runs as a prepared statement on a
  * read-only connection of its own. In WAL mode that connection sees committed data only and never
@@ -82,20 +110,22 @@ function toSession(row: Record<string, unknown>): SessionRecord {
  */
 export function createSessionRepository(ctx: RepositoryContext, sqliteFile: string | undefined): SessionRepository {
   let reader: Database.Database | undefined;
-  let statement: Database.Statement | undefined;
+  const statements = new Map<string, Database.Statement>();
   let prepared = sqliteFile !== undefined;
   const knexConfig = (ctx.knex.client as unknown as { config?: { postProcessResponse?: unknown; wrapIdentifier?: unknown } }).config;
   const pgPrepared = ctx.dialect === 'postgres' && !knexConfig?.postProcessResponse && !knexConfig?.wrapIdentifier;
 
-  function preparedStatement(): Database.Statement | undefined {
+  function preparedStatement(sql: string): Database.Statement | undefined {
     if (!prepared) return undefined;
+    let statement = statements.get(sql);
     if (statement) return statement;
     try {
       // Loaded here, not imported: better-sqlite3 is an optional peer of @fw/store, present whenever
       // the store is on SQLite (knex needs it too).
       const BetterSqlite = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
       reader ??= new BetterSqlite(sqliteFile!, { readonly: true, fileMustExist: true });
-      statement ??= reader.prepare(SQL);
+      statement = reader.prepare(sql);
+      statements.set(sql, statement);
       return statement;
     } catch {
       // No file or tables yet (before migrations): the query builder path works and retries later.
@@ -103,46 +133,58 @@ export function createSessionRepository(ctx: RepositoryContext, sqliteFile: stri
     }
   }
 
+  /** PostgreSQL: a named statement, parsed and planned once per connection. */
+  async function pgRow(name: string, text: string, values: unknown[]): Promise<Record<string, unknown> | undefined> {
+    const client = ctx.knex.client as unknown as PgKnexClient;
+    const connection = (await client.acquireConnection()) as PgConnection;
+    try {
+      return (await connection.query({ name, text, values })).rows[0];
+    } finally {
+      client.releaseConnection(connection);
+    }
+  }
+
+  const grantsVersion = () => ctx.knex('fw_meta').where('name', 'grants_version').select('value').as('grants_version');
+
   return {
     async lookup(tokenHash, now) {
-      const fast = preparedStatement();
+      const fast = preparedStatement(SQL);
       if (fast) {
         const row = fast.get(tokenHash, now) as Record<string, unknown> | undefined;
         return row ? toSession(row) : undefined;
       }
-      const { knex } = ctx;
       if (pgPrepared) {
-        // PostgreSQL: the same query as a named statement, parsed and planned once per connection.
-        const client = knex.client as unknown as PgKnexClient;
-        const connection = (await client.acquireConnection()) as PgConnection;
-        try {
-          const row = (await connection.query({ name: 'fw_session_lookup', text: PG_SQL, values: [tokenHash, now] })).rows[0];
-          return row ? toSession(row) : undefined;
-        } finally {
-          client.releaseConnection(connection);
-        }
+        const row = await pgRow('fw_session_lookup', PG_SQL, [tokenHash, now]);
+        return row ? toSession(row) : undefined;
       }
-      const row: Record<string, unknown> | undefined = await knex('fw_token as t')
+      const row: Record<string, unknown> | undefined = await ctx
+        .knex('fw_token as t')
         .join('fw_user as u', 'u.id', 't.user_id')
         .where('t.token_hash', tokenHash)
         .andWhere('t.expires_at', '>', now)
-        .first(
-          't.user_id',
-          't.expires_at',
-          't.is_admin as token_admin',
-          'u.account',
-          'u.name',
-          'u.is_admin',
-          'u.status',
-          'u.expire_date',
-          'u.white_ip',
-          knex('fw_meta').where('name', 'grants_version').select('value').as('grants_version'),
-        );
+        .first('t.user_id', 't.expires_at', 't.is_admin as token_admin', ...USER_COLUMNS, grantsVersion());
       return row ? toSession(row) : undefined;
+    },
+    async user(userId) {
+      if (!isRowId(userId)) return undefined;
+      const fast = preparedStatement(USER_SQL);
+      if (fast) {
+        const row = fast.get(userId) as Record<string, unknown> | undefined;
+        return row ? toSessionUser(row) : undefined;
+      }
+      if (pgPrepared) {
+        const row = await pgRow('fw_session_user', PG_USER_SQL, [userId]);
+        return row ? toSessionUser(row) : undefined;
+      }
+      const row: Record<string, unknown> | undefined = await ctx
+        .knex('fw_user as u')
+        .where('u.id', userId)
+        .first('u.id as user_id', ...USER_COLUMNS, grantsVersion());
+      return row ? toSessionUser(row) : undefined;
     },
     close() {
       prepared = false;
-      statement = undefined;
+      statements.clear();
       reader?.close();
       reader = undefined;
     },
