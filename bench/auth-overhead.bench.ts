@@ -78,7 +78,7 @@ async function compareAuth(label: string, store: FwStore, tokenStore: TokenStore
     const rpsRatio = pick(b, 'rps') / pick(a, 'rps');
     const cpuRatio = pick(a, 'cpu') / pick(b, 'cpu');
     console.log(
-      `${label.padEnd(34)} bare ${Math.round(pick(a, 'rps')).toLocaleString('en-US').padStart(7)} req/s ${pick(a, 'cpu').toFixed(1).padStart(6)} µs CPU/req | ` +
+      `${label.padEnd(40)} bare ${Math.round(pick(a, 'rps')).toLocaleString('en-US').padStart(7)} req/s ${pick(a, 'cpu').toFixed(1).padStart(6)} µs CPU/req | ` +
         `fwAuth ${Math.round(pick(b, 'rps')).toLocaleString('en-US').padStart(7)} req/s ${pick(b, 'cpu').toFixed(1).padStart(6)} µs CPU/req | ` +
         `ratio req/s ${rpsRatio.toFixed(2)}, CPU ${cpuRatio.toFixed(2)} (goal >= 0.95)`,
     );
@@ -87,6 +87,23 @@ async function compareAuth(label: string, store: FwStore, tokenStore: TokenStore
     authServer.close();
     await tokens.revokeUser(user.id); // leaves no bench token behind in a shared Redis
   }
+}
+
+/**
+ * The store as fwAuth saw it before `store.sessions.user`: the user read through the objection
+ * model (`users.findById`), for a before/after comparison within one run.
+ */
+function withObjectionUserRead(store: FwStore): FwStore {
+  return {
+    ...store,
+    sessions: {
+      ...store.sessions,
+      async user(id) {
+        const user = await store.users.findById(id);
+        return user ? { user, grantsVersion: 0 } : undefined;
+      },
+    },
+  };
 }
 
 /** CPU microseconds per call of `fn`, awaited one after the other, after a warm-up. */
@@ -111,6 +128,7 @@ async function breakdown(store: FwStore): Promise<void> {
     ['store.sessions.lookup (token + user + grants version)', await cpuPerCall(() => store.sessions.lookup(hash, Date.now()))],
     ['memory store: tokens.resolve', await cpuPerCall(() => memory.resolve(memoryToken))],
     ['store.users.findById (the user row, objection)', await cpuPerCall(() => store.users.findById(user.id))],
+    ['store.sessions.user (user + grants version, prepared)', await cpuPerCall(() => store.sessions.user(user.id))],
   ];
   console.log('where the time goes, CPU per call in this process (SQLite):');
   for (const [label, micros] of parts) console.log(`  ${label.padEnd(56)} ${micros.toFixed(1).padStart(6)} µs`);
@@ -130,6 +148,7 @@ try {
   await breakdown(sqlite);
   await compareAuth('SQLite, token in fw_token', sqlite, new KnexTokenStore({ knex: sqlite.knex }));
   await compareAuth('memory store (users on SQLite)', sqlite, new MemoryTokenStore());
+  await compareAuth('memory, objection read (before)', withObjectionUserRead(sqlite), new MemoryTokenStore());
   if (REDIS_URL) {
     const redis = createRedis(REDIS_URL);
     try {
@@ -145,6 +164,8 @@ try {
     try {
       await pg.migrate.latest();
       await compareAuth('PostgreSQL, token in fw_token', pg, new KnexTokenStore({ knex: pg.knex }));
+      await compareAuth('memory store (users on PostgreSQL)', pg, new MemoryTokenStore());
+      await compareAuth('memory, users on PG, objection (before)', withObjectionUserRead(pg), new MemoryTokenStore());
     } finally {
       await pg.destroy();
       await database.drop();

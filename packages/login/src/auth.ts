@@ -110,9 +110,10 @@ export function fwAuth(options: FwAuthOptions): Middleware {
 /**
  * Turns a request's token into its user. When the token service keeps its tokens in this
  * store's own `fw_token` table (a `KnexTokenStore` on the same knex, no sliding renewal), one
- * lookup reads token, user and grants version together; otherwise the token service is asked, then
- * `store.sessions.user` reads the user and grants version together. Both paths read fresh data on every request: a logout, a lock or a role
- * change on any instance applies to the next request.
+ * lookup reads token, user and grants version together; otherwise the token service is asked,
+ * then `store.sessions.user` reads the user and grants version together. Both paths read fresh
+ * data on every request: a logout, a lock or a role change on any instance applies to the next
+ * request.
  */
 export class Authenticator {
   readonly #tokens: FwTokenService;
