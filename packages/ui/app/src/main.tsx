@@ -1,26 +1,18 @@
+// First, before the rest of the bundle runs: the first screen's requests (see prefetch.ts).
+import './startPrefetch';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { QueryClientProvider } from '@tanstack/react-query';
 import { App as AntdApp, ConfigProvider } from 'antd';
 import { StyleProvider } from '@ant-design/cssinjs';
 // antd's styles as a stylesheet, nothing generated at run time: the app works under
 // `Content-Security-Policy: default-src 'self'` (no inline <style>, no inline script).
 import 'antd/dist/antd.css';
 import './app.css';
-import { ApiError } from './api';
 import { config } from './config';
+import { queryClient } from './prefetch';
 import { I18nProvider, useI18n } from './i18n';
 import { App } from './App';
-
-const queryClient = new QueryClient({
-  defaultOptions: {
-    queries: {
-      // A refused request (4xx) is an answer, not a hiccup: asking again changes nothing.
-      retry: (count, error) => !(error instanceof ApiError && error.status >= 400 && error.status < 500) && count < 2,
-      refetchOnWindowFocus: false,
-    },
-  },
-});
 
 /** The class antd.css scopes its CSS variables under (read from the stylesheet at build time). */
 declare const __ANTD_CSS_VAR_KEY__: string;

@@ -1,6 +1,6 @@
 // Server state lives in the TanStack Query cache only, keyed by what was asked (model and
 // parameters); every write invalidates the model's keys (see invalidateModel).
-import { keepPreviousData, useQuery, type QueryClient } from '@tanstack/react-query';
+import { keepPreviousData, queryOptions, useQuery, type QueryClient } from '@tanstack/react-query';
 import { api, request } from './api';
 import type { BuildView, LoginSettings, MenuEntry, ReferencePage, Row, TablePage, TableQuery, UserInfo } from './types';
 
@@ -22,29 +22,34 @@ export function useLoginSettings() {
   return useQuery({ queryKey: keys.loginSettings, queryFn: () => api<LoginSettings>('/login-settings'), staleTime: 60_000 });
 }
 
+// The queries the first screen needs, as options shared by the hooks and prefetch.ts (same key,
+// same request, same freshness), so a prefetched answer is the one the component reads.
+export const userInfoQuery = queryOptions({ queryKey: keys.userinfo, queryFn: () => api<UserInfo>('/userinfo'), staleTime: 60_000 });
+export const menuQuery = queryOptions({ queryKey: keys.menu, queryFn: () => api<MenuEntry[]>('/menu'), staleTime: 60_000 });
+export const buildQuery = (fw: string) => queryOptions({ queryKey: keys.build(fw), queryFn: () => api<BuildView>(`/build/${encodeURIComponent(fw)}`), staleTime: 30_000 });
+// A few seconds fresh: the page prefetched on the first load is not asked again when the table
+// mounts. Writes and the reload button invalidate the model's keys, which refetches regardless.
+export const tableQuery = (fw: string, query: TableQuery) =>
+  queryOptions({ queryKey: keys.table(fw, query), queryFn: () => api<TablePage>(`/data/table/${encodeURIComponent(fw)}`, { body: query }), staleTime: 5_000 });
+
 /** The signed-in user. */
 export function useUserInfo(enabled = true) {
-  return useQuery({ queryKey: keys.userinfo, queryFn: () => api<UserInfo>('/userinfo'), enabled, staleTime: 60_000 });
+  return useQuery({ ...userInfoQuery, enabled });
 }
 
 /** The user's menus (grants included), in the server's order. */
 export function useMenu() {
-  return useQuery({ queryKey: keys.menu, queryFn: () => api<MenuEntry[]>('/menu'), staleTime: 60_000 });
+  return useQuery(menuQuery);
 }
 
 /** A model's description and the user's power on it. */
 export function useBuild(fw: string) {
-  return useQuery({ queryKey: keys.build(fw), queryFn: () => api<BuildView>(`/build/${encodeURIComponent(fw)}`), staleTime: 30_000 });
+  return useQuery(buildQuery(fw));
 }
 
 /** One page of the table. The previous page stays on screen while the next one loads. */
 export function useTable(fw: string, query: TableQuery, enabled: boolean) {
-  return useQuery({
-    queryKey: keys.table(fw, query),
-    queryFn: () => api<TablePage>(`/data/table/${encodeURIComponent(fw)}`, { body: query }),
-    enabled,
-    placeholderData: keepPreviousData,
-  });
+  return useQuery({ ...tableQuery(fw, query), enabled, placeholderData: keepPreviousData });
 }
 
 /** The largest page the table route gives; a tree table reads its rows this many at a time. */

@@ -8,7 +8,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, tokenUrl } from '../api';
 import { useI18n } from '../i18n';
 import { navigate, useLocation } from '../router';
-import { invalidateModel, keys, useBuild, useTable, useTreeRows, MAX_PAGE_SIZE } from '../queries';
+import { invalidateModel, keys, useBuild, useTable, useTreeRows } from '../queries';
 import type { BuildView, FieldView, Row, TablePage, TableQuery } from '../types';
 import { CellEditor, type CellTarget } from './CellEditor';
 import { renderValue, type Labels } from './cells';
@@ -17,35 +17,10 @@ import { ExportButton } from './ExportButton';
 import { ImportButton } from './ImportButton';
 import { can } from './power';
 import { RowDrawer, type DrawerState } from './RowDrawer';
-import { SearchForm, toConditions, type SearchValues } from './SearchForm';
+import { SearchForm, toConditions } from './SearchForm';
+import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
 
-const DEFAULT_SIZE = 20;
-
-/** Paging, sorting and search live in the URL, so a reload or a shared link shows the same rows. */
-function readState(query: URLSearchParams) {
-  const whole = (v: string | null, fallback: number, max: number) => {
-    const n = Number(v);
-    return Number.isInteger(n) && n >= 1 ? Math.min(n, max) : fallback;
-  };
-  const sortParam = query.get('sort');
-  const sort = sortParam
-    ? sortParam
-        .split(';')
-        .map((part) => part.split(','))
-        .filter(([field]) => field)
-        .map(([field, order]) => ({ field: field!, order: order === 'desc' ? ('desc' as const) : ('asc' as const) }))
-    : [];
-  let search: SearchValues = {};
-  try {
-    const parsed: unknown = JSON.parse(query.get('s') ?? '{}');
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) search = parsed as SearchValues;
-  } catch {
-    search = {};
-  }
-  return { page: whole(query.get('page'), 1, 1_000_000), size: whole(query.get('size'), DEFAULT_SIZE, MAX_PAGE_SIZE), sort, search };
-}
-
-function writeState(fw: string, state: ReturnType<typeof readState>) {
+function writeState(fw: string, state: TableState) {
   const q = new URLSearchParams();
   if (state.page !== 1) q.set('page', String(state.page));
   if (state.size !== DEFAULT_SIZE) q.set('size', String(state.size));
@@ -108,10 +83,7 @@ function ModelTable({ build }: { build: BuildView }) {
   const state = readState(params);
   const filterFields = useMemo(() => searchFields(model), [model]);
   const conditions = useMemo(() => toConditions(filterFields, state.search), [filterFields, JSON.stringify(state.search)]);
-  const query: TableQuery = useMemo(
-    () => ({ page: state.page, size: state.size, ...(state.sort.length ? { sort: state.sort } : {}), ...(conditions.length ? { conditions } : {}) }),
-    [state.page, state.size, JSON.stringify(state.sort), conditions],
-  );
+  const query: TableQuery = useMemo(() => tableQuery(state, conditions), [state.page, state.size, JSON.stringify(state.sort), conditions]);
   const parentField = parentFieldOf(build);
   const asTree = model.tree && parentField !== undefined && conditions.length === 0;
   const flat = useTable(fw, query, !asTree);

@@ -9,6 +9,7 @@ import { clearToken, takeReturn } from '../auth';
 import { config } from '../config';
 import { useI18n } from '../i18n';
 import { Link, navigate, useLocation } from '../router';
+import { loadModelPage } from '../prefetch';
 import { useMenu, useUserInfo } from '../queries';
 import type { MenuEntry } from '../types';
 import { ChangePassword } from './ChangePassword';
@@ -16,7 +17,7 @@ import { LocaleSwitch } from './LocaleSwitch';
 import { menuIcon } from './icons';
 
 // The model page (table, forms, pickers) is loaded when first needed, keeping the first screen small.
-const ModelPage = lazy(() => import('../model/ModelPage'));
+const ModelPage = lazy(loadModelPage);
 
 type MenuItem = NonNullable<MenuProps['items']>[number];
 

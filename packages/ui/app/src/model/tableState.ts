@@ -1,0 +1,47 @@
+// The table's paging, sorting and search as the URL holds them, and the body of the table request
+// made from them. Kept apart from ModelPage (no antd here) so the first load can ask for the first
+// page before the model page's code has arrived (see prefetch.ts): both build the same query, so
+// the prefetched page is the one the table reads from the cache.
+import { MAX_PAGE_SIZE } from '../queries';
+import type { Condition, TableQuery } from '../types';
+import type { SearchValues } from './SearchForm';
+
+/** Rows per page when the URL names no size. */
+export const DEFAULT_SIZE = 20;
+
+/** Table state read from the URL; bad values fall back to the defaults. */
+export interface TableState {
+  page: number;
+  size: number;
+  sort: Array<{ field: string; order: 'asc' | 'desc' }>;
+  search: SearchValues;
+}
+
+/** Paging, sorting and search live in the URL, so a reload or a shared link shows the same rows. */
+export function readState(query: URLSearchParams): TableState {
+  const whole = (v: string | null, fallback: number, max: number) => {
+    const n = Number(v);
+    return Number.isInteger(n) && n >= 1 ? Math.min(n, max) : fallback;
+  };
+  const sortParam = query.get('sort');
+  const sort = sortParam
+    ? sortParam
+        .split(';')
+        .map((part) => part.split(','))
+        .filter(([field]) => field)
+        .map(([field, order]) => ({ field: field!, order: order === 'desc' ? ('desc' as const) : ('asc' as const) }))
+    : [];
+  let search: SearchValues = {};
+  try {
+    const parsed: unknown = JSON.parse(query.get('s') ?? '{}');
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) search = parsed as SearchValues;
+  } catch {
+    search = {};
+  }
+  return { page: whole(query.get('page'), 1, 1_000_000), size: whole(query.get('size'), DEFAULT_SIZE, MAX_PAGE_SIZE), sort, search };
+}
+
+/** The body of `POST /data/table/{fw}` for a state and its search conditions. */
+export function tableQuery(state: Pick<TableState, 'page' | 'size' | 'sort'>, conditions: Condition[]): TableQuery {
+  return { page: state.page, size: state.size, ...(state.sort.length ? { sort: state.sort } : {}), ...(conditions.length ? { conditions } : {}) };
+}
