@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { describeEachSql } from '@fw/test-utils';
 import { createStore, type FwStore } from './index.js';
@@ -133,4 +136,36 @@ describeEachSql('store.sessions.user(userId)', (db, spec) => {
       expect((await store.sessions.user(id))!.user.status).to.equal('locked');
     });
   }
+});
+
+/** Open descriptors of this process on `file` (Linux /proc). */
+function handlesOn(file: string): number {
+  let n = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`) === file) n += 1;
+    } catch {
+      // closed while listing
+    }
+  }
+  return n;
+}
+
+describe('store.sessions on a SQLite file', () => {
+  it('opens its read-only connection for user() and closes it with the store', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fw-sessions-'));
+    try {
+      const file = join(dir, 'fw.db');
+      const store = createStore(`sqlite:${file}`);
+      await store.migrate.latest();
+      const id = (await store.users.create({ account: 'h' })).id;
+      const before = handlesOn(file);
+      expect((await store.sessions.user(id))!.user.account).to.equal('h');
+      expect(handlesOn(file)).to.be.greaterThan(before);
+      await store.destroy();
+      expect(handlesOn(file)).to.equal(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
