@@ -255,10 +255,7 @@ export class AuditedWriter {
         const stored = await this.#reader.loadVisible(model, actor, 'update', id, trx, true);
         log.before = stored;
         // Read under the row lock, so no save can slip in between this check and the write.
-        if (options.ifMatch !== undefined && !matchesVersion(options.ifMatch, rowVersion(model, stored))) {
-          state.stale = stored;
-          throw new FwError('STALE_ROW', `${model.name} ${id} was changed since you read it; nothing was written`);
-        }
+        refuseStale(model, id, stored, options, state);
         const next = await build(stored);
         next[model.primaryKey] = id;
         // What was asked, in one shape for the edit form and the cell editor: the values that differ.
@@ -345,10 +342,7 @@ export class AuditedWriter {
     delete row[VERSION_KEY];
     const stored = toFormRow(model, row);
     log.before = stored;
-    if (options.ifMatch !== undefined && !matchesVersion(options.ifMatch, rowVersion(model, stored))) {
-      state.stale = stored;
-      throw new FwError('STALE_ROW', `${model.name} ${id} was changed since you read it; nothing was written`);
-    }
+    refuseStale(model, id, stored, options, state);
     const next = await build(stored);
     next[model.primaryKey] = id;
     const changed = changes(model, stored, next);
@@ -419,10 +413,7 @@ export class AuditedWriter {
     if (!row) throw rowNotFound(model, id);
     const stored = toFormRow(model, row);
     log.before = stored;
-    if (options.ifMatch !== undefined && !matchesVersion(options.ifMatch, rowVersion(model, stored))) {
-      state.stale = stored;
-      throw new FwError('STALE_ROW', `${model.name} ${id} was changed since you read it; nothing was written`);
-    }
+    refuseStale(model, id, stored, options, state);
     const next = build(stored);
     if (next instanceof Promise) {
       next.catch(() => undefined);
@@ -504,4 +495,11 @@ export class AuditedWriter {
       }
     }
   }
+}
+
+/** A save that names a version other than the stored row's is refused (409 STALE_ROW, the row kept in `state` for the answer). */
+function refuseStale(model: ModelDefinition, id: number, stored: FormRow, options: UpdateOptions, state: { stale?: FormRow }): void {
+  if (options.ifMatch === undefined || matchesVersion(options.ifMatch, rowVersion(model, stored))) return;
+  state.stale = stored;
+  throw new FwError('STALE_ROW', `${model.name} ${id} was changed since you read it; nothing was written`);
 }

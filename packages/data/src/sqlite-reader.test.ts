@@ -1,27 +1,16 @@
-import { readdirSync, readlinkSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { createRegistry, defineModel } from '@fw/core';
 import { createStore } from '@fw/store';
+import { fileHandles } from '@fw/test-utils';
 import { DataService } from './service.js';
 
 // The data API reads table pages of a SQLite file through a read-only connection of its own; it
 // must close with the store, or every service built over a store leaks a file handle.
 const Note = defineModel({ name: 'Note', table: 'rd_note', fields: { title: {} } });
 
-/** Open descriptors of this process on `file` (Linux /proc). */
-function handlesOn(file: string): number {
-  let n = 0;
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) === file) n += 1;
-    } catch {
-      // closed while listing
-    }
-  }
-  return n;
-}
 
 describe('the SQLite page reader', () => {
   let dir: string;
@@ -36,14 +25,14 @@ describe('the SQLite page reader', () => {
     await store.migrate.latest();
     await store.createModelTables([Note]);
     await store.knex('rd_note').insert([{ title: 'a' }, { title: 'b' }]);
-    const before = handlesOn(file);
+    const before = fileHandles(file);
     const service = new DataService({ store, registry: createRegistry([Note]) });
     (service as unknown as { power: () => Promise<Record<string, boolean>> }).power = async () => ({ query: true });
     const page = await service.query('Note', { user: { id: 1, account: 'a', isAdmin: true }, ip: null, source: 'http' }, {});
     expect(page.total).to.equal(2);
     // The reader's connection is open now: one handle more than before the first page.
-    expect(handlesOn(file)).to.be.greaterThan(before);
+    expect(fileHandles(file)).to.be.greaterThan(before);
     await store.destroy();
-    expect(handlesOn(file)).to.equal(0);
+    expect(fileHandles(file)).to.equal(0);
   });
 });

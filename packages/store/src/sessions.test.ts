@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { describeEachSql } from '@fw/test-utils';
+import { describeEachSql, fileHandles } from '@fw/test-utils';
 import { createStore, type FwStore } from './index.js';
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -138,19 +138,6 @@ describeEachSql('store.sessions.user(userId)', (db, spec) => {
   }
 });
 
-/** Open descriptors of this process on `file` (Linux /proc). */
-function handlesOn(file: string): number {
-  let n = 0;
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) === file) n += 1;
-    } catch {
-      // closed while listing
-    }
-  }
-  return n;
-}
-
 describe('store.sessions on a SQLite file', () => {
   it('opens its read-only connection for user() and closes it with the store', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fw-sessions-'));
@@ -159,11 +146,11 @@ describe('store.sessions on a SQLite file', () => {
       const store = createStore(`sqlite:${file}`);
       await store.migrate.latest();
       const id = (await store.users.create({ account: 'h' })).id;
-      const before = handlesOn(file);
+      const before = fileHandles(file);
       expect((await store.sessions.user(id))!.user.account).to.equal('h');
-      expect(handlesOn(file)).to.be.greaterThan(before);
+      expect(fileHandles(file)).to.be.greaterThan(before);
       await store.destroy();
-      expect(handlesOn(file)).to.equal(0);
+      expect(fileHandles(file)).to.equal(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

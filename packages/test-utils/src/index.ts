@@ -11,3 +11,4 @@ export type { RedisProcess } from './redis-server.js';
 export { freePort } from './ports.js';
 export { describeRedisCluster, hasRedisClusterTools, startRedisCluster } from './redis-cluster.js';
 export type { RedisCluster } from './redis-cluster.js';
+export { fileHandles } from './file-handles.js';
