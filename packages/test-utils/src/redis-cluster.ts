@@ -1,9 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
+import { waitForPort } from './redis-server.js';
 
 /** A 3-master Redis Cluster of the test's own (no replicas, nothing on disk but its config files). */
 export interface RedisCluster {
@@ -41,20 +42,6 @@ async function clusterPort(taken: Set<number>): Promise<number> {
     if ((await bindable(port)) && (await bindable(port + 10000))) return port;
   }
   throw new Error('startRedisCluster: found no free port pair (port, port + 10000)');
-}
-
-async function waitForPort(port: number, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode} before listening on ${port}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`redis-server did not listen on ${port}`);
 }
 
 const CLIENT_OPTIONS = { enableOfflineQueue: false, redisOptions: { commandTimeout: 10_000, maxRetriesPerRequest: 2 } } as const;

@@ -24,7 +24,8 @@ export function hasRedisServer(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-async function waitForPort(port: number, child: ChildProcess): Promise<void> {
+/** Waits until `child` (a redis-server) listens on `port`; throws if it exits first. @internal */
+export async function waitForPort(port: number, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode} before listening on ${port}`);
     const open = await new Promise<boolean>((resolve) => {
