@@ -1,26 +1,26 @@
 // The audited write: every add, update and delete runs in one transaction with its operate-log
 // row, its hooks in a fixed order, the grants check and the grants-version bump; work registered
 // with `afterCommit` runs once the transaction committed, never after a rollback.
-import { FwError, EditType, type Condition, type DataHookContext, type ModelDefinition, type ModelRegistry } from '@fw/core';
-import { changedColumns, toDbValues, toFormRow, validateRowSync, type FormRow } from '@fw/row-patch';
-import { operateLogRow, type FwStore } from '@fw/store';
+import { FwError, type DataHookContext, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import { changedColumns, toDbValues, type FormRow } from '@fw/row-patch';
+import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import type { Attachments } from './attachments.js';
 import type { DataEvents, EditEvent } from './events.js';
 import { checkGrants } from './grant-rules.js';
-import { changes, newRow, touchesGrants, updateStamp } from './row-changes.js';
+import { changes, newRow, touchesGrants } from './row-changes.js';
 import { endsKeySessions } from './key-sessions.js';
-import { rowOf, writeOperateLog, writeOperateLogIn, type OperateLogEntry } from './operate-log.js';
-import { matchesVersion, rowVersion } from './row-version.js';
+import { writeOperateLog, writeOperateLogIn, type OperateLogEntry } from './operate-log.js';
+import { rowVersion } from './row-version.js';
 import type { RowReader } from './rows.js';
-import { isSecret, readColumns, secretsForStorage } from './secrets.js';
-import { applyConditions } from './query.js';
-import { hookContext, isObject, pkColumn, rowNotFound, validationError } from './service-util.js';
-import { PgWriter, VERSION_KEY } from './pg-write.js';
-import { FALLBACK, modelFits, needsGeneralPath, SqliteWriter, type SqliteTx } from './sqlite-write.js';
+import { secretsForStorage } from './secrets.js';
+import { hookContext, isObject, pkColumn } from './service-util.js';
+import { PgWriter } from './pg-write.js';
+import { finishUpdate, refuseStale, stampUpdate, updateOnPg, updateOnSqlite, type FastUpdateDeps, type UpdateState } from './fast-update.js';
+import { FALLBACK, modelFits, SqliteWriter } from './sqlite-write.js';
 import type { Actor, UpdateOptions } from './service-types.js';
 import type { SessionEnds } from './session-ends.js';
-import { checkReferences, extraValidation, violationError, writing } from './write-checks.js';
+import { checkReferences, extraValidation, writing } from './write-checks.js';
 
 export { newRow } from './row-changes.js';
 
@@ -38,14 +38,6 @@ export interface LogNotes {
 }
 
 /** What an update learned, for the work after its commit. */
-interface UpdateState {
-  event?: EditEvent;
-  written?: FormRow;
-  stale?: FormRow;
-  endSessions: boolean;
-  keyChanged?: FormRow;
-}
-
 /** Work to do once a write committed (deleting stored files, say). Its errors are reported, never thrown. */
 export type AfterCommit = () => unknown;
 
@@ -76,6 +68,8 @@ export class AuditedWriter {
   readonly #sqlite: SqliteWriter | undefined;
   // Optimistic one-statement writes on PostgreSQL (undefined on other databases).
   readonly #pg: PgWriter | undefined;
+  // What the fast update paths (fast-update.ts) write with.
+  readonly #fast: FastUpdateDeps;
 
   constructor(deps: AuditedWriterDeps) {
     this.#store = deps.store;
@@ -87,6 +81,7 @@ export class AuditedWriter {
     this.#attachments = deps.attachments;
     this.#sqlite = SqliteWriter.for(deps.store.knex, deps.store.dialect);
     this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
+    this.#fast = { store: deps.store, sessions: deps.sessions };
   }
 
   /** Files a write stopped holding are deleted from the storage once it commits (kept on a rollback). */
@@ -241,12 +236,12 @@ export class AuditedWriter {
     await this.logged(model, actor, 'update', String(id), request, async (log) => {
       if (this.#sqlite && !codes && this.#sqlite.fits(model)) {
         const conditions = await this.#reader.visibility(model, actor, 'update');
-        const done = await this.#sqlite.transaction((tx) => this.#updateSync(tx, model, actor, id, build, options, conditions, log, state));
+        const done = await this.#sqlite.transaction((tx) => updateOnSqlite(this.#fast, this.#sqlite!, tx, model, actor, id, build, options, conditions, log, state));
         if (done !== FALLBACK) return;
         log.before = log.request = undefined;
       } else if (this.#pg && !codes && modelFits(model)) {
         const conditions = await this.#reader.visibility(model, actor, 'update');
-        if (await this.#updatePg(model, actor, id, build, options, conditions, log, state, outerContext)) return;
+        if (await updateOnPg(this.#fast, this.#pg, model, actor, id, build, options, conditions, log, state, outerContext)) return;
         log.before = log.request = state.keyChanged = undefined;
         state.endSessions = false;
       }
@@ -272,13 +267,13 @@ export class AuditedWriter {
         const { row: withSecrets, extraColumns } = await secretsForStorage(model, next);
         const columns = { ...changedColumns(model, stored, withSecrets), ...extraColumns };
         delete columns[pkColumn(model)];
-        this.#stamp(model, changed, columns, next);
+        stampUpdate(model, changed, columns, next);
         if (Object.keys(columns).length > 0) await writing(model, next, () => trx(model.table).where(pkColumn(model), id).update(columns));
         const collections = new Set(Object.keys(changed).filter((f) => model.fields[f]?.edit.collection));
         await this.#writeCollections(model, trx, id, next, collections);
         this.#deleteFilesAfterCommit(trx, await this.#attachments.apply(model, files, String(id), trx));
         await model.dataProxy.afterUpdate?.(next, context);
-        this.#finish(model, actor, id, stored, next, changed, state);
+        finishUpdate(model, actor, id, stored, next, changed, state);
       });
     }).catch(async (error: unknown) => {
       const stale = state.stale;
@@ -294,167 +289,6 @@ export class AuditedWriter {
     // The answer is the row as written (no second read), shown the way the table shows it.
     const [shown] = await this.#reader.afterFetch(model, actor, 'details', [{ ...state.written! }]);
     return shown ?? state.written!;
-  }
-
-  /** Stamps `updated_at` (when the model has one) on a write that changes the row. */
-  #stamp(model: ModelDefinition, changed: FormRow, columns: Record<string, unknown>, next: FormRow): void {
-    const stamp = Object.keys(changed).length > 0 ? updateStamp(model) : undefined;
-    if (!stamp) return;
-    const now = new Date();
-    columns[stamp.column] = now;
-    next[stamp.name] = now.toISOString();
-  }
-
-  /** The row after the write and the edit event, once the write is done. */
-  #finish(model: ModelDefinition, actor: Actor, id: number, stored: FormRow, next: FormRow, changed: FormRow, state: UpdateState): void {
-    const after = { ...stored, ...Object.fromEntries(Object.entries(next).filter(([k]) => model.fields[k]?.edit.type !== EditType.PASSWORD)) };
-    state.event = { model: model.name, id, user: { id: actor.user.id, account: actor.user.account }, source: actor.source, before: stored, after, changed: Object.keys(changed) };
-    state.written = after;
-  }
-
-  /**
-   * The update of {@link update} on PostgreSQL for a model {@link modelFits}: the visible row read
-   * with its version, the same checks in the same order, then the changed columns and the
-   * operate-log row in one statement that writes only if the row's version is unchanged. False
-   * (nothing written) when a step needs the general path, no column changes, or the row changed
-   * since it was read.
-   */
-  async #updatePg(
-    model: ModelDefinition,
-    actor: Actor,
-    id: number,
-    build: (stored: FormRow) => FormRow | Promise<FormRow>,
-    options: UpdateOptions,
-    conditions: Condition[],
-    log: LogNotes,
-    state: UpdateState,
-    context: DataHookContext,
-  ): Promise<boolean> {
-    const pg = this.#pg!;
-    const pk = pkColumn(model);
-    const select = (knex: Knex, idValue: string | number) =>
-      applyConditions(knex(model.table).select([...readColumns(model), knex.raw('xmin::text as ??', [VERSION_KEY])]).where(`${model.table}.${pk}`, idValue), model, conditions).first();
-    const rows = conditions.length === 0 ? await pg.rows(pg.plan(`select\u0000${model.name}`, (knex, slot) => select(knex, slot(0)).toSQL()), [id]) : await pg.rowsNow(select(this.#store.knex, id).toSQL());
-    const row = rows[0];
-    // A row the user cannot see is a row that does not exist, as far as they can tell.
-    if (!row) throw rowNotFound(model, id);
-    const version = row[VERSION_KEY];
-    delete row[VERSION_KEY];
-    const stored = toFormRow(model, row);
-    log.before = stored;
-    refuseStale(model, id, stored, options, state);
-    const next = await build(stored);
-    next[model.primaryKey] = id;
-    const changed = changes(model, stored, next);
-    log.request = { id, changes: changed };
-    await extraValidation(model, next, context, this.#store.dialect);
-    if (needsGeneralPath(model, changed)) return false;
-    // Secrets are never given here (needsGeneralPath): like secretsForStorage, leave them out.
-    const withoutSecrets: FormRow = { ...next };
-    for (const field of Object.values(model.fields)) if (isSecret(field)) delete withoutSecrets[field.name];
-    const columns: Record<string, unknown> = changedColumns(model, stored, withoutSecrets);
-    delete columns[pk];
-    this.#stamp(model, changed, columns, next);
-    const names = Object.keys(columns);
-    if (names.length === 0) return false;
-    state.endSessions = this.#sessions.endsUserSessions(model, changed);
-    if (endsKeySessions(model, changed)) state.keyChanged = stored;
-    const logRow = operateLogRow(rowOf(log.success!()));
-    const logNames = Object.keys(logRow) as Array<keyof typeof logRow>;
-    const plan = pg.plan(`update\u0000${model.table}\u0000${names.join('\u0000')}`, (knex, slot) => {
-      const update = knex(model.table)
-        .where(pk, slot(names.length))
-        .andWhereRaw('xmin::text = ?', [slot(names.length + 1)])
-        .update(Object.fromEntries(names.map((name, i) => [name, slot(i)])))
-        .toSQL();
-      const first = names.length + 2;
-      return {
-        sql: `with "fw_changed" as (${update.sql} returning 1) insert into "fw_operate_log" (${logNames.map((n) => `"${n}"`).join(', ')}) select ${logNames.map(() => '?').join(', ')} from "fw_changed" returning "id"`,
-        bindings: [...update.bindings, ...logNames.map((_, i) => slot(first + i))],
-      };
-    });
-    let written: unknown[];
-    try {
-      written = await pg.rows(plan, [...names.map((name) => columns[name]), id, version, ...logNames.map((name) => logRow[name])]);
-    } catch (error) {
-      throw violationError(model, error, next) ?? error;
-    }
-    // The row changed since it was read: nothing was written; the general path reads it again under a lock.
-    if (written.length === 0) return false;
-    log.written = true;
-    this.#finish(model, actor, id, stored, next, changed, state);
-    return true;
-  }
-
-  /**
-   * The update of {@link update} as one synchronous SQLite transaction, for a model
-   * {@link SqliteWriter.fits}: the same steps in the same order (visible row, version check,
-   * build, whole-row validation, changed columns only, the stamp, the operate-log row in the same
-   * commit), with no await between BEGIN and COMMIT. {@link FALLBACK} (before anything is
-   * written) when a step needs the general path: an async build or rule, a changed reference or
-   * secret.
-   */
-  #updateSync(
-    tx: SqliteTx,
-    model: ModelDefinition,
-    actor: Actor,
-    id: number,
-    build: (stored: FormRow) => FormRow | Promise<FormRow>,
-    options: UpdateOptions,
-    conditions: Condition[],
-    log: LogNotes,
-    state: UpdateState,
-  ): typeof FALLBACK | true {
-    const sqlite = this.#sqlite!;
-    const pk = pkColumn(model);
-    const select = (knex: Knex, idValue: string | number) => applyConditions(knex(model.table).select(readColumns(model)).where(`${model.table}.${pk}`, idValue), model, conditions).first();
-    const row = conditions.length === 0 ? tx.get(sqlite.plan(`select\u0000${model.name}`, (knex, slot) => select(knex, slot(0))), [id]) : tx.getNow(sqlite.compileNow((knex) => select(knex, id)));
-    // A row the user cannot see is a row that does not exist, as far as they can tell.
-    if (!row) throw rowNotFound(model, id);
-    const stored = toFormRow(model, row);
-    log.before = stored;
-    refuseStale(model, id, stored, options, state);
-    const next = build(stored);
-    if (next instanceof Promise) {
-      next.catch(() => undefined);
-      return FALLBACK;
-    }
-    next[model.primaryKey] = id;
-    const changed = changes(model, stored, next);
-    log.request = { id, changes: changed };
-    const details = validateRowSync(model, next, { dialect: 'sqlite' });
-    if (!details) return FALLBACK;
-    if (details.length > 0) throw validationError(details);
-    if (needsGeneralPath(model, changed)) return FALLBACK;
-    state.endSessions = this.#sessions.endsUserSessions(model, changed);
-    if (endsKeySessions(model, changed)) state.keyChanged = stored;
-    // Secrets are never given here (needsGeneralPath): like secretsForStorage, leave them out.
-    const withoutSecrets: FormRow = { ...next };
-    for (const field of Object.values(model.fields)) if (isSecret(field)) delete withoutSecrets[field.name];
-    const columns: Record<string, unknown> = changedColumns(model, stored, withoutSecrets);
-    delete columns[pk];
-    this.#stamp(model, changed, columns, next);
-    const names = Object.keys(columns);
-    if (names.length > 0) {
-      const plan = sqlite.plan(`update\u0000${model.table}\u0000${names.join('\u0000')}`, (knex, slot) =>
-        knex(model.table)
-          .where(pk, slot(names.length))
-          .update(Object.fromEntries(names.map((name, i) => [name, slot(i)]))),
-      );
-      try {
-        tx.run(plan, [...names.map((name) => columns[name]), id]);
-      } catch (error) {
-        throw violationError(model, error, next) ?? error;
-      }
-    }
-    // The success row of the operate log commits with the change.
-    const logRow = operateLogRow(rowOf(log.success!()));
-    const logNames = Object.keys(logRow) as Array<keyof typeof logRow>;
-    const logPlan = sqlite.plan(`insert\u0000fw_operate_log`, (knex, slot) => knex('fw_operate_log').insert(Object.fromEntries(logNames.map((name, i) => [name, slot(i)]))));
-    tx.run(logPlan, logNames.map((name) => logRow[name]));
-    log.written = true;
-    this.#finish(model, actor, id, stored, next, changed, state);
-    return true;
   }
 
   /** Deletes the visible rows `ids`, all or none: `beforeDelete`, collections, rows, `afterDelete`; then ends their sessions. */
@@ -495,11 +329,4 @@ export class AuditedWriter {
       }
     }
   }
-}
-
-/** A save that names a version other than the stored row's is refused (409 STALE_ROW, the row kept in `state` for the answer). */
-function refuseStale(model: ModelDefinition, id: number, stored: FormRow, options: UpdateOptions, state: { stale?: FormRow }): void {
-  if (options.ifMatch === undefined || matchesVersion(options.ifMatch, rowVersion(model, stored))) return;
-  state.stale = stored;
-  throw new FwError('STALE_ROW', `${model.name} ${id} was changed since you read it; nothing was written`);
 }
