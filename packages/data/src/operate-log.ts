@@ -16,10 +16,78 @@ const MAX_DEPTH = 32;
  */
 export function maskForLog(model: ModelDefinition | undefined, data: unknown): string | null {
   if (data === undefined) return null;
-  const passwords = new Set(model ? Object.values(model.fields).filter((f) => f.edit.type === EditType.PASSWORD).map((f) => f.name) : []);
+  const passwords = passwordFields(model);
+  // Most logged data is a form row or a small request: plain objects of plain values with no
+  // secret in them, whose JSON is the masked copy's JSON, without making the copy.
+  const text = (isPlain(data, passwords, 0, []) ? JSON.stringify(data) : JSON.stringify(masked(data, passwords))) ?? null;
+  return text !== null && text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+}
+
+const NO_PASSWORDS: ReadonlySet<string> = new Set();
+const passwordsByModel = new WeakMap<ModelDefinition, ReadonlySet<string>>();
+
+function passwordFields(model: ModelDefinition | undefined): ReadonlySet<string> {
+  if (!model) return NO_PASSWORDS;
+  let names = passwordsByModel.get(model);
+  if (!names) {
+    names = new Set(Object.values(model.fields).filter((f) => f.edit.type === EditType.PASSWORD).map((f) => f.name));
+    passwordsByModel.set(model, names);
+  }
+  return names;
+}
+
+// Whether a key looks secret, remembered for the keys met (field names, mostly); bounded, since
+// keys come from requests too.
+const secretNames = new Map<string, boolean>();
+function looksSecret(key: string): boolean {
+  let secret = secretNames.get(key);
+  if (secret === undefined) {
+    secret = SECRET_NAME.test(key);
+    if (secretNames.size < 10_000) secretNames.set(key, secret);
+  }
+  return secret;
+}
+
+/**
+ * True when `value` is JSON as it stands and holds nothing to mask: null, text, a number or a
+ * boolean; a list of those; or a plain object (to a small depth) of such values under names that
+ * are neither a PASSWORD field nor secret-looking, with no object met twice. Anything else (dates,
+ * class instances, deep or shared structures, secrets) takes the masking copy.
+ */
+function isPlain(value: unknown, passwords: ReadonlySet<string>, depth: number, seen: object[]): boolean {
+  if (value === null) return true;
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+    case 'undefined':
+      return true;
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  // The masking copy writes an object met twice as '[circular]': leave that to it.
+  if (depth >= 3 || seen.includes(value)) return false;
+  seen.push(value);
+  if (Array.isArray(value)) {
+    for (const item of value) if (item !== null && item !== undefined && typeof item !== 'string' && typeof item !== 'number' && typeof item !== 'boolean') return false;
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key of Object.keys(value)) {
+    if (passwords.has(key) || looksSecret(key)) return false;
+    if (!isPlain((value as Record<string, unknown>)[key], passwords, depth + 1, seen)) return false;
+  }
+  return true;
+}
+
+/** The masked copy of `data` (see {@link maskForLog}). */
+function masked(data: unknown, passwords: ReadonlySet<string>): unknown {
   const seen = new WeakSet<object>();
   const mask = (value: unknown, key: string | undefined, depth: number): unknown => {
-    if (key !== undefined && (passwords.has(key) || SECRET_NAME.test(key))) return value === null || value === undefined ? value : MASK;
+    if (key !== undefined && (passwords.has(key) || looksSecret(key))) return value === null || value === undefined ? value : MASK;
     if (typeof value !== 'object' || value === null) return value;
     if (seen.has(value)) return '[circular]';
     if (depth >= MAX_DEPTH) return '[nested too deep]';
@@ -28,8 +96,7 @@ export function maskForLog(model: ModelDefinition | undefined, data: unknown): s
     if (value instanceof Date) return value.toISOString();
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mask(v, k, depth + 1)]));
   };
-  const text = JSON.stringify(mask(data, undefined, 0)) ?? null;
-  return text !== null && text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+  return mask(data, undefined, 0);
 }
 
 /** One operate-log entry as the data service writes it. */
