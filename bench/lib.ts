@@ -18,6 +18,8 @@ export interface LoadResult {
   mean: number;
   p99: number;
   failed: number;
+  /** With {@link withServerCpu}: this process's CPU microseconds per answered request. */
+  cpu?: number;
 }
 
 /** Options of {@link load}. */
@@ -39,6 +41,32 @@ export async function load(url: string, options: LoadOptions): Promise<LoadResul
   const input = JSON.stringify({ url, method: options.method ?? 'POST', ...options });
   const { stdout } = await run(process.execPath, ['--import', 'tsx', worker, input], { maxBuffer: 16 * 1024 * 1024 });
   return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
+}
+
+/**
+ * Counts the requests an app answers (put first, so it costs both sides of a comparison alike);
+ * returns the counter.
+ */
+export function countRequests(app: Koa): () => number {
+  let answered = 0;
+  app.middleware.unshift(async (_ctx, next) => {
+    answered += 1;
+    await next();
+  });
+  return () => answered;
+}
+
+/**
+ * Runs `run` and adds the server's CPU time per answered request (`process.cpuUsage` of this
+ * process, where the servers live, over the run, divided by the requests `answered` counted), a
+ * figure a shared machine disturbs less than requests per second.
+ */
+export async function withServerCpu(answered: () => number, run: () => Promise<LoadResult>): Promise<LoadResult> {
+  const before = answered();
+  const start = process.cpuUsage();
+  const result = await run();
+  const used = process.cpuUsage(start);
+  return { ...result, cpu: (used.user + used.system) / Math.max(1, answered() - before) };
 }
 
 /** The median of a list of numbers. */
@@ -69,7 +97,13 @@ export async function compare(rounds: number, baseline: () => Promise<LoadResult
   }
   const failed = [...a, ...b].reduce((n, r) => n + r.failed, 0);
   if (failed > 0) throw new Error(`${failed} requests failed during the load`);
-  const pick = (runs: LoadResult[]): LoadResult => ({ rps: median(runs.map((r) => r.rps)), mean: median(runs.map((r) => r.mean)), p99: median(runs.map((r) => r.p99)), failed: 0 });
+  const pick = (runs: LoadResult[]): LoadResult => ({
+    rps: median(runs.map((r) => r.rps)),
+    mean: median(runs.map((r) => r.mean)),
+    p99: median(runs.map((r) => r.p99)),
+    failed: 0,
+    ...(runs.every((r) => r.cpu !== undefined) ? { cpu: median(runs.map((r) => r.cpu!)) } : {}),
+  });
   return { baseline: pick(a), candidate: pick(b) };
 }
 

@@ -10,7 +10,7 @@ import { createRegistry } from '@fw/core';
 import { fwData } from '@fw/data';
 import { createStore } from '@fw/store';
 import { createTestDatabase, sqlBackends } from '@fw/test-utils';
-import { benchUser, compare, listen, load } from './lib.js';
+import { benchUser, compare, countRequests, listen, load, withServerCpu } from './lib.js';
 import { Task } from './task-model.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -44,6 +44,8 @@ for (const spec of sqlBackends().filter((b) => b.dialect === 'sqlite' || (b.dial
       await store.knex('bench_task').where('id', id).update({ note: value });
       ctx.body = { id, note: value };
     });
+    const fwAnswered = countRequests(fw);
+    const bareAnswered = countRequests(bare);
     const fwServer = await listen(fw);
     const bareServer = await listen(bare);
     closers.push(fwServer.close, bareServer.close);
@@ -61,15 +63,15 @@ for (const spec of sqlBackends().filter((b) => b.dialect === 'sqlite' || (b.dial
 
     const { baseline, candidate } = await compare(
       ROUNDS,
-      () => load(`${bareServer.url}/bare`, opts),
-      () => load(`${fwServer.url}/fw-api/data/modify/Task/update-cell`, { ...opts, headers: { token } }),
+      () => withServerCpu(bareAnswered, () => load(`${bareServer.url}/bare`, opts)),
+      () => withServerCpu(fwAnswered, () => load(`${fwServer.url}/fw-api/data/modify/Task/update-cell`, { ...opts, headers: { token } })),
     );
     const logged = Number((await store.knex('fw_operate_log').count({ n: '*' }))[0]!.n);
     console.log(`update one cell on ${spec.label}, ${HOT_ROW ? 'always row 1' : `rows 1..${ROWS} in turn`}, ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each (median):`);
-    console.log(`  raw knex UPDATE route  ${baseline.rps.toFixed(0)} req/s   mean ${baseline.mean.toFixed(2)} ms   p99 ${baseline.p99} ms`);
-    console.log(`  update-cell full stack ${candidate.rps.toFixed(0)} req/s   mean ${candidate.mean.toFixed(2)} ms   p99 ${candidate.p99} ms`);
+    console.log(`  raw knex UPDATE route  ${baseline.rps.toFixed(0)} req/s   mean ${baseline.mean.toFixed(2)} ms   p99 ${baseline.p99} ms   server CPU ${baseline.cpu!.toFixed(0)} µs/req`);
+    console.log(`  update-cell full stack ${candidate.rps.toFixed(0)} req/s   mean ${candidate.mean.toFixed(2)} ms   p99 ${candidate.p99} ms   server CPU ${candidate.cpu!.toFixed(0)} µs/req`);
     console.log(
-      `  ratio full/raw: throughput ${(candidate.rps / baseline.rps).toFixed(3)}, mean latency ${(candidate.mean / baseline.mean).toFixed(2)}x, p99 latency ${(candidate.p99 / Math.max(baseline.p99, 0.001)).toFixed(2)}x`,
+      `  ratio full/raw: throughput ${(candidate.rps / baseline.rps).toFixed(3)}, server CPU ${(baseline.cpu! / candidate.cpu!).toFixed(3)}, mean latency ${(candidate.mean / baseline.mean).toFixed(2)}x, p99 latency ${(candidate.p99 / Math.max(baseline.p99, 0.001)).toFixed(2)}x`,
     );
     console.log(`  (${logged} operate-log rows written by the full stack)`);
   } finally {
