@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -136,6 +138,98 @@ describeEachSql('store.sessions.user(userId)', (db, spec) => {
       expect((await store.sessions.user(id))!.user.status).to.equal('locked');
     });
   }
+});
+
+describe('store.sessions on a SQLite file: rows kept while nothing is committed', () => {
+  let dir: string;
+  let file: string;
+  let store: FwStore;
+  let other: FwStore;
+  let userId: number;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fw-sessions-kept-'));
+    file = join(dir, 'fw.db');
+    store = createStore(`sqlite:${file}`);
+    await store.migrate.latest();
+    // Another instance on the same file: its own knex, so its own connection.
+    other = createStore(`sqlite:${file}`);
+    userId = (await store.users.create({ account: 'kept', name: 'Kim' })).id;
+  });
+  after(async () => {
+    await store?.destroy();
+    await other?.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const live = (token: string, expiresAt = Date.now() + 60_000) =>
+    store.knex('fw_token').insert({ token_hash: hash(token), user_id: userId, expires_at: expiresAt, created_at: Date.now() });
+  /** Runs SQL on the file from a process of its own (better-sqlite3, as another app would). */
+  function inAnotherProcess(sql: string): void {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const script = `const D = require(${JSON.stringify(driver)}); const db = new D(${JSON.stringify(file)}); db.exec(${JSON.stringify(sql)}); db.close();`;
+    execFileSync(process.execPath, ['-e', script]);
+  }
+
+  it('sees a revocation, a lock, a new grants version and a deletion made by another instance on the very next lookup', async () => {
+    await live('KEPTKEPTKEPTKEP1');
+    await live('KEPTKEPTKEPTKEP2');
+    const first = await store.sessions.lookup(hash('KEPTKEPTKEPTKEP1'), Date.now());
+    expect(first!.user.status).to.equal('normal');
+    expect(await store.sessions.lookup(hash('KEPTKEPTKEPTKEP1'), Date.now())).to.deep.equal(first);
+
+    await other.users.update(userId, { status: 'locked' });
+    expect((await store.sessions.lookup(hash('KEPTKEPTKEPTKEP1'), Date.now()))!.user.status).to.equal('locked');
+    expect((await store.sessions.user(userId))!.user.status).to.equal('locked');
+    await other.users.update(userId, { status: 'normal' });
+
+    const version = (await store.sessions.lookup(hash('KEPTKEPTKEPTKEP1'), Date.now()))!.grantsVersion;
+    await other.grants.bump();
+    expect((await store.sessions.lookup(hash('KEPTKEPTKEPTKEP1'), Date.now()))!.grantsVersion).to.equal(version + 1);
+    expect((await store.sessions.user(userId))!.grantsVersion).to.equal(version + 1);
+
+    await other.knex('fw_token').where('token_hash', hash('KEPTKEPTKEPTKEP1')).delete();
+    expect(await store.sessions.lookup(hash('KEPTKEPTKEPTKEP1'), Date.now())).to.equal(undefined);
+    expect(await store.sessions.lookup(hash('KEPTKEPTKEPTKEP2'), Date.now())).to.not.equal(undefined);
+  });
+
+  it('sees a change committed by another process on the very next lookup', async () => {
+    await live('KEPTKEPTKEPTKEP3');
+    expect((await store.sessions.lookup(hash('KEPTKEPTKEPTKEP3'), Date.now()))!.user.name).to.equal('Kim');
+    expect((await store.sessions.user(userId))!.user.name).to.equal('Kim');
+    inAnotherProcess(`update fw_user set name = 'Kit', is_admin = 1 where id = ${userId}`);
+    expect((await store.sessions.lookup(hash('KEPTKEPTKEPTKEP3'), Date.now()))!.user).to.deep.include({ name: 'Kit', isAdmin: true });
+    expect((await store.sessions.user(userId))!.user).to.deep.include({ name: 'Kit', isAdmin: true });
+    inAnotherProcess(`delete from fw_token where token_hash = '${hash('KEPTKEPTKEPTKEP3')}'`);
+    expect(await store.sessions.lookup(hash('KEPTKEPTKEPTKEP3'), Date.now())).to.equal(undefined);
+    inAnotherProcess(`delete from fw_user where id = ${userId + 1000}`); // a commit that changes nothing of hers
+    expect((await store.sessions.user(userId))!.user.name).to.equal('Kit');
+  });
+
+  it('still ends a token at its expiry when nothing is written', async () => {
+    const expiresAt = Date.now() + 60_000;
+    await live('KEPTKEPTKEPTKEP4', expiresAt);
+    expect(await store.sessions.lookup(hash('KEPTKEPTKEPTKEP4'), expiresAt - 1)).to.not.equal(undefined);
+    expect(await store.sessions.lookup(hash('KEPTKEPTKEPTKEP4'), expiresAt)).to.equal(undefined);
+    expect(await store.sessions.lookup(hash('KEPTKEPTKEPTKEP4'), expiresAt - 1)).to.not.equal(undefined);
+  });
+
+  it('hands out a new object every time, so a caller changing one changes nothing kept', async () => {
+    await live('KEPTKEPTKEPTKEP5');
+    const first = await store.sessions.lookup(hash('KEPTKEPTKEPTKEP5'), Date.now());
+    first!.user.status = 'locked';
+    first!.user.expireDate = new Date(0);
+    const again = await store.sessions.lookup(hash('KEPTKEPTKEPTKEP5'), Date.now());
+    expect(again!.user).to.deep.include({ status: 'normal', expireDate: null });
+    const user = await store.sessions.user(userId);
+    user!.user.isAdmin = false;
+    expect((await store.sessions.user(userId))!.user.isAdmin).to.equal(true);
+  });
+
+  it('does not remember unknown tokens, and finds one as soon as it is written', async () => {
+    expect(await store.sessions.lookup(hash('KEPTKEPTKEPTKEP6'), Date.now())).to.equal(undefined);
+    inAnotherProcess(`insert into fw_token (token_hash, user_id, expires_at, created_at) values ('${hash('KEPTKEPTKEPTKEP6')}', ${userId}, ${Date.now() + 60_000}, ${Date.now()})`);
+    expect(await store.sessions.lookup(hash('KEPTKEPTKEPTKEP6'), Date.now())).to.not.equal(undefined);
+  });
 });
 
 describe('store.sessions on a SQLite file', () => {

@@ -59,6 +59,12 @@ const SQL = `select t.user_id, t.expires_at, t.is_admin as token_admin, u.accoun
 from fw_token t inner join fw_user u on u.id = t.user_id
 where t.token_hash = ? and t.expires_at > ?`;
 
+/** {@link SQL} on the SQLite reader, without the expiry (compared in JS, so the row can be kept). */
+const SQLITE_SQL = SQL.replace(' and t.expires_at > ?', '');
+
+/** SQLite's count of commits by other connections, as this connection has seen them. */
+const DATA_VERSION = 'PRAGMA data_version';
+
 /** {@link SQL} with PostgreSQL's numbered parameters. */
 const PG_SQL = SQL.replace('t.token_hash = ?', 't.token_hash = $1').replace('t.expires_at > ?', 't.expires_at > $2');
 
@@ -72,6 +78,36 @@ const PG_USER_SQL = USER_SQL.replace('u.id = ?', 'u.id = $1');
 
 /** The columns both queries select from `fw_user` and `fw_meta`, for the query builder path. */
 const USER_COLUMNS = ['u.account', 'u.name', 'u.is_admin', 'u.status', 'u.expire_date', 'u.white_ip'] as const;
+
+/**
+ * Rows read on the SQLite read-only connection, kept while the database is unchanged.
+ * `PRAGMA data_version` on that connection changes whenever any other connection, in this
+ * process or another, commits a change to the file (and that connection never writes itself), so
+ * a row kept under the version read just before answers exactly what reading it again would: a
+ * logout, a lock, a new role or a deleted user, committed anywhere, clears everything kept. With
+ * no write in between, a request's token check costs the version read and a map lookup.
+ */
+class CommittedRows {
+  #version = Number.NaN;
+  readonly #rows = new Map<string, Record<string, unknown>>();
+
+  /** Drops every kept row unless the database is still at `version`. */
+  at(version: number): void {
+    if (version === this.#version) return;
+    this.#version = version;
+    this.#rows.clear();
+  }
+
+  get(key: string): Record<string, unknown> | undefined {
+    return this.#rows.get(key);
+  }
+
+  /** Keeps a row found (never an absence: unknown tokens are not remembered), up to a bound. */
+  set(key: string, row: Record<string, unknown>): void {
+    if (this.#rows.size >= 10_000) this.#rows.clear();
+    this.#rows.set(key, row);
+  }
+}
 
 /** The parts of knex's PostgreSQL client and of a node-postgres connection the prepared lookup uses. */
 interface PgKnexClient {
@@ -112,8 +148,26 @@ export function createSessionRepository(ctx: RepositoryContext, sqliteFile: stri
   let reader: Database.Database | undefined;
   const statements = new Map<string, Database.Statement>();
   let prepared = sqliteFile !== undefined;
+  const rows = new CommittedRows();
   const knexConfig = (ctx.knex.client as unknown as { config?: { postProcessResponse?: unknown; wrapIdentifier?: unknown } }).config;
   const pgPrepared = ctx.dialect === 'postgres' && !knexConfig?.postProcessResponse && !knexConfig?.wrapIdentifier;
+
+  /**
+   * The row `sql` answers for `key`, on the read-only SQLite connection: from {@link CommittedRows}
+   * while nothing was committed since it was read, else read now. Undefined when the statement
+   * cannot be prepared yet.
+   */
+  function committedRow(sql: string, key: string, binding: unknown): { row: Record<string, unknown> | undefined } | undefined {
+    const statement = preparedStatement(sql);
+    const version = statement && preparedStatement(DATA_VERSION);
+    if (!statement || !version) return undefined;
+    rows.at(version.get() as number);
+    const known = rows.get(key);
+    if (known) return { row: known };
+    const row = statement.get(...(Array.isArray(binding) ? binding : [binding])) as Record<string, unknown> | undefined;
+    if (row) rows.set(key, row);
+    return { row };
+  }
 
   function preparedStatement(sql: string): Database.Statement | undefined {
     if (!prepared) return undefined;
@@ -125,6 +179,7 @@ export function createSessionRepository(ctx: RepositoryContext, sqliteFile: stri
       const BetterSqlite = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
       reader ??= new BetterSqlite(sqliteFile!, { readonly: true, fileMustExist: true });
       statement = reader.prepare(sql);
+      if (sql === DATA_VERSION) statement.pluck();
       statements.set(sql, statement);
       return statement;
     } catch {
@@ -148,11 +203,10 @@ export function createSessionRepository(ctx: RepositoryContext, sqliteFile: stri
 
   return {
     async lookup(tokenHash, now) {
-      const fast = preparedStatement(SQL);
-      if (fast) {
-        const row = fast.get(tokenHash, now) as Record<string, unknown> | undefined;
-        return row ? toSession(row) : undefined;
-      }
+      // The row is read (and kept) whatever its expiry, which is then compared with `now` here, as
+      // the SQL statement does: an expired token is no session, however it was found.
+      const fast = committedRow(SQLITE_SQL, `t${tokenHash}`, tokenHash);
+      if (fast) return fast.row && Number(fast.row.expires_at) > now ? toSession(fast.row) : undefined;
       if (pgPrepared) {
         const row = await pgRow('fw_session_lookup', PG_SQL, [tokenHash, now]);
         return row ? toSession(row) : undefined;
@@ -167,11 +221,8 @@ export function createSessionRepository(ctx: RepositoryContext, sqliteFile: stri
     },
     async user(userId) {
       if (!isRowId(userId)) return undefined;
-      const fast = preparedStatement(USER_SQL);
-      if (fast) {
-        const row = fast.get(userId) as Record<string, unknown> | undefined;
-        return row ? toSessionUser(row) : undefined;
-      }
+      const fast = committedRow(USER_SQL, `u${userId}`, userId);
+      if (fast) return fast.row ? toSessionUser(fast.row) : undefined;
       if (pgPrepared) {
         const row = await pgRow('fw_session_user', PG_USER_SQL, [userId]);
         return row ? toSessionUser(row) : undefined;
@@ -185,6 +236,7 @@ export function createSessionRepository(ctx: RepositoryContext, sqliteFile: stri
     close() {
       prepared = false;
       statements.clear();
+      rows.at(Number.NaN);
       reader?.close();
       reader = undefined;
     },

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { TOKEN_ALPHABET, TOKEN_LENGTH, generateToken, hashToken, isTokenShape } from '@fw/token';
@@ -75,5 +76,11 @@ describe('hashToken(token)', () => {
       .to.match(/^[0-9a-f]{64}$/)
       .and.equal(hashToken(token));
     expect(hashToken(token)).to.not.include(token);
+  });
+
+  it('hashes the UTF-8 bytes of any text, as a Hash object does (tokens stored by earlier versions still match)', () => {
+    for (const text of ['', 'q3ZL0bV9xTn2aKcE', 'é€😀', 'lone \ud800 surrogate', 'x'.repeat(10_000)]) {
+      expect(hashToken(text), JSON.stringify(text.slice(0, 20))).to.equal(createHash('sha256').update(text, 'utf8').digest('hex'));
+    }
   });
 });

@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash, randomFillSync } from 'node:crypto';
 
 /** The 62 characters a token is made of, in the order {@link generateToken} maps random values to them. */
@@ -65,5 +66,9 @@ export function isTokenShape(value: unknown): value is string {
  * hashToken('q3ZL0bV9xTn2aKcE'); // '5d0c…' (64 hex characters)
  */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return oneShotHash ? oneShotHash('sha256', token, 'hex') : createHash('sha256').update(token, 'utf8').digest('hex');
 }
+
+// `crypto.hash` (Node.js 20.12 and later) hashes a string in one call, at about half the cost of
+// a Hash object; the same digest. Taken from the namespace so that an older Node.js falls back.
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
