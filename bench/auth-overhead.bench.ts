@@ -7,6 +7,8 @@
 // requests it answered), which holds up better than throughput on a loaded machine.
 // Goal: fwAuth at 0.95 or more of the bare route. Run: npm run bench -- auth-overhead
 import { mkdtempSync, rmSync } from 'node:fs';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Koa from 'koa';
@@ -115,6 +117,22 @@ async function cpuPerCall(fn: () => unknown, calls = 5000): Promise<number> {
   return (used.user + used.system) / calls;
 }
 
+/** Microseconds per call of `fn` (wall time in this process) when each call follows a commit of another row. */
+async function afterCommit(store: FwStore, fn: () => unknown, calls = 2000): Promise<number> {
+  let spent = 0n;
+  for (let i = 0; i < calls; i += 1) {
+    await store
+      .knex('fw_meta')
+      .insert({ name: 'bench-commit', value: String(i) })
+      .onConflict('name')
+      .merge();
+    const start = process.hrtime.bigint();
+    await fn();
+    spent += process.hrtime.bigint() - start;
+  }
+  return Number(spent) / 1000 / calls;
+}
+
 /** The parts of one authentication, each timed on its own in this process (no HTTP). */
 async function breakdown(store: FwStore): Promise<void> {
   const memory = new FwTokenService({ store: new MemoryTokenStore() });
@@ -123,12 +141,29 @@ async function breakdown(store: FwStore): Promise<void> {
   const { token } = await knexTokens.loginToken({ id: user.id, account: user.account });
   const { token: memoryToken } = await memory.loginToken({ id: user.id, account: user.account });
   const hash = hashToken(token);
+  // A Koa context as a request to GET /hello carrying the token makes it (no socket behind it).
+  const app = new Koa();
+  const socket = new Socket();
+  const context = (value: string) => {
+    const req = new IncomingMessage(socket);
+    req.method = 'GET';
+    req.url = '/hello';
+    req.headers = { host: 'bench', token: value };
+    return app.createContext(req, new ServerResponse(req));
+  };
+  const next = async () => {};
+  const oneLookup = fwAuth({ tokens: knexTokens, store });
+  const inMemory = fwAuth({ tokens: memory, store });
   const parts: Array<[string, number]> = [
     ['hashToken (SHA-256 of the token)', await cpuPerCall(() => hashToken(token))],
-    ['store.sessions.lookup (token + user + grants version)', await cpuPerCall(() => store.sessions.lookup(hash, Date.now()))],
+    ['store.sessions.lookup, nothing committed since the last', await cpuPerCall(() => store.sessions.lookup(hash, Date.now()))],
+    ['store.sessions.lookup right after a commit', await afterCommit(store, () => store.sessions.lookup(hash, Date.now()))],
     ['memory store: tokens.resolve', await cpuPerCall(() => memory.resolve(memoryToken))],
     ['store.users.findById (the user row, objection)', await cpuPerCall(() => store.users.findById(user.id))],
-    ['store.sessions.user (user + grants version, prepared)', await cpuPerCall(() => store.sessions.user(user.id))],
+    ['store.sessions.user, nothing committed since the last', await cpuPerCall(() => store.sessions.user(user.id))],
+    ['a Koa context alone (both lines below include one)', await cpuPerCall(() => context(token))],
+    ['fwAuth middleware, SQLite one lookup', await cpuPerCall(() => oneLookup(context(token), next))],
+    ['fwAuth middleware, memory store', await cpuPerCall(() => inMemory(context(memoryToken), next))],
   ];
   console.log('where the time goes, CPU per call in this process (SQLite):');
   for (const [label, micros] of parts) console.log(`  ${label.padEnd(56)} ${micros.toFixed(1).padStart(6)} µs`);

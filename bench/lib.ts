@@ -1,16 +1,13 @@
 // Helpers shared by the HTTP benchmarks: the load comes from autocannon in a second process, so
 // the measured server never shares its event loop with the load generator.
-import { execFile } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import type Koa from 'koa';
 import type { ModelDefinition } from '@fw/core';
 import type { FwStore } from '@fw/store';
 import { FwTokenService, KnexTokenStore } from '@fw/token';
-
-const run = promisify(execFile);
 
 /** Requests per second (average of autocannon's per-second counts), mean and 99th-percentile latency in ms, failures. */
 export interface LoadResult {
@@ -35,12 +32,43 @@ export interface LoadOptions {
   rows?: number;
 }
 
-/** Runs the load worker (autocannon) against `url` in a child process and reads its summary. */
-export async function load(url: string, options: LoadOptions): Promise<LoadResult> {
+// Load workers kept between runs: starting one (Node.js and tsx) takes about a second of CPU,
+// which would otherwise land on the measured server's cores at the start of every run.
+const idleWorkers: ChildProcess[] = [];
+
+function loadWorker(): ChildProcess {
+  const idle = idleWorkers.pop();
+  if (idle) return idle;
   const worker = join(dirname(fileURLToPath(import.meta.url)), 'load-worker.ts');
-  const input = JSON.stringify({ url, method: options.method ?? 'POST', ...options });
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', worker, input], { maxBuffer: 16 * 1024 * 1024 });
-  return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
+  const args = ['--import', 'tsx', worker];
+  const stdio: StdioOptions = ['ignore', 'inherit', 'inherit', 'ipc'];
+  // BENCH_PIN=1: the load generator on the second core (run the benchmark itself under
+  // `taskset -c 0`), so the two never trade places on a core mid-run.
+  return process.env.BENCH_PIN === '1' ? spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio }) : spawn(process.execPath, args, { stdio });
+}
+
+/**
+ * Runs autocannon against `url` in a load worker (a process of its own, kept for the next run) and
+ * reads its summary.
+ */
+export async function load(url: string, options: LoadOptions): Promise<LoadResult> {
+  const worker = loadWorker();
+  worker.ref();
+  const summary = await new Promise<LoadResult & { error?: string }>((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`the load worker stopped (exit code ${String(code)})`));
+    worker.once('exit', onExit);
+    worker.once('message', (message) => {
+      worker.off('exit', onExit);
+      resolve(message as LoadResult & { error?: string });
+    });
+    worker.send({ url, method: options.method ?? 'POST', ...options });
+  });
+  if (summary.error) throw new Error(`load worker: ${summary.error}`);
+  // Idle, it must not keep the benchmark's process alive.
+  worker.unref();
+  (worker.channel as { unref?: () => void } | undefined)?.unref?.();
+  idleWorkers.push(worker);
+  return summary;
 }
 
 /**
@@ -84,9 +112,13 @@ export function listen(app: Koa): Promise<{ url: string; close: () => void }> {
 
 /**
  * Alternates baseline and candidate runs (so drift in machine load hits both), after one warm-up
- * each; refuses to report if any request failed. Returns the medians.
+ * each; refuses to report if any request failed. Returns the medians, and each round's ratios.
  */
-export async function compare(rounds: number, baseline: () => Promise<LoadResult>, candidate: () => Promise<LoadResult>): Promise<{ baseline: LoadResult; candidate: LoadResult }> {
+export async function compare(
+  rounds: number,
+  baseline: () => Promise<LoadResult>,
+  candidate: () => Promise<LoadResult>,
+): Promise<{ baseline: LoadResult; candidate: LoadResult; rounds: Array<{ rps: number; cpu?: number }> }> {
   await baseline();
   await candidate();
   const a: LoadResult[] = [];
@@ -104,7 +136,15 @@ export async function compare(rounds: number, baseline: () => Promise<LoadResult
     failed: 0,
     ...(runs.every((r) => r.cpu !== undefined) ? { cpu: median(runs.map((r) => r.cpu!)) } : {}),
   });
-  return { baseline: pick(a), candidate: pick(b) };
+  // Each round's candidate against the baseline run just before it (the same machine weather).
+  const ratios = a.map((base, i) => ({ rps: b[i]!.rps / base.rps, ...(base.cpu !== undefined && b[i]!.cpu !== undefined ? { cpu: base.cpu / b[i]!.cpu! } : {}) }));
+  return { baseline: pick(a), candidate: pick(b), rounds: ratios };
+}
+
+/** `0.51 (0.47–0.55)`: the median of per-round ratios and their range. */
+export function spread(values: number[]): string {
+  const sorted = [...values].sort((x, y) => x - y);
+  return `${median(sorted).toFixed(3)} (${sorted[0]!.toFixed(2)}–${sorted[sorted.length - 1]!.toFixed(2)})`;
 }
 
 /**

@@ -10,7 +10,7 @@ import { createRegistry } from '@fw/core';
 import { fwData } from '@fw/data';
 import { createStore } from '@fw/store';
 import { createTestDatabase, sqlBackends } from '@fw/test-utils';
-import { benchUser, compare, countRequests, listen, load, withServerCpu } from './lib.js';
+import { benchUser, compare, countRequests, listen, load, spread, withServerCpu } from './lib.js';
 import { Task } from './task-model.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -61,18 +61,23 @@ for (const spec of sqlBackends().filter((b) => b.dialect === 'sqlite' || (b.dial
     });
     if (check.status !== 200) throw new Error(`update-cell answered ${check.status}: ${await check.text()}`);
 
-    const { baseline, candidate } = await compare(
+    const { baseline, candidate, rounds } = await compare(
       ROUNDS,
       () => withServerCpu(bareAnswered, () => load(`${bareServer.url}/bare`, opts)),
       () => withServerCpu(fwAnswered, () => load(`${fwServer.url}/fw-api/data/modify/Task/update-cell`, { ...opts, headers: { token } })),
     );
     const logged = Number((await store.knex('fw_operate_log').count({ n: '*' }))[0]!.n);
     console.log(`update one cell on ${spec.label}, ${HOT_ROW ? 'always row 1' : `rows 1..${ROWS} in turn`}, ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each (median):`);
-    console.log(`  raw knex UPDATE route  ${baseline.rps.toFixed(0)} req/s   mean ${baseline.mean.toFixed(2)} ms   p99 ${baseline.p99} ms   server CPU ${baseline.cpu!.toFixed(0)} µs/req`);
-    console.log(`  update-cell full stack ${candidate.rps.toFixed(0)} req/s   mean ${candidate.mean.toFixed(2)} ms   p99 ${candidate.p99} ms   server CPU ${candidate.cpu!.toFixed(0)} µs/req`);
+    console.log(
+      `  raw knex UPDATE route  ${baseline.rps.toFixed(0)} req/s   mean ${baseline.mean.toFixed(2)} ms   p99 ${baseline.p99} ms   server CPU ${baseline.cpu!.toFixed(0)} µs/req`,
+    );
+    console.log(
+      `  update-cell full stack ${candidate.rps.toFixed(0)} req/s   mean ${candidate.mean.toFixed(2)} ms   p99 ${candidate.p99} ms   server CPU ${candidate.cpu!.toFixed(0)} µs/req`,
+    );
     console.log(
       `  ratio full/raw: throughput ${(candidate.rps / baseline.rps).toFixed(3)}, server CPU ${(baseline.cpu! / candidate.cpu!).toFixed(3)}, mean latency ${(candidate.mean / baseline.mean).toFixed(2)}x, p99 latency ${(candidate.p99 / Math.max(baseline.p99, 0.001)).toFixed(2)}x`,
     );
+    console.log(`  per round (each against the raw run just before it): throughput ${spread(rounds.map((r) => r.rps))}, server CPU ${spread(rounds.map((r) => r.cpu!))}`);
     console.log(`  (${logged} operate-log rows written by the full stack)`);
   } finally {
     for (const close of closers) close();

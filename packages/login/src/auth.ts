@@ -77,7 +77,8 @@ export function requestToken(ctx: Context, allowQueryToken: (ctx: Context) => bo
  * Authenticates requests: turns the `token` header, `Authorization: Bearer <t>` or (GET downloads
  * only) `_token` into `ctx.state.fw.user`. Answers 401 in the Fw error shape when the token is
  * missing, malformed, expired or revoked, or its user is gone, locked, expired or outside the IP
- * allowlist; the user is read afresh on every request, so a lock takes effect at once.
+ * allowlist; token and user are checked against the store on every request, so a lock takes
+ * effect at once.
  *
  * With `optional: true` a request may pass without a user, so the result is a plain `Middleware`
  * and `ctx.state.fw` stays optional.
@@ -111,9 +112,9 @@ export function fwAuth(options: FwAuthOptions): Middleware {
  * Turns a request's token into its user. When the token service keeps its tokens in this
  * store's own `fw_token` table (a `KnexTokenStore` on the same knex, no sliding renewal), one
  * lookup reads token, user and grants version together; otherwise the token service is asked,
- * then `store.sessions.user` reads the user and grants version together. Both paths read fresh
- * data on every request: a logout, a lock or a role change on any instance applies to the next
- * request.
+ * then `store.sessions.user` reads the user and grants version together. Both paths answer with
+ * the committed data as of the request: a logout, a lock or a role change on any instance applies
+ * to the next request.
  */
 export class Authenticator {
   readonly #tokens: FwTokenService;
@@ -148,7 +149,7 @@ export class Authenticator {
       tokenAdmin = session?.tokenAdmin === true;
     } else {
       // Tokens kept elsewhere (memory, Redis): the user and grants version by id, one prepared
-      // statement where the store has one, read fresh like the one lookup above.
+      // statement where the store has one, as current as the one lookup above.
       const session = await this.#tokens.resolve(token);
       const found = session ? await this.#store.sessions.user(session.userId) : undefined;
       stored = found?.user;

@@ -290,11 +290,14 @@ describe('validateRow / validateRowSync: the direct pass check agrees with yup',
       start: { edit: { type: 'DATE' }, rules: [{ type: 'range', min: '2020-01-01' }] },
       end: { edit: { type: 'DATE' } },
       at: { edit: { type: 'DATETIME' } },
-      note: { edit: { type: 'TEXTAREA' }, rules: [{ type: 'dynamic', name: 'noteForB', dependsOn: ['kind'], test: (value, row) => row.kind !== 'b' || (value != null && value !== '') }] },
+      note: {
+        edit: { type: 'TEXTAREA' },
+        rules: [{ type: 'dynamic', name: 'noteForB', dependsOn: ['kind'], test: (value, row) => row.kind !== 'b' || (value != null && value !== '') }],
+      },
     },
     rowRules: [{ name: 'endAfterStart', fields: ['start', 'end'], path: 'end', test: (row) => row.end == null || row.start == null || String(row.end) >= String(row.start) }],
   });
-  const pick = <T,>(values: T[]) => fc.constantFrom(...values);
+  const pick = <T>(values: T[]) => fc.constantFrom(...values);
   const row = fc.record(
     {
       id: pick([1, 2]),

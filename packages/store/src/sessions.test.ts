@@ -225,6 +225,31 @@ describe('store.sessions on a SQLite file: rows kept while nothing is committed'
     expect((await store.sessions.user(userId))!.user.isAdmin).to.equal(true);
   });
 
+  it('answers while the pool’s connection is busy stepping a query or inside a transaction (the read-only connection then reads)', async () => {
+    await live('KEPTKEPTKEPTKEP7');
+    const client = store.knex.client as unknown as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): unknown };
+    const connection = (await client.acquireConnection()) as { prepare(sql: string): { iterate(): IterableIterator<unknown> } };
+    try {
+      const rows = connection.prepare('select id from fw_user').iterate();
+      rows.next(); // the statement is still being stepped: the connection is busy
+      await other.grants.bump(); // kept rows are dropped, so the next lookup reads
+      expect((await store.sessions.lookup(hash('KEPTKEPTKEPTKEP7'), Date.now()))!.userId).to.equal(userId);
+      rows.return?.();
+    } finally {
+      client.releaseConnection(connection);
+    }
+    const name = (await store.sessions.user(userId))!.user.name;
+    await other.grants.bump(); // kept rows are dropped again
+    const trx = await store.knex.transaction();
+    try {
+      await trx('fw_user').where('id', userId).update({ name: 'Uncommitted' });
+      expect((await store.sessions.user(userId))!.user.name).to.equal(name);
+      expect((await store.sessions.lookup(hash('KEPTKEPTKEPTKEP7'), Date.now()))!.user.name).to.equal(name);
+    } finally {
+      await trx.rollback();
+    }
+  });
+
   it('does not remember unknown tokens, and finds one as soon as it is written', async () => {
     expect(await store.sessions.lookup(hash('KEPTKEPTKEPTKEP6'), Date.now())).to.equal(undefined);
     inAnotherProcess(`insert into fw_token (token_hash, user_id, expires_at, created_at) values ('${hash('KEPTKEPTKEPTKEP6')}', ${userId}, ${Date.now() + 60_000}, ${Date.now()})`);

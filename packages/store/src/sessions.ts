@@ -37,8 +37,9 @@ export interface SessionUserRecord {
  * The per-request lookups of the authentication path: a token hash of `fw_token` (as
  * `@fw/token`'s `KnexTokenStore` writes it), its user and the grants version, in one query
  * instead of three; or, for tokens kept elsewhere (memory, Redis), the user and grants version by
- * id. Both read fresh rows on every call (no cache), so a lock, an expiry or a deletion written by
- * any instance applies to the next request.
+ * id. Both answer with the committed rows as of the call, so a lock, an expiry or a deletion
+ * written by any instance applies to the next request. (On a SQLite file, rows are kept while
+ * nothing is committed to the file: see `CommittedRows`.)
  */
 export interface SessionRepository {
   /** The session of a live token (expiry after `now`), or undefined. */
@@ -144,11 +145,16 @@ function toSession(row: Record<string, unknown>): SessionRecord {
  * waits for the writer, and it skips the query builder on the hottest query of the app.
  * @internal
  */
-export function createSessionRepository(ctx: RepositoryContext, sqliteFile: string | undefined): SessionRepository {
+export function createSessionRepository(
+  ctx: RepositoryContext,
+  sqliteFile: string | undefined,
+  idleWriter: () => Database.Database | undefined = () => undefined,
+): SessionRepository {
   let reader: Database.Database | undefined;
   const statements = new Map<string, Database.Statement>();
   let prepared = sqliteFile !== undefined;
   const rows = new CommittedRows();
+  const writerStatements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
   const knexConfig = (ctx.knex.client as unknown as { config?: { postProcessResponse?: unknown; wrapIdentifier?: unknown } }).config;
   const pgPrepared = ctx.dialect === 'postgres' && !knexConfig?.postProcessResponse && !knexConfig?.wrapIdentifier;
 
@@ -157,16 +163,40 @@ export function createSessionRepository(ctx: RepositoryContext, sqliteFile: stri
    * while nothing was committed since it was read, else read now. Undefined when the statement
    * cannot be prepared yet.
    */
-  function committedRow(sql: string, key: string, binding: unknown): { row: Record<string, unknown> | undefined } | undefined {
+  function committedRow(sql: string, key: string, binding: string | number): { row: Record<string, unknown> | undefined } | undefined {
     const statement = preparedStatement(sql);
     const version = statement && preparedStatement(DATA_VERSION);
     if (!statement || !version) return undefined;
     rows.at(version.get() as number);
     const known = rows.get(key);
     if (known) return { row: known };
-    const row = statement.get(...(Array.isArray(binding) ? binding : [binding])) as Record<string, unknown> | undefined;
+    const row = readFresh(sql, statement, binding);
     if (row) rows.set(key, row);
     return { row };
+  }
+
+  /**
+   * The row read now, on the pool's own connection when it is free (between statements of this
+   * single-threaded process, outside any transaction, it reads committed data like the read-only
+   * connection does), else on the read-only connection. Any commit empties a SQLite connection's
+   * page cache except the committing connection's own: after the writes of this process, the
+   * pool's connection still holds the pages this read needs, where the read-only one reads them
+   * from the file again (about five times the cost).
+   */
+  function readFresh(sql: string, onReader: Database.Statement, binding: string | number): Record<string, unknown> | undefined {
+    const writer = idleWriter();
+    if (writer) {
+      try {
+        let own = writerStatements.get(writer);
+        if (!own) writerStatements.set(writer, (own = new Map()));
+        let statement = own.get(sql);
+        if (!statement) own.set(sql, (statement = writer.prepare(sql)));
+        return statement.get(binding) as Record<string, unknown> | undefined;
+      } catch {
+        // Busy with a statement still being stepped (an open iterator), or not migrated: the reader answers.
+      }
+    }
+    return onReader.get(binding) as Record<string, unknown> | undefined;
   }
 
   function preparedStatement(sql: string): Database.Statement | undefined {

@@ -7,6 +7,7 @@ import type { RepositoryContext } from './context.js';
 import { dialectOfKnex, type FwDialect } from './dialect.js';
 import { createLoginLogRepository, createOperateLogRepository, type LoginLogRepository, type OperateLogRepository } from './logs.js';
 import { createGrantsRepository, type GrantsRepository } from './grants.js';
+import type Database from 'better-sqlite3';
 import { createSessionRepository, type SessionRepository } from './sessions.js';
 import { createFileRepository, type FileRepository } from './files.js';
 import { createMenuRepository, type MenuRepository } from './menus.js';
@@ -136,6 +137,25 @@ export interface FwStore {
 interface SqliteRawConnection {
   pragma(source: string): unknown;
 }
+
+/** The SQLite connections a store's pool opened (better-sqlite3 databases), for reads that need no pool turn. */
+class OpenedConnections {
+  readonly #all = new Set<SqliteRawConnection>();
+
+  add(connection: SqliteRawConnection): void {
+    this.#all.add(connection);
+  }
+
+  /** An open connection with no transaction in progress, or undefined. */
+  idle(): SqliteRawConnection | undefined {
+    for (const connection of this.#all) {
+      const state = connection as { open?: boolean; inTransaction?: boolean };
+      if (state.open === false) this.#all.delete(connection);
+      else if (state.inTransaction === false) return connection;
+    }
+    return undefined;
+  }
+}
 interface MysqlRawConnection {
   query(sql: string, callback: (error: Error | null) => void): void;
 }
@@ -185,7 +205,7 @@ const knexLog: Knex.Config['log'] = {
   },
 };
 
-function knexConfig(parsed: ParsedStoreUrl, pool: { min: number; max: number }, debug: boolean, timeouts: Timeouts): Knex.Config {
+function knexConfig(parsed: ParsedStoreUrl, pool: { min: number; max: number }, debug: boolean, timeouts: Timeouts, opened: OpenedConnections): Knex.Config {
   const base = { client: parsed.client, debug, pool: { ...pool }, acquireConnectionTimeout: timeouts.acquireMs, log: knexLog };
   switch (parsed.dialect) {
     case 'sqlite':
@@ -203,6 +223,7 @@ function knexConfig(parsed: ParsedStoreUrl, pool: { min: number; max: number }, 
               conn.pragma('foreign_keys = ON');
               // WAL lets readers run beside the one writer, and several processes share the file.
               if (!parsed.memory) conn.pragma('journal_mode = WAL');
+              opened.add(conn);
               done(null, conn);
             } catch (error) {
               done(error instanceof Error ? error : new Error(String(error)), conn);
@@ -270,6 +291,7 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
   let knex: Knex;
   let owned: boolean;
   let sqliteFile: string | undefined;
+  const opened = new OpenedConnections();
   if (typeof urlOrOptions !== 'string' && isKnexOptions(urlOrOptions)) {
     knex = urlOrOptions.knex;
     owned = false;
@@ -283,7 +305,7 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
       acquireMs: checkTimeout('store.acquireTimeoutMs', options.acquireTimeoutMs, parsed.dialect === 'sqlite' ? SQLITE_ACQUIRE_TIMEOUT_MS : DEFAULT_ACQUIRE_TIMEOUT_MS),
     };
     if (parsed.dialect === 'sqlite' && !parsed.memory) mkdirSync(dirname(parsed.connection.filename), { recursive: true });
-    knex = knexFactory(knexConfig(parsed, pool, options.debug ?? false, timeouts));
+    knex = knexFactory(knexConfig(parsed, pool, options.debug ?? false, timeouts, opened));
     owned = true;
     if (parsed.dialect === 'sqlite' && !parsed.memory) sqliteFile = parsed.connection.filename;
   }
@@ -291,7 +313,7 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
   // The grants repository is built first: the others report grant changes to it.
   const ctx: RepositoryContext = { knex, dialect, models: bindModels(knex), grantsChanged: () => grants.bump() };
   const grants: GrantsRepository = createGrantsRepository(ctx);
-  const sessions = createSessionRepository(ctx, sqliteFile);
+  const sessions = createSessionRepository(ctx, sqliteFile, () => opened.idle() as Database.Database | undefined);
   const source = fwMigrationSource();
   const config: Knex.MigratorConfig = { migrationSource: source, tableName: MIGRATION_TABLE };
   // An older instance of a scale-out deployment must still start after a newer one migrated the
