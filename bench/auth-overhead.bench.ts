@@ -16,10 +16,10 @@ import { fwAuth } from '@fw/login';
 import { createStore, type FwStore } from '@fw/store';
 import { createTestDatabase } from '@fw/test-utils';
 import { FwTokenService, KnexTokenStore, MemoryTokenStore, RedisTokenStore, createRedis, hashToken, type TokenStore } from '@fw/token';
-import { listen, load, median, type LoadResult } from './lib.js';
+import { listen, load, median, spread, type LoadResult } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CONNECTIONS = 10;
 const PG_URL = process.env.BENCH_PG_URL ?? process.env.FW_TEST_PG_URL;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.FW_TEST_REDIS_URL;
@@ -79,10 +79,12 @@ async function compareAuth(label: string, store: FwStore, tokenStore: TokenStore
     const pick = (runs: Run[], key: keyof Run) => median(runs.map((r) => r[key]));
     const rpsRatio = pick(b, 'rps') / pick(a, 'rps');
     const cpuRatio = pick(a, 'cpu') / pick(b, 'cpu');
+    // Each fwAuth run against the bare run just before it (the same machine weather).
+    const perRound = `per round: req/s ${spread(a.map((r, i) => b[i]!.rps / r.rps))}, CPU ${spread(a.map((r, i) => r.cpu / b[i]!.cpu))}`;
     console.log(
       `${label.padEnd(40)} bare ${Math.round(pick(a, 'rps')).toLocaleString('en-US').padStart(7)} req/s ${pick(a, 'cpu').toFixed(1).padStart(6)} µs CPU/req | ` +
         `fwAuth ${Math.round(pick(b, 'rps')).toLocaleString('en-US').padStart(7)} req/s ${pick(b, 'cpu').toFixed(1).padStart(6)} µs CPU/req | ` +
-        `ratio req/s ${rpsRatio.toFixed(2)}, CPU ${cpuRatio.toFixed(2)} (goal >= 0.95)`,
+        `ratio req/s ${rpsRatio.toFixed(2)}, CPU ${cpuRatio.toFixed(2)} (goal >= 0.95)\n${''.padEnd(41)}${perRound}`,
     );
   } finally {
     bareServer.close();

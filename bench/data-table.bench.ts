@@ -12,7 +12,7 @@ import { createRegistry, defineModel } from '@fw/core';
 import { fwData } from '@fw/data';
 import { createStore } from '@fw/store';
 import { createTestDatabase, sqlBackends } from '@fw/test-utils';
-import { benchUser, compare, listen, load } from './lib.js';
+import { benchUser, compare, countRequests, listen, load, spread, withServerCpu } from './lib.js';
 
 const ROWS = 100_000;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -78,6 +78,8 @@ for (const spec of sqlBackends().filter((b) => b.dialect === 'sqlite' || (b.dial
       ]);
       ctx.body = { rows, total: Number((counted as Array<{ n: unknown }>)[0]?.n), page, size };
     });
+    const fwAnswered = countRequests(fw);
+    const bareAnswered = countRequests(bare);
     const fwServer = await listen(fw);
     const bareServer = await listen(bare);
     closers.push(fwServer.close, bareServer.close);
@@ -95,17 +97,22 @@ for (const spec of sqlBackends().filter((b) => b.dialect === 'sqlite' || (b.dial
         throw new Error(`unexpected answers: ${a.total}/${a.rows.length} vs ${b.total}/${b.rows.length}`);
 
       const opts = { seconds: SECONDS, connections: CONNECTIONS, body };
-      const { baseline, candidate } = await compare(
+      const { baseline, candidate, rounds } = await compare(
         ROUNDS,
-        () => load(bareUrl, opts),
-        () => load(fwUrl, { ...opts, headers: { token } }),
+        () => withServerCpu(bareAnswered, () => load(bareUrl, opts)),
+        () => withServerCpu(fwAnswered, () => load(fwUrl, { ...opts, headers: { token } })),
       );
       console.log(
         `table query on ${spec.label}, 20 of ${ROWS} rows + count, ${conditioned ? 'stock = 7' : 'no condition'}, ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each (median):`,
       );
-      console.log(`  bare knex route     ${baseline.rps.toFixed(0)} req/s   mean ${baseline.mean.toFixed(2)} ms   p99 ${baseline.p99} ms`);
-      console.log(`  fwData (auth+power) ${candidate.rps.toFixed(0)} req/s   mean ${candidate.mean.toFixed(2)} ms   p99 ${candidate.p99} ms`);
+      console.log(
+        `  bare knex route     ${baseline.rps.toFixed(0)} req/s   mean ${baseline.mean.toFixed(2)} ms   p99 ${baseline.p99} ms   server CPU ${baseline.cpu!.toFixed(0)} µs/req`,
+      );
+      console.log(
+        `  fwData (auth+power) ${candidate.rps.toFixed(0)} req/s   mean ${candidate.mean.toFixed(2)} ms   p99 ${candidate.p99} ms   server CPU ${candidate.cpu!.toFixed(0)} µs/req`,
+      );
       console.log(`  ratio fw/bare ${(candidate.rps / baseline.rps).toFixed(3)} (goal >= 0.9); p99 ratio ${(candidate.p99 / Math.max(baseline.p99, 0.001)).toFixed(2)}`);
+      console.log(`  per round (each against the bare run just before it): throughput ${spread(rounds.map((r) => r.rps))}, server CPU ${spread(rounds.map((r) => r.cpu!))}`);
     }
   } finally {
     for (const close of closers) close();
