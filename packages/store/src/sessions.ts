@@ -110,6 +110,18 @@ class CommittedRows {
   }
 }
 
+/**
+ * The part of a better-sqlite3 connection read here (structural, so that the declarations of this
+ * package need no better-sqlite3 types: the driver is an optional peer).
+ */
+export interface SqliteConnection {
+  prepare(sql: string): SqliteStatement;
+}
+/** The part of a better-sqlite3 statement read here. */
+export interface SqliteStatement {
+  get(...bindings: unknown[]): unknown;
+}
+
 /** The parts of knex's PostgreSQL client and of a node-postgres connection the prepared lookup uses. */
 interface PgKnexClient {
   acquireConnection(): Promise<unknown>;
@@ -148,13 +160,13 @@ function toSession(row: Record<string, unknown>): SessionRecord {
 export function createSessionRepository(
   ctx: RepositoryContext,
   sqliteFile: string | undefined,
-  idleWriter: () => Database.Database | undefined = () => undefined,
+  idleWriter: () => SqliteConnection | undefined = () => undefined,
 ): SessionRepository {
   let reader: Database.Database | undefined;
   const statements = new Map<string, Database.Statement>();
   let prepared = sqliteFile !== undefined;
   const rows = new CommittedRows();
-  const writerStatements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+  const writerStatements = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
   const knexConfig = (ctx.knex.client as unknown as { config?: { postProcessResponse?: unknown; wrapIdentifier?: unknown } }).config;
   const pgPrepared = ctx.dialect === 'postgres' && !knexConfig?.postProcessResponse && !knexConfig?.wrapIdentifier;
 

@@ -7,8 +7,7 @@ import type { RepositoryContext } from './context.js';
 import { dialectOfKnex, type FwDialect } from './dialect.js';
 import { createLoginLogRepository, createOperateLogRepository, type LoginLogRepository, type OperateLogRepository } from './logs.js';
 import { createGrantsRepository, type GrantsRepository } from './grants.js';
-import type Database from 'better-sqlite3';
-import { createSessionRepository, type SessionRepository } from './sessions.js';
+import { createSessionRepository, type SessionRepository, type SqliteConnection } from './sessions.js';
 import { createFileRepository, type FileRepository } from './files.js';
 import { createMenuRepository, type MenuRepository } from './menus.js';
 import { fwMigrationSource, MIGRATION_TABLE, type FwMigration } from './migrations.js';
@@ -313,7 +312,7 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
   // The grants repository is built first: the others report grant changes to it.
   const ctx: RepositoryContext = { knex, dialect, models: bindModels(knex), grantsChanged: () => grants.bump() };
   const grants: GrantsRepository = createGrantsRepository(ctx);
-  const sessions = createSessionRepository(ctx, sqliteFile, () => opened.idle() as Database.Database | undefined);
+  const sessions = createSessionRepository(ctx, sqliteFile, () => opened.idle() as SqliteConnection | undefined);
   const source = fwMigrationSource();
   const config: Knex.MigratorConfig = { migrationSource: source, tableName: MIGRATION_TABLE };
   // An older instance of a scale-out deployment must still start after a newer one migrated the
