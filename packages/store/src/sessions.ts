@@ -193,7 +193,7 @@ export function createSessionRepository(
    * connection does), else on the read-only connection. Any commit empties a SQLite connection's
    * page cache except the committing connection's own: after the writes of this process, the
    * pool's connection still holds the pages this read needs, where the read-only one reads them
-   * from the file again (about five times the cost).
+   * from the file again.
    */
   function readFresh(sql: string, onReader: Database.Statement, binding: string | number): Record<string, unknown> | undefined {
     const writer = idleWriter();
