@@ -2,7 +2,8 @@ export { coerceValue, calendarDateOf, findChoice, isEmptyInput } from './coerce.
 export type { ChoiceValue, CoerceResult, FormValue } from './coerce.js';
 export { toFormRow, toDbValues, changedColumns } from './storage.js';
 export type { DbRow, FormRow } from './storage.js';
-export { buildRowSchema, integerBounds, validateRow, validateRowSync } from './schema.js';
+export { buildRowSchema, validateRow, validateRowSync } from './schema.js';
+export { integerBounds } from './row-tests.js';
 export type { RowSchema, ValidateRowOptions } from './schema.js';
 export { DIALECT_LIMITS, storageIssues } from './storable.js';
 export type { DialectLimits, StorageBounds, StorageDialect } from './storable.js';
