@@ -43,7 +43,12 @@ describeEachSql('fwMcp(options): menus through the AI tools (issue 19 §1)', (db
     admin = await make('admin', true);
     erin = await make('erin');
     const role = await store.roles.create({ code: `menus-${stamp}`, name: 'Menu manager' });
-    await store.roles.setMenus(role.id, Object.keys(menu).filter((code) => /^FwMenu(@|$)/.test(code)).map((code) => menu[code]!));
+    await store.roles.setMenus(
+      role.id,
+      Object.keys(menu)
+        .filter((code) => /^FwMenu(@|$)/.test(code))
+        .map((code) => menu[code]!),
+    );
     await store.users.setRoles(erin.id, [role.id]);
     await store.grants.bump();
     const config = loadConfig({ env: false });

@@ -6,13 +6,34 @@ describe('pageTargetProblem(value), linkTargetProblem(value) and menuTargetProbl
     for (const value of ['/reports', '/reports/summary?year=2026#top', 'reports', './reports', '/docs/authors.html', '/tokens/list', '/a%20b']) {
       expect(pageTargetProblem(value), value).to.equal(undefined);
     }
-    for (const value of ['https://elsewhere.example/', '//elsewhere.example', '/\\elsewhere.example', 'http:elsewhere.example', 'https:/elsewhere.example', 'javascript:alert(1)', 'data:text/html,x', 'vbscript:x', 'blob:https://x/y']) {
+    for (const value of [
+      'https://elsewhere.example/',
+      '//elsewhere.example',
+      '/\\elsewhere.example',
+      'http:elsewhere.example',
+      'https:/elsewhere.example',
+      'javascript:alert(1)',
+      'data:text/html,x',
+      'vbscript:x',
+      'blob:https://x/y',
+    ]) {
       expect(pageTargetProblem(value), value).to.be.a('string');
     }
   });
 
   it('a page never reaches the sign-on hand-off page, in any spelling', () => {
-    for (const value of ['/auth.html', 'auth.html', '/AUTH.HTML', '/x/../auth.html', '/x/..%2Fauth.html', '/%61uth.html', '/%2561uth.html', '/admin/auth.html', '/auth.html.', '/auth.html%20']) {
+    for (const value of [
+      '/auth.html',
+      'auth.html',
+      '/AUTH.HTML',
+      '/x/../auth.html',
+      '/x/..%2Fauth.html',
+      '/%61uth.html',
+      '/%2561uth.html',
+      '/admin/auth.html',
+      '/auth.html.',
+      '/auth.html%20',
+    ]) {
       expect(pageTargetProblem(value), value).to.match(/hand-off|backslashes|spaces/);
     }
   });
@@ -34,7 +55,15 @@ describe('pageTargetProblem(value), linkTargetProblem(value) and menuTargetProbl
 
   it('a link is a full http or https address', () => {
     for (const value of ['https://example.org/', 'http://intranet.example:8080/x?y=1']) expect(linkTargetProblem(value), value).to.equal(undefined);
-    for (const value of ['/reports', 'example.org', 'https:example.org', 'https:/example.org', 'ftp://example.org/', 'mailto:a@example.org', 'javascript://example.org/%0aalert(1)']) {
+    for (const value of [
+      '/reports',
+      'example.org',
+      'https:example.org',
+      'https:/example.org',
+      'ftp://example.org/',
+      'mailto:a@example.org',
+      'javascript://example.org/%0aalert(1)',
+    ]) {
       expect(linkTargetProblem(value), value).to.be.a('string');
     }
   });

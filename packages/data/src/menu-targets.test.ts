@@ -204,7 +204,8 @@ describeEachSql('menus that swap an administrator’s session (issue 19 §1)', (
       expect(imported.status, JSON.stringify(imported.body)).to.equal(422);
       // Control characters are refused by the CSV reader or the rule; every other row is named on its value.
       const named = new Set(paths(imported));
-      for (const [i, value] of BAD_PAGES.entries()) if (!/[\u0000-\u001f]/.test(value)) expect(named, value).to.include(`rows[${i + 1}].value`);
+      const control = (value: string) => [...value].some((c) => c.charCodeAt(0) < 0x20);
+      for (const [i, value] of BAD_PAGES.entries()) if (!control(value)) expect(named, value).to.include(`rows[${i + 1}].value`);
       expect(await count()).to.equal(before + 1);
     });
 
