@@ -307,8 +307,9 @@ async function checkLinkRow(check: GrantCheck, scope: Scope): Promise<void> {
 }
 
 /**
- * Checks one write against the rules of who may grant what. Runs only for non-administrators;
- * call it with the final row (after the `before…` hooks), inside the write's transaction.
+ * Checks one write against the rules of who may grant what. Runs only for non-administrators,
+ * inside the write's transaction: with the row as asked, before validation (a refusal is a 403,
+ * never a 422), and again with the final row when a `before…` hook may have changed it.
  * @throws {FwError} 403 `GRANT_DENIED` naming the field.
  */
 export async function checkGrants(check: GrantCheck): Promise<void> {
