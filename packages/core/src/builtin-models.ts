@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { accountProblem } from './account.js';
+import { menuTargetProblem } from './menu-target.js';
 import { defineModel, type ModelDefinition } from './model.js';
 
 // The framework's own models over its built-in tables (created by @fw/store's migrations), so
@@ -125,6 +126,20 @@ export const FwMenuModel = defineModel({
     },
     ...stamps,
   },
+  // A row rule, so every write path sees it (add, copy, the edit form, a cell, import, the AI
+  // tools), administrators' included: a page is framed inside the admin UI with its origin and
+  // storage, a link opens in a new tab (issue 19 §1; see menu-target.ts).
+  rowRules: [
+    {
+      name: 'menuTarget',
+      fields: ['type', 'value'],
+      path: 'value',
+      test: (row) => {
+        const problem = menuTargetProblem(row.type, row.value);
+        return problem === undefined ? true : `${row.type === 'page' ? 'A page' : 'A link'} ${problem}`;
+      },
+    },
+  ],
 });
 
 /** Open-API keys (`fw_open_api`): an app id and a secret that stands for a user. */

@@ -189,10 +189,13 @@ export class AuditedWriter {
   async insert(model: ModelDefinition, actor: Actor, trx: Knex.Transaction, values: FormRow, outer: DataHookContext, sent: ReadonlySet<string>, codes?: ReadonlySet<string>): Promise<number> {
     const context: DataHookContext = { ...outer, transaction: trx };
     const row = newRow(model, values);
+    // Asking for what one may not grant is refused as such (403) before the values are judged
+    // (422), so a refused request never reads as a mere typo (issue 19 §1).
+    if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'add', next: row });
     await extraValidation(model, row, context, this.#store.dialect);
     await model.dataProxy.beforeAdd?.(row, context);
-    // Checked on the row as it will be written, after the hooks had their say.
-    if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'add', next: row });
+    // Checked again on the row as it will be written, when a hook had its say.
+    if (codes && model.dataProxy.beforeAdd) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'add', next: row });
     await checkReferences(this.#registry, model, trx, row);
     const files = await this.#attachments.prepare(model, actor.user.id, row, undefined, undefined, trx);
     // Absent fields left empty are not written, so the database's own defaults (timestamps,
@@ -255,10 +258,12 @@ export class AuditedWriter {
         next[model.primaryKey] = id;
         // What was asked, in one shape for the edit form and the cell editor: the values that differ.
         log.request = { id, changes: changes(model, stored, next) };
+        // Refused grants before validation, and again after a hook that may change the row (see insert).
+        if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
         await extraValidation(model, next, context, this.#store.dialect);
         await model.dataProxy.beforeUpdate?.(next, context);
         next[model.primaryKey] = id;
-        if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
+        if (codes && model.dataProxy.beforeUpdate) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
         await checkReferences(this.#registry, model, trx, next, stored);
         const files = await this.#attachments.prepare(model, actor.user.id, next, stored, String(id), trx);
         const changed = changes(model, stored, next);

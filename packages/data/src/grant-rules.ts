@@ -199,24 +199,48 @@ async function checkRole(check: GrantCheck): Promise<void> {
   if (lacking.length > 0) denied(reopened ? status!.name : menus!.name, `You may not grant menus you do not hold (${listed(lacking)})`);
 }
 
+/** A menu's value as compared: empty and absent are one. */
+function target(value: unknown): unknown {
+  return value === undefined || value === '' ? null : value;
+}
+
 async function checkMenu(check: GrantCheck): Promise<void> {
-  const { model, stored, next, codes } = check;
-  if (!next) return;
+  const { model, stored, next, codes, op } = check;
   const code = fieldOf(model, 'code');
   const status = fieldOf(model, 'status');
-  if (!code) return;
-  const value = next[code.name] ?? null;
-  const changed = check.op === 'add' || value !== (stored?.[code.name] ?? null);
-  const enabled = status !== undefined && check.op === 'update' && stored?.[status.name] === MENU_STATUS.DISABLED && next[status.name] !== MENU_STATUS.DISABLED;
-  // A menu's code is the grant itself: renaming a menu that roles link to re-grants it to them.
-  if ((changed || enabled) && typeof value === 'string' && value !== '' && !codes.has(value)) {
-    denied(changed ? code.name : status!.name, `You may not create or enable a menu with a code you do not hold (${value})`);
+  // A menu is the grant its code names: someone who does not hold it changes or removes none of
+  // it (the "Users" entry, a function menu of a model they cannot use), issue 19 §1. A menu with
+  // no code grants nothing, like everywhere in these rules.
+  const own = code ? stored?.[code.name] : undefined;
+  if (op !== 'add' && typeof own === 'string' && own !== '' && !codes.has(own)) {
+    denied(model.primaryKey, `This menu is the grant ${own}, which you do not hold; only someone who holds it, or an administrator, may change it`);
   }
-  // A menu model that links roles itself grants its code to the roles it adds.
-  const roles = linkField(model, ROLE_MENU);
-  if (roles && added(roles, stored, next).length > 0 && typeof value === 'string' && value !== '' && !codes.has(value)) {
-    denied(roles.name, `You may not grant menus you do not hold (${value})`);
+  if (!next) return;
+  if (code) {
+    const value = next[code.name] ?? null;
+    const changed = op === 'add' || value !== (stored?.[code.name] ?? null);
+    const enabled = status !== undefined && op === 'update' && stored?.[status.name] === MENU_STATUS.DISABLED && next[status.name] !== MENU_STATUS.DISABLED;
+    // A menu's code is the grant itself: renaming a menu that roles link to re-grants it to them.
+    if ((changed || enabled) && typeof value === 'string' && value !== '' && !codes.has(value)) {
+      denied(changed ? code.name : status!.name, `You may not create or enable a menu with a code you do not hold (${value})`);
+    }
+    // A menu model that links roles itself grants its code to the roles it adds.
+    const roles = linkField(model, ROLE_MENU);
+    if (roles && added(roles, stored, next).length > 0 && typeof value === 'string' && value !== '' && !codes.has(value)) {
+      denied(roles.name, `You may not grant menus you do not hold (${value})`);
+    }
   }
+  // Where a menu leads is the administrators' to say: a page is framed inside everyone's admin UI,
+  // with its origin and storage, so a non-administrator who could point one at the sign-on
+  // hand-off page with their own token would swap an administrator's session for theirs.
+  const details: FwErrorDetail[] = [];
+  for (const column of ['type', 'value']) {
+    const field = fieldOf(model, column);
+    if (!field) continue;
+    const set = op === 'add' ? target(next[field.name]) !== null : field.name in next && target(next[field.name]) !== target(stored?.[field.name]);
+    if (set) details.push({ path: field.name, type: 'grant', message: `Only an administrator may set or change a menu’s ${field.name}` });
+  }
+  if (details.length > 0) throw dataError('GRANT_DENIED', `Only an administrator may set or change where a menu leads (${details.map((d) => d.path).join(', ')})`, details);
 }
 
 async function checkOrg(check: GrantCheck, scope: Scope): Promise<void> {
@@ -283,8 +307,9 @@ async function checkLinkRow(check: GrantCheck, scope: Scope): Promise<void> {
 }
 
 /**
- * Checks one write against the rules of who may grant what. Runs only for non-administrators;
- * call it with the final row (after the `before…` hooks), inside the write's transaction.
+ * Checks one write against the rules of who may grant what. Runs only for non-administrators,
+ * inside the write's transaction: with the row as asked, before validation (a refusal is a 403,
+ * never a 422), and again with the final row when a `before…` hook may have changed it.
  * @throws {FwError} 403 `GRANT_DENIED` naming the field.
  */
 export async function checkGrants(check: GrantCheck): Promise<void> {

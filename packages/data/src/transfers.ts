@@ -8,6 +8,7 @@ import { readEntity, toFormRow, validateRow, type FormRow } from '@fw/row-patch'
 import type { FwStore } from '@fw/store';
 import { newRow, type AuditedWriter } from './audited-write.js';
 import { dataError } from './error-codes.js';
+import { checkGrants } from './grant-rules.js';
 import { applyConditions, parseTableQuery, type QueryLimits } from './query.js';
 import type { RowReader } from './rows.js';
 import { isSecret, readColumns } from './secrets.js';
@@ -220,6 +221,9 @@ export class Transfers {
         for (const e of errors) details.push(at(n, { path: e.path ?? '', type: e.type, message: e.message }));
         entities.push(values);
       });
+      // What a non-administrator may not grant is refused as such (403) before the values are
+      // judged, as a single add is; the transaction below checks each row again as it is written.
+      if (codes) for (const values of entities) await checkGrants({ model, actorId: actor.user.id, codes, db: store.knex, op: 'add', next: newRow(model, values) });
       for (const [i, values] of entities.entries()) {
         // A row whose cells did not convert is still checked, so the answer names all its failing
         // cells; a cell already named is not named again (its value is missing, not empty).

@@ -1,5 +1,6 @@
-import { useEffect } from 'react';
-import { getToken, rememberReturn } from './auth';
+import { useEffect, useRef } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { rememberReturn, useToken } from './auth';
 import { navigate, useLocation } from './router';
 import { LoginPage } from './LoginPage';
 import { Shell } from './shell/Shell';
@@ -7,8 +8,20 @@ import { Shell } from './shell/Shell';
 /** Top-level routing: the sign-in page, else (with a token) the shell. */
 export function App() {
   const { pathname } = useLocation();
-  const signedIn = getToken() !== undefined;
+  const queryClient = useQueryClient();
+  const token = useToken();
+  const signedIn = token !== undefined;
   const onLogin = pathname === '/login';
+  const shown = useRef(token);
+  useEffect(() => {
+    const before = shown.current;
+    shown.current = token;
+    // The token changed under the app (another tab, a frame of /auth.html): everything cached was
+    // someone else's answer. Reset it, so the header names the account now signed in at once.
+    if (before === undefined || before === token) return;
+    if (token === undefined) queryClient.clear();
+    else void queryClient.resetQueries();
+  }, [token, queryClient]);
   useEffect(() => {
     if (!onLogin && !signedIn) {
       rememberReturn();

@@ -1,5 +1,6 @@
 // The session token, stored exactly as /auth.html (the sign-on hand-off) stores it, so a person
 // who signs on through a provider lands signed in.
+import { useSyncExternalStore } from 'react';
 import { currentPath } from './router';
 
 const TOKEN_KEY = '_token';
@@ -26,6 +27,34 @@ export function setToken(token: string): void {
 /** Forgets the token. */
 export function clearToken(): void {
   window.localStorage.removeItem(TOKEN_KEY);
+}
+
+/**
+ * Calls `onChange` whenever the stored token may have changed under the app: a `storage` event
+ * (another tab, or a frame such as /auth.html, wrote `_token`), or the window regaining focus or
+ * visibility (a change the event did not reach). Returns the unsubscribe function.
+ */
+export function subscribeToken(onChange: () => void): () => void {
+  const onStorage = (event: StorageEvent) => {
+    // key null: the whole storage was cleared.
+    if (event.key === null || event.key === TOKEN_KEY) onChange();
+  };
+  window.addEventListener('storage', onStorage);
+  window.addEventListener('focus', onChange);
+  document.addEventListener('visibilitychange', onChange);
+  return () => {
+    window.removeEventListener('storage', onStorage);
+    window.removeEventListener('focus', onChange);
+    document.removeEventListener('visibilitychange', onChange);
+  };
+}
+
+/**
+ * The stored token, re-read whenever it may have changed under the app (see
+ * {@link subscribeToken}), so a session swapped from elsewhere cannot go unnoticed (issue 19 §1).
+ */
+export function useToken(): string | undefined {
+  return useSyncExternalStore(subscribeToken, getToken);
 }
 
 /**

@@ -99,6 +99,9 @@ export const en = {
   'cell.hint': 'Enter saves, Esc cancels',
 
   'page.frameTitle': '{name}',
+
+  // Issue 19 §1: the account changed under the app (the token was replaced elsewhere).
+  'session.switched': 'You are now signed in as {name}: the sign-in was changed outside this page (another tab, window or frame).',
 } as const;
 
 /** The keys of Fw's messages. */

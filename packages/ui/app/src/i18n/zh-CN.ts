@@ -100,4 +100,7 @@ export const zhCN: Messages = {
   'cell.hint': '回车保存，Esc 取消',
 
   'page.frameTitle': '{name}',
+
+  // Issue 19 §1: the account changed under the app (the token was replaced elsewhere).
+  'session.switched': '你现在以 {name} 的身份登录：登录已在本页之外（其他标签页、窗口或框架）被更改。',
 };

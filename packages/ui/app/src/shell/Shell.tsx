@@ -1,7 +1,7 @@
 // The frame around every signed-in screen: the menu tree from GET /menu, the user menu and the
 // locale switch; the content follows the app path.
-import { lazy, Suspense, useEffect, useMemo } from 'react';
-import { Button, Dropdown, Layout, Menu, Result, Spin, Typography, type MenuProps } from 'antd';
+import { lazy, Suspense, useEffect, useMemo, useRef } from 'react';
+import { App, Button, Dropdown, Layout, Menu, Result, Spin, Typography, type MenuProps } from 'antd';
 import { DownOutlined, KeyOutlined, LogoutOutlined, UserOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { api } from '../api';
@@ -11,10 +11,11 @@ import { useI18n } from '../i18n';
 import { Link, navigate, useLocation } from '../router';
 import { loadModelPage } from '../prefetch';
 import { useMenu, useUserInfo } from '../queries';
-import type { MenuEntry } from '../types';
+import type { MenuEntry, UserInfo } from '../types';
 import { ChangePassword } from './ChangePassword';
 import { LocaleSwitch } from './LocaleSwitch';
 import { menuIcon } from './icons';
+import { linkHref, pageSrc } from './menuTargets';
 
 // The model page (table, forms, pickers) is loaded when first needed, keeping the first screen small.
 const ModelPage = lazy(loadModelPage);
@@ -49,19 +50,22 @@ function buildItems(menus: MenuEntry[]): MenuItem[] {
         return items.length > 0 ? [{ key, icon, label: m.name, children: items }] : [];
       }
       if ((m.type === 'table' || m.type === 'tree') && m.value) return [{ key, icon, label: <Link to={modelPath(m.value)}>{m.name}</Link> }];
-      if (m.type === 'link' && m.value)
+      // A link opens in a new tab, never in the app's frame; a page is framed only when it is a
+      // same-origin path (menuTargets.ts). Anything else is not drawn at all.
+      const link = m.type === 'link' ? linkHref(m.value) : undefined;
+      if (link)
         return [
           {
             key,
             icon,
             label: (
-              <a href={m.value} target="_blank" rel="noopener noreferrer">
+              <a href={link} target="_blank" rel="noopener noreferrer">
                 {m.name}
               </a>
             ),
           },
         ];
-      if (m.type === 'page' && m.value) return [{ key, icon, label: <Link to={`/page/${m.id}`}>{m.name}</Link> }];
+      if (m.type === 'page' && pageSrc(m.value)) return [{ key, icon, label: <Link to={`/page/${m.id}`}>{m.name}</Link> }];
       return [];
     });
   return build(null);
@@ -118,8 +122,42 @@ function Home({ name, menus }: { name: string; menus: MenuEntry[] }) {
 function FramePage({ menus, id }: { menus: MenuEntry[]; id: number }) {
   const { t } = useI18n();
   const entry = navigable(menus).find((m) => m.id === id && m.type === 'page');
-  if (!entry?.value) return <Result status="404" subTitle={t('app.notFound')} />;
-  return <iframe className="fw-frame" src={entry.value} title={t('page.frameTitle', { name: entry.name })} />;
+  const src = pageSrc(entry?.value);
+  if (!entry || !src) return <Result status="404" subTitle={t('app.notFound')} />;
+  return <iframe className="fw-frame" src={src} title={t('page.frameTitle', { name: entry.name })} />;
+}
+
+/** Who is signed in, as the header names them: "Name (account)", or the account alone. */
+export function signedInAs(user: Pick<UserInfo, 'name' | 'account'>): string {
+  return user.name && user.name !== user.account ? `${user.name} (${user.account})` : user.account;
+}
+
+/** The header's account label: the name may be cut short on a narrow screen, the account last. */
+function AccountName({ user }: { user: Pick<UserInfo, 'name' | 'account'> }) {
+  const named = Boolean(user.name) && user.name !== user.account;
+  return (
+    <span className="fw-user-name">
+      {named && <span className="fw-user-display">{user.name}</span>}
+      <span className="fw-user-account">{named ? ` (${user.account})` : user.account}</span>
+    </span>
+  );
+}
+
+/**
+ * Tells the person when the account they work as changes under them (the token was replaced in
+ * another tab or by a frame): the header already names the new account; this says so out loud.
+ */
+function useAccountChangeNotice(user: UserInfo | undefined): void {
+  const { t } = useI18n();
+  const { message } = App.useApp();
+  const last = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    if (!user) return;
+    const before = last.current;
+    last.current = user.id;
+    if (before !== undefined && before !== user.id)
+      void message.warning({ key: 'fw-session-switched', content: t('session.switched', { name: signedInAs(user) }), duration: 8, className: 'fw-session-switched' });
+  }, [user, message, t]);
 }
 
 /** The signed-in application. */
@@ -132,6 +170,7 @@ export function Shell() {
   const menus = useMemo(() => menu.data ?? [], [menu.data]);
   const items = useMemo(() => buildItems(menus), [menus]);
   const selected = selectedKey(menus, pathname);
+  useAccountChangeNotice(user.data);
 
   const logout = async () => {
     try {
@@ -180,8 +219,8 @@ export function Shell() {
         <div className="fw-header-right">
           <LocaleSwitch />
           <Dropdown menu={{ items: userMenu }} trigger={['click']}>
-            <Button type="text" icon={<UserOutlined />} className="fw-user-menu">
-              {user.data.name || user.data.account} <DownOutlined />
+            <Button type="text" icon={<UserOutlined />} className="fw-user-menu" title={signedInAs(user.data)}>
+              <AccountName user={user.data} /> <DownOutlined className="fw-user-caret" />
             </Button>
           </Dropdown>
         </div>
