@@ -9,7 +9,11 @@ import { describeBrowser } from '@fw/test-utils';
 import { apiToken, openPage, openSignedIn, shot, startDemo, tableTexts, type UiDemo } from './support.js';
 
 async function failLogin(url: string, account: string, pwd: string): Promise<void> {
-  const res = await fetch(`${url}/fw-api/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'ui-test/1.0' }, body: JSON.stringify({ account, pwd: encodePassword(pwd) }) });
+  const res = await fetch(`${url}/fw-api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': 'ui-test/1.0' },
+    body: JSON.stringify({ account, pwd: encodePassword(pwd) }),
+  });
   expect(res.status).to.equal(401);
 }
 
@@ -58,7 +62,9 @@ describeBrowser('admin UI: failed sign-ins on the login-log page', (browser) => 
         expect(tables.at(-1)?.conditions).to.deep.equal([{ field: 'success', op: 'eq', value: false }]);
         expect((await column(page, 'accountTyped')).sort()).to.deep.equal(['admin', 'mallory\ufffd']);
         expect(await column(page, 'reason')).to.deep.equal(['Unknown account or wrong password', 'Unknown account or wrong password']);
-        expect(await page.locator('.ant-table-tbody').innerText()).to.not.contain('guess-123456').and.not.contain('not-the-password');
+        expect(await page.locator('.ant-table-tbody').innerText())
+          .to.not.contain('guess-123456')
+          .and.not.contain('not-the-password');
         await shot(page, join(ui.shots, `login-log-failures-${width}.png`));
         expect(errors).to.deep.equal([]);
       } finally {

@@ -37,9 +37,12 @@ describeEachSql('fwAdmin: failed sign-ins on the login-log page', (db) => {
   after(() => fw?.close());
 
   function login(account: string, pwd: string, ip = '192.0.2.1') {
-    return agent.post('/fw-api/login').set('X-Forwarded-For', ip).send({ account, pwd: encodePassword(pwd) });
+    return agent
+      .post('/fw-api/login')
+      .set('X-Forwarded-For', ip)
+      .send({ account, pwd: encodePassword(pwd) });
   }
-  const table = (who: string, body: unknown) => agent.post('/fw-api/data/table/FwLoginLog').set('token', tokens[who]!).send(body);
+  const table = (who: string, body: object) => agent.post('/fw-api/data/table/FwLoginLog').set('token', tokens[who]!).send(body);
 
   it('shows the new fields in the schema: success (boolean), reason (choice), account as typed, attempts', async () => {
     const { body } = await agent.get('/fw-api/build/FwLoginLog').set('token', tokens.admin!).expect(200);
@@ -61,7 +64,14 @@ describeEachSql('fwAdmin: failed sign-ins on the login-log page', (db) => {
     ]);
     const succeeded = (await table('admin', { conditions: [{ field: 'success', op: 'eq', value: true }] }).expect(200)).body;
     expect(succeeded.total).to.equal(3);
-    const ghost = (await table('admin', { conditions: [{ field: 'reason', op: 'eq', value: 'bad-credentials' }, { field: 'accountTyped', op: 'like', value: 'gho' }] }).expect(200)).body;
+    const ghost = (
+      await table('admin', {
+        conditions: [
+          { field: 'reason', op: 'eq', value: 'bad-credentials' },
+          { field: 'accountTyped', op: 'like', value: 'gho' },
+        ],
+      }).expect(200)
+    ).body;
     expect(ghost.rows.map((r: Record<string, unknown>) => [r.account, r.userId])).to.deep.equal([['ghost', null]]);
     expect(JSON.stringify([failed, succeeded, ghost])).to.not.contain('guess-1');
   });
@@ -73,6 +83,10 @@ describeEachSql('fwAdmin: failed sign-ins on the login-log page', (db) => {
     const seen = (await table('carol', { conditions: [{ field: 'success', op: 'eq', value: false }] }).expect(200)).body;
     expect(seen.rows.map((r: Record<string, unknown>) => r.accountTyped).sort()).to.deep.equal(['bob', 'ghost']);
     // The log is read only, for the menu holder too.
-    await agent.post('/fw-api/data/modify/FwLoginLog/delete').set('token', tokens.carol!).send({ ids: [seen.rows[0].id] }).expect(403);
+    await agent
+      .post('/fw-api/data/modify/FwLoginLog/delete')
+      .set('token', tokens.carol!)
+      .send({ ids: [seen.rows[0].id] })
+      .expect(403);
   });
 });

@@ -46,7 +46,9 @@ describeEachSql('fwLogin: failed sign-ins in the login log', (db) => {
     app.silent = true;
     app.on('error', (error: Error) => reported.push(error));
     app.use(fwErrorHandler());
-    app.use(fwLogin({ store, tokens, config, ephemeral, ...(options.proxy ? { proxy: options.proxy } : {}), ...(options.failedLogins ? { failedLogins: options.failedLogins } : {}) }));
+    app.use(
+      fwLogin({ store, tokens, config, ephemeral, ...(options.proxy ? { proxy: options.proxy } : {}), ...(options.failedLogins ? { failedLogins: options.failedLogins } : {}) }),
+    );
     const agent = request(app.callback());
     const login = (account: string, pwd: string, ip = '203.0.113.7', extra: Record<string, unknown> = {}) =>
       agent
@@ -73,7 +75,18 @@ describeEachSql('fwLogin: failed sign-ins in the login log', (db) => {
     await login('alice', 'wrong-pass', '198.51.100.1').expect(401);
     await login('nobody', 'wrong-pass', '198.51.100.2').expect(401);
     const [unknown, wrong] = await failures();
-    expect(wrong).to.include({ userId: alice.id, account: 'alice', accountTyped: 'alice', success: false, reason: 'bad-credentials', ip: '198.51.100.1', userAgent: 'probe/1.0', method: 'password', tokenHash: null, attempts: 1 });
+    expect(wrong).to.include({
+      userId: alice.id,
+      account: 'alice',
+      accountTyped: 'alice',
+      success: false,
+      reason: 'bad-credentials',
+      ip: '198.51.100.1',
+      userAgent: 'probe/1.0',
+      method: 'password',
+      tokenHash: null,
+      attempts: 1,
+    });
     expect(unknown).to.include({ userId: null, account: 'nobody', accountTyped: 'nobody', success: false, reason: 'bad-credentials', ip: '198.51.100.2', method: 'password' });
     expect(wrong!.loginTime.getTime()).to.be.within(before - 1000, Date.now() + 1000);
     // Successes stay what they were: no reason, success true.
@@ -223,7 +236,11 @@ describeEachSql('fwLogin: failed sign-ins in the login log', (db) => {
   });
 
   it('a flood from one address writes at most the per-address cap, and counts the rest into one summary row', async () => {
-    const failedLogins = new FailedLoginLog({ store, ephemeral: new MemoryEphemeralStore(), config: loadConfig({ env: false, values: { 'fw-app.failedLoginLogIpPerMinute': 3 } }) });
+    const failedLogins = new FailedLoginLog({
+      store,
+      ephemeral: new MemoryEphemeralStore(),
+      config: loadConfig({ env: false, values: { 'fw-app.failedLoginLogIpPerMinute': 3 } }),
+    });
     const { login } = setup({ config: { 'fw-app.loginIpLockCount': 10 }, failedLogins });
     for (let i = 0; i < 40; i++) await login(`user${i}`, 'wrong-pass', '192.0.2.40');
     // Another address still gets its failures written.
@@ -260,12 +277,20 @@ describeEachSql('fwLogin: failed sign-ins in the login log', (db) => {
 
   it('a bounded flood of 10,000 failed attempts from one address writes at most the cap plus one summary', async function () {
     this.timeout(120_000);
-    const log = new FailedLoginLog({ store, ephemeral: new KnexEphemeralStore({ knex: store.knex }), config: loadConfig({ env: false, values: { 'fw-app.failedLoginLogIpPerMinute': 10 } }) });
+    const log = new FailedLoginLog({
+      store,
+      ephemeral: new KnexEphemeralStore({ knex: store.knex }),
+      config: loadConfig({ env: false, values: { 'fw-app.failedLoginLogIpPerMinute': 10 } }),
+    });
     await store.knex('fw_kv').delete();
     const outcomes = { written: 0, counted: 0, off: 0 };
     for (let i = 0; i < 10_000; i += 100) {
       const batch = await Promise.all(
-        Array.from({ length: 100 }, (_, j) => log.record({ account: `victim${i + j}`, reason: 'bad-credentials', method: 'password', ip: '203.0.113.99', userAgent: 'flood/1' }, (e) => { throw e; })),
+        Array.from({ length: 100 }, (_, j) =>
+          log.record({ account: `victim${i + j}`, reason: 'bad-credentials', method: 'password', ip: '203.0.113.99', userAgent: 'flood/1' }, (e) => {
+            throw e;
+          }),
+        ),
       );
       for (const outcome of batch) outcomes[outcome] += 1;
     }

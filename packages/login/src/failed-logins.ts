@@ -107,7 +107,8 @@ export class FailedLoginLog {
     if (!options?.store?.loginLogs) throw new FwDefinitionError('FailedLoginLog.store', 'an FwStore is required');
     if (!options.ephemeral || typeof options.ephemeral.increment !== 'function') throw new FwDefinitionError('FailedLoginLog.ephemeral', 'an EphemeralStore is required');
     const windowMs = options.windowMs ?? 60_000;
-    if (!Number.isSafeInteger(windowMs) || windowMs <= 0) throw new FwDefinitionError('FailedLoginLog.windowMs', `must be a positive whole number of milliseconds, got ${String(windowMs)}`);
+    if (!Number.isSafeInteger(windowMs) || windowMs <= 0)
+      throw new FwDefinitionError('FailedLoginLog.windowMs', `must be a positive whole number of milliseconds, got ${String(windowMs)}`);
     const config = options.config ?? loadConfig();
     this.#store = options.store;
     this.#ephemeral = options.ephemeral;

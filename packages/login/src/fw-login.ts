@@ -1,7 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
-import { FwDefinitionError, FwError, LOGIN_FAILURE_REASON, accountProblem, loadConfig, normalizeAccount, unavailableError, type FwConfig, type FwErrorDetail, type FwUser, type LoginFailureReason } from '@fw/core';
+import {
+  FwDefinitionError,
+  FwError,
+  LOGIN_FAILURE_REASON,
+  accountProblem,
+  loadConfig,
+  normalizeAccount,
+  unavailableError,
+  type FwConfig,
+  type FwErrorDetail,
+  type FwUser,
+  type LoginFailureReason,
+} from '@fw/core';
 import type { FwStore } from '@fw/store';
 import { fwRoute, isJsonObject, readJsonBody, requireAuthState, routesWithAllowedMethods } from '@fw/http';
 import type { EphemeralStore, FwTokenService } from '@fw/token';

@@ -242,9 +242,8 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): FwOAuthMiddleware {
     if (!account) return fail(ctx, 401, OAUTH_FAILURES.NO_ACCOUNT);
     // Issue 19 §6: a sign-on that named an account and failed is a failed sign-in of that account.
     const logged = (reason: LoginFailureReason, user: { id: number; account: string } | null) =>
-      options.failedLogins?.record(
-        { account, reason, method: `oauth:${provider.name}`, ip: ctx.ip, userAgent: ctx.get('user-agent') || null, user },
-        (error) => ctx.app.emit('error', error, ctx),
+      options.failedLogins?.record({ account, reason, method: `oauth:${provider.name}`, ip: ctx.ip, userAgent: ctx.get('user-agent') || null, user }, (error) =>
+        ctx.app.emit('error', error, ctx),
       );
     const stored = await options.store.users.findByAccount(account);
     if (!stored) {

@@ -390,7 +390,15 @@ describeEachSql('FwStore repositories', (db) => {
     // Issue 19 §6: failed sign-ins are rows of the same table.
     it('records a failed sign-in with its reason class and the account as typed, cleaned, and filters on success', async function () {
       const typed = `${unique('typo')}\u0000\u202e${'🔑'.repeat(70)}`;
-      const failed = await store.loginLogs.insert({ userId: null, account: typed, accountTyped: typed, method: 'password', ip: '192.0.2.1', success: false, reason: 'bad-credentials' });
+      const failed = await store.loginLogs.insert({
+        userId: null,
+        account: typed,
+        accountTyped: typed,
+        method: 'password',
+        ip: '192.0.2.1',
+        success: false,
+        reason: 'bad-credentials',
+      });
       const stored = (await store.loginLogs.list({ success: false, limit: 50 })).find((l) => l.id === failed.id);
       expect(stored).to.include({ success: false, reason: 'bad-credentials', attempts: 1, userId: null, ip: '192.0.2.1' });
       expect(stored?.accountTyped).to.have.length.at.most(128);
