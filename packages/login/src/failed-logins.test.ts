@@ -2,13 +2,13 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { expect } from 'chai';
 import Koa from 'koa';
 import request from 'supertest';
-import { LOGIN_FAILURE_REASON, loadConfig, type FwUser } from '@fw/core';
+import { FwDefinitionError, LOGIN_FAILURE_REASON, loadConfig, type FwUser } from '@fw/core';
 import { fwErrorHandler } from '@fw/http';
 import { createStore, type FwLoginLogRecord, type FwStore } from '@fw/store';
-import { describeEachSql } from '@fw/test-utils';
+import { createTestDatabase, describeEachSql } from '@fw/test-utils';
 import { FwTokenService, KnexEphemeralStore, MemoryEphemeralStore, MemoryTokenStore, type EphemeralStore } from '@fw/token';
 import { encodePassword } from './client.js';
-import { FailedLoginLog } from './failed-logins.js';
+import { FailedLoginLog, type FailedLoginLogOptions } from './failed-logins.js';
 import { fwLogin } from './fw-login.js';
 import type { LoginProxy } from './login-proxy.js';
 import { LOGIN_REASONS } from './user-service.js';
@@ -300,5 +300,76 @@ describeEachSql('fwLogin: failed sign-ins in the login log', (db) => {
     expect(rows).to.have.length(11);
     expect(rows.find((r) => r.reason === 'rate-limited')?.attempts).to.equal(9_990);
     await store.knex('fw_kv').delete();
+  });
+});
+
+describe('new FailedLoginLog(options)', () => {
+  async function setup() {
+    const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
+    const store = await createStore(db.url);
+    await store.migrate.latest();
+    return { store, cleanup: async () => (await store.destroy(), await db.drop()) };
+  }
+
+  it('refuses a missing store or ephemeral store and a bad window at start-up', async () => {
+    const { store, cleanup } = await setup();
+    try {
+      const ephemeral = new MemoryEphemeralStore();
+      const thrown = (make: () => unknown) => {
+        try {
+          make();
+        } catch (error) {
+          return error;
+        }
+        return undefined;
+      };
+      expect(thrown(() => new FailedLoginLog({ ephemeral } as unknown as FailedLoginLogOptions))).to.be.instanceOf(FwDefinitionError);
+      expect(thrown(() => new FailedLoginLog({ store } as unknown as FailedLoginLogOptions))).to.be.instanceOf(FwDefinitionError);
+      expect(thrown(() => new FailedLoginLog({ store, ephemeral, windowMs: 0 }))).to.be.instanceOf(FwDefinitionError);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('logs nothing with either cap at 0, and touches no counter', async () => {
+    const { store, cleanup } = await setup();
+    try {
+      for (const key of ['fw-app.failedLoginLogIpPerMinute', 'fw-app.failedLoginLogPerMinute']) {
+        const ephemeral = new MemoryEphemeralStore();
+        const log = new FailedLoginLog({ store, ephemeral, config: loadConfig({ env: false, values: { [key]: 0 } }) });
+        const outcome = await log.record({ account: 'alice', reason: 'bad-credentials', method: 'password', ip: '192.0.2.1', userAgent: null }, (e) => {
+          throw e;
+        });
+        expect(outcome).to.equal('off');
+        expect(ephemeral.size).to.equal(0);
+      }
+      expect(await store.loginLogs.list()).to.deep.equal([]);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('writes the pending summary when its window ends, without a flush', async () => {
+    const { store, cleanup } = await setup();
+    try {
+      const log = new FailedLoginLog({
+        store,
+        ephemeral: new MemoryEphemeralStore(),
+        windowMs: 200,
+        config: loadConfig({ env: false, values: { 'fw-app.failedLoginLogIpPerMinute': 1 } }),
+      });
+      const attempt = { account: 'alice', reason: 'bad-credentials', method: 'password', ip: '192.0.2.1', userAgent: null } as const;
+      const outcomes = [];
+      for (let i = 0; i < 4; i++) outcomes.push(await log.record(attempt, () => undefined));
+      expect(outcomes).to.deep.equal(['written', 'counted', 'counted', 'counted']);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      // Newest first: the summary is dated by its first count, after the row that was written.
+      expect((await store.loginLogs.list()).map((r) => [r.reason, r.attempts])).to.deep.equal([
+        ['rate-limited', 3],
+        ['bad-credentials', 1],
+      ]);
+    } finally {
+      await cleanup();
+    }
   });
 });
