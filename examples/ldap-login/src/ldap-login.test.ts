@@ -81,7 +81,10 @@ describe('examples/ldap-login: ldapLogin() against a real slapd', function () {
     try {
       const res = await h.login('dora', 'ldap-dora').expect(401);
       expect(res.body.reason).to.equal('No stored user matches this login');
-      expect(await h.store.loginLogs.list({ limit: 10 })).to.have.length(0);
+      // No sign-in: the one row is the failure, classed, without the directory's password (issue 19 §6).
+      const rows = await h.store.loginLogs.list({ limit: 10 });
+      expect(rows.map((r) => [r.success, r.reason, r.accountTyped])).to.deep.equal([[false, 'not-stored', 'dora']]);
+      expect(JSON.stringify(rows)).to.not.contain('ldap-dora');
     } finally {
       await h.cleanup();
     }

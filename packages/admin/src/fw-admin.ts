@@ -6,7 +6,7 @@ import { BUILTIN_MODELS, FwDefinitionError, FwError, connectionReason, createReg
 import { fwData, type FwDataMiddleware, type FwDataOptions } from '@fw/data';
 import { localFileStorage, type FileStorage } from '@fw/files';
 import { composeMiddleware, fwErrorHandler } from '@fw/http';
-import { fwLogin, type FwLoginOptions } from '@fw/login';
+import { FailedLoginLog, fwLogin, type FwLoginOptions } from '@fw/login';
 import { KnexSessionStore, RedisSessionStore, fwOAuth, type FwOAuthOptions } from '@fw/oauth';
 import { ModelTablesError, createStore, redactUrl, type FwStore, type FwUserRecord } from '@fw/store';
 import {
@@ -271,6 +271,8 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     const tokens = new FwTokenService({ store: redis ? new RedisTokenStore({ redis, prefix }) : new KnexTokenStore({ knex: store.knex }), config });
     const ephemeral = redis ? new RedisEphemeralStore({ redis, prefix }) : new KnexEphemeralStore({ knex: store.knex });
     const data = fwData({ ...options.data, store, tokens, registry, config, files });
+    // One writer of failed sign-ins for password, open-API and sign-on alike: one set of write caps.
+    const failedLogins = options.login?.failedLogins ?? new FailedLoginLog({ store, ephemeral, config });
     const parts: Middleware[] = [fwErrorHandler(), apiNotFound(config['fw-app.apiPrefix'])];
     const web = options.web ?? (ui === undefined && options.oauth !== undefined);
     if (web) parts.push(fwWeb(typeof web === 'object' ? web : {}));
@@ -285,13 +287,14 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
         tokens,
         config,
         sessionStore,
+        failedLogins,
         ...(options.login?.proxy ? { proxy: options.login.proxy } : {}),
         ...(authPage ? { authPage } : {}),
       });
       providers ??= oauth.providers;
       parts.push(oauth);
     }
-    parts.push(fwLogin({ ...options.login, store, tokens, ephemeral, config, ...(providers ? { providers } : {}) }));
+    parts.push(fwLogin({ ...options.login, store, tokens, ephemeral, config, failedLogins, ...(providers ? { providers } : {}) }));
     parts.push(data);
     if (options.ai !== false) parts.push(fwMcp({ data, tokens, store, config }));
     const openapi = options.openapi ?? 'token';
@@ -318,6 +321,8 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
       purge,
       firstAdmin: createdAdmin,
       close: async () => {
+        // Failures counted past the login log's caps in the current minute: their summary row.
+        await failedLogins.flush();
         purge?.stop();
         ownedRedis?.disconnect();
         if (owned) await store.destroy();

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { accountProblem } from './account.js';
 import { menuTargetProblem } from './menu-target.js';
 import { defineModel, type ModelDefinition } from './model.js';
+import { LOGIN_FAILURE_REASON } from './user.js';
 
 // The framework's own models over its built-in tables (created by @fw/store's migrations), so
 // administrators manage users, roles, menus and configuration through the same data API, like every
@@ -245,7 +246,21 @@ const readOnly = { add: false, edit: false, delete: false, copy: false, cellEdit
 // The log tables count their rows in 64-bit keys: ids past 2^31 exist there (and are looked up).
 const bigKey = { edit: { type: 'HIDDEN', readonly: true, integer: true }, rules: [{ type: 'range', min: 1, max: Number.MAX_SAFE_INTEGER }] } as const;
 
-/** Successful logins (`fw_login_log`), read only. */
+// Labels of the failure classes, in the order an administrator meets them most.
+const LOGIN_FAILURE_CHOICES = [
+  { value: LOGIN_FAILURE_REASON.BAD_CREDENTIALS, label: 'Unknown account or wrong password' },
+  { value: LOGIN_FAILURE_REASON.CAPTCHA, label: 'Verification code missing or wrong' },
+  { value: LOGIN_FAILURE_REASON.THROTTLED, label: 'Too many attempts' },
+  { value: LOGIN_FAILURE_REASON.LOCKED, label: 'Account locked' },
+  { value: LOGIN_FAILURE_REASON.EXPIRED, label: 'Account expired' },
+  { value: LOGIN_FAILURE_REASON.IP_NOT_ALLOWED, label: 'Address not allowed' },
+  { value: LOGIN_FAILURE_REASON.NOT_STORED, label: 'No such user' },
+  { value: LOGIN_FAILURE_REASON.REFUSED_BY_HOOK, label: 'Refused by the login hook' },
+  { value: LOGIN_FAILURE_REASON.HOOK_ERROR, label: 'Login hook error' },
+  { value: LOGIN_FAILURE_REASON.RATE_LIMITED, label: 'Not logged one by one (summary)' },
+];
+
+/** Sign-ins (`fw_login_log`), successful and failed, read only. */
 export const FwLoginLogModel = defineModel({
   name: 'FwLoginLog',
   title: 'Login log',
@@ -255,6 +270,11 @@ export const FwLoginLogModel = defineModel({
     userId: { column: 'user_id', views: { title: 'User id' }, edit: { type: 'NUMBER', integer: true, readonly: true } },
     account: { views: { title: 'Account' }, edit: { readonly: true } },
     loginTime: { column: 'login_time', views: { title: 'Time' }, edit: { type: 'DATETIME', readonly: true } },
+    // Issue 19 §6: failed sign-ins are rows too; these fields let the login-log page filter them.
+    success: { views: { title: 'Succeeded' }, edit: { type: 'BOOLEAN', readonly: true } },
+    reason: { views: { title: 'Failure reason' }, edit: { type: 'CHOICE', choices: LOGIN_FAILURE_CHOICES, readonly: true } },
+    accountTyped: { column: 'account_typed', views: { title: 'Account as typed' }, edit: { readonly: true } },
+    attempts: { views: { title: 'Attempts' }, edit: { type: 'NUMBER', integer: true, readonly: true } },
     ip: { views: { title: 'IP' }, edit: { readonly: true } },
     userAgent: { column: 'user_agent', views: { title: 'User agent' }, edit: { readonly: true } },
     method: { views: { title: 'Method' }, edit: { readonly: true } },

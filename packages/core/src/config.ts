@@ -56,6 +56,21 @@ export const CONFIG_KEYS = {
     max: 60 * 24 * 30,
     doc: 'How long a lockout lasts, and how long failed logins are remembered, in minutes.',
   },
+  // Issue 19 §6: failed sign-ins go to the login log, at a bounded rate so a flood cannot fill the disk.
+  'fw-app.failedLoginLogIpPerMinute': {
+    type: 'integer',
+    default: 10,
+    min: 0,
+    max: 100000,
+    doc: 'Failed sign-ins from one IP address written to the login log per minute; beyond, they are only counted into a summary row (0: failed sign-ins are not logged).',
+  },
+  'fw-app.failedLoginLogPerMinute': {
+    type: 'integer',
+    default: 60,
+    min: 0,
+    max: 1000000,
+    doc: 'Failed sign-ins written to the login log per minute, all addresses together (every instance sharing the store); beyond, they are only counted into a summary row (0: failed sign-ins are not logged).',
+  },
   'fw-app.apiPrefix': {
     type: 'string',
     default: '/fw-api',

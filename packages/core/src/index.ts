@@ -33,8 +33,8 @@ export type {
 export { ModelRegistry, createRegistry } from './registry.js';
 export { CONFIG_KEYS, envNames, loadConfig } from './config.js';
 export type { FwConfig, FwConfigKey, LoadConfigOptions } from './config.js';
-export { USER_STATUS, MENU_STATUS } from './user.js';
-export type { FwUser, UserStatus, MenuStatus } from './user.js';
+export { USER_STATUS, MENU_STATUS, LOGIN_FAILURE_REASON } from './user.js';
+export type { FwUser, UserStatus, MenuStatus, LoginFailureReason } from './user.js';
 export { hashPassword, verifyPassword } from './password.js';
 export type { PasswordHash } from './password.js';
 export {

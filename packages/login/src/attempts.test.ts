@@ -67,7 +67,13 @@ for (const variant of ['default proxy', 'custom proxy'] as const) {
       expect(sixth.body).to.include({ pass: false, reason: 'Too many failed logins; try again later' });
       const right = await login(f, 'alice', password).expect(429);
       expect(right.body.retryAfter).to.be.within(1, 15 * 60);
-      expect((await f.store.loginLogs.list({ limit: 10 })).length).to.equal(0);
+      // No sign-in went through: every row is a failure (issue 19 §6), the last one refused unchecked.
+      const rows = await f.store.loginLogs.list({ limit: 10 });
+      expect(rows.filter((r) => r.success)).to.have.length(0);
+      // Newest first: two wrong passwords, then a captcha was due and never sent, then the lock.
+      // (The custom proxy refuses with a text of its own: the class says so, the text is not kept.)
+      const refused = variant === 'default proxy' ? 'bad-credentials' : 'refused-by-hook';
+      expect(rows.map((r) => r.reason)).to.deep.equal(['throttled', ...Array(4).fill('captcha'), refused, refused]);
     });
 
     it('counts per IP across accounts (captcha for a new account after failures on others)', async () => {

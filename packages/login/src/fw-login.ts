@@ -1,13 +1,26 @@
 import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
-import { FwDefinitionError, FwError, accountProblem, loadConfig, normalizeAccount, unavailableError, type FwConfig, type FwErrorDetail, type FwUser } from '@fw/core';
+import {
+  FwDefinitionError,
+  FwError,
+  LOGIN_FAILURE_REASON,
+  accountProblem,
+  loadConfig,
+  normalizeAccount,
+  unavailableError,
+  type FwConfig,
+  type FwErrorDetail,
+  type FwUser,
+  type LoginFailureReason,
+} from '@fw/core';
 import type { FwStore } from '@fw/store';
 import { fwRoute, isJsonObject, readJsonBody, requireAuthState, routesWithAllowedMethods } from '@fw/http';
 import type { EphemeralStore, FwTokenService } from '@fw/token';
 import { LoginAttempts } from './attempts.js';
 import { Authenticator, type FwRequestState } from './auth.js';
 import { Captchas } from './captcha.js';
+import { FailedLoginLog, failureReasonOf, type FailedSignIn } from './failed-logins.js';
 import { LOGIN_ERROR_CODES, loginError } from './error-codes.js';
 import { registeredLoginProxy, resolveLoginProxy, type LoginProxy, type LoginProxyInput } from './login-proxy.js';
 import { classifyLoginFailure, type LoginFailure } from './login-failure.js';
@@ -54,6 +67,12 @@ export interface FwLoginOptions {
    * @example fwLogin({ store, tokens, ephemeral, providers: oauth.providers })
    */
   providers?: LoginProvidersInput;
+  /**
+   * Writes failed sign-ins to the login log under the caps of `fw-app.failedLoginLogIpPerMinute`
+   * and `fw-app.failedLoginLogPerMinute`. Share one with `fwOAuth` (`fwAdmin` does).
+   * @default a new FailedLoginLog over `store`, `ephemeral` and `config`
+   */
+  failedLogins?: FailedLoginLog;
 }
 
 /** The answer of `POST /login`. */
@@ -78,6 +97,7 @@ interface ResolvedOptions {
   bodyLimit: number;
   authenticator: Authenticator;
   providers: () => LoginProvider[];
+  failedLogins: FailedLoginLog;
 }
 
 function positiveInteger(key: string, value: unknown, fallback: number): number {
@@ -119,6 +139,7 @@ function resolveOptions(options: FwLoginOptions): ResolvedOptions {
     bodyLimit: positiveInteger('fwLogin.bodyLimit', options.bodyLimit, 16 * 1024),
     authenticator: new Authenticator({ tokens: options.tokens, store: options.store, allowQueryToken: options.allowQueryToken }),
     providers: loginProvidersReader(options.providers),
+    failedLogins: options.failedLogins ?? new FailedLoginLog({ store: options.store, ephemeral: options.ephemeral, config }),
   };
 }
 
@@ -176,23 +197,38 @@ function fail(ctx: Context, reason: string, captchaRequired: boolean, lockedForM
 
 const TOO_MANY = 'Too many failed logins; try again later';
 
+/**
+ * Logs a failed sign-in of this request (issue 19 §6). Awaited, so a flood waits on its own writes
+ * rather than piling them up; it costs the same for an unknown account and a wrong password, and
+ * a write that fails is reported to `app.on('error')` without changing the answer.
+ */
+async function logFailure(ctx: Context, o: ResolvedOptions, attempt: Omit<FailedSignIn, 'ip' | 'userAgent'>): Promise<void> {
+  await o.failedLogins.record({ ...attempt, ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, (error) => report(ctx, error));
+}
+
 async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
   const body = await readJsonBody(ctx, { limit: o.bodyLimit });
   const input = readLoginBody(body);
   const ip = ctx.ip;
   const before = await o.attempts.state(input.account, ip);
-  if (before.lockedForMs !== undefined) return fail(ctx, TOO_MANY, before.captchaRequired, before.lockedForMs);
+  if (before.lockedForMs !== undefined) {
+    await logFailure(ctx, o, { account: input.account, reason: LOGIN_FAILURE_REASON.THROTTLED, method: 'password' });
+    return fail(ctx, TOO_MANY, before.captchaRequired, before.lockedForMs);
+  }
 
   // Decoding errors are the client's bug, not a guess: 400, and not counted.
   const pwd = o.config['fw-app.pwdTransferEncrypt'] ? decodeTransferredPassword(input.pwd) : input.pwd;
 
-  const refuse = async (reason: string): Promise<void> => {
+  // `known`: the stored user, once the route has read it (refusals after the password matched).
+  let known: { id: number; account: string } | undefined;
+  const refuse = async (reason: string, kind: LoginFailureReason = failureReasonOf(reason)): Promise<void> => {
     const after = await o.attempts.fail(input.account, ip);
+    await logFailure(ctx, o, { account: input.account, reason: kind, method: 'password', ...(known ? { user: known } : {}) });
     fail(ctx, after.lockedForMs !== undefined ? TOO_MANY : reason, after.captchaRequired, after.lockedForMs);
   };
   if (before.captchaRequired) {
-    if (input.verifyCode === undefined || input.verifyCodeMark === undefined) return refuse('A verification code is required');
-    if (!(await o.captchas.check(input.verifyCodeMark, input.verifyCode))) return refuse('The verification code is wrong or has expired');
+    if (input.verifyCode === undefined || input.verifyCodeMark === undefined) return refuse('A verification code is required', LOGIN_FAILURE_REASON.CAPTCHA);
+    if (!(await o.captchas.check(input.verifyCodeMark, input.verifyCode))) return refuse('The verification code is wrong or has expired', LOGIN_FAILURE_REASON.CAPTCHA);
   }
   // No stored account looks like this (writes refuse it), and no password holds a NUL: the answer
   // of an unknown account, counted like one, and the text never reaches a database that would
@@ -209,6 +245,7 @@ async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
     // The built-in check read this row after the password matched, in this request; a hook's user is read here.
     stored = checkedUser(request, returned.id) ?? (await o.store.users.findById(returned.id));
     if (!stored) throw new Error(LOGIN_REASONS.NOT_STORED);
+    known = { id: stored.id, account: stored.account };
     const refusal = o.users.refusal(stored, ip);
     if (refusal) throw new Error(refusal);
     // A hook that returns isAdmin: true makes this sign-in an administrator (an LDAP group, say):
@@ -229,12 +266,12 @@ async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
       case 'unexpected':
         // Its text may hold SQL or a stack's worth of internals: reported to the host, never shown.
         report(ctx, failure.error);
-        return refuse(LOGIN_REASONS.BAD_CREDENTIALS);
+        return refuse(LOGIN_REASONS.BAD_CREDENTIALS, LOGIN_FAILURE_REASON.HOOK_ERROR);
     }
   }
 
   const issued = await issueLoginToken(o, { ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, user, 'password', { admin: grantedAdmin });
-  if (!issued) return refuse('The login was refused after it succeeded');
+  if (!issued) return refuse('The login was refused after it succeeded', LOGIN_FAILURE_REASON.REFUSED_BY_HOOK);
   await o.attempts.succeed(input.account, ip);
   // `stored` was read after the password check, within this request: no third read of the row.
   ctx.status = 200;
@@ -285,20 +322,32 @@ async function openApiToken(ctx: Context, o: ResolvedOptions): Promise<void> {
   else if (CONTROL.test(secret)) details.push(badField('secret', 'secret must not contain control characters'));
   if (details.length > 0) throw new FwError('BAD_REQUEST', 'The body must be { appId, secret }', { details });
   const subject = `open-api:${appId as string}`;
+  // The app id is the account as typed; it names no fw_user account, so none is looked up by it.
+  const logged = (reason: LoginFailureReason, user: { id: number; account: string } | null = null) =>
+    logFailure(ctx, o, { account: appId as string, reason, method: 'open-api', user });
   const state = await o.attempts.state(subject, ctx.ip);
   const locked = (ms: number) => new FwError('TOO_MANY_ATTEMPTS', TOO_MANY, { headers: { 'Retry-After': String(Math.ceil(ms / 1000)) } });
-  if (state.lockedForMs !== undefined) throw locked(state.lockedForMs);
+  if (state.lockedForMs !== undefined) {
+    await logged(LOGIN_FAILURE_REASON.THROTTLED);
+    throw locked(state.lockedForMs);
+  }
   const key = await o.store.openApis.verify(appId as string, secret as string);
   const stored = key ? await o.store.users.findById(key.userId) : undefined;
   const refusal = stored ? o.users.refusal(stored, ctx.ip) : 'Unknown app id or wrong secret';
   if (!key || !stored || refusal) {
     const after = await o.attempts.fail(subject, ctx.ip);
+    if (!key) await logged(LOGIN_FAILURE_REASON.BAD_CREDENTIALS);
+    else if (!stored) await logged(LOGIN_FAILURE_REASON.NOT_STORED);
+    else await logged(failureReasonOf(refusal ?? ''), { id: stored.id, account: stored.account });
     if (after.lockedForMs !== undefined) throw locked(after.lockedForMs);
     throw new FwError('UNAUTHENTICATED', key && stored ? refusal : 'Unknown app id or wrong secret');
   }
   const user = { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin === true };
   const issued = await issueLoginToken(o, { ip: ctx.ip, userAgent: ctx.get('user-agent') || null }, user, `open-api:${key.appId}`);
-  if (!issued) throw new FwError('UNAUTHENTICATED', 'The sign-in was refused');
+  if (!issued) {
+    await logged(LOGIN_FAILURE_REASON.REFUSED_BY_HOOK, { id: stored.id, account: stored.account });
+    throw new FwError('UNAUTHENTICATED', 'The sign-in was refused');
+  }
   await o.attempts.succeed(subject, ctx.ip);
   ctx.body = { token: issued.token, expire: issued.expiresAt.toISOString() };
 }

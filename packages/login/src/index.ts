@@ -15,6 +15,8 @@ export type { LoginResult, StoredUserLike } from './user-service.js';
 export { encodePassword, PASSWORD_TRANSFER_ROUNDS } from './client.js';
 export { decodeTransferredPassword } from './password-transfer.js';
 export { LoginAttempts } from './attempts.js';
+export { FailedLoginLog, failureReasonOf } from './failed-logins.js';
+export type { FailedLoginErrorSink, FailedLoginLogOptions, FailedSignIn, FailedSignInOutcome } from './failed-logins.js';
 export type { AttemptPolicy, AttemptState } from './attempts.js';
 export { Captchas } from './captcha.js';
 export { CAPTCHA_ALPHABET, CAPTCHA_SIZE, renderCaptchaPng, randomCaptchaText } from './captcha-image.js';

@@ -101,6 +101,23 @@ describe('fwOAuth(app, options): the sign-on flow against a real OAuth 2.0 provi
     expect(host.loginSuccess).to.have.length(0);
   });
 
+  it('with a failed-login log: an unknown or refused account is a failed sign-in row, never a success (issue 19 §6)', async () => {
+    await host.close();
+    host = await startHost(provider.issuer, { logFailures: true });
+    provider.profile.sub = 'mallory';
+    expect((await new Browser().walk(`${host.url}/connect/mock`)).at(-1)!.status).to.equal(403);
+    const alice = (await host.store.users.findByAccount('alice'))!;
+    await host.store.users.update(alice.id, { status: 'locked' });
+    provider.profile.sub = 'alice';
+    expect((await new Browser().walk(`${host.url}/connect/mock`)).at(-1)!.status).to.equal(403);
+    const rows = (await loginLogs()).reverse();
+    expect(rows.map((r) => [r.success, r.reason, r.accountTyped, r.account, r.userId, r.method, r.tokenHash])).to.deep.equal([
+      [false, 'not-stored', 'mallory', 'mallory', null, 'oauth:mock', null],
+      [false, 'locked', 'alice', 'alice', alice.id, 'oauth:mock', null],
+    ]);
+    expect(host.loginSuccess).to.have.length(0);
+  });
+
   it('refuses a tampered state', async () => {
     const browser = new Browser();
     const hops = await browser.walk(`${host.url}/connect/mock`, (location) => location.includes('/login/oauth2/code/'));

@@ -3,9 +3,19 @@ import type { Context, Middleware } from 'koa';
 import grantModule from 'grant';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import createSession from 'koa-session';
-import { FwDefinitionError, loadConfig, type FwConfig, type FwUser } from '@fw/core';
+import { FwDefinitionError, LOGIN_FAILURE_REASON, loadConfig, type FwConfig, type FwUser, type LoginFailureReason } from '@fw/core';
 import { composeMiddleware, escapeHtml, setFwApiHeaders } from '@fw/http';
-import { BaseLoginProxy, UserService, issueLoginToken, resolveLoginProxy, type LoginProvider, type LoginProxy, type LoginProxyInput } from '@fw/login';
+import {
+  BaseLoginProxy,
+  UserService,
+  failureReasonOf,
+  issueLoginToken,
+  resolveLoginProxy,
+  type FailedLoginLog,
+  type LoginProvider,
+  type LoginProxy,
+  type LoginProxyInput,
+} from '@fw/login';
 import type { FwStore } from '@fw/store';
 import { hashToken, type FwTokenService } from '@fw/token';
 import { fwHostGuard } from './guard.js';
@@ -47,6 +57,13 @@ export interface FwOAuthOptions {
    * @default { signInPath: '/connect/<first provider>' }
    */
   guard?: false | { signInPath?: string; openPaths?: readonly string[] };
+  /**
+   * Where failed sign-ons go: an account the provider vouched for but `fw_user` does not hold, or
+   * a stored user who may not sign in (locked, expired, address). Pass the one `fwLogin` uses, so
+   * both share the login log's write caps (`fwAdmin` does).
+   * @default failed sign-ons are not logged
+   */
+  failedLogins?: FailedLoginLog;
 }
 
 /**
@@ -223,10 +240,21 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): FwOAuthMiddleware {
     }
     const account = accountOf(response.profile && !response.profile.error ? response.profile : undefined, provider.accountAttribute);
     if (!account) return fail(ctx, 401, OAUTH_FAILURES.NO_ACCOUNT);
+    // Issue 19 §6: a sign-on that named an account and failed is a failed sign-in of that account.
+    const logged = (reason: LoginFailureReason, user: { id: number; account: string } | null) =>
+      options.failedLogins?.record({ account, reason, method: `oauth:${provider.name}`, ip: ctx.ip, userAgent: ctx.get('user-agent') || null, user }, (error) =>
+        ctx.app.emit('error', error, ctx),
+      );
     const stored = await options.store.users.findByAccount(account);
-    if (!stored) return fail(ctx, 403, OAUTH_FAILURES.ACCOUNT_NOT_FOUND);
+    if (!stored) {
+      await logged(LOGIN_FAILURE_REASON.NOT_STORED, null);
+      return fail(ctx, 403, OAUTH_FAILURES.ACCOUNT_NOT_FOUND);
+    }
     const refusal = users.refusal(stored, ctx.ip);
-    if (refusal) return fail(ctx, 403, refusal);
+    if (refusal) {
+      await logged(failureReasonOf(refusal), { id: stored.id, account: stored.account });
+      return fail(ctx, 403, refusal);
+    }
     const user: FwUser = { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin };
     const issued = await issueLoginToken(
       { store: options.store, tokens: options.tokens, proxy },
@@ -234,7 +262,10 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): FwOAuthMiddleware {
       user,
       `oauth:${provider.name}`,
     );
-    if (!issued) return fail(ctx, 401, OAUTH_FAILURES.REFUSED);
+    if (!issued) {
+      await logged(LOGIN_FAILURE_REASON.REFUSED_BY_HOOK, { id: stored.id, account: stored.account });
+      return fail(ctx, 401, OAUTH_FAILURES.REFUSED);
+    }
     // A new session id for the signed-in browser (no fixation: an id known before sign-in is
     // worthless after it), holding nothing from before, living no longer than the token.
     const signedIn = sessionOf(ctx) as (FwSession & { regenerate(): Promise<void> | undefined; maxAge?: number }) | null;

@@ -6,7 +6,7 @@ import Koa from 'koa';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { loadConfig, type FwUser } from '@fw/core';
 import { fwErrorHandler } from '@fw/http';
-import { fwLogin } from '@fw/login';
+import { FailedLoginLog, fwLogin } from '@fw/login';
 import { createStore, type FwStore } from '@fw/store';
 import { createTestDatabase, type TestDatabase } from '@fw/test-utils';
 import { FwTokenService, KnexTokenStore, MemoryEphemeralStore } from '@fw/token';
@@ -104,7 +104,7 @@ export interface Host {
  */
 export async function startHost(
   issuer: string,
-  options: { db?: TestDatabase; store?: FwStore; sessionStore?: FwSessionStore; providers?: FwOAuthOptions['providers']; migrate?: boolean } = {},
+  options: { db?: TestDatabase; store?: FwStore; sessionStore?: FwSessionStore; providers?: FwOAuthOptions['providers']; migrate?: boolean; logFailures?: boolean } = {},
 ): Promise<Host> {
   const db = options.store ? undefined : (options.db ?? (await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' })));
   const store = options.store ?? createStore(db!.url);
@@ -116,6 +116,9 @@ export async function startHost(
   const config = loadConfig({ env: false });
   const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config });
   const loginSuccess: Host['loginSuccess'] = [];
+  const ephemeral = new MemoryEphemeralStore();
+  // Shared by the bridge and the login routes, as fwAdmin does (issue 19 §6).
+  const failedLogins = options.logFailures ? new FailedLoginLog({ store, ephemeral, config }) : undefined;
   const proxy = { loginSuccess: (user: FwUser, token: string) => void loginSuccess.push({ user, token }) };
   const app = new Koa();
   app.keys = ['test-cookie-key-1'];
@@ -131,9 +134,10 @@ export async function startHost(
       providers: options.providers ?? mockRegistration(issuer),
       proxy,
       ...(options.sessionStore ? { sessionStore: options.sessionStore } : {}),
+      ...(failedLogins ? { failedLogins } : {}),
     }),
   );
-  app.use(fwLogin({ store, tokens, config, ephemeral: new MemoryEphemeralStore(), proxy }));
+  app.use(fwLogin({ store, tokens, config, ephemeral, proxy, ...(failedLogins ? { failedLogins } : {}) }));
   app.use((ctx) => {
     if (ctx.path === '/') {
       ctx.type = 'html';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { FwError } from '@fw/core';
+import { FwError, LOGIN_FAILURE_REASON, type LoginFailureReason } from '@fw/core';
 import type { RepositoryContext } from './context.js';
 import {
   checkInteger,
@@ -10,6 +10,7 @@ import {
   checkText,
   clip,
   insertReturningId,
+  logText,
   isRowId,
   toBoolean,
   toId,
@@ -18,11 +19,15 @@ import {
   toRequiredDate,
 } from './values.js';
 
-/** One successful sign-in, as stored in `fw_login_log`. */
+/** One sign-in, successful or failed, as stored in `fw_login_log`. */
 export interface FwLoginLogRecord {
   id: number;
-  /** Null when the user was deleted since, or signed in through an account with no `fw_user` row. */
+  /**
+   * Null when the user was deleted since, signed in through an account with no `fw_user` row, or
+   * (failed rows) the account is unknown.
+   */
   userId: number | null;
+  /** The user's stored account; on a failed row of an unknown account, the account as typed (cut to 64). */
   account: string;
   loginTime: Date;
   ip: string | null;
@@ -33,6 +38,14 @@ export interface FwLoginLogRecord {
   tokenHash: string | null;
   /** The sign-in was an administrator's (the stored flag, or a login hook that said so). */
   admin: boolean;
+  /** False for a failed sign-in (rows written before migration `0012_login_log_failures` are successes). */
+  success: boolean;
+  /** Why a failed sign-in failed, as a class; null on successes. */
+  reason: LoginFailureReason | null;
+  /** The account the client sent, cleaned (see `logText`); null when none was typed (single sign-on successes, summaries). */
+  accountTyped: string | null;
+  /** How many attempts the row stands for: 1, or on a `rate-limited` summary row the failures not written one by one. */
+  attempts: number;
 }
 
 /** What `loginLogs.insert` accepts. Over-long ip / user agent values are cut to their column size. */
@@ -50,19 +63,36 @@ export interface LoginLogInput {
   admin?: boolean;
   /** @default now */
   loginTime?: Date;
+  /** False records a failed sign-in, which then needs a `reason`. @default true */
+  success?: boolean;
+  /** A failed sign-in's class; required when `success` is false, refused otherwise. */
+  reason?: LoginFailureReason | null;
+  /**
+   * The account as the client typed it: normalised to NFC, unprintable characters replaced by
+   * U+FFFD, cut to 128 characters. Never a password.
+   */
+  accountTyped?: string | null;
+  /** Attempts the row stands for (a summary row's count). @default 1 */
+  attempts?: number;
 }
 
 /** Filters of `loginLogs.list`. */
 export interface LoginLogListOptions {
   /** Only this user's sign-ins. */
   userId?: number;
+  /** Only successful (true) or failed (false) sign-ins. */
+  success?: boolean;
   /** @default 100 */
   limit?: number;
 }
 
 /** The `fw_login_log` table. */
 export interface LoginLogRepository {
-  /** Records one sign-in. @throws {FwError} `VALIDATION_FAILED` for a missing account or method, or a malformed token hash. */
+  /**
+   * Records one sign-in, successful or failed.
+   * @throws {FwError} `VALIDATION_FAILED` for a missing account or method, a malformed token hash,
+   * or a failed row without a known reason class (a successful one with a reason).
+   */
   insert(input: LoginLogInput): Promise<FwLoginLogRecord>;
   /** Sign-ins, newest first. */
   list(options?: LoginLogListOptions): Promise<FwLoginLogRecord[]>;
@@ -157,8 +187,15 @@ function toLoginLog(row: Row): FwLoginLogRecord {
     // PostgreSQL pads char(n); hashes are exactly 64 characters, but a hand-written row may not be.
     tokenHash: row.token_hash === null || row.token_hash === undefined ? null : String(row.token_hash).trimEnd(),
     admin: toBoolean(row.is_admin),
+    // A row written by a store that predates the migration's columns reads as a success.
+    success: row.success === undefined || row.success === null ? true : toBoolean(row.success),
+    reason: (toOptionalString(row.reason) as LoginFailureReason | null) ?? null,
+    accountTyped: toOptionalString(row.account_typed),
+    attempts: row.attempts === undefined || row.attempts === null ? 1 : Number(row.attempts),
   };
 }
+
+const FAILURE_REASONS = Object.values(LOGIN_FAILURE_REASON);
 
 function toOperateLog(row: Row): FwOperateLogRecord {
   return {
@@ -194,16 +231,30 @@ export function createLoginLogRepository(ctx: RepositoryContext): LoginLogReposi
         const message = 'must be the lowercase hex SHA-256 of the token (64 characters)';
         throw new FwError('VALIDATION_FAILED', `tokenHash ${message}`, { details: [{ path: 'tokenHash', type: 'matches', message }] });
       }
+      const success = input.success !== false;
+      if (success && input.reason !== undefined && input.reason !== null) {
+        const message = 'only a failed sign-in has a reason';
+        throw new FwError('VALIDATION_FAILED', `reason ${message}`, { details: [{ path: 'reason', type: 'oneOf', message }] });
+      }
       const row = {
         user_id: checkOptionalId('userId', input.userId),
-        account: checkText('account', input.account, 64),
+        // A failed row's account may be the typed one: cleaned like account_typed, never refused for it.
+        account: checkText('account', success ? input.account : logText(input.account, 64), 64),
         login_time: checkOptionalDate('loginTime', input.loginTime) ?? new Date(),
         ip: clip(input.ip, 64),
-        user_agent: clip(input.userAgent, 512),
+        user_agent: success ? clip(input.userAgent, 512) : logText(input.userAgent, 512),
         method: checkText('method', input.method, 64),
         token_hash: tokenHash,
         is_admin: input.admin === true,
+        success,
+        reason: success ? null : checkOneOf('reason', input.reason, FAILURE_REASONS),
+        account_typed: logText(input.accountTyped, 128),
+        attempts: input.attempts === undefined ? 1 : checkInteger('attempts', input.attempts, 1),
       };
+      if (row.attempts < 1) {
+        const message = 'must be at least 1';
+        throw new FwError('VALIDATION_FAILED', `attempts ${message}`, { details: [{ path: 'attempts', type: 'min', message }] });
+      }
       const id = await insertReturningId(knex, dialect, 'fw_login_log', row);
       return toLoginLog({ id, ...row });
     },
@@ -214,6 +265,7 @@ export function createLoginLogRepository(ctx: RepositoryContext): LoginLogReposi
         if (!isRowId(options.userId)) return [];
         query = query.where('user_id', options.userId);
       }
+      if (options.success !== undefined) query = query.where('success', options.success === true);
       return (await query).map(toLoginLog);
     },
   };

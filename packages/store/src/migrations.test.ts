@@ -2,7 +2,7 @@ import { describeEachSql } from '@fw/test-utils';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import type { FwDialect } from './dialect.js';
-import { BUILTIN_TABLES, compileMigrations, MIGRATIONS } from './migrations.js';
+import { BUILTIN_TABLES, compileMigrations, fwMigrationSource, MIGRATIONS } from './migrations.js';
 import { createStore, type FwStore } from './store.js';
 
 const NAMES = MIGRATIONS.map((m) => m.name);
@@ -117,6 +117,36 @@ describeEachSql('FwStore.migrate', (db, spec) => {
   });
 });
 
+describeEachSql('migration 0012_login_log_failures', (db) => {
+  let store: FwStore;
+  before(function () {
+    store = createStore(db().url);
+  });
+  after(async function () {
+    await store?.destroy();
+  });
+
+  it('keeps the rows written before it as successes, and adds what a failed row needs', async function () {
+    const config = { migrationSource: fwMigrationSource(), tableName: 'fw_migrations' };
+    // Up to the migration before it, one at a time, as a deployment of the previous version would be.
+    while ((await store.migrate.status()).pending[0] !== '0012_login_log_failures') await store.knex.migrate.up(config);
+    await store.knex('fw_login_log').insert({ user_id: 1, account: 'before', login_time: new Date(), method: 'password', is_admin: false });
+    expect(await store.migrate.latest()).to.include('0012_login_log_failures');
+    const [old] = await store.loginLogs.list({ limit: 1 });
+    expect(old).to.include({ account: 'before', success: true, reason: null, accountTyped: null, attempts: 1 });
+    const columns = await store.knex('fw_login_log').columnInfo();
+    expect(Object.keys(columns)).to.include.members(['success', 'reason', 'account_typed', 'attempts']);
+    expect(Number(columns.account_typed?.maxLength)).to.equal(128);
+    expect(columns.success?.nullable).to.equal(false);
+    // And back: the columns go, the rows stay.
+    await store.knex.migrate.down(config);
+    expect(Object.keys(await store.knex('fw_login_log').columnInfo())).to.not.include('success');
+    const counted = await store.knex('fw_login_log').count({ n: '*' });
+    expect(Number(counted[0]?.n)).to.equal(1);
+    expect(await store.migrate.latest()).to.include('0012_login_log_failures');
+  });
+});
+
 describe('compileMigrations(dialect)', function () {
   it('compiles every migration for every dialect without a connection', async function () {
     for (const dialect of ['sqlite', 'postgres', 'mysql', 'mssql'] as const) {
@@ -207,6 +237,19 @@ describe('compileMigrations(dialect)', function () {
       expect(up).to.include('CREATE INDEX [fw_login_log_login_time_index] ON [fw_login_log] ([login_time])');
       expect(up).to.include('CREATE INDEX [fw_operate_log_model_created_at_index] ON [fw_operate_log] ([model], [created_at])');
       expect(create('fw_operate_log')).to.include('[before_data] nvarchar(max) null');
+    });
+
+    it('adds the failed-sign-in columns to fw_login_log, old rows reading as successes (0012)', async function () {
+      const m = (await compileMigrations('mssql')).find((c) => c.name === '0012_login_log_failures')!;
+      expect(m.up[0]).to.match(/^ALTER TABLE \[fw_login_log\] ADD \[success\] bit not null CONSTRAINT \[\w+\] DEFAULT '1'/);
+      expect(m.up[0]).to.include('[reason] nvarchar(32) null');
+      expect(m.up[0]).to.include('[account_typed] nvarchar(128) null');
+      expect(m.up[0]).to.match(/\[attempts\] int not null CONSTRAINT \[\w+\] DEFAULT '1'/);
+      expect(m.up).to.include('CREATE INDEX [fw_login_log_success_login_time_index] ON [fw_login_log] ([success], [login_time])');
+      // SQL Server refuses to drop a column its default constraint still names: the constraint goes first.
+      expect(m.down[0]).to.equal('DROP INDEX [fw_login_log_success_login_time_index] ON [fw_login_log]');
+      expect(m.down.filter((sql) => sql.includes('DROP CONSTRAINT'))).to.have.length(4);
+      expect(m.down.at(-1)).to.equal('ALTER TABLE [fw_login_log] DROP COLUMN [success]');
     });
 
     it('drops every table on the way down, links before what they point to', function () {

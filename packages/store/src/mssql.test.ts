@@ -164,6 +164,28 @@ describe('FwStore on SQL Server, compiled (no server)', function () {
     expect(sent[1]?.bindings).to.deep.equal([5, 7]);
   });
 
+  it('loginLogs writes a failed sign-in with its class and lists failures only (issue 19 §6)', async function () {
+    const { store, sent } = setup((sql) => (sql.startsWith('insert') ? [{ id: '12' }] : []));
+    const typed = `ad\u0000min${'🔑'.repeat(80)}`;
+    const log = await store.loginLogs.insert({ userId: null, account: typed, accountTyped: typed, method: 'password', success: false, reason: 'bad-credentials' });
+    expect(log).to.include({ id: 12, success: false, reason: 'bad-credentials', attempts: 1 });
+    expect(sent[0]?.sql).to.match(/^insert into \[fw_login_log\] .* output inserted\.\[id\] values/);
+    for (const column of ['[success]', '[reason]', '[account_typed]', '[attempts]']) expect(sent[0]?.sql).to.include(column);
+    // nvarchar(n) counts UTF-16 code units: both account columns fit, no pair is split, no NUL is sent.
+    const strings = sent[0]!.bindings.filter((b): b is string => typeof b === 'string');
+    const account = strings.find((b) => b.startsWith('ad') && b.length <= 64);
+    const accountTyped = strings.find((b) => b.startsWith('ad') && b.length > 64);
+    expect(account).to.have.length.at.most(64);
+    expect(accountTyped).to.have.length.at.most(128);
+    for (const text of [account!, accountTyped!]) {
+      expect(text).to.not.include('\u0000');
+      expect(/[\uD800-\uDBFF]$/.test(text)).to.equal(false);
+    }
+    await store.loginLogs.list({ success: false, limit: 5 });
+    expect(sent[1]?.sql).to.equal('select top (@p0) * from [fw_login_log] where [success] = @p1 order by [login_time] desc, [id] desc');
+    expect(sent[1]?.bindings).to.deep.equal([5, false]);
+  });
+
   it('openApis.verify looks the key up by app id and still hashes when it is unknown', async function () {
     const { store, sent } = setup(() => []);
     const started = process.hrtime.bigint();

@@ -386,6 +386,38 @@ describeEachSql('FwStore repositories', (db) => {
       expect(stored?.tokenHash).to.equal(null);
       expect((await rejection(store.loginLogs.insert({ userId: null, account: 'a', method: 'password', tokenHash: 'clear-token' }))).details?.[0]?.path).to.equal('tokenHash');
     });
+
+    // Issue 19 §6: failed sign-ins are rows of the same table.
+    it('records a failed sign-in with its reason class and the account as typed, cleaned, and filters on success', async function () {
+      const typed = `${unique('typo')}\u0000\u202e${'🔑'.repeat(70)}`;
+      const failed = await store.loginLogs.insert({
+        userId: null,
+        account: typed,
+        accountTyped: typed,
+        method: 'password',
+        ip: '192.0.2.1',
+        success: false,
+        reason: 'bad-credentials',
+      });
+      const stored = (await store.loginLogs.list({ success: false, limit: 50 })).find((l) => l.id === failed.id);
+      expect(stored).to.include({ success: false, reason: 'bad-credentials', attempts: 1, userId: null, ip: '192.0.2.1' });
+      expect(stored?.accountTyped).to.have.length.at.most(128);
+      expect(stored?.accountTyped).to.match(/^typo.*\ufffd\ufffd🔑+$/u);
+      expect(stored?.account).to.have.length.at.most(64);
+      expect(stored?.account.startsWith(stored.accountTyped!.slice(0, 10))).to.equal(true);
+      expect((await store.loginLogs.list({ success: true, limit: 50 })).some((l) => l.id === failed.id)).to.equal(false);
+      const summary = await store.loginLogs.insert({ userId: null, account: '*', method: '*', success: false, reason: 'rate-limited', attempts: 9_990 });
+      expect((await store.loginLogs.list({ success: false, limit: 1 }))[0]).to.include({ id: summary.id, attempts: 9_990, accountTyped: null });
+    });
+
+    it('refuses a failed row without a known reason class, and a reason on a success', async function () {
+      const base = { userId: null, account: unique('r'), method: 'password' };
+      expect((await rejection(store.loginLogs.insert({ ...base, success: false }))).details?.[0]?.path).to.equal('reason');
+      // The class list is closed: a hook's own text never becomes a reason.
+      expect((await rejection(store.loginLogs.insert({ ...base, success: false, reason: 'LDAP says no' as never }))).details?.[0]?.path).to.equal('reason');
+      expect((await rejection(store.loginLogs.insert({ ...base, reason: 'locked' }))).details?.[0]?.path).to.equal('reason');
+      expect((await rejection(store.loginLogs.insert({ ...base, success: false, reason: 'locked', attempts: 0 }))).details?.[0]?.path).to.equal('attempts');
+    });
   });
 
   describe('operateLogs', function () {

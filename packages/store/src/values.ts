@@ -148,6 +148,29 @@ export function clip(value: unknown, max: number): string | null {
   return text.length > max ? text.slice(0, max) : text;
 }
 
+// Control, format (zero-width, bidi), surrogate-half, private-use, unassigned and line/paragraph
+// separator characters: nothing a person reading a log should be shown raw.
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/gu;
+
+/**
+ * Text typed by an unauthenticated client (an account name on a failed sign-in), made fit for a
+ * log column an administrator reads: Unicode NFC; every unprintable character (control, invisible,
+ * direction-changing, a lone surrogate) replaced by U+FFFD, so `admin` + U+200B does not show as
+ * `admin` and PostgreSQL is never handed a NUL; cut to `max` UTF-16 code units without splitting
+ * a surrogate pair (SQL Server's `nvarchar(n)` counts code units, the others characters).
+ */
+export function logText(value: unknown, max: number): string | null {
+  if (value === undefined || value === null) return null;
+  // Well-formed first: normalize() keeps lone surrogates, which the replacement then catches.
+  let text = String(value).normalize('NFC').replace(UNPRINTABLE, '\uFFFD');
+  if (text.length > max) {
+    text = text.slice(0, max);
+    // A high surrogate left at the end lost its pair to the cut.
+    if (/[\uD800-\uDBFF]$/.test(text)) text = text.slice(0, -1);
+  }
+  return text;
+}
+
 /** An optional datetime: a valid `Date` or null. */
 export function checkOptionalDate(path: string, value: unknown): Date | null {
   if (value === undefined || value === null) return null;
