@@ -175,16 +175,24 @@ export class FwTokenService {
    */
   async markSeen(tokenOrHash: string): Promise<void> {
     const hash = isHashShape(tokenOrHash) ? tokenOrHash : isTokenShape(tokenOrHash) ? hashToken(tokenOrHash) : undefined;
+    if (hash !== undefined) await this.seenHash(hash);
+  }
+
+  /**
+   * {@link markSeen} for a hash the caller computed from a token itself (`fwAuth` does, once per
+   * request): no shape check, and when no write is due (nearly always) it returns at once,
+   * without a promise, so the request pays a map lookup.
+   * @internal
+   */
+  seenHash(hash: string): Promise<void> | undefined {
     const store = this.store as Partial<TokenSessionStore>;
-    if (hash === undefined || typeof store.touch !== 'function') return;
+    if (typeof store.touch !== 'function') return undefined;
     const now = this.readClock();
-    if (!this.seen.due(hash, now)) return;
-    try {
-      await store.touch(hash, now);
-    } catch {
+    if (!this.seen.due(hash, now)) return undefined;
+    return store.touch(hash, now).catch(() => {
       // The next use after the interval writes it again.
       this.seen.forget(hash);
-    }
+    });
   }
 
   /**
