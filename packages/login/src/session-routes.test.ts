@@ -45,7 +45,10 @@ async function build(store: FwStore, tokenStores: () => TokenStore): Promise<Fix
 }
 
 async function signIn(f: Fixture, account: string, userAgent: string, i = 0): Promise<string> {
-  const res = await f.agents[i]!.post('/fw-api/login').set('User-Agent', userAgent).send({ account, pwd: encodePassword(`${account}-pass`) }).expect(200);
+  const res = await f.agents[i]!.post('/fw-api/login')
+    .set('User-Agent', userAgent)
+    .send({ account, pwd: encodePassword(`${account}-pass`) })
+    .expect(200);
   return res.body.token as string;
 }
 
@@ -112,7 +115,9 @@ function sessionRouteTests(open: () => Promise<Fixture>, close: (f: Fixture) => 
     const target = (await sessionsOf(f, phone)).find((s) => !s.current)!;
     // Bob's session id used by Alice: 404 like an unknown id, and Bob stays signed in.
     const foreign = await f.agents[0]!.delete(`/fw-api/sessions/${bobSession!.id}`).set('token', laptop).expect(404);
-    const unknown = await f.agents[0]!.delete(`/fw-api/sessions/${'0'.repeat(24)}`).set('token', laptop).expect(404);
+    const unknown = await f.agents[0]!.delete(`/fw-api/sessions/${'0'.repeat(24)}`)
+      .set('token', laptop)
+      .expect(404);
     expect(foreign.body).to.deep.equal(unknown.body);
     expect(foreign.body.error.code).to.equal('SESSION_NOT_FOUND');
     await f.agents[1]!.get('/me').set('token', bobs).expect(200);

@@ -407,7 +407,20 @@ const tokenLastSeen: FwMigration = {
 };
 
 /** The built-in migrations, oldest first. */
-export const MIGRATIONS: readonly FwMigration[] = Object.freeze([builtinTables, logs, openApi, token, ephemeral, meta, aiConfig, session, tokenAdmin, loginLogAdmin, file, tokenLastSeen]);
+export const MIGRATIONS: readonly FwMigration[] = Object.freeze([
+  builtinTables,
+  logs,
+  openApi,
+  token,
+  ephemeral,
+  meta,
+  aiConfig,
+  session,
+  tokenAdmin,
+  loginLogAdmin,
+  file,
+  tokenLastSeen,
+]);
 
 /**
  * The in-code migration source handed to knex's migrator: no migration files to locate at run

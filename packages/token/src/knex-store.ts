@@ -186,7 +186,12 @@ export class KnexTokenStore implements TokenStore {
     const users = rows.map((row) => {
       const created = toNumber(row.created, 'created_at');
       const seen = row.seen === null || row.seen === undefined ? created : toNumber(row.seen, 'last_seen_at');
-      return { userId: toNumber(row.user_id, 'user_id'), sessions: toNumber(row.sessions, 'count'), lastSeenAt: Math.max(seen, created), expiresAt: toNumber(row.expires, 'expires_at') };
+      return {
+        userId: toNumber(row.user_id, 'user_id'),
+        sessions: toNumber(row.sessions, 'count'),
+        lastSeenAt: Math.max(seen, created),
+        expiresAt: toNumber(row.expires, 'expires_at'),
+      };
     });
     return { total, users };
   }

@@ -1,5 +1,16 @@
 import { FwDefinitionError } from '@fw/core';
-import { checkNow, checkPage, checkRecord, checkUserId, compareUserSummaries, isHashShape, type TokenRecord, type TokenStore, type TokenUserPage, type TokenUserSummary } from './store.js';
+import {
+  checkNow,
+  checkPage,
+  checkRecord,
+  checkUserId,
+  compareUserSummaries,
+  isHashShape,
+  type TokenRecord,
+  type TokenStore,
+  type TokenUserPage,
+  type TokenUserSummary,
+} from './store.js';
 
 /** Options of {@link MemoryTokenStore}. */
 export interface MemoryTokenStoreOptions {

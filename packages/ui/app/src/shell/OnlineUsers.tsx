@@ -63,7 +63,14 @@ export function OnlineUsers({ selfId }: { selfId: number }) {
           columns={columns}
           dataSource={online.data?.rows ?? []}
           loading={online.isFetching}
-          pagination={{ current: page, pageSize: PAGE_SIZE, total: online.data?.total ?? 0, onChange: setPage, showSizeChanger: false, showTotal: (total) => t('online.total', { total }) }}
+          pagination={{
+            current: page,
+            pageSize: PAGE_SIZE,
+            total: online.data?.total ?? 0,
+            onChange: setPage,
+            showSizeChanger: false,
+            showTotal: (total) => t('online.total', { total }),
+          }}
         />
       )}
       <Drawer open={open !== undefined} onClose={() => setOpen(undefined)} title={open ? t('online.sessionsOf', { name: label(open) }) : ''} size="large" destroyOnHidden>

@@ -9,15 +9,7 @@ import { useEndSession, useSessions, type SessionEntry } from '../sessions';
 /** "Chrome on Windows" from a user agent, or the first characters of it. */
 export function describeAgent(agent: string | null): { label: string; mobile: boolean } {
   if (!agent) return { label: '', mobile: false };
-  const browser = /Edg\//.test(agent)
-    ? 'Edge'
-    : /Firefox\//.test(agent)
-      ? 'Firefox'
-      : /Chrome\/|Chromium\//.test(agent)
-        ? 'Chrome'
-        : /Safari\//.test(agent)
-          ? 'Safari'
-          : undefined;
+  const browser = /Edg\//.test(agent) ? 'Edge' : /Firefox\//.test(agent) ? 'Firefox' : /Chrome\/|Chromium\//.test(agent) ? 'Chrome' : /Safari\//.test(agent) ? 'Safari' : undefined;
   const os = /Windows/.test(agent)
     ? 'Windows'
     : /Android/.test(agent)
