@@ -121,7 +121,7 @@ function sessionRouteTests(open: () => Promise<Fixture>, close: (f: Fixture) => 
     expect(foreign.body).to.deep.equal(unknown.body);
     expect(foreign.body.error.code).to.equal('SESSION_NOT_FOUND');
     await f.agents[1]!.get('/me').set('token', bobs).expect(200);
-    for (const id of ['x', `${target.id}0`, target.id.toUpperCase(), 'f'.repeat(5000), encodeURIComponent('../../login'), hashToken(laptop), laptop]) {
+    for (const id of ['x', `${target.id}0`, target.id.toUpperCase(), 'f'.repeat(5000), encodeURIComponent('../../login'), '%E0%A4%A', '%00', hashToken(laptop), laptop]) {
       const res = await f.agents[0]!.delete(`/fw-api/sessions/${id}`).set('token', phone);
       expect(res.status, id.slice(0, 30)).to.equal(400);
       expect(res.body.error.code).to.equal('SESSION_ID_INVALID');
