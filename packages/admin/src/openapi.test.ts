@@ -103,7 +103,22 @@ describe('openApiDocument(options)', () => {
   it('lists every route the declared power lets answer, with its status codes and security', () => {
     const doc = describeApp({ openapi: 'token' });
     const paths = doc.paths;
-    for (const path of ['/login', '/logout', '/change-pwd', '/code-img', '/userinfo', '/menu', '/login-settings', '/open-api/token', '/ai/mcp', '/openapi.json']) {
+    for (const path of [
+      '/login',
+      '/logout',
+      '/change-pwd',
+      '/code-img',
+      '/userinfo',
+      '/menu',
+      '/login-settings',
+      '/open-api/token',
+      '/sessions',
+      '/sessions/{id}',
+      '/sessions/revoke-others',
+      '/sessions/online',
+      '/ai/mcp',
+      '/openapi.json',
+    ]) {
       expect(paths, path).to.have.property(path);
     }
     expect(Object.keys(paths['/logout']!)).to.deep.equal(['get', 'post']);

@@ -15,6 +15,7 @@ import {
   securitySchemes,
   type Operation,
 } from './openapi-http.js';
+import { sessionPaths } from './openapi-sessions.js';
 import { attachmentFields, cellFields, modelSchemas, ref, referenceFields, sharedSchemas, type JsonSchema } from './openapi-schemas.js';
 
 /** The workbook content type of export, import and the import template. */
@@ -287,7 +288,7 @@ export function openApiDocument(options: OpenApiDocumentOptions): OpenApiDocumen
   const models = options.registry.list();
   const schemas: Record<string, JsonSchema> = sharedSchemas();
   const paths: Paths = {};
-  if (options.login !== false) Object.assign(paths, loginPaths());
+  if (options.login !== false) Object.assign(paths, loginPaths(), sessionPaths());
   for (const model of models) {
     Object.assign(schemas, modelSchemas(model));
     Object.assign(paths, modelPaths(model));

@@ -142,8 +142,10 @@ export class Authenticator {
     let stored: StoredUserLike | undefined;
     let grantsVersion: number | undefined;
     let tokenAdmin: boolean;
+    let hash: string | undefined;
     if (this.#oneLookup) {
-      const session = isTokenShape(token) ? await this.#store.sessions.lookup(hashToken(token), this.#tokens.now()) : undefined;
+      hash = isTokenShape(token) ? hashToken(token) : undefined;
+      const session = hash !== undefined ? await this.#store.sessions.lookup(hash, this.#tokens.now()) : undefined;
       stored = session?.user;
       grantsVersion = session?.grantsVersion;
       tokenAdmin = session?.tokenAdmin === true;
@@ -159,6 +161,9 @@ export class Authenticator {
     if (!stored) throw new FwError('TOKEN_EXPIRED');
     const refusal = this.#users.refusal(stored, ctx.ip);
     if (refusal) throw new FwError('ACCOUNT_DISABLED', refusal, { status: 401 });
+    // "Last seen" of the session list (issue 19 §6): not awaited, so the request never waits for
+    // it, and throttled in the service to one write per token per minute; it never rejects.
+    void this.#tokens.seenHash(hash ?? hashToken(token));
     return {
       user: { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin === true || tokenAdmin },
       token,

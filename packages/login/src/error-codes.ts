@@ -10,6 +10,9 @@ export const LOGIN_ERROR_CODES = {
   PASSWORD_REFUSED: { status: 422, message: 'The new password was refused' },
   ACCOUNT_DISABLED: { status: 401, message: 'This account cannot be used now' },
   LOGIN_UNAVAILABLE: { status: 503, message: 'Logins cannot be checked right now; try again shortly' },
+  // Sessions a person can see and end (issue 19 §6).
+  SESSION_ID_INVALID: { status: 400, message: 'This is not a session id' },
+  SESSION_NOT_FOUND: { status: 404, message: 'No such session' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** A code of {@link LOGIN_ERROR_CODES}. */

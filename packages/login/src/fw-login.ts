@@ -27,6 +27,7 @@ import { classifyLoginFailure, type LoginFailure } from './login-failure.js';
 import { loginProvidersReader, loginSettings, type LoginProvider, type LoginProvidersInput } from './login-settings.js';
 import { decodeTransferredPassword } from './password-transfer.js';
 import { checkedUser, runWithLoginRequest } from './request-context.js';
+import { addSessionRoutes } from './session-routes.js';
 import { issueLoginToken } from './sign-in.js';
 import { LOGIN_REASONS, UserService } from './user-service.js';
 
@@ -466,7 +467,9 @@ async function menu(ctx: Context, o: ResolvedOptions): Promise<void> {
  * The login routes under the configured prefix (`/fw-api` by default): `POST /login`,
  * `GET|POST /logout`, `POST /change-pwd`, `GET /code-img`, `GET /userinfo`, `GET /menu`,
  * `GET /login-settings` (open: title, password transfer encoding, captcha threshold, sign-in
- * providers) and `POST /open-api/token` (an open-API key's app id and secret exchanged for a token).
+ * providers), `POST /open-api/token` (an open-API key's app id and secret exchanged for a token),
+ * and the session routes `GET /sessions`, `GET /sessions/online`, `DELETE /sessions/{id}`,
+ * `POST /sessions/revoke-others` (see `docs/login.md`).
  * Requests to other paths pass through untouched.
  *
  * @throws {FwDefinitionError} at once for a missing store, token service or ephemeral store, a
@@ -486,6 +489,7 @@ export function fwLogin(options: FwLoginOptions): Middleware {
   router.get('/menu', route(o, menu));
   router.get('/login-settings', route(o, settings));
   router.post('/open-api/token', route(o, openApiToken));
+  addSessionRoutes(router, { store: o.store, tokens: o.tokens, logout: async (token) => o.proxy.logout(token), requireAuth: (ctx) => requireAuth(ctx, o) });
   // A login path asked with another method (GET /login) is a 405 naming the right one.
   const routes = routesWithAllowedMethods(router);
   return async function fwLogin(ctx, next) {

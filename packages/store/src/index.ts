@@ -27,6 +27,7 @@ export type {
   LoginLogInput,
   LoginLogListOptions,
   LoginLogRepository,
+  LoginOrigin,
   OperateLogInput,
   OperateLogListOptions,
   OperateLogRepository,

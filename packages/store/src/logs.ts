@@ -96,6 +96,21 @@ export interface LoginLogRepository {
   insert(input: LoginLogInput): Promise<FwLoginLogRecord>;
   /** Sign-ins, newest first. */
   list(options?: LoginLogListOptions): Promise<FwLoginLogRecord[]>;
+  /**
+   * Where each of these tokens was issued (the sign-in row that recorded its hash), keyed by hash;
+   * hashes without a row, or malformed, are left out. Reads only the columns every version of the
+   * table has, through the `token_hash` index. At most 1000 hashes per call.
+   */
+  origins(tokenHashes: readonly string[]): Promise<Map<string, LoginOrigin>>;
+}
+
+/** The sign-in a token came from, as {@link LoginLogRepository.origins} reads it. */
+export interface LoginOrigin {
+  ip: string | null;
+  userAgent: string | null;
+  /** How the user signed in: `password`, `oauth:<provider>`, `open-api:<appId>`, … */
+  method: string;
+  loginTime: Date;
 }
 
 /** Outcome values of `fw_operate_log.status`. */
@@ -267,6 +282,26 @@ export function createLoginLogRepository(ctx: RepositoryContext): LoginLogReposi
       }
       if (options.success !== undefined) query = query.where('success', options.success === true);
       return (await query).map(toLoginLog);
+    },
+
+    async origins(tokenHashes) {
+      const hashes = [...new Set(tokenHashes.filter((hash) => typeof hash === 'string' && /^[0-9a-f]{64}$/.test(hash)))].slice(0, 1000);
+      const found = new Map<string, LoginOrigin>();
+      if (hashes.length === 0) return found;
+      // Only rows that issued a token carry its hash (failed sign-ins, when logged, have none).
+      const rows: Array<Record<string, unknown>> = await knex('fw_login_log')
+        .whereIn('token_hash', hashes)
+        .orderBy('id', 'asc')
+        .select('token_hash', 'ip', 'user_agent', 'method', 'login_time');
+      for (const row of rows) {
+        found.set(String(row.token_hash).trimEnd(), {
+          ip: toOptionalString(row.ip),
+          userAgent: toOptionalString(row.user_agent),
+          method: String(row.method),
+          loginTime: toRequiredDate(row.login_time),
+        });
+      }
+      return found;
     },
   };
 }

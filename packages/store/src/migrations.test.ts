@@ -72,7 +72,21 @@ describeEachSql('FwStore.migrate', (db, spec) => {
     expect(user.account?.nullable).to.equal(false);
     expect(user.password_hash?.nullable).to.equal(true);
     const token = await store.knex('fw_token').columnInfo();
-    expect(Object.keys(token).sort()).to.deep.equal(['created_at', 'expires_at', 'is_admin', 'token_hash', 'user_id']);
+    expect(Object.keys(token).sort()).to.deep.equal(['created_at', 'expires_at', 'is_admin', 'last_seen_at', 'token_hash', 'user_id']);
+    expect(token.last_seen_at?.nullable).to.equal(true);
+  });
+
+  it('indexes the login log by token hash, for the session list (0013_token_last_seen)', async () => {
+    const plan: Record<string, string> = {
+      sqlite: `select name as index_name from pragma_index_list('fw_login_log')`,
+      postgres: `select indexname as index_name from pg_indexes where tablename = 'fw_login_log'`,
+      mysql: `select index_name as index_name from information_schema.statistics where table_schema = database() and table_name = 'fw_login_log'`,
+      mssql: `select name as index_name from sys.indexes where object_id = object_id('fw_login_log')`,
+    };
+    const result = await store.knex.raw(plan[store.dialect]!);
+    const rows: Array<Record<string, unknown>> = store.dialect === 'postgres' ? result.rows : store.dialect === 'mysql' ? result[0] : result;
+    const names = rows.map((row) => String(row.index_name ?? row.INDEX_NAME));
+    expect(names).to.include('fw_login_log_token_hash_index');
   });
 
   it('fw_token keeps epoch milliseconds beyond 32 bits exactly', async function () {

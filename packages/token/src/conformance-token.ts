@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isFwError } from '@fw/core';
 import { MINUTE, START, collectStrings } from './conformance-shared.js';
 import { TOKEN_ALPHABET, hashToken, isTokenShape } from './generate.js';
+import { sessionConformance } from './conformance-sessions.js';
 import { FwTokenService, type FwTokenServiceOptions } from './service.js';
 import type { TokenRecord, TokenStore } from './store.js';
 import { measureUniformity, uniformityFailures } from './uniformity.js';
@@ -51,6 +52,11 @@ function spy(inner: TokenStore): Spied {
     extend: (hash, expiresAt, now) => (calls.push('extend'), inner.extend(hash, expiresAt, now)),
     purgeExpired: (now) => (calls.push('purgeExpired'), inner.purgeExpired(now)),
   };
+  // The session methods are optional: forwarded only when the store has them, so a store written
+  // before them is still seen as one without them.
+  if (inner.listByUser) store.listByUser = (userId, now) => (calls.push('listByUser'), inner.listByUser!(userId, now));
+  if (inner.touch) store.touch = (hash, at) => (calls.push('touch'), inner.touch!(hash, at));
+  if (inner.listUsers) store.listUsers = (now, page) => (calls.push('listUsers'), inner.listUsers!(now, page));
   return { store, calls };
 }
 
@@ -506,5 +512,7 @@ export function tokenStoreConformance<S extends TokenStore>(makeStore: () => S |
         }
       });
     });
+
+    sessionConformance(setup);
   });
 }

@@ -1,7 +1,11 @@
 export { TOKEN_ALPHABET, TOKEN_LENGTH, generateToken, hashToken, isTokenShape } from './generate.js';
 export { FwTokenService, createTokenService } from './service.js';
 export type { FwTokenServiceOptions, IssuedToken, LoginTokenOptions, ResolvedToken } from './service.js';
-export type { TokenRecord, TokenStore } from './store.js';
+export type { TokenRecord, TokenSessionStore, TokenStore, TokenUserPage, TokenUserSummary } from './store.js';
+export { isSessionId, sessionIdOf } from './sessions.js';
+export type { OnlineUser, OnlineUsersPage, TokenSession } from './sessions.js';
+export { TOKEN_ERROR_CODES } from './error-codes.js';
+export type { TokenErrorCode } from './error-codes.js';
 export { MemoryTokenStore } from './memory-store.js';
 export type { MemoryTokenStoreOptions } from './memory-store.js';
 export { KnexTokenStore } from './knex-store.js';

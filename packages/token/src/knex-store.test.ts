@@ -14,6 +14,7 @@ async function createTokenTable(knex: Knex, table = 'fw_token'): Promise<void> {
     t.bigInteger('expires_at').notNullable().index();
     t.bigInteger('created_at').notNullable();
     t.boolean('is_admin').notNullable().defaultTo(false);
+    t.bigInteger('last_seen_at').nullable();
   });
 }
 

@@ -1,6 +1,6 @@
 import { FwDefinitionError } from '@fw/core';
 import type { Knex } from 'knex';
-import { checkNow, checkRecord, checkUserId, isHashShape, type TokenRecord, type TokenStore } from './store.js';
+import { checkNow, checkPage, checkRecord, checkUserId, isHashShape, type TokenRecord, type TokenStore, type TokenUserPage } from './store.js';
 
 /** Options of {@link KnexTokenStore}. */
 export interface KnexTokenStoreOptions {
@@ -10,7 +10,8 @@ export interface KnexTokenStoreOptions {
    * Table holding the tokens, optionally schema-qualified (`auth.fw_token`). It must exist with
    * the columns `token_hash` char(64) primary key, `user_id` int not null (indexed),
    * `expires_at` bigint not null (epoch ms, indexed), `created_at` bigint not null (epoch ms),
-   * `is_admin` boolean not null default false; `@fw/store`'s migrations create it.
+   * `is_admin` boolean not null default false, and for session listing `last_seen_at` bigint null
+   * (epoch ms); `@fw/store`'s migrations create it.
    * @default 'fw_token'
    */
   table?: string;
@@ -22,6 +23,7 @@ interface TokenRow {
   expires_at: number | string;
   created_at: number | string;
   is_admin: boolean | number | string | null;
+  last_seen_at?: number | string | null;
 }
 
 /** A table name, optionally schema-qualified: plain identifiers only, so it is never SQL. */
@@ -132,6 +134,66 @@ export class KnexTokenStore implements TokenStore {
     const changed = await this.rows().where('token_hash', hash).andWhere('expires_at', '>', now).andWhere('expires_at', '<', expiresAt).update({ expires_at: expiresAt });
     if (changed > 0) return true;
     return (await this.rows().where('token_hash', hash).andWhere('expires_at', '>', now).first('token_hash')) !== undefined;
+  }
+
+  async listByUser(userId: number, now: number): Promise<TokenRecord[]> {
+    checkUserId(userId);
+    checkNow(now);
+    const rows = await this.rows()
+      .where('user_id', userId)
+      .andWhere('expires_at', '>', now)
+      .orderBy('created_at', 'desc')
+      .orderBy('token_hash', 'asc')
+      .select('token_hash', 'user_id', 'expires_at', 'created_at', 'is_admin', 'last_seen_at');
+    return rows.map((row) => {
+      const record = toRecord(row);
+      // char(64) pads on some dialects; the hash is 64 characters anyway, trimmed for safety.
+      record.hash = record.hash.trimEnd();
+      if (row.last_seen_at !== null && row.last_seen_at !== undefined) record.lastSeenAt = toNumber(row.last_seen_at, 'last_seen_at');
+      return record;
+    });
+  }
+
+  async touch(hash: string, at: number): Promise<void> {
+    checkNow(at);
+    if (!isHashShape(hash)) return;
+    // Conditional, so instances racing to record the same minute write once, and an expired or
+    // revoked row is never touched (nor recreated: an UPDATE cannot insert).
+    await this.rows()
+      .where('token_hash', hash)
+      .andWhere('expires_at', '>', at)
+      .andWhere((q) => q.whereNull('last_seen_at').orWhere('last_seen_at', '<', at))
+      .update({ last_seen_at: at });
+  }
+
+  async listUsers(now: number, page: { offset: number; limit: number }): Promise<TokenUserPage> {
+    checkNow(now);
+    checkPage(page);
+    const live = () => this.rows().where('expires_at', '>', now);
+    const [counted] = await this.knex.from(live().distinct('user_id').as('u')).count({ n: '*' });
+    const total = toNumber(counted?.n ?? 0, 'count');
+    if (total === 0 || page.offset >= total) return { total, users: [] };
+    // One grouped read over the live rows, served by the user_id and expires_at indexes.
+    const rows: Array<Record<string, unknown>> = await live()
+      .groupBy('user_id')
+      .select('user_id')
+      .count({ sessions: '*' })
+      .max({ expires: 'expires_at', seen: 'last_seen_at', created: 'created_at' })
+      .orderBy('expires', 'desc')
+      .orderBy('user_id', 'asc')
+      .offset(page.offset)
+      .limit(page.limit);
+    const users = rows.map((row) => {
+      const created = toNumber(row.created, 'created_at');
+      const seen = row.seen === null || row.seen === undefined ? created : toNumber(row.seen, 'last_seen_at');
+      return {
+        userId: toNumber(row.user_id, 'user_id'),
+        sessions: toNumber(row.sessions, 'count'),
+        lastSeenAt: Math.max(seen, created),
+        expiresAt: toNumber(row.expires, 'expires_at'),
+      };
+    });
+    return { total, users };
   }
 
   async purgeExpired(now: number): Promise<number> {

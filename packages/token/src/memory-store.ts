@@ -1,5 +1,16 @@
 import { FwDefinitionError } from '@fw/core';
-import { checkNow, checkRecord, checkUserId, isHashShape, type TokenRecord, type TokenStore } from './store.js';
+import {
+  checkNow,
+  checkPage,
+  checkRecord,
+  checkUserId,
+  compareUserSummaries,
+  isHashShape,
+  type TokenRecord,
+  type TokenStore,
+  type TokenUserPage,
+  type TokenUserSummary,
+} from './store.js';
 
 /** Options of {@link MemoryTokenStore}. */
 export interface MemoryTokenStoreOptions {
@@ -47,6 +58,9 @@ export class MemoryTokenStore implements TokenStore {
   readonly maxEntries: number;
   private readonly records = new Map<string, Slot>();
   private readonly byUser = new Map<number, Set<string>>();
+  // Kept beside the slots rather than in them: a slot is rewritten on every extension, and most
+  // tokens are never listed, so the common path carries no extra field.
+  private readonly seen = new Map<string, number>();
   // A min-heap on expiry (the older write first on a tie) with lazy deletion: a delete or an
   // extension leaves the old entry in place and it is skipped when it surfaces, so every write
   // stays O(log n). Held in three parallel arrays rather than one object per entry: numbers in a
@@ -116,6 +130,49 @@ export class MemoryTokenStore implements TokenStore {
     return true;
   }
 
+  async listByUser(userId: number, now: number): Promise<TokenRecord[]> {
+    checkUserId(userId);
+    checkNow(now);
+    const out: TokenRecord[] = [];
+    for (const hash of this.byUser.get(userId) ?? []) {
+      const slot = this.records.get(hash);
+      if (!slot || slot.expiresAt <= now) continue;
+      const record = recordOf(slot);
+      const seen = this.seen.get(hash);
+      if (seen !== undefined) record.lastSeenAt = seen;
+      out.push(record);
+    }
+    return out.sort((a, b) => b.createdAt - a.createdAt || (a.hash < b.hash ? -1 : 1));
+  }
+
+  async touch(hash: string, at: number): Promise<void> {
+    checkNow(at);
+    const slot = isHashShape(hash) ? this.records.get(hash) : undefined;
+    if (!slot || slot.expiresAt <= at) return;
+    if ((this.seen.get(hash) ?? -1) < at) this.seen.set(hash, at);
+  }
+
+  async listUsers(now: number, page: { offset: number; limit: number }): Promise<TokenUserPage> {
+    checkNow(now);
+    checkPage(page);
+    const users: TokenUserSummary[] = [];
+    for (const [userId, hashes] of this.byUser) {
+      let sessions = 0;
+      let lastSeenAt = 0;
+      let expiresAt = 0;
+      for (const hash of hashes) {
+        const slot = this.records.get(hash);
+        if (!slot || slot.expiresAt <= now) continue;
+        sessions++;
+        lastSeenAt = Math.max(lastSeenAt, this.seen.get(hash) ?? slot.createdAt);
+        expiresAt = Math.max(expiresAt, slot.expiresAt);
+      }
+      if (sessions > 0) users.push({ userId, sessions, lastSeenAt, expiresAt });
+    }
+    users.sort(compareUserSummaries);
+    return { total: users.length, users: users.slice(page.offset, page.offset + page.limit) };
+  }
+
   async purgeExpired(now: number): Promise<number> {
     checkNow(now);
     let count = 0;
@@ -142,6 +199,7 @@ export class MemoryTokenStore implements TokenStore {
     const slot = this.records.get(hash);
     if (!slot) return false;
     this.records.delete(hash);
+    this.seen.delete(hash);
     const hashes = this.byUser.get(slot.userId);
     if (hashes) {
       hashes.delete(hash);

@@ -33,6 +33,14 @@ export interface FwRedisClient {
   pttl(key: string): Promise<number>;
   zrange(key: string, start: number, stop: number): Promise<string[]>;
   zrem(key: string, ...members: string[]): Promise<number>;
+  zadd(key: string, gt: 'GT', score: number, member: string): Promise<unknown>;
+  zscore(key: string, member: string): Promise<string | null>;
+  zcard(key: string): Promise<number>;
+  zrangebyscore(key: string, min: string | number, max: string | number): Promise<string[]>;
+  zrevrange(key: string, start: number, stop: number, withScores: 'WITHSCORES'): Promise<string[]>;
+  zremrangebyscore(key: string, min: string | number, max: string | number): Promise<number>;
+  hgetall(key: string): Promise<Record<string, string>>;
+  hdel(key: string, ...fields: string[]): Promise<number>;
   scan(cursor: string | number, match: 'MATCH', pattern: string, count: 'COUNT', n: number): Promise<[cursor: string, keys: string[]]>;
   eval(script: string, numKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;
   evalsha(sha: string, numKeys: number, ...keysAndArgs: Array<string | number>): Promise<unknown>;

@@ -74,7 +74,12 @@ describeRedis('RedisTokenStore', (ns: () => RedisNamespace) => {
     expect(tokenKey?.pttl).to.be.within(30 * MINUTE - 5000, 30 * MINUTE);
     expect(userKey?.type).to.equal('zset');
     expect(userKey?.pttl).to.be.within(30 * MINUTE - 5000, 30 * MINUTE);
-    expect(keys).to.have.length(2);
+    // The one shared key: the online-users index, which never expires as a whole; its member is
+    // the user id (no secret), scored by the token's expiry, and pruned by score.
+    const online = keys.find((k) => k.key === `${prefix}online-users`);
+    expect(online?.type).to.equal('zset');
+    expect((online?.value as string[])[0]).to.equal('1');
+    expect(keys).to.have.length(3);
   });
 
   it('keeps the per-user set from growing: expired members are pruned and its expiry follows the latest token', async () => {
@@ -113,8 +118,9 @@ describeRedis('RedisTokenStore', (ns: () => RedisNamespace) => {
     const { token } = await service.loginToken({ id: 3, account: 'c' });
     expect((await service.resolve(token))?.userId).to.equal(3);
     expect(await service.revokeUser(3)).to.equal(1);
-    // Login registers the hash and writes the token (two scripts); revoke-all writes a tombstone.
-    expect(refused).to.have.length(3);
+    // Login registers the hash and writes the token (two scripts); revoke-all writes a tombstone
+    // and takes the user out of the online index.
+    expect(refused).to.have.length(4);
     expect(await service.resolve(token)).to.equal(undefined);
   });
 

@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import { FwDefinitionError } from '@fw/core';
 import { warnOnRedisOutageRisks, type FwRedisClient } from './redis-client.js';
-import { checkNow, checkRecord, checkUserId, isHashShape, type TokenRecord, type TokenStore } from './store.js';
+import { checkNow, checkPage, checkRecord, checkUserId, isHashShape, type TokenRecord, type TokenStore, type TokenUserPage, type TokenUserSummary } from './store.js';
 
 /** Options of {@link RedisTokenStore}. */
 export interface RedisTokenStoreOptions {
   /** A connected (or lazily connecting) ioredis client; the store never closes it. */
   redis: FwRedisClient;
   /**
-   * Prepended to every key the store writes: `<prefix>token:<hash>` (one per token) and
-   * `<prefix>user-tokens:<userId>` (a sorted set per user). Give every app sharing a Redis its
+   * Prepended to every key the store writes: `<prefix>token:<hash>` (one per token),
+   * `<prefix>user-tokens:<userId>` (a sorted set per user), `<prefix>user-seen:<userId>` (a hash
+   * per user: when each token was last used) and `<prefix>online-users` (a sorted set of the users
+   * holding tokens, scored by their latest expiry). Give every app sharing a Redis its
    * own prefix; app instances that must share tokens use the same one.
    * @default 'fw:'
    */
@@ -115,6 +117,24 @@ if user ~= ARGV[1] or tonumber(expires) > tonumber(ARGV[2]) then return 0 end
 redis.call('DEL', KEYS[1])
 return 1`;
 
+// KEYS: user's last-seen hash. ARGV: token hash, at, ttl ms. Moves the field forward only and
+// keeps the hash alive at least as long as the token.
+const TOUCH = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if current and tonumber(current) >= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return 1`;
+
+// KEYS: online-users set. ARGV: user id, score read earlier, new score ('' to remove). Lowers or
+// removes the member only if its score is still the one read: a sign-in in between raised it
+// (ZADD GT), and then that newer score stands.
+const LOWER_ONLINE = `
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], 'XX', ARGV[3], ARGV[1]) end
+return 1`;
+
 /** A Lua script and its SHA-1, for EVALSHA. */
 export interface Script {
   source: string;
@@ -147,6 +167,8 @@ const SCRIPTS = {
   extend: script(EXTEND),
   takeExpired: script(TAKE_EXPIRED),
   dropExpired: script(DROP_EXPIRED),
+  touch: script(TOUCH),
+  lowerOnline: script(LOWER_ONLINE),
 };
 
 /**
@@ -192,6 +214,8 @@ export class RedisTokenStore implements TokenStore {
   readonly prefix: string;
   private readonly tokenPrefix: string;
   private readonly userPrefix: string;
+  private readonly seenPrefix: string;
+  private readonly onlineKey: string;
 
   constructor(options: RedisTokenStoreOptions) {
     if (typeof options !== 'object' || options === null) throw new FwDefinitionError('RedisTokenStore', 'options must be an object');
@@ -207,6 +231,8 @@ export class RedisTokenStore implements TokenStore {
     this.prefix = prefix;
     this.tokenPrefix = `${prefix}token:`;
     this.userPrefix = `${prefix}user-tokens:`;
+    this.seenPrefix = `${prefix}user-seen:`;
+    this.onlineKey = `${prefix}online-users`;
   }
 
   async save(record: TokenRecord, now: number): Promise<boolean> {
@@ -216,7 +242,11 @@ export class RedisTokenStore implements TokenStore {
     const userKey = this.userPrefix + record.userId;
     const added = await this.run(SCRIPTS.register, [userKey], [record.hash, record.expiresAt, ttl, now]);
     const written = await this.run(SCRIPTS.write, [this.tokenPrefix + record.hash], [value, ttl, now]);
-    if (written === 1) return true;
+    if (written === 1) {
+      // The online index last: it is only an index, and the listing checks each user it shows.
+      await this.redis.zadd(this.onlineKey, 'GT', record.expiresAt, String(record.userId));
+      return true;
+    }
     // A live record holds this hash: take back the registration made just now (only that one,
     // so the index entry of the record already there stays).
     if (added === 1) await this.redis.zrem(userKey, record.hash);
@@ -237,6 +267,8 @@ export class RedisTokenStore implements TokenStore {
     const user = await this.run(SCRIPTS.delete, [this.tokenPrefix + hash], []);
     if (typeof user !== 'string') return false;
     await this.redis.zrem(this.userPrefix + user, hash);
+    await this.redis.hdel(this.seenPrefix + user, hash);
+    await this.reindex(user);
     return true;
   }
 
@@ -255,6 +287,8 @@ export class RedisTokenStore implements TokenStore {
     if (hashes.length === 0) return 0;
     const removed = await Promise.all(hashes.map((hash) => this.run(SCRIPTS.tombstone, [this.tokenPrefix + hash], [userId, MISSING_TOMBSTONE_MS])));
     await this.redis.zrem(userKey, ...hashes);
+    await this.redis.hdel(this.seenPrefix + userId, ...hashes);
+    await this.reindex(String(userId));
     return removed.filter((one) => one === 1).length;
   }
 
@@ -268,7 +302,9 @@ export class RedisTokenStore implements TokenStore {
     // The user's set first: if the second step never runs, the set outlives the token anyway,
     // so a revoke-all still reaches it.
     await this.run(SCRIPTS.raise, [this.userPrefix + record.userId], [hash, expiresAt, expiresAt - now]);
-    return (await this.run(SCRIPTS.extend, [this.tokenPrefix + hash], [record.userId, expiresAt, now])) === 1;
+    const extended = (await this.run(SCRIPTS.extend, [this.tokenPrefix + hash], [record.userId, expiresAt, now])) === 1;
+    if (extended) await this.redis.zadd(this.onlineKey, 'GT', expiresAt, String(record.userId));
+    return extended;
   }
 
   /**
@@ -288,10 +324,85 @@ export class RedisTokenStore implements TokenStore {
           const user = key.slice(this.userPrefix.length);
           const hashes = (await this.run(SCRIPTS.takeExpired, [key], [now])) as string[];
           for (const hash of hashes) count += Number(await this.run(SCRIPTS.dropExpired, [this.tokenPrefix + hash], [user, now]));
+          if (hashes.length > 0) await this.redis.hdel(this.seenPrefix + user, ...hashes);
         }
       } while (cursor !== '0');
     }
+    await this.redis.zremrangebyscore(this.onlineKey, '-inf', now);
     return count;
+  }
+
+  async listByUser(userId: number, now: number): Promise<TokenRecord[]> {
+    checkUserId(userId);
+    checkNow(now);
+    const hashes = (await this.redis.zrangebyscore(this.userPrefix + userId, `(${now}`, '+inf')).filter((hash) => isHashShape(hash));
+    if (hashes.length === 0) return [];
+    // One GET per token (each key has its own slot on a cluster), sent together.
+    const [values, seen] = await Promise.all([Promise.all(hashes.map((hash) => this.redis.get(this.tokenPrefix + hash))), this.redis.hgetall(this.seenPrefix + userId)]);
+    const out: TokenRecord[] = [];
+    hashes.forEach((hash, i) => {
+      const record = parseRecord(hash, values[i] ?? null);
+      if (!record || record.userId !== userId || record.expiresAt <= now) return;
+      const at = Number(seen[hash]);
+      if (Number.isSafeInteger(at) && at > 0) record.lastSeenAt = at;
+      out.push(record);
+    });
+    return out.sort((a, b) => b.createdAt - a.createdAt || (a.hash < b.hash ? -1 : 1));
+  }
+
+  async touch(hash: string, at: number): Promise<void> {
+    checkNow(at);
+    if (!isHashShape(hash)) return;
+    const record = parseRecord(hash, await this.redis.get(this.tokenPrefix + hash));
+    if (!record || record.expiresAt <= at) return;
+    await this.run(SCRIPTS.touch, [this.seenPrefix + record.userId], [hash, at, record.expiresAt - at]);
+  }
+
+  /**
+   * Reads the online-users index (latest expiry first), which drops users whose tokens all
+   * expired by itself (by score). A user whose tokens were revoked may linger in it for an
+   * instant (a revoke and a sign-in racing); every user shown is checked, and one with no live
+   * token left is dropped from the index and from the page, which is then read again.
+   */
+  async listUsers(now: number, page: { offset: number; limit: number }): Promise<TokenUserPage> {
+    checkNow(now);
+    checkPage(page);
+    await this.redis.zremrangebyscore(this.onlineKey, '-inf', now);
+    for (let attempt = 0; ; attempt++) {
+      const total = await this.redis.zcard(this.onlineKey);
+      if (page.offset >= total) return { total, users: [] };
+      const flat = await this.redis.zrevrange(this.onlineKey, page.offset, page.offset + page.limit - 1, 'WITHSCORES');
+      const users: TokenUserSummary[] = [];
+      let stale = 0;
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        const userId = Number(flat[i]);
+        if (!Number.isSafeInteger(userId)) continue;
+        const records = await this.listByUser(userId, now);
+        if (records.length === 0) {
+          stale += Number(await this.run(SCRIPTS.lowerOnline, [this.onlineKey], [flat[i]!, flat[i + 1]!, '']));
+          continue;
+        }
+        users.push({
+          userId,
+          sessions: records.length,
+          lastSeenAt: Math.max(...records.map((r) => Math.max(r.lastSeenAt ?? 0, r.createdAt))),
+          expiresAt: Math.max(...records.map((r) => r.expiresAt)),
+        });
+      }
+      if (stale === 0 || attempt >= 3) return { total: total - stale, users };
+    }
+  }
+
+  /**
+   * After a revoke: the user's online-index score becomes the latest expiry of the tokens left,
+   * or the user leaves the index when none is (see {@link LOWER_ONLINE}).
+   */
+  private async reindex(user: string): Promise<void> {
+    const score = await this.redis.zscore(this.onlineKey, user);
+    if (score === null) return;
+    const [, latest] = await this.redis.zrevrange(this.userPrefix + user, 0, 0, 'WITHSCORES');
+    if (latest !== undefined && Number(latest) >= Number(score)) return;
+    await this.run(SCRIPTS.lowerOnline, [this.onlineKey], [user, score, latest ?? '']);
   }
 
   private run(s: Script, keys: string[], args: Array<string | number>): Promise<unknown> {

@@ -1,6 +1,8 @@
 import { CONFIG_KEYS, FwDefinitionError, FwError, type FwConfig, type FwUser } from '@fw/core';
+import { TOKEN_ERROR_CODES } from './error-codes.js';
 import { generateToken, hashToken, isTokenShape } from './generate.js';
-import { checkUserId, isHashShape, type TokenStore } from './store.js';
+import { SeenThrottle, isSessionId, sessionIdOf, type OnlineUsersPage, type TokenSession } from './sessions.js';
+import { checkPage, checkUserId, isHashShape, type TokenSessionStore, type TokenStore } from './store.js';
 
 /** Options of {@link FwTokenService} / {@link createTokenService}. */
 export interface FwTokenServiceOptions {
@@ -34,6 +36,13 @@ export interface FwTokenServiceOptions {
    * @default Date.now
    */
   now?: () => number;
+  /**
+   * Least time between two "last seen" writes of one token by this instance ({@link
+   * FwTokenService.markSeen}), in milliseconds: a token used on every request is written about
+   * once per interval, never once per request. 0 writes on every call (tests).
+   * @default 60_000
+   */
+  seenIntervalMs?: number;
 }
 
 /** A token just issued by {@link FwTokenService.loginToken}. */
@@ -105,7 +114,10 @@ export class FwTokenService {
   readonly renewAfter: number;
   /** The clock every expiry is computed with (injectable for tests). */
   readonly now: () => number;
+  /** Least time between two "last seen" writes of one token by this instance. */
+  readonly seenIntervalMs: number;
   private readonly lifetimeMs: number;
+  private readonly seen: SeenThrottle;
 
   constructor(options: FwTokenServiceOptions) {
     if (typeof options !== 'object' || options === null) throw new FwDefinitionError('FwTokenService', 'options must be an object');
@@ -131,12 +143,113 @@ export class FwTokenService {
       throw new FwDefinitionError('FwTokenService.renewAfter', `must be a number from 0 to below 1, got ${String(renewAfter)}`);
     }
     if (typeof now !== 'function') throw new FwDefinitionError('FwTokenService.now', 'must be a function returning epoch milliseconds');
+    const seenIntervalMs = options.seenIntervalMs ?? 60_000;
+    if (typeof seenIntervalMs !== 'number' || !Number.isSafeInteger(seenIntervalMs) || seenIntervalMs < 0) {
+      throw new FwDefinitionError('FwTokenService.seenIntervalMs', `must be a whole number of milliseconds from 0, got ${String(seenIntervalMs)}`);
+    }
     this.store = store;
     this.expireMinutes = expireMinutes;
     this.sliding = sliding;
     this.renewAfter = renewAfter;
     this.now = now;
     this.lifetimeMs = expireMinutes * 60_000;
+    this.seenIntervalMs = seenIntervalMs;
+    this.seen = new SeenThrottle(seenIntervalMs);
+  }
+
+  /**
+   * Whether the store lists and touches sessions (`listByUser`, `touch`, `listUsers`): true for
+   * the built-in stores; a custom store written before session listing answers false, and the
+   * session methods below then throw `SESSIONS_NOT_SUPPORTED` (501).
+   */
+  get sessionsSupported(): boolean {
+    const store = this.store as Partial<TokenSessionStore>;
+    return typeof store.listByUser === 'function' && typeof store.touch === 'function' && typeof store.listUsers === 'function';
+  }
+
+  /**
+   * Records that a token was used now, for its session's "last seen": at most one store write per
+   * token per `seenIntervalMs` on this instance, never for a malformed token, and never failing
+   * (a lost "last seen" must not fail the request it came with). Callers need not await it.
+   * @param tokenOrHash the token, or its hash when the caller already computed it.
+   */
+  async markSeen(tokenOrHash: string): Promise<void> {
+    const hash = isHashShape(tokenOrHash) ? tokenOrHash : isTokenShape(tokenOrHash) ? hashToken(tokenOrHash) : undefined;
+    if (hash !== undefined) await this.seenHash(hash);
+  }
+
+  /**
+   * {@link markSeen} for a hash the caller computed from a token itself (`fwAuth` does, once per
+   * request): no shape check, and when no write is due (nearly always) it returns at once,
+   * without a promise, so the request pays a map lookup.
+   * @internal
+   */
+  seenHash(hash: string): Promise<void> | undefined {
+    const store = this.store as Partial<TokenSessionStore>;
+    if (typeof store.touch !== 'function') return undefined;
+    const now = this.readClock();
+    if (!this.seen.due(hash, now)) return undefined;
+    return store.touch(hash, now).catch(() => {
+      // The next use after the interval writes it again.
+      this.seen.forget(hash);
+    });
+  }
+
+  /**
+   * The live sessions of a user, newest first: an opaque `id` each (derived from the token hash,
+   * useless as a token or to find one), when it was created, last seen and expires, and whether it
+   * is `current` (the token given).
+   * @throws {FwError} `SESSIONS_NOT_SUPPORTED` (501) when the store cannot list sessions.
+   * @throws {TypeError} when `userId` is not a 32-bit whole number.
+   */
+  async listSessions(userId: number, current?: string): Promise<TokenSession[]> {
+    checkUserId(userId);
+    const store = this.sessionStore();
+    const currentHash = current !== undefined && isTokenShape(current) ? hashToken(current) : undefined;
+    const records = await store.listByUser(userId, this.readClock());
+    return records.map((record) => ({
+      id: sessionIdOf(record.hash),
+      hash: record.hash,
+      userId: record.userId,
+      createdAt: new Date(record.createdAt),
+      lastSeenAt: new Date(Math.max(record.lastSeenAt ?? 0, record.createdAt)),
+      expiresAt: new Date(record.expiresAt),
+      admin: record.admin === true,
+      current: record.hash === currentHash,
+    }));
+  }
+
+  /**
+   * Ends the session with this id if it is one of `userId`'s live sessions; `false` otherwise (an
+   * id of another user's session, an unknown or malformed id: all alike, so the answer tells
+   * nothing about other users).
+   * @throws {FwError} `SESSIONS_NOT_SUPPORTED` (501) when the store cannot list sessions.
+   */
+  async revokeSession(userId: number, id: unknown): Promise<boolean> {
+    checkUserId(userId);
+    if (!isSessionId(id)) return false;
+    const store = this.sessionStore();
+    const match = (await store.listByUser(userId, this.readClock())).find((record) => sessionIdOf(record.hash) === id);
+    return match ? this.store.delete(match.hash) : false;
+  }
+
+  /**
+   * One page of the users holding live sessions, latest expiry first.
+   * @throws {FwError} `SESSIONS_NOT_SUPPORTED` (501) when the store cannot list sessions.
+   * @throws {TypeError} for an `offset` below 0 or a `limit` outside 1 to 1000.
+   */
+  async onlineUsers(page: { offset: number; limit: number }): Promise<OnlineUsersPage> {
+    checkPage(page);
+    const { total, users } = await this.sessionStore().listUsers(this.readClock(), page);
+    return { total, users: users.map((u) => ({ userId: u.userId, sessions: u.sessions, lastSeenAt: new Date(u.lastSeenAt), expiresAt: new Date(u.expiresAt) })) };
+  }
+
+  private sessionStore(): TokenSessionStore {
+    if (!this.sessionsSupported) {
+      const { status, message } = TOKEN_ERROR_CODES.SESSIONS_NOT_SUPPORTED;
+      throw new FwError('SESSIONS_NOT_SUPPORTED', message, { status });
+    }
+    return this.store as TokenSessionStore;
   }
 
   /** A new random token (16 characters from `[A-Za-z0-9]`), not yet registered. */

@@ -17,6 +17,55 @@ export interface TokenRecord {
    * @default false
    */
   admin?: boolean;
+  /**
+   * When the token was last used, epoch milliseconds, as recorded by `touch` (at most about once
+   * a minute per token). Only `listByUser` returns it; absent when never recorded.
+   */
+  lastSeenAt?: number;
+}
+
+/** One user with live tokens, as {@link TokenStore.listUsers} reports them. */
+export interface TokenUserSummary {
+  /** Id of the `fw_user` row. */
+  userId: number;
+  /** How many live tokens the user holds at `now`. */
+  sessions: number;
+  /** The latest `lastSeenAt` of those tokens, else their latest `createdAt`, epoch milliseconds. */
+  lastSeenAt: number;
+  /** The latest expiry among those tokens, epoch milliseconds (the order of the listing). */
+  expiresAt: number;
+}
+
+/** A page of {@link TokenStore.listUsers}. */
+export interface TokenUserPage {
+  /** Users with at least one live token, in all pages. */
+  total: number;
+  /** This page: latest expiry first (ties in an order the store chooses, stable between calls). */
+  users: TokenUserSummary[];
+}
+
+/**
+ * The methods a store adds for listing sessions (issue 19 §6). They are optional, so a custom store
+ * written before them keeps working: the token service then answers that session listing is not
+ * supported (`FwTokenService.sessionsSupported` is false; the routes answer 501 `SESSIONS_NOT_SUPPORTED`).
+ */
+export interface TokenSessionStore {
+  /**
+   * Every live record of a user at `now` (expired ones left out), with `lastSeenAt` where one was
+   * recorded, newest `createdAt` first.
+   */
+  listByUser(userId: number, now: number): Promise<TokenRecord[]>;
+  /**
+   * Records that the token with this hash was used at `at`: the stored `lastSeenAt` only moves
+   * forward, and a missing or expired record is left alone (never recreated). The service calls it
+   * at most about once a minute per token, off the request's critical path.
+   */
+  touch(hash: string, at: number): Promise<void>;
+  /**
+   * One page of the users holding live tokens at `now`, latest expiry first.
+   * @throws {TypeError} for an `offset` below 0 or a `limit` outside 1 to 1000.
+   */
+  listUsers(now: number, page: { offset: number; limit: number }): Promise<TokenUserPage>;
 }
 
 /**
@@ -26,7 +75,7 @@ export interface TokenRecord {
  * Implementations: `MemoryTokenStore`, `KnexTokenStore`, `RedisTokenStore`. A custom store should
  * pass `tokenStoreConformance` from `@fw/token/conformance`.
  */
-export interface TokenStore {
+export interface TokenStore extends Partial<TokenSessionStore> {
   /**
    * Stores a new record. Resolves `false`, changing nothing, when a live record with the same
    * hash exists (an expired one is replaced).
@@ -89,6 +138,18 @@ export function checkRecord(record: TokenRecord, now: number): void {
   if (record.admin !== undefined && typeof record.admin !== 'boolean') throw new TypeError('record.admin must be true or false');
   checkNow(now);
   if (record.expiresAt <= now) throw new RangeError('record.expiresAt must be later than now');
+}
+
+/** Throws when `page` is not `{ offset, limit }` with a whole `offset` ≥ 0 and a `limit` from 1 to 1000. */
+export function checkPage(page: unknown): asserts page is { offset: number; limit: number } {
+  const { offset, limit } = (page ?? {}) as { offset?: unknown; limit?: unknown };
+  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) throw new TypeError('page.offset must be a whole number from 0');
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw new TypeError('page.limit must be a whole number from 1 to 1000');
+}
+
+/** Sorts summaries the way {@link TokenStore.listUsers} pages them: latest expiry first, then by user id. */
+export function compareUserSummaries(a: TokenUserSummary, b: TokenUserSummary): number {
+  return b.expiresAt - a.expiresAt || a.userId - b.userId;
 }
 
 /** A fresh copy holding only the record's own fields (`admin` only when true). */

@@ -102,6 +102,35 @@ export const en = {
 
   // Issue 19 §1: the account changed under the app (the token was replaced elsewhere).
   'session.switched': 'You are now signed in as {name}: the sign-in was changed outside this page (another tab, window or frame).',
+
+  // Live sessions: "My sessions" and "Online users" (issue 19 §6).
+  'user.sessions': 'My sessions',
+  'user.onlineUsers': 'Online users',
+  'sessions.title': 'My sessions',
+  'sessions.hint': 'Every place where your account is signed in. End any you do not recognise, then change your password.',
+  'sessions.current': 'This session',
+  'sessions.ip': 'IP',
+  'sessions.signedIn': 'Signed in',
+  'sessions.lastSeen': 'Last seen',
+  'sessions.expires': 'Expires',
+  'sessions.unknownDevice': 'Unknown device',
+  'sessions.end': 'End',
+  'sessions.endConfirm': 'End this session? It is signed out at once.',
+  'sessions.ended': 'The session was ended',
+  'sessions.endOthers': 'End all other sessions',
+  'sessions.endOthersConfirm': 'End every session but this one?',
+  'sessions.endedCount': '{count} session(s) ended',
+  'sessions.none': 'No live sessions',
+  'online.title': 'Online users',
+  'online.account': 'Account',
+  'online.name': 'Name',
+  'online.sessions': 'Sessions',
+  'online.actions': 'Actions',
+  'online.view': 'Sessions',
+  'online.endAll': 'End all',
+  'online.endAllConfirm': 'End every session of {name}?',
+  'online.sessionsOf': 'Sessions of {name}',
+  'online.total': '{total} users online',
 } as const;
 
 /** The keys of Fw's messages. */

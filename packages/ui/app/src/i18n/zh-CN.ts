@@ -103,4 +103,33 @@ export const zhCN: Messages = {
 
   // Issue 19 §1: the account changed under the app (the token was replaced elsewhere).
   'session.switched': '你现在以 {name} 的身份登录：登录已在本页之外（其他标签页、窗口或框架）被更改。',
+
+  // Live sessions: "My sessions" and "Online users" (issue 19 §6).
+  'user.sessions': '我的会话',
+  'user.onlineUsers': '在线用户',
+  'sessions.title': '我的会话',
+  'sessions.hint': '你的账号当前登录的所有位置。结束你不认识的会话，然后修改密码。',
+  'sessions.current': '当前会话',
+  'sessions.ip': 'IP',
+  'sessions.signedIn': '登录时间',
+  'sessions.lastSeen': '最近活动',
+  'sessions.expires': '过期时间',
+  'sessions.unknownDevice': '未知设备',
+  'sessions.end': '结束',
+  'sessions.endConfirm': '结束此会话？它将立即退出登录。',
+  'sessions.ended': '会话已结束',
+  'sessions.endOthers': '结束其他所有会话',
+  'sessions.endOthersConfirm': '结束除当前会话外的所有会话？',
+  'sessions.endedCount': '已结束 {count} 个会话',
+  'sessions.none': '没有有效的会话',
+  'online.title': '在线用户',
+  'online.account': '账号',
+  'online.name': '姓名',
+  'online.sessions': '会话数',
+  'online.actions': '操作',
+  'online.view': '查看会话',
+  'online.endAll': '全部结束',
+  'online.endAllConfirm': '结束 {name} 的所有会话？',
+  'online.sessionsOf': '{name} 的会话',
+  'online.total': '共 {total} 位在线用户',
 };

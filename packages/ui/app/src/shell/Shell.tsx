@@ -2,7 +2,7 @@
 // locale switch; the content follows the app path.
 import { lazy, Suspense, useEffect, useMemo, useRef } from 'react';
 import { App, Button, Dropdown, Layout, Menu, Result, Spin, Typography, type MenuProps } from 'antd';
-import { DownOutlined, KeyOutlined, LogoutOutlined, UserOutlined } from '@ant-design/icons';
+import { DownOutlined, KeyOutlined, LaptopOutlined, LogoutOutlined, TeamOutlined, UserOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { api } from '../api';
 import { clearToken, takeReturn } from '../auth';
@@ -14,6 +14,8 @@ import { useMenu, useUserInfo } from '../queries';
 import type { MenuEntry, UserInfo } from '../types';
 import { ChangePassword } from './ChangePassword';
 import { LocaleSwitch } from './LocaleSwitch';
+import { OnlineUsers } from './OnlineUsers';
+import { MySessions } from './Sessions';
 import { menuIcon } from './icons';
 import { linkHref, pageSrc } from './menuTargets';
 
@@ -198,6 +200,8 @@ export function Shell() {
 
   const userMenu: MenuProps['items'] = [
     { key: 'pwd', icon: <KeyOutlined />, label: t('user.changePassword'), onClick: () => navigate('/password') },
+    { key: 'sessions', icon: <LaptopOutlined />, label: t('user.sessions'), onClick: () => navigate('/sessions') },
+    ...(user.data.isAdmin ? [{ key: 'online', icon: <TeamOutlined />, label: t('user.onlineUsers'), onClick: () => navigate('/online-users') }] : []),
     { type: 'divider' },
     { key: 'logout', icon: <LogoutOutlined />, label: t('user.logout'), onClick: () => void logout() },
   ];
@@ -208,6 +212,8 @@ export function Shell() {
   if (pathname === '/') content = <Home name={user.data.name || user.data.account} menus={menus} />;
   else if (model) content = <ModelPage key={model[1]} fw={decodeURIComponent(model[1]!)} />;
   else if (page) content = <FramePage menus={menus} id={Number(page[1])} />;
+  else if (pathname === '/sessions') content = <MySessions />;
+  else if (pathname === '/online-users' && user.data.isAdmin) content = <OnlineUsers selfId={user.data.id} />;
   else content = <Result status="404" subTitle={t('app.notFound')} />;
 
   return (

@@ -1,0 +1,83 @@
+// Live sessions (issue 19 §6): the caller's own, any user's for an administrator, and the users
+// online. Data hooks only; the screens are shell/Sessions.tsx and shell/OnlineUsers.tsx.
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from './api';
+
+/** One session as `GET /sessions` answers it. */
+export interface SessionEntry {
+  id: string;
+  current: boolean;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+  ip: string | null;
+  userAgent: string | null;
+  method: string | null;
+}
+
+/** One row of `GET /sessions/online`. */
+export interface OnlineUserEntry {
+  userId: number;
+  account: string | null;
+  name: string | null;
+  sessions: number;
+  lastSeenAt: string;
+  expiresAt: string;
+}
+
+/** A page of online users. */
+export interface OnlineUsersPage {
+  total: number;
+  page: number;
+  size: number;
+  rows: OnlineUserEntry[];
+}
+
+const userQuery = (userId: number | undefined) => (userId === undefined ? '' : `?user=${userId}`);
+
+/** Query keys of the session screens. */
+export const sessionKeys = {
+  all: ['sessions'] as const,
+  of: (userId: number | undefined) => ['sessions', 'user', userId ?? 'me'] as const,
+  online: (page: number, size: number) => ['sessions', 'online', page, size] as const,
+};
+
+/** The live sessions of the caller, or of `userId` (administrators). */
+export function useSessions(userId?: number) {
+  return useQuery({
+    queryKey: sessionKeys.of(userId),
+    queryFn: async () => (await api<{ sessions: SessionEntry[] }>(`/sessions${userQuery(userId)}`)).sessions,
+    staleTime: 5_000,
+  });
+}
+
+/** One page of the users holding live sessions (administrators). */
+export function useOnlineUsers(page: number, size: number) {
+  return useQuery({
+    queryKey: sessionKeys.online(page, size),
+    queryFn: () => api<OnlineUsersPage>(`/sessions/online?page=${page}&size=${size}`),
+    placeholderData: keepPreviousData,
+    staleTime: 5_000,
+  });
+}
+
+/** Ends one session of the caller (or of `userId`); every session list is read again after. */
+export function useEndSession(userId?: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<{ ok: true; current: boolean }>(`/sessions/${encodeURIComponent(id)}${userQuery(userId)}`, { method: 'DELETE' }),
+    onSettled: () => client.invalidateQueries({ queryKey: sessionKeys.all }),
+  });
+}
+
+/**
+ * Ends every session of the caller but the current one; with `userId` (administrators), every
+ * session of that user.
+ */
+export function useEndOtherSessions(userId?: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (target?: number) => api<{ ok: true; ended: number }>(`/sessions/revoke-others${userQuery(target ?? userId)}`, { method: 'POST' }),
+    onSettled: () => client.invalidateQueries({ queryKey: sessionKeys.all }),
+  });
+}
