@@ -152,8 +152,8 @@ describeEachSql('migration 0012_login_log_failures', (db) => {
     expect(Object.keys(columns)).to.include.members(['success', 'reason', 'account_typed', 'attempts']);
     expect(Number(columns.account_typed?.maxLength)).to.equal(128);
     expect(columns.success?.nullable).to.equal(false);
-    // And back: the columns go, the rows stay.
-    await store.knex.migrate.down(config);
+    // And back (through any later migration): the columns go, the rows stay.
+    while (!(await store.migrate.status()).pending.includes('0012_login_log_failures')) await store.knex.migrate.down(config);
     expect(Object.keys(await store.knex('fw_login_log').columnInfo())).to.not.include('success');
     const counted = await store.knex('fw_login_log').count({ n: '*' });
     expect(Number(counted[0]?.n)).to.equal(1);
