@@ -32,6 +32,14 @@ import { fwOpenApi } from './openapi-route.js';
 export interface FwAdminOptions {
   /** A database URL (`sqlite:…`, `postgres://…`, `mysql://…`, `mssql://…`) or an open store. */
   db: string | FwStore;
+  /**
+   * Longest time one database query may take, in milliseconds, when `db` is a URL (see
+   * `queryTimeoutMs` of `createStore` in docs/store.md): past it the request answers 503
+   * `UNAVAILABLE`, so a frozen database never holds requests for the length of the freeze.
+   * Migrations at start-up run without it. An `FwStore` passed as `db` keeps its own setting.
+   * @default 5000
+   */
+  queryTimeoutMs?: number;
   /** The host's models; the built-in ones (users, roles, menus, …) are added. */
   models?: ModelDefinition[];
   /** Configuration: values in code (files and the environment are read too, see `loadConfig`). */
@@ -224,7 +232,8 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
   } else if (redisOption !== undefined && typeof redisOption !== 'string' && typeof (redisOption as FwRedisClient | null)?.evalsha !== 'function') {
     throw new FwDefinitionError('fwAdmin.redis', 'must be a redis:// URL, { cluster: [redis:// URLs] } or an ioredis client (createRedis(url) from @fw/token)');
   }
-  const store = typeof options.db === 'string' ? createStore(options.db) : options.db;
+  const store =
+    typeof options.db === 'string' ? createStore({ url: options.db, ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }) }) : options.db;
   let ownedRedis: FwRedisClient | undefined;
   try {
     if (options.migrate !== false) {
