@@ -5,7 +5,7 @@ import { fwMcp } from '@fw/ai';
 import { BUILTIN_MODELS, FwDefinitionError, FwError, connectionReason, createRegistry, loadConfig, type FwConfig, type ModelDefinition, type ModelRegistry } from '@fw/core';
 import { fwData, type FwDataMiddleware, type FwDataOptions } from '@fw/data';
 import { localFileStorage, type FileStorage } from '@fw/files';
-import { composeMiddleware, fwErrorHandler } from '@fw/http';
+import { composeMiddleware, fwErrorHandler, fwLoadShed, type FwLoadShedMiddleware, type FwLoadShedOptions } from '@fw/http';
 import { fwLogin, type FwLoginOptions } from '@fw/login';
 import { KnexSessionStore, RedisSessionStore, fwOAuth, type FwOAuthOptions } from '@fw/oauth';
 import { ModelTablesError, createStore, redactUrl, type FwStore, type FwUserRecord } from '@fw/store';
@@ -119,6 +119,18 @@ export interface FwAdminOptions {
    *   account that exists without being an administrator.
    */
   admin?: FwFirstAdmin;
+  /**
+   * Load shedding (`fwLoadShed` of `@fw/http`, see docs/admin.md): at most `maxInFlight` requests
+   * to the API prefix (and the OAuth sign-on paths) are worked on at once in this process, of which
+   * at most `maxPublicInFlight` are the public, costly ones: `POST {prefix}/login`,
+   * `GET {prefix}/code-img`, `POST {prefix}/open-api/token` and the OAuth sign-on. The excess is
+   * answered 503 `OVERLOADED` with `Retry-After` before any work starts, so a sign-in flood is
+   * refused cheaply and signed-in users keep being served. `false` turns it off (a proxy in front
+   * bounds the load instead).
+   * @default { maxInFlight: 256, maxPublicInFlight: 32, retryAfterSeconds: 2 }
+   * @example overload: { maxInFlight: 128, maxPublicInFlight: 16 }
+   */
+  overload?: false | Pick<FwLoadShedOptions, 'maxInFlight' | 'maxPublicInFlight' | 'retryAfterSeconds'>;
 }
 
 /**
@@ -166,6 +178,8 @@ export interface FwAdmin {
   data: FwDataMiddleware;
   /** The timer purging expired entries, while it runs (undefined with `purgeIntervalMs: false`). */
   purge: PurgeSchedule | undefined;
+  /** The load shedder and its counters (`loadShed.stats()`); undefined with `overload: false`. */
+  loadShed: FwLoadShedMiddleware | undefined;
   /** The administrator this start created from the `admin` option; undefined when there already was one. */
   firstAdmin: FwUserRecord | undefined;
   /** Stops the purge timer and closes the database if fwAdmin opened it. */
@@ -183,6 +197,30 @@ function apiNotFound(prefix: string): Middleware {
     if (ctx.status === 404 && ctx.body == null && (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`))) {
       throw new FwError('NOT_FOUND', `No route ${ctx.method} ${ctx.path}`);
     }
+  };
+}
+
+/**
+ * Which requests the load shedder counts (the API and the OAuth sign-on; static UI files are cheap
+ * and pass) and which of them are public and costly: sign-in, captcha and open-API token, which
+ * anyone can call and which hash passwords or draw images, and the OAuth sign-on round trips.
+ */
+function shedRoutes(prefix: string, oauth: FwAdminOptions['oauth']): Pick<FwLoadShedOptions, 'applies' | 'isPublic'> {
+  const callbackPath = oauth?.callbackPath ?? '/oauth-callback';
+  const signOn = (path: string) => oauth !== undefined && (path === callbackPath || path.startsWith('/connect/') || path.startsWith('/login/oauth2/code/'));
+  const base = prefix.toLowerCase();
+  const publicRoutes = new Set([`POST ${base}/login`, `GET ${base}/code-img`, `POST ${base}/open-api/token`]);
+  return {
+    applies: (ctx) => {
+      const path = ctx.path.toLowerCase();
+      return path === base || path.startsWith(`${base}/`) || signOn(ctx.path);
+    },
+    isPublic: (ctx) => {
+      // The router matches case-insensitively and with a trailing slash, so the budget must too, or
+      // a flood would escape it by asking for /fw-api/LOGIN/.
+      const path = ctx.path.toLowerCase().replace(/\/+$/, '');
+      return publicRoutes.has(`${ctx.method === 'HEAD' ? 'GET' : ctx.method} ${path}`) || signOn(ctx.path);
+    },
   };
 }
 
@@ -214,6 +252,10 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
   if (options.openapi !== undefined && options.openapi !== false && options.openapi !== 'open' && options.openapi !== 'token') {
     throw new FwDefinitionError('fwAdmin.openapi', `must be 'token', 'open' or false, got ${JSON.stringify(options.openapi)}`);
   }
+  if (options.overload !== undefined && options.overload !== false && (typeof options.overload !== 'object' || options.overload === null)) {
+    throw new FwDefinitionError('fwAdmin.overload', 'must be false or { maxInFlight?, maxPublicInFlight?, retryAfterSeconds? }');
+  }
+  const loadShed = options.overload === false ? undefined : fwLoadShed({ ...options.overload, ...shedRoutes(config['fw-app.apiPrefix'], options.oauth) });
   // Built before anything is opened: a missing UI build stops start-up with nothing to close.
   const ui = options.ui === false ? undefined : fwUi({ config, ...options.ui });
   const uiBase = options.ui === false || options.ui?.path === undefined || options.ui.path === '/' ? '' : options.ui.path;
@@ -280,7 +322,8 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     const tokens = new FwTokenService({ store: redis ? new RedisTokenStore({ redis, prefix }) : new KnexTokenStore({ knex: store.knex }), config });
     const ephemeral = redis ? new RedisEphemeralStore({ redis, prefix }) : new KnexEphemeralStore({ knex: store.knex });
     const data = fwData({ ...options.data, store, tokens, registry, config, files });
-    const parts: Middleware[] = [fwErrorHandler(), apiNotFound(config['fw-app.apiPrefix'])];
+    // The load shedder first: a shed request costs no body parsing, no token lookup, no database.
+    const parts: Middleware[] = [...(loadShed ? [loadShed] : []), fwErrorHandler(), apiNotFound(config['fw-app.apiPrefix'])];
     const web = options.web ?? (ui === undefined && options.oauth !== undefined);
     if (web) parts.push(fwWeb(typeof web === 'object' ? web : {}));
     let providers = options.login?.providers;
@@ -325,6 +368,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
       config,
       data,
       purge,
+      loadShed,
       firstAdmin: createdAdmin,
       close: async () => {
         purge?.stop();
