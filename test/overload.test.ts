@@ -122,7 +122,10 @@ for (const spec of sqlBackends().filter((b) => b.dialect !== 'mssql')) {
         expect(tally.get('200') ?? 0, 'some of the burst signed in').to.be.above(0);
         for (const a of answers.filter((x) => x.status === 503)) expect(a.retryAfter).to.match(/^\d+$/);
         expect(inFlightDuring, 'sign-ins in flight during the burst').to.be.at.most(32);
-        expect(reads.map((r) => r.status), 'signed-in reads during the burst').to.deep.equal([200, 200]);
+        expect(
+          reads.map((r) => r.status),
+          'signed-in reads during the burst',
+        ).to.deep.equal([200, 200]);
         const stats = s.fw.loadShed!.stats();
         expect(stats.peakInFlight).to.be.at.most(256);
         expect(stats.shedPublic).to.equal(tally.get('503 OVERLOADED'));

@@ -15,7 +15,7 @@ const ERROR_TEXT: Record<number, string> = {
   422: 'Values fail validation (VALIDATION_FAILED, IMPORT_FAILED, WRONG_PASSWORD, …); `details` lists every failure',
   429: 'Too many attempts (TOO_MANY_ATTEMPTS: failed logins or captchas, with Retry-After; more than 100 unsaved uploads)',
   500: 'An unexpected server fault (INTERNAL)',
-  503: 'A database or Redis Fw depends on is unreachable (UNAVAILABLE, LOGIN_UNAVAILABLE), with Retry-After',
+  503: 'A database or Redis Fw depends on is unreachable or did not answer in time (UNAVAILABLE, LOGIN_UNAVAILABLE), or this instance is busy (OVERLOADED); with Retry-After',
 };
 
 /** The error statuses, as reusable responses. */
