@@ -7,8 +7,10 @@
 //
 // BENCH_DB_URL picks the database server (postgres://… or mysql://…: a database of its own is
 // created there and dropped); SQLite without it. BENCH_CONNECTIONS changes the burst (1,000).
+// The load average at the start and the end is printed: on a shared machine it explains much.
 import { fork } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { loadavg } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +59,13 @@ async function run(label: string, overload: FwAdminOptions['overload']): Promise
   let peakInFlight = 0;
   const outer = new Koa();
   outer.silent = true;
+  // Why 503s and 500s happened: the error behind each, by its first line.
+  const causes = new Map<string, number>();
+  outer.on('error', (error: Error & { cause?: Error }) => {
+    const inner = error.cause ?? error;
+    const key = `${error.message.split('\n')[0]} <- ${inner.name}: ${inner.message.split('\n')[0]!.slice(0, 120)}`;
+    causes.set(key, (causes.get(key) ?? 0) + 1);
+  });
   outer.use(async (ctx, next) => {
     inFlight++;
     peakInFlight = Math.max(peakInFlight, inFlight);
@@ -94,7 +103,12 @@ async function run(label: string, overload: FwAdminOptions['overload']): Promise
     const key = a.status === 200 ? '200' : `${a.status} ${a.code}`;
     tally.set(key, [...(tally.get(key) ?? []), a]);
   }
-  console.log(`\n${label} — ${CONNECTIONS} connections on POST /fw-api/login, ${spec().label}, burst over in ${ms(result.wallMs)}`);
+  console.log(
+    `\nload average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  );
+  console.log(`${label} — ${CONNECTIONS} connections on POST /fw-api/login, ${spec().label}, burst over in ${ms(result.wallMs)}`);
   console.log('| answer | count | median | p99 | max |');
   console.log('|---|---|---|---|---|');
   for (const [key, answers] of [...tally].sort((a, b) => b[1].length - a[1].length)) {
@@ -108,11 +122,17 @@ async function run(label: string, overload: FwAdminOptions['overload']): Promise
   console.log(
     `requests in flight: peak ${peakInFlight}${stats ? ` (shedder: peak ${stats.peakInFlight}, shed ${stats.shed})` : ''}; RSS ${Math.round(rssBefore / 2 ** 20)} MiB before, peak ${Math.round(peakRss / 2 ** 20)} MiB`,
   );
+  for (const [cause, n] of causes) console.log(`  error behind a 5xx: ${n} × ${cause}`);
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await fw.close();
   await db.drop();
 }
 
-await run('baseline: overload: false (every request admitted)', false);
-await run('fwAdmin defaults (maxInFlight 256, maxPublicInFlight 32)', undefined);
+// BENCH_PUBLIC_IN_FLIGHT tries another sign-in budget than the default; BENCH_BASELINE=0 skips the baseline.
+const publicInFlight = process.env.BENCH_PUBLIC_IN_FLIGHT ? Number(process.env.BENCH_PUBLIC_IN_FLIGHT) : undefined;
+if (process.env.BENCH_BASELINE !== '0') await run('baseline: overload: false (every request admitted)', false);
+await run(
+  publicInFlight === undefined ? 'fwAdmin defaults (maxInFlight 256, maxPublicInFlight 32)' : `fwAdmin with maxPublicInFlight ${publicInFlight}`,
+  publicInFlight === undefined ? undefined : { maxPublicInFlight: publicInFlight },
+);

@@ -243,6 +243,10 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
   if (purgeIntervalMs !== false && (!Number.isInteger(purgeIntervalMs) || purgeIntervalMs < 10 || purgeIntervalMs > 86_400_000)) {
     throw new FwDefinitionError('fwAdmin.purgeIntervalMs', `must be false or a whole number of milliseconds from 10 to 86400000, got ${String(purgeIntervalMs)}`);
   }
+  if (options.queryTimeoutMs !== undefined && typeof options.db !== 'string') {
+    // Silently ignoring it would leave the operator believing the limit is on.
+    throw new FwDefinitionError('fwAdmin.queryTimeoutMs', 'applies only when db is a URL; pass queryTimeoutMs to createStore for a store of your own');
+  }
   const firstAdmin = options.admin === undefined ? undefined : checkFirstAdmin(options.admin);
   const files = fileStorageOf(options.files);
   const config = loadConfig(options.config ? { values: options.config } : {});

@@ -11,6 +11,8 @@ async function setup(options: FwLoadShedOptions) {
   const waiting: Array<() => void> = [];
   const app = new Koa();
   app.silent = true;
+  const errors: unknown[] = [];
+  app.on('error', (error) => errors.push(error));
   const shed = fwLoadShed(options);
   app.use(shed);
   app.use(async (ctx) => {
@@ -22,6 +24,7 @@ async function setup(options: FwLoadShedOptions) {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     shed,
+    errors,
     get: (path: string) => fetch(`${base}${path}`),
     /** Waits until `n` requests are held in the handler. */
     async held(n: number) {
@@ -46,6 +49,8 @@ describe('fwLoadShed(options)', function () {
       expect(shed.headers.get('cache-control')).to.equal('no-store');
       expect(((await shed.json()) as { error: { code: string } }).error.code).to.equal('OVERLOADED');
       expect(s.shed.stats()).to.include({ inFlight: 3, peakInFlight: 3, shed: 1 });
+      // A refused request is not an error of the app: a flood must not write a log line each.
+      expect(s.errors).to.deep.equal([]);
       s.release();
       for (const res of await Promise.all(first)) expect(res.status).to.equal(200);
       expect((await s.get('/instant')).status).to.equal(200);

@@ -94,7 +94,8 @@ export function fwLoadShed(options: FwLoadShedOptions = {}): FwLoadShedMiddlewar
     if (counters.inFlight >= maxInFlight || (costly && counters.publicInFlight >= maxPublicInFlight)) {
       counters.shed++;
       if (costly && counters.publicInFlight >= maxPublicInFlight) counters.shedPublic++;
-      renderError(ctx, overloadedError(undefined, { retryAfter }));
+      // Not reported to app.on('error'): a flood would write a stack trace per refused request.
+      renderError(ctx, overloadedError(undefined, { retryAfter }), () => undefined);
       return;
     }
     counters.inFlight++;

@@ -120,9 +120,21 @@ export function limitRawQueries(
 }
 
 /**
- * Makes a pool-acquire timeout an overload when the database answered while this request waited
- * for a connection: the connections were busy, not stuck. Otherwise it stays knex's
- * `KnexTimeoutError`, which `isUnavailableError` reads as an outage.
+ * A wait for a connection that ran out of time: knex's pool timeout, or the driver's connect
+ * timeout when the pool had to open a connection for this request (pg's "timeout expired",
+ * mysql2's `ETIMEDOUT`).
+ */
+function isConnectionWaitTimeout(error: unknown): boolean {
+  const e = error as { name?: unknown; message?: unknown; code?: unknown } | null;
+  return e?.name === 'KnexTimeoutError' || e?.message === 'timeout expired' || e?.code === 'ETIMEDOUT';
+}
+
+/**
+ * Makes a wait for a connection that ran out of time an overload when the database answered
+ * while this request waited: the connections were busy, or the server slow to accept one more
+ * because it (or this process) is short of CPU, not stuck. Otherwise the error stays as it was
+ * (knex's `KnexTimeoutError`, the driver's connect timeout), which `isUnavailableError` reads as
+ * an outage.
  */
 export function classifyAcquireTimeouts(knex: Knex, health: DatabaseHealth): void {
   const client = knex.client as { acquireConnection(): Promise<unknown> };
@@ -132,7 +144,7 @@ export function classifyAcquireTimeouts(knex: Knex, health: DatabaseHealth): voi
     try {
       return await acquire();
     } catch (error) {
-      if ((error as { name?: unknown } | null)?.name === 'KnexTimeoutError' && health.answeredSince(since)) {
+      if (isConnectionWaitTimeout(error) && health.answeredSince(since)) {
         throw overloadedError('Every database connection is busy; try again shortly', { cause: error });
       }
       throw error;

@@ -66,7 +66,7 @@ export interface StoreUrlOptions {
    * long a write waits for another process's lock.
    *
    * Migrations and `createModelTables` run without it, on a connection of their own. Each page of
-   * an export and each batch of an import is one query, so big transfers stay within it.
+   * an export (1,000 rows) and each row of an import is its own statement, so big transfers stay within it.
    * @default 5000
    */
   queryTimeoutMs?: number;
