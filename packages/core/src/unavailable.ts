@@ -87,11 +87,13 @@ export function isUnavailableError(error: unknown): boolean {
 
 /**
  * The 503 answer for an unreachable backend, with `Retry-After`; the cause is kept for logs, never
- * shown. A cause that is already a 503 `FwError` (an `OVERLOADED` from the pool) is returned as it
- * is, so an overload is never reported as an outage.
+ * shown. A cause that is, or wraps, a 503 `FwError` (an `OVERLOADED` from the pool) gives that
+ * error back, so an overload is never reported as an outage.
  */
 export function unavailableError(cause?: unknown): FwError {
-  if (isFwError(cause) && cause.status === 503) return cause;
+  for (let e: unknown = cause, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (isFwError(e) && e.status === 503) return e;
+  }
   return new FwError('UNAVAILABLE', undefined, { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER) }, cause });
 }
 
