@@ -8,6 +8,7 @@ import Koa from 'koa';
 import request from 'supertest';
 import { FwDefinitionError, defineModel } from '@fw/core';
 import { encodePassword } from '@fw/login/client';
+import { createStore } from '@fw/store';
 import { createTestDatabase, describeRedis, freePort } from '@fw/test-utils';
 import { FW_UI_DIST_DIR } from '@fw/ui';
 import { FW_WEB_PUBLIC_DIR } from '@fw/web';
@@ -142,6 +143,48 @@ describe('fwAdmin(app, options)', () => {
       caught = error;
     }
     expect((caught as Error).message).to.match(/fwAdmin\.purgeIntervalMs/);
+  });
+
+  it('passes queryTimeoutMs to the store it opens, sheds load by default, and refuses overload and limit options it cannot honour (issue 19 §4)', async function () {
+    this.timeout(120_000);
+    const s = await setup({ queryTimeoutMs: 1234, overload: { maxInFlight: 64, maxPublicInFlight: 8 } });
+    try {
+      // On SQLite the limit is the busy timeout.
+      const rows = (await s.fw.store.knex.raw('PRAGMA busy_timeout')) as Array<Record<string, unknown>>;
+      expect(rows[0]?.['timeout']).to.equal(1234);
+      await s.login();
+      expect(s.fw.loadShed?.stats()).to.include({ admitted: 1, inFlight: 0, shed: 0 });
+    } finally {
+      await s.cleanup();
+    }
+    const off = await setup({ overload: false });
+    try {
+      expect(off.fw.loadShed).to.equal(undefined);
+    } finally {
+      await off.cleanup();
+    }
+    for (const [options, key] of [
+      [{ overload: 'on' }, 'fwAdmin.overload'],
+      [{ overload: { maxInFlight: 4, maxPublicInFlight: 8 } }, 'fwLoadShed.maxPublicInFlight'],
+    ] as const) {
+      let caught: unknown;
+      try {
+        await fwAdmin(new Koa(), { db: 'sqlite::memory:', ...(options as object) });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, key).to.be.instanceOf(FwDefinitionError);
+      expect((caught as FwDefinitionError).key).to.equal(key);
+    }
+    const store = createStore('sqlite::memory:');
+    let caught: unknown;
+    try {
+      await fwAdmin(new Koa(), { db: store, queryTimeoutMs: 1000 });
+    } catch (error) {
+      caught = error;
+    }
+    await store.destroy();
+    expect((caught as FwDefinitionError).key).to.equal('fwAdmin.queryTimeoutMs');
   });
 
   it('purges expired captcha answers, counters and tokens on a timer that close() stops (issue 10 §6)', async () => {

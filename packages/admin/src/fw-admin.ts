@@ -5,7 +5,7 @@ import { fwMcp } from '@fw/ai';
 import { BUILTIN_MODELS, FwDefinitionError, FwError, connectionReason, createRegistry, loadConfig, type FwConfig, type ModelDefinition, type ModelRegistry } from '@fw/core';
 import { fwData, type FwDataMiddleware, type FwDataOptions } from '@fw/data';
 import { localFileStorage, type FileStorage } from '@fw/files';
-import { composeMiddleware, fwErrorHandler } from '@fw/http';
+import { composeMiddleware, fwErrorHandler, fwLoadShed, type FwLoadShedMiddleware, type FwLoadShedOptions } from '@fw/http';
 import { FailedLoginLog, fwLogin, type FwLoginOptions } from '@fw/login';
 import { KnexSessionStore, RedisSessionStore, fwOAuth, type FwOAuthOptions } from '@fw/oauth';
 import { ModelTablesError, createStore, redactUrl, type FwStore, type FwUserRecord } from '@fw/store';
@@ -32,6 +32,14 @@ import { fwOpenApi } from './openapi-route.js';
 export interface FwAdminOptions {
   /** A database URL (`sqlite:…`, `postgres://…`, `mysql://…`, `mssql://…`) or an open store. */
   db: string | FwStore;
+  /**
+   * Longest time one database query may take, in milliseconds, when `db` is a URL (see
+   * `queryTimeoutMs` of `createStore` in docs/store.md): past it the request answers 503
+   * `UNAVAILABLE`, so a frozen database never holds requests for the length of the freeze.
+   * Migrations at start-up run without it. An `FwStore` passed as `db` keeps its own setting.
+   * @default 5000
+   */
+  queryTimeoutMs?: number;
   /** The host's models; the built-in ones (users, roles, menus, …) are added. */
   models?: ModelDefinition[];
   /** Configuration: values in code (files and the environment are read too, see `loadConfig`). */
@@ -111,6 +119,18 @@ export interface FwAdminOptions {
    *   account that exists without being an administrator.
    */
   admin?: FwFirstAdmin;
+  /**
+   * Load shedding (`fwLoadShed` of `@fw/http`, see docs/admin.md): at most `maxInFlight` requests
+   * to the API prefix (and the OAuth sign-on paths) are worked on at once in this process, of which
+   * at most `maxPublicInFlight` are the public, costly ones: `POST {prefix}/login`,
+   * `GET {prefix}/code-img`, `POST {prefix}/open-api/token` and the OAuth sign-on. The excess is
+   * answered 503 `OVERLOADED` with `Retry-After` before any work starts, so a sign-in flood is
+   * refused cheaply and signed-in users keep being served. `false` turns it off (a proxy in front
+   * bounds the load instead).
+   * @default { maxInFlight: 256, maxPublicInFlight: 32, retryAfterSeconds: 2 }
+   * @example overload: { maxInFlight: 128, maxPublicInFlight: 16 }
+   */
+  overload?: false | Pick<FwLoadShedOptions, 'maxInFlight' | 'maxPublicInFlight' | 'retryAfterSeconds'>;
 }
 
 /**
@@ -158,6 +178,8 @@ export interface FwAdmin {
   data: FwDataMiddleware;
   /** The timer purging expired entries, while it runs (undefined with `purgeIntervalMs: false`). */
   purge: PurgeSchedule | undefined;
+  /** The load shedder and its counters (`loadShed.stats()`); undefined with `overload: false`. */
+  loadShed: FwLoadShedMiddleware | undefined;
   /** The administrator this start created from the `admin` option; undefined when there already was one. */
   firstAdmin: FwUserRecord | undefined;
   /** Stops the purge timer and closes the database if fwAdmin opened it. */
@@ -175,6 +197,30 @@ function apiNotFound(prefix: string): Middleware {
     if (ctx.status === 404 && ctx.body == null && (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`))) {
       throw new FwError('NOT_FOUND', `No route ${ctx.method} ${ctx.path}`);
     }
+  };
+}
+
+/**
+ * Which requests the load shedder counts (the API and the OAuth sign-on; static UI files are cheap
+ * and pass) and which of them are public and costly: sign-in, captcha and open-API token, which
+ * anyone can call and which hash passwords or draw images, and the OAuth sign-on round trips.
+ */
+function shedRoutes(prefix: string, oauth: FwAdminOptions['oauth']): Pick<FwLoadShedOptions, 'applies' | 'isPublic'> {
+  const callbackPath = oauth?.callbackPath ?? '/oauth-callback';
+  const signOn = (path: string) => oauth !== undefined && (path === callbackPath || path.startsWith('/connect/') || path.startsWith('/login/oauth2/code/'));
+  const base = prefix.toLowerCase();
+  const publicRoutes = new Set([`POST ${base}/login`, `GET ${base}/code-img`, `POST ${base}/open-api/token`]);
+  return {
+    applies: (ctx) => {
+      const path = ctx.path.toLowerCase();
+      return path === base || path.startsWith(`${base}/`) || signOn(ctx.path);
+    },
+    isPublic: (ctx) => {
+      // The router matches case-insensitively and with a trailing slash, so the budget must too, or
+      // a flood would escape it by asking for /fw-api/LOGIN/.
+      const path = ctx.path.toLowerCase().replace(/\/+$/, '');
+      return publicRoutes.has(`${ctx.method === 'HEAD' ? 'GET' : ctx.method} ${path}`) || signOn(ctx.path);
+    },
   };
 }
 
@@ -197,6 +243,10 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
   if (purgeIntervalMs !== false && (!Number.isInteger(purgeIntervalMs) || purgeIntervalMs < 10 || purgeIntervalMs > 86_400_000)) {
     throw new FwDefinitionError('fwAdmin.purgeIntervalMs', `must be false or a whole number of milliseconds from 10 to 86400000, got ${String(purgeIntervalMs)}`);
   }
+  if (options.queryTimeoutMs !== undefined && typeof options.db !== 'string') {
+    // Silently ignoring it would leave the operator believing the limit is on.
+    throw new FwDefinitionError('fwAdmin.queryTimeoutMs', 'applies only when db is a URL; pass queryTimeoutMs to createStore for a store of your own');
+  }
   const firstAdmin = options.admin === undefined ? undefined : checkFirstAdmin(options.admin);
   const files = fileStorageOf(options.files);
   const config = loadConfig(options.config ? { values: options.config } : {});
@@ -206,6 +256,10 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
   if (options.openapi !== undefined && options.openapi !== false && options.openapi !== 'open' && options.openapi !== 'token') {
     throw new FwDefinitionError('fwAdmin.openapi', `must be 'token', 'open' or false, got ${JSON.stringify(options.openapi)}`);
   }
+  if (options.overload !== undefined && options.overload !== false && (typeof options.overload !== 'object' || options.overload === null)) {
+    throw new FwDefinitionError('fwAdmin.overload', 'must be false or { maxInFlight?, maxPublicInFlight?, retryAfterSeconds? }');
+  }
+  const loadShed = options.overload === false ? undefined : fwLoadShed({ ...options.overload, ...shedRoutes(config['fw-app.apiPrefix'], options.oauth) });
   // Built before anything is opened: a missing UI build stops start-up with nothing to close.
   const ui = options.ui === false ? undefined : fwUi({ config, ...options.ui });
   const uiBase = options.ui === false || options.ui?.path === undefined || options.ui.path === '/' ? '' : options.ui.path;
@@ -224,7 +278,8 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
   } else if (redisOption !== undefined && typeof redisOption !== 'string' && typeof (redisOption as FwRedisClient | null)?.evalsha !== 'function') {
     throw new FwDefinitionError('fwAdmin.redis', 'must be a redis:// URL, { cluster: [redis:// URLs] } or an ioredis client (createRedis(url) from @fw/token)');
   }
-  const store = typeof options.db === 'string' ? createStore(options.db) : options.db;
+  const store =
+    typeof options.db === 'string' ? createStore({ url: options.db, ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }) }) : options.db;
   let ownedRedis: FwRedisClient | undefined;
   try {
     if (options.migrate !== false) {
@@ -273,7 +328,8 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     const data = fwData({ ...options.data, store, tokens, registry, config, files });
     // One writer of failed sign-ins for password, open-API and sign-on alike: one set of write caps.
     const failedLogins = options.login?.failedLogins ?? new FailedLoginLog({ store, ephemeral, config });
-    const parts: Middleware[] = [fwErrorHandler(), apiNotFound(config['fw-app.apiPrefix'])];
+    // The load shedder first: a shed request costs no body parsing, no token lookup, no database.
+    const parts: Middleware[] = [...(loadShed ? [loadShed] : []), fwErrorHandler(), apiNotFound(config['fw-app.apiPrefix'])];
     const web = options.web ?? (ui === undefined && options.oauth !== undefined);
     if (web) parts.push(fwWeb(typeof web === 'object' ? web : {}));
     let providers = options.login?.providers;
@@ -319,6 +375,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
       config,
       data,
       purge,
+      loadShed,
       firstAdmin: createdAdmin,
       close: async () => {
         // Failures counted past the login log's caps in the current minute: their summary row.

@@ -16,7 +16,7 @@ const ERROR_TEXT: Record<number, string> = {
   429: 'Too many attempts (TOO_MANY_ATTEMPTS: failed logins or captchas, with Retry-After; more than 100 unsaved uploads)',
   500: 'An unexpected server fault (INTERNAL)',
   501: 'The token store cannot list sessions (SESSIONS_NOT_SUPPORTED)',
-  503: 'A database or Redis Fw depends on is unreachable (UNAVAILABLE, LOGIN_UNAVAILABLE), with Retry-After',
+  503: 'A database or Redis Fw depends on is unreachable or did not answer in time (UNAVAILABLE, LOGIN_UNAVAILABLE), or this instance is busy (OVERLOADED); with Retry-After',
 };
 
 /** The error statuses, as reusable responses. */

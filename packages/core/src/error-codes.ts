@@ -24,6 +24,7 @@ export const FW_ERROR_CODES = {
   TOO_MANY_ATTEMPTS: { status: 429, message: 'Too many attempts; try again later' },
   INTERNAL: { status: 500, message: 'Internal server error' },
   UNAVAILABLE: { status: 503, message: 'A service Fw depends on is unavailable; try again shortly' },
+  OVERLOADED: { status: 503, message: 'The server is busy; try again shortly' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** One of the stable error codes in {@link FW_ERROR_CODES}. */

@@ -18,10 +18,10 @@ describe('FwError', () => {
     });
   });
 
-  it('uses upper-snake codes with client statuses, 500 for a bug and 503 for an outage only', () => {
+  it('uses upper-snake codes with client statuses, 500 for a bug and 503 for an outage or overload only', () => {
     for (const [code, { status }] of Object.entries(FW_ERROR_CODES)) {
       expect(code).to.match(/^[A-Z][A-Z0-9_]*$/);
-      if (status >= 500) expect(`${code} ${status}`).to.be.oneOf(['INTERNAL 500', 'UNAVAILABLE 503']);
+      if (status >= 500) expect(`${code} ${status}`).to.be.oneOf(['INTERNAL 500', 'UNAVAILABLE 503', 'OVERLOADED 503']);
       else expect(status).to.be.within(400, 499);
     }
   });

@@ -4,7 +4,7 @@ export { FwError, FwDefinitionError, FwConfigError, isFwError } from './errors.j
 export type { FwErrorBody, FwErrorDetail } from './errors.js';
 export { accountProblem, normalizeAccount } from './account.js';
 export { linkTargetProblem, menuTargetProblem, pageTargetProblem } from './menu-target.js';
-export { UNAVAILABLE_RETRY_AFTER, connectionReason, isUnavailableError, unavailableError } from './unavailable.js';
+export { OVERLOADED_RETRY_AFTER, UNAVAILABLE_RETRY_AFTER, connectionReason, isUnavailableError, overloadedError, unavailableError } from './unavailable.js';
 export { POWER_FLAGS, DEFAULT_POWER, runPowerHandler } from './power.js';
 export type { PowerFlag, PowerFlags, PowerObject, PowerHandler, PowerHandlerFn, PowerHandlerContext, PowerDeclaration } from './power.js';
 export { EditType, CONDITION_OPERATORS, IMAGE_TYPES, defineModel, isModelDefinition } from './model.js';

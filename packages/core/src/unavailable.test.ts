@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { FwError } from './errors.js';
-import { isUnavailableError, unavailableError } from './unavailable.js';
+import { isUnavailableError, overloadedError, unavailableError } from './unavailable.js';
 
 function coded(code: string, message = 'x'): Error {
   return Object.assign(new Error(message), { code });
@@ -30,6 +30,12 @@ describe('isUnavailableError(error)', () => {
       new Error("Cluster isn't ready and enableOfflineQueue options is false"),
       new Error('Failed to refresh slots cache.'),
       new Error('None of startup nodes is available'),
+      // A query past its limit (issue 19 §4): Fw's client-side timeout, PostgreSQL's
+      // statement_timeout, MariaDB's max_statement_time (no code name in mysql2), MySQL's max_execution_time
+      coded('FW_QUERY_TIMEOUT', 'The database did not answer within 5250 ms (queryTimeoutMs)'),
+      coded('57014', 'canceling statement due to statement timeout'),
+      Object.assign(new Error('Query execution was interrupted (max_statement_time exceeded)'), { errno: 1969 }),
+      coded('ER_QUERY_TIMEOUT', 'Query execution was interrupted, maximum statement execution time exceeded'),
     ];
     expect(outages.filter((e) => !isUnavailableError(e)).map((e) => e.message)).to.deep.equal([]);
   });
@@ -59,5 +65,14 @@ describe('isUnavailableError(error)', () => {
     expect(error.headers?.['Retry-After']).to.match(/^\d+$/);
     expect(JSON.stringify(error.toBody())).to.not.contain('10.0.0.5');
     expect(isUnavailableError(error)).to.equal(true);
+  });
+
+  it('keeps an overload an overload: OVERLOADED with Retry-After, not rewritten as UNAVAILABLE (issue 19 §4)', () => {
+    const overloaded = overloadedError(undefined, { retryAfter: 3 });
+    expect(overloaded).to.include({ status: 503, code: 'OVERLOADED' });
+    expect(overloaded.headers?.['Retry-After']).to.equal('3');
+    expect(unavailableError(overloaded)).to.equal(overloaded);
+    expect(unavailableError(new Error('wrapped', { cause: overloaded }))).to.equal(overloaded);
+    expect(unavailableError(coded('ECONNRESET')).code).to.equal('UNAVAILABLE');
   });
 });

@@ -26,6 +26,13 @@ const CONNECTION_CODES = new Set([
   '08004', // server rejected the connection
   '08006', // connection failure
   '3D000', // database does not exist (dropped under a running app)
+  // A query past its time limit (issue 19 §4): the server did not answer in time, whatever the
+  // request asked. Fw's own client-side limit, PostgreSQL's statement_timeout (query_canceled),
+  // MariaDB's max_statement_time and MySQL's max_execution_time.
+  'FW_QUERY_TIMEOUT',
+  '57014',
+  'ER_STATEMENT_TIMEOUT',
+  'ER_QUERY_TIMEOUT',
 ]);
 
 // SQLite (better-sqlite3) has no server to lose, but its file can be held by another process past
@@ -55,6 +62,8 @@ const CONNECTION_MESSAGES = [
   /Cannot enqueue .* after fatal error/i,
   /database .* does not exist/i,
   /Unknown database/i,
+  // MariaDB's max_statement_time (errno 1969), which mysql2 knows no code name for.
+  /max_statement_time exceeded/i,
 ];
 
 /** Seconds a client is asked to wait before trying again after a 503. */
@@ -76,9 +85,30 @@ export function isUnavailableError(error: unknown): boolean {
   return false;
 }
 
-/** The 503 answer for an unreachable backend, with `Retry-After`; the cause is kept for logs, never shown. */
+/**
+ * The 503 answer for an unreachable backend, with `Retry-After`; the cause is kept for logs, never
+ * shown. A cause that is, or wraps, a 503 `FwError` (an `OVERLOADED` from the pool) gives that
+ * error back, so an overload is never reported as an outage.
+ */
 export function unavailableError(cause?: unknown): FwError {
+  for (let e: unknown = cause, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (isFwError(e) && e.status === 503) return e;
+  }
   return new FwError('UNAVAILABLE', undefined, { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER) }, cause });
+}
+
+/** Seconds a client is asked to wait before trying again after a 503 `OVERLOADED`: load passes quicker than an outage. */
+export const OVERLOADED_RETRY_AFTER = 2;
+
+/**
+ * The 503 answer for too much load (issue 19 §4): the request was shed before its work started,
+ * or waited too long for a database connection while the database itself was answering. Never an
+ * outage: monitoring and clients can tell the two apart by the code.
+ * @param retryAfter seconds for `Retry-After`. @default 2
+ */
+export function overloadedError(message?: string, options: { retryAfter?: number; cause?: unknown } = {}): FwError {
+  const retryAfter = options.retryAfter ?? OVERLOADED_RETRY_AFTER;
+  return new FwError('OVERLOADED', message, { headers: { 'Retry-After': String(retryAfter) }, cause: options.cause });
 }
 
 /**

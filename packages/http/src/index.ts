@@ -10,3 +10,5 @@ export { toFwUser } from './user.js';
 export type { StoredUserLike } from './user.js';
 export { escapeHtml } from './escape-html.js';
 export { composeMiddleware } from './compose.js';
+export { fwLoadShed } from './load-shed.js';
+export type { FwLoadShedMiddleware, FwLoadShedOptions, FwLoadShedStats } from './load-shed.js';

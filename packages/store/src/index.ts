@@ -39,3 +39,5 @@ export { ModelTablesError, createModelTables, describeModelTableChanges, planMod
 export type { ModelTableChange, ModelTableChangeKind, ModelTablesPlan } from './model-tables.js';
 export { classifyDbError, violationConcerns } from './db-errors.js';
 export type { DbViolation, DbViolationKind } from './db-errors.js';
+export { DEFAULT_QUERY_TIMEOUT_MS } from './store.js';
+export { QueryTimeoutError } from './query-limit.js';

@@ -16,6 +16,7 @@ import { bindModels } from './models.js';
 import { createOpenApiRepository, type OpenApiRepository } from './open-apis.js';
 import { createOrgRepository, type OrgRepository } from './orgs.js';
 import { createRoleRepository, type RoleRepository } from './roles.js';
+import { DatabaseHealth, CLIENT_GRACE_MS, classifyAcquireTimeouts, limitRawQueries } from './query-limit.js';
 import { parseStoreUrl, type ParsedStoreUrl } from './url.js';
 import { createUserRepository, type UserRepository } from './users.js';
 
@@ -55,6 +56,20 @@ export interface StoreUrlOptions {
    * writer, never for a network
    */
   acquireTimeoutMs?: number;
+  /**
+   * Longest time, in milliseconds, one query may take (issue 19 §4). Enforced twice: by the server
+   * (PostgreSQL `statement_timeout`, MariaDB `max_statement_time`, MySQL `max_execution_time` for
+   * reads, SQL Server's request timeout), which cancels a slow query and keeps the connection; and
+   * by the client, a moment later, which stops waiting for a server that does not answer at all (a
+   * frozen database, a network that holds the traffic) and closes that connection. Either way the
+   * request answers 503 `UNAVAILABLE` with `Retry-After`. On SQLite it is the busy timeout: how
+   * long a write waits for another process's lock.
+   *
+   * Migrations and `createModelTables` run without it, on a connection of their own. Each page of
+   * an export (1,000 rows) and each row of an import is its own statement, so big transfers stay within it.
+   * @default 5000
+   */
+  queryTimeoutMs?: number;
 }
 
 /** Default of {@link StoreUrlOptions.connectTimeoutMs}. */
@@ -62,6 +77,8 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
 /** Default of {@link StoreUrlOptions.acquireTimeoutMs} on a server database. */
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 3000;
 const SQLITE_ACQUIRE_TIMEOUT_MS = 60_000;
+/** Default of {@link StoreUrlOptions.queryTimeoutMs}. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 5000;
 
 /** A store over a knex instance the host already owns (and keeps owning: `destroy()` leaves it open). */
 export interface StoreKnexOptions {
@@ -156,7 +173,12 @@ class OpenedConnections {
   }
 }
 interface MysqlRawConnection {
-  query(sql: string, callback: (error: Error | null) => void): void;
+  query(...args: unknown[]): unknown;
+  stream?: { destroy(): void };
+}
+interface PgRawConnection {
+  query(...args: unknown[]): unknown;
+  connection?: { stream?: { destroy(): void } };
 }
 type Done = (error: Error | null, connection: unknown) => void;
 
@@ -189,6 +211,8 @@ const requireCjs = createRequire(import.meta.url);
 interface Timeouts {
   connectMs: number;
   acquireMs: number;
+  /** 0: no query limit (the migrations' own connection). */
+  queryMs: number;
 }
 
 // knex prints a warning with the driver's stack for every failed connection attempt, and then
@@ -204,7 +228,28 @@ const knexLog: Knex.Config['log'] = {
   },
 };
 
-function knexConfig(parsed: ParsedStoreUrl, pool: { min: number; max: number }, debug: boolean, timeouts: Timeouts, opened: OpenedConnections): Knex.Config {
+// One SET per connection; MariaDB names the limit in seconds, MySQL (reads only) in milliseconds.
+function setMysqlSession(conn: MysqlRawConnection, queryMs: number, done: (error: Error | null) => void): void {
+  conn.query("SET time_zone = '+00:00'", (error: Error | null) => {
+    if (error || queryMs === 0) return done(error);
+    conn.query(`SET SESSION max_statement_time = ${queryMs / 1000}`, (mariadb: (Error & { errno?: number }) | null) => {
+      // 1193: unknown system variable, i.e. MySQL rather than MariaDB.
+      if (mariadb?.errno !== 1193) return done(mariadb);
+      conn.query(`SET SESSION max_execution_time = ${queryMs}`, (mysql: Error | null) => done(mysql));
+    });
+  });
+}
+
+function knexConfig(
+  parsed: ParsedStoreUrl,
+  pool: { min: number; max: number },
+  debug: boolean,
+  timeouts: Timeouts,
+  opened: OpenedConnections,
+  health: DatabaseHealth,
+): Knex.Config {
+  // The client's own limit comes a moment after the server's, so a live server cancels first.
+  const clientMs = timeouts.queryMs + CLIENT_GRACE_MS;
   const base = { client: parsed.client, debug, pool: { ...pool }, acquireConnectionTimeout: timeouts.acquireMs, log: knexLog };
   switch (parsed.dialect) {
     case 'sqlite':
@@ -220,6 +265,8 @@ function knexConfig(parsed: ParsedStoreUrl, pool: { min: number; max: number }, 
             try {
               // SQLite leaves foreign keys off per connection unless asked: cascades depend on it.
               conn.pragma('foreign_keys = ON');
+              // How long a statement waits for another process's write lock before SQLITE_BUSY (503).
+              if (timeouts.queryMs > 0) conn.pragma(`busy_timeout = ${timeouts.queryMs}`);
               // WAL lets readers run beside the one writer, and several processes share the file.
               if (!parsed.memory) conn.pragma('journal_mode = WAL');
               opened.add(conn);
@@ -231,7 +278,22 @@ function knexConfig(parsed: ParsedStoreUrl, pool: { min: number; max: number }, 
         },
       };
     case 'postgres':
-      return { ...base, connection: { connectionString: parsed.connection, connectionTimeoutMillis: timeouts.connectMs } };
+      return {
+        ...base,
+        connection: {
+          connectionString: parsed.connection,
+          connectionTimeoutMillis: timeouts.connectMs,
+          // Sent at connection start-up: the server cancels a statement past it (SQLSTATE 57014).
+          ...(timeouts.queryMs > 0 ? { statement_timeout: timeouts.queryMs } : {}),
+        },
+        pool: {
+          ...base.pool,
+          afterCreate(conn: PgRawConnection, done: Done) {
+            if (timeouts.queryMs > 0) limitRawQueries(conn, clientMs, health, () => conn.connection?.stream, 'promise');
+            done(null, conn);
+          },
+        },
+      };
     case 'mysql':
       return {
         ...base,
@@ -240,8 +302,10 @@ function knexConfig(parsed: ParsedStoreUrl, pool: { min: number; max: number }, 
         pool: {
           ...base.pool,
           afterCreate(conn: MysqlRawConnection, done: Done) {
+            // Bounded from its first query: the session's own SETs may meet a frozen server too.
+            if (timeouts.queryMs > 0) limitRawQueries(conn, clientMs, health, () => conn.stream, 'stream');
             // Column defaults (CURRENT_TIMESTAMP) use the session zone; keep them UTC like the rest.
-            conn.query("SET time_zone = '+00:00'", (error) => done(error, conn));
+            setMysqlSession(conn, timeouts.queryMs, (error) => done(error, conn));
           },
         },
       };
@@ -252,6 +316,8 @@ function knexConfig(parsed: ParsedStoreUrl, pool: { min: number; max: number }, 
           ...parsed.connection,
           // knex hands it to tedious as options.connectTimeout.
           connectionTimeout: timeouts.connectMs,
+          // tedious cancels a request past it; 0 is tedious' "no limit".
+          requestTimeout: timeouts.queryMs,
           options: {
             ...parsed.connection.options,
             // knex binds Dates as DATETIME (3.33 ms steps); DATETIME2 keeps the exact millisecond.
@@ -279,18 +345,21 @@ function isKnexOptions(options: StoreOptions): options is StoreKnexOptions {
  * await store.migrate.latest();
  * const admin = await store.users.create({ account: 'admin', password: 's3cret', isAdmin: true });
  * @throws {FwDefinitionError} key `store.url` for an unsupported or malformed URL (its password
- * never appears in the message), `store.pool.*` for bad pool bounds, `store.connectTimeoutMs` /
- * `store.acquireTimeoutMs` for a timeout that is not a positive integer, `store.knex` for an
+ * never appears in the message), `store.pool.*` for bad pool bounds, `store.connectTimeoutMs`,
+ * `store.acquireTimeoutMs` / `store.queryTimeoutMs` for a timeout that is not a positive integer, `store.knex` for an
  * unsupported knex client.
  */
 export function createStore(urlOrOptions: string | StoreOptions): FwStore {
   if (typeof urlOrOptions !== 'string' && (typeof urlOrOptions !== 'object' || urlOrOptions === null)) {
-    throw new FwDefinitionError('store', 'createStore takes a database URL or { url, pool?, debug?, connectTimeoutMs?, acquireTimeoutMs? } or { knex }');
+    throw new FwDefinitionError('store', 'createStore takes a database URL or { url, pool?, debug?, connectTimeoutMs?, acquireTimeoutMs?, queryTimeoutMs? } or { knex }');
   }
   let knex: Knex;
   let owned: boolean;
   let sqliteFile: string | undefined;
   const opened = new OpenedConnections();
+  // Migrations and model-table changes may take long (an ALTER of a big table): they get a knex of
+  // their own without the query limit, opened for the run. undefined: use the store's own knex.
+  let unlimited: (() => Knex) | undefined;
   if (typeof urlOrOptions !== 'string' && isKnexOptions(urlOrOptions)) {
     knex = urlOrOptions.knex;
     owned = false;
@@ -302,9 +371,17 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
     const timeouts: Timeouts = {
       connectMs: checkTimeout('store.connectTimeoutMs', options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS),
       acquireMs: checkTimeout('store.acquireTimeoutMs', options.acquireTimeoutMs, parsed.dialect === 'sqlite' ? SQLITE_ACQUIRE_TIMEOUT_MS : DEFAULT_ACQUIRE_TIMEOUT_MS),
+      queryMs: checkTimeout('store.queryTimeoutMs', options.queryTimeoutMs, DEFAULT_QUERY_TIMEOUT_MS),
     };
     if (parsed.dialect === 'sqlite' && !parsed.memory) mkdirSync(dirname(parsed.connection.filename), { recursive: true });
-    knex = knexFactory(knexConfig(parsed, pool, options.debug ?? false, timeouts, opened));
+    const health = new DatabaseHealth(parsed.dialect === 'sqlite');
+    knex = knexFactory(knexConfig(parsed, pool, options.debug ?? false, timeouts, opened, health));
+    classifyAcquireTimeouts(knex, health);
+    // SQLite's limit is only the busy timeout (a lock wait a migration may meet too); an in-memory
+    // database lives in its one connection.
+    if (parsed.dialect !== 'sqlite') {
+      unlimited = () => knexFactory(knexConfig(parsed, { min: 0, max: 1 }, options.debug ?? false, { ...timeouts, queryMs: 0 }, new OpenedConnections(), health));
+    }
     owned = true;
     if (parsed.dialect === 'sqlite' && !parsed.memory) sqliteFile = parsed.connection.filename;
   }
@@ -320,22 +397,32 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
   const tolerant: Knex.MigratorConfig = { ...config, disableMigrationsListValidation: true };
   let destroyed = false;
   const closers: Array<() => void> = [];
+  /** Runs `work` on a knex without the query limit (see `unlimited`), closed afterwards. */
+  const withoutLimit = async <T>(work: (db: Knex) => Promise<T>): Promise<T> => {
+    if (unlimited === undefined) return work(knex);
+    const db = unlimited();
+    try {
+      return await work(db);
+    } finally {
+      await db.destroy();
+    }
+  };
 
   return {
     knex,
     dialect,
     migrate: {
       async latest() {
-        const [, names]: [number, string[]] = await knex.migrate.latest(tolerant);
+        const [, names]: [number, string[]] = await withoutLimit((db) => db.migrate.latest(tolerant));
         return names;
       },
       async rollback() {
-        const [, names]: [number, string[]] = await knex.migrate.rollback(config, true);
+        const [, names]: [number, string[]] = await withoutLimit((db) => db.migrate.rollback(config, true));
         return names;
       },
       async status() {
         // Completed entries are rows of fw_migrations; pending ones are our source's migrations.
-        const [applied, pending]: [Array<{ name: string }>, FwMigration[]] = await knex.migrate.list(tolerant);
+        const [applied, pending]: [Array<{ name: string }>, FwMigration[]] = await withoutLimit((db) => db.migrate.list(tolerant));
         return { applied: applied.map((m) => m.name), pending: pending.map((m) => source.getMigrationName(m)) };
       },
     },
@@ -349,7 +436,7 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
     operateLogs: createOperateLogRepository(ctx),
     openApis: createOpenApiRepository(ctx),
     files: createFileRepository(ctx),
-    createModelTables: (models) => createModelTables(knex, models),
+    createModelTables: (models) => withoutLimit((db) => createModelTables(db, models)),
     planModelTables: (models) => planModelTables(knex, models),
     onDestroy(close) {
       closers.push(close);

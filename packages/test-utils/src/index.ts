@@ -5,7 +5,7 @@ export type { RedisNamespace } from './redis.js';
 export { CHROMIUM_PATH, describeBrowser, launchBrowser } from './browser.js';
 export { thrown } from './thrown.js';
 export { startTcpProxy } from './tcp-proxy.js';
-export type { TcpProxy } from './tcp-proxy.js';
+export type { TcpProxy, TcpProxyUpOptions } from './tcp-proxy.js';
 export { hasRedisServer, startRedisServer } from './redis-server.js';
 export type { RedisProcess } from './redis-server.js';
 export { freePort } from './ports.js';
