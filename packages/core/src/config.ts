@@ -56,6 +56,13 @@ export const CONFIG_KEYS = {
     max: 60 * 24 * 30,
     doc: 'How long a lockout lasts, and how long failed logins are remembered, in minutes.',
   },
+  'fw-app.passwordMinLength': {
+    type: 'integer',
+    default: 10,
+    min: 1,
+    max: 200,
+    doc: 'Fewest characters of a password set through any path (forms, change-pwd, import, the first administrator, the CLI).',
+  },
   'fw-app.apiPrefix': {
     type: 'string',
     default: '/fw-api',
