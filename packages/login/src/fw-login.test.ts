@@ -51,7 +51,7 @@ describe('fwLogin(options)', () => {
 
     it('logs in: token, ISO expiry, login log row with the token hash, and the token works', async () => {
       const res = await login(f, 'alice', 'alice-pass').set('User-Agent', 'fw-test/1').expect(200);
-      expect(res.body).to.include({ pass: true, useVerifyCode: false, resetPwd: true });
+      expect(res.body).to.include({ pass: true, useVerifyCode: false, resetPwd: false });
       expect(res.body.token).to.match(/^[A-Za-z0-9]{16}$/);
       const expire = new Date(res.body.expire);
       expect(res.body.expire).to.equal(expire.toISOString());
@@ -61,7 +61,7 @@ describe('fwLogin(options)', () => {
       expect(row!.ip).to.be.a('string').and.not.equal('');
       expect(JSON.stringify(row)).to.not.contain(res.body.token);
       const me = await f.agent.get('/fw-api/userinfo').set('token', res.body.token).expect(200);
-      expect(me.body).to.deep.include({ id: f.alice.id, account: 'alice', name: 'Alice', isAdmin: false, resetPwd: true, roles: [] });
+      expect(me.body).to.deep.include({ id: f.alice.id, account: 'alice', name: 'Alice', isAdmin: false, resetPwd: false, roles: [] });
     });
 
     it('fails with the built-in reason, and unknown account and wrong password answer alike', async () => {
