@@ -104,7 +104,7 @@ function withObjectionUserRead(store: FwStore): FwStore {
       ...store.sessions,
       async user(id) {
         const user = await store.users.findById(id);
-        return user ? { user, grantsVersion: 0 } : undefined;
+        return user ? { user: { ...user, mustChangePassword: user.hasPassword && user.resetPwdTime === null }, grantsVersion: 0 } : undefined;
       },
     },
   };
