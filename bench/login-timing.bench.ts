@@ -23,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'fw-bench-login-'));
 const store = await createStore(`sqlite:${join(dir, 'bench.db')}`);
 try {
   await store.migrate.latest();
-  await store.users.create({ account: 'alice', password: 'alice-pass' });
+  await store.users.create({ account: 'alice', password: 'alice-pass', mustChangePassword: false });
   // Lockout and captcha off the path: every attempt must reach the credential check.
   const config = loadConfig({ env: false, values: { 'fw-app.verifyCodeCount': 1000, 'fw-app.loginLockCount': 1000, 'fw-app.loginIpLockCount': 100000 } });
   const app = new Koa();

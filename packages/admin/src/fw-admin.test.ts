@@ -27,7 +27,7 @@ async function setup(extra: Partial<Parameters<typeof fwAdmin>[1]> = {}) {
     // The host's own routes: everything outside the API prefix, and one route of its own inside it.
     if (!ctx.path.startsWith('/fw-api') || ctx.path === '/fw-api/host-report') ctx.body = 'host route';
   });
-  await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
+  await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true, mustChangePassword: false });
   const agent = request(app.callback());
   const login = async () =>
     (
@@ -254,7 +254,7 @@ describe('fwAdmin(app, options): the admin web UI', () => {
     });
     server.on('request', app.callback());
     try {
-      await fw.store.users.create({ account: 'alice', password: 'alice-pass-1' });
+      await fw.store.users.create({ account: 'alice', password: 'alice-pass-1', mustChangePassword: false });
       const browser = new Browser();
       // Not signed in: the host guard sends the page to the provider; the sign-on ends on /admin/auth.html.
       const hops = await browser.walk(`${url}/admin/model/Book`, (location) => location.startsWith(`${url}/admin/auth.html`));

@@ -56,7 +56,7 @@ describeEachSql('fwMcp(options): the AI toolbox over MCP', (db) => {
     }
     const stamp = Date.now().toString(36);
     const make = async (account: string, isAdmin = false) => {
-      const row = await store.users.create({ account: `${account}-${stamp}`, password: 'x-password-1', isAdmin });
+      const row = await store.users.create({ account: `${account}-${stamp}`, password: 'x-password-1', isAdmin, mustChangePassword: false });
       return { id: row.id, account: row.account, isAdmin };
     };
     users = { admin: await make('admin', true), alice: await make('alice'), bob: await make('bob'), carol: await make('carol') };

@@ -16,7 +16,7 @@ describeEachSql('store.sessions.lookup(tokenHash, now)', (db, spec) => {
   before(async () => {
     store = createStore(db().url);
     await store.migrate.latest();
-    userId = (await store.users.create({ account: `s-${Date.now()}`, name: 'Sam', password: 'x-password', isAdmin: true })).id;
+    userId = (await store.users.create({ account: `s-${Date.now()}`, name: 'Sam', password: 'x-password', isAdmin: true, mustChangePassword: false })).id;
   });
   after(() => store?.destroy());
 
@@ -34,7 +34,7 @@ describeEachSql('store.sessions.lookup(tokenHash, now)', (db, spec) => {
   });
 
   it('reports the token’s own admin flag beside the user’s stored one', async () => {
-    const plain = (await store.users.create({ account: `p-${Date.now()}`, password: 'x-password' })).id;
+    const plain = (await store.users.create({ account: `p-${Date.now()}`, password: 'x-password', mustChangePassword: false })).id;
     await store.knex('fw_token').insert([
       { token_hash: hash('AAAAAAAAAAAAAAA5'), user_id: plain, expires_at: Date.now() + 60_000, created_at: Date.now(), is_admin: true },
       { token_hash: hash('AAAAAAAAAAAAAAA6'), user_id: plain, expires_at: Date.now() + 60_000, created_at: Date.now(), is_admin: false },
@@ -91,7 +91,7 @@ describeEachSql('store.sessions.user(userId)', (db, spec) => {
     const stamp = Date.now();
     const expiry = new Date(Math.floor(stamp / 1000) * 1000 + 3_600_000);
     const ids = [
-      (await store.users.create({ account: `u1-${stamp}`, name: 'One', password: 'x-password', isAdmin: true })).id,
+      (await store.users.create({ account: `u1-${stamp}`, name: 'One', password: 'x-password', isAdmin: true, mustChangePassword: false })).id,
       (await store.users.create({ account: `u2-${stamp}`, status: 'locked', expireDate: expiry, whiteIp: '10.0.0.0/8' })).id,
       (await store.users.create({ account: `u3-${stamp}`, name: null, expireDate: new Date(stamp - 60_000) })).id,
     ];
