@@ -64,7 +64,13 @@ describe('fwAdmin(app, options)', () => {
       await s.agent.get('/fw-api/host-report').expect(200, 'host route');
       // Without oauth, no sign-on and no guard: host routes are the host's business.
       await s.agent.get('/connect/anything').expect(200, 'host route');
-      expect((await s.agent.get('/fw-api/login-settings').expect(200)).body).to.deep.equal({ title: 'Fw admin', pwdTransferEncrypt: true, verifyCodeCount: 2, providers: [] });
+      expect((await s.agent.get('/fw-api/login-settings').expect(200)).body).to.deep.equal({
+        title: 'Fw admin',
+        pwdTransferEncrypt: true,
+        verifyCodeCount: 2,
+        providers: [],
+        passwordPolicy: { minLength: 10, maxLength: 200, rules: ['minLength', 'maxLength', 'notAccount', 'notCommon'] },
+      });
     } finally {
       await s.cleanup();
     }
