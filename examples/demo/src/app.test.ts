@@ -99,6 +99,13 @@ describe('examples/demo', () => {
       expect(body).to.include({ pass: true, resetPwd: true });
       const me = await agent.get('/fw-api/userinfo').set('token', body.token).expect(200);
       expect(me.body).to.include({ account: 'admin', isAdmin: true });
+      // The first password reaches nothing but its change (issue 19 §3).
+      expect((await agent.get('/fw-api/menu').set('token', body.token).expect(403)).body.error.code).to.equal('PASSWORD_CHANGE_REQUIRED');
+      await agent
+        .post('/fw-api/change-pwd')
+        .set('token', body.token)
+        .send({ pwd: encodePassword('harbour-pass-9'), newPwd: encodePassword('violet-harbour-42'), newPwd2: encodePassword('violet-harbour-42') })
+        .expect(200);
       const menus = await agent.get('/fw-api/menu').set('token', body.token).expect(200);
       const tables = menus.body.filter((m: { type: string }) => m.type === 'table').map((m: { value: string }) => m.value);
       expect(tables).to.include.members(['Book', 'Salary', 'Contract', 'Project', 'Task', 'FwUser', 'FwRole']);
@@ -117,6 +124,8 @@ describe('examples/demo', () => {
   it('serves the data API with each demo switch enforced', async () => {
     const { dbUrl, cleanup } = setup();
     const demo = await createDemoApp({ dbUrl, adminPassword: 'harbour-pass-9' });
+    // The administrator has chosen a password already (a first one reaches only its change).
+    await demo.store.users.setPassword((await demo.store.users.findByAccount('admin'))!.id, 'harbour-pass-9');
     try {
       const agent = request(demo.app.callback());
       const { body } = await agent
@@ -165,6 +174,8 @@ describe('examples/demo', () => {
   it('serves the AI toolbox over MCP, keeping the ai: false model away even from the administrator', async () => {
     const { dbUrl, cleanup } = setup();
     const demo = await createDemoApp({ dbUrl, adminPassword: 'harbour-pass-9' });
+    // The administrator has chosen a password already (a first one reaches only its change).
+    await demo.store.users.setPassword((await demo.store.users.findByAccount('admin'))!.id, 'harbour-pass-9');
     const server = demo.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     const client = new Client({ name: 'demo-test', version: '1.0.0' });
@@ -197,6 +208,8 @@ describe('examples/demo', () => {
   it('issues tokens that resolve through the SQL token store', async () => {
     const { dbUrl, cleanup } = setup();
     const demo = await createDemoApp({ dbUrl, adminPassword: 'x-password' });
+    // The administrator has chosen a password already (a first one reaches only its change).
+    await demo.store.users.setPassword((await demo.store.users.findByAccount('admin'))!.id, 'x-password');
     try {
       const admin = (await demo.store.users.findByAccount('admin'))!;
       const { token } = await demo.tokens.loginToken(admin, demo.tokens.generateToken());
