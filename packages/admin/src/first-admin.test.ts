@@ -53,7 +53,9 @@ describe('fwAdmin(app, { admin })', () => {
         expect((error as Error).message).to.contain(`(${rule})`);
       }
       // The policy is fwAdmin's own option too.
-      const strict = await rejection(fwAdmin(new Koa(), { db: db.url, ui: false, purgeIntervalMs: false, passwordPolicy: { minLength: 20 }, admin: { account: 'admin', password: 'violet-harbour-42' } }));
+      const strict = await rejection(
+        fwAdmin(new Koa(), { db: db.url, ui: false, purgeIntervalMs: false, passwordPolicy: { minLength: 20 }, admin: { account: 'admin', password: 'violet-harbour-42' } }),
+      );
       expect((strict as Error).message).to.contain('(minLength)');
       const fw = await fwAdmin(new Koa(), { db: db.url, ui: false, purgeIntervalMs: false, admin: { account: 'admin', password: 'violet-harbour-42' } });
       try {

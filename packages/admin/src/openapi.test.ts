@@ -173,7 +173,13 @@ describe('fwAdmin: GET /fw-api/openapi.json', () => {
     const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
     const app = new Koa();
     app.silent = true;
-    const fw = await fwAdmin(app, { db: db.url, models: [Book], ui: false, ...(openapi !== undefined ? { openapi } : {}), admin: { account: 'admin', password: 'harbour-lights-1' } });
+    const fw = await fwAdmin(app, {
+      db: db.url,
+      models: [Book],
+      ui: false,
+      ...(openapi !== undefined ? { openapi } : {}),
+      admin: { account: 'admin', password: 'harbour-lights-1' },
+    });
     app.use(fw.middleware);
     // The administrator has changed the first password (a first one reaches only the password change).
     await fw.store.users.setPassword(fw.firstAdmin!.id, 'harbour-lights-1');

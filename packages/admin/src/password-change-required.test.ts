@@ -32,7 +32,10 @@ describeEachSql('fwAdmin: a user who must change the password (issue 19 §3)', (
   async function newAdmin(): Promise<{ account: string; token: string }> {
     const account = `boss-${Date.now().toString(36)}-${++seq}`;
     await fw.store.users.create({ account, password: 'first-given-7', isAdmin: true });
-    const res = await agent.post('/fw-api/login').send({ account, pwd: encodePassword('first-given-7') }).expect(200);
+    const res = await agent
+      .post('/fw-api/login')
+      .send({ account, pwd: encodePassword('first-given-7') })
+      .expect(200);
     expect(res.body.resetPwd).to.equal(true);
     return { account, token: res.body.token as string };
   }
@@ -42,7 +45,14 @@ describeEachSql('fwAdmin: a user who must change the password (issue 19 §3)', (
     [
       ['POST /data/modify/Book', () => agent.post('/fw-api/data/modify/Book').set('token', token).send({ title: 'Written anyway' })],
       ['POST /data/modify/Book/update', () => agent.post('/fw-api/data/modify/Book/update').set('token', token).send({ id: bookId, title: 'Changed' })],
-      ['POST /data/modify/Book/delete', () => agent.post('/fw-api/data/modify/Book/delete').set('token', token).send({ ids: [bookId] })],
+      [
+        'POST /data/modify/Book/delete',
+        () =>
+          agent
+            .post('/fw-api/data/modify/Book/delete')
+            .set('token', token)
+            .send({ ids: [bookId] }),
+      ],
       ['POST /data/table/Book', () => agent.post('/fw-api/data/table/Book').set('token', token).send({})],
       ['GET /data/Book/:id', () => agent.get(`/fw-api/data/Book/${bookId}`).set('token', token)],
       ['GET /build/Book', () => agent.get('/fw-api/build/Book').set('token', token)],

@@ -39,7 +39,11 @@ describe('passwordPolicy(options)', () => {
     expect(passwordPolicyFromConfig(loadConfig({ env: false })).minLength).to.equal(10);
     const config = loadConfig({ env: { FW_APP_PASSWORD_MIN_LENGTH: '14' } });
     expect(config['fw-app.passwordMinLength']).to.equal(14);
-    expect(passwordPolicyFromConfig(config).check('abcdefghijklm').map((r) => r.type)).to.deep.equal(['minLength']);
+    expect(
+      passwordPolicyFromConfig(config)
+        .check('abcdefghijklm')
+        .map((r) => r.type),
+    ).to.deep.equal(['minLength']);
     expect(resolvePasswordPolicy(config, { minLength: 8 }).minLength).to.equal(8);
     const own = passwordPolicy({ minLength: 6, refuseCommon: false });
     expect(resolvePasswordPolicy(config, own)).to.equal(own);

@@ -49,12 +49,18 @@ describeEachSql('fwLogin: the password policy and the forced change (issue 19)',
   }
 
   async function signIn(agent: ReturnType<typeof app>, account: string, password: string): Promise<{ token: string; resetPwd: boolean }> {
-    const res = await agent.post('/fw-api/login').send({ account, pwd: encodePassword(password) }).expect(200);
+    const res = await agent
+      .post('/fw-api/login')
+      .send({ account, pwd: encodePassword(password) })
+      .expect(200);
     return res.body as { token: string; resetPwd: boolean };
   }
 
   const change = (agent: ReturnType<typeof app>, token: string, pwd: string, newPwd: string) =>
-    agent.post('/fw-api/change-pwd').set('token', token).send({ pwd: encodePassword(pwd), newPwd: encodePassword(newPwd), newPwd2: encodePassword(newPwd) });
+    agent
+      .post('/fw-api/change-pwd')
+      .set('token', token)
+      .send({ pwd: encodePassword(pwd), newPwd: encodePassword(newPwd), newPwd2: encodePassword(newPwd) });
 
   describe('§2 POST /change-pwd applies the policy', () => {
     it('refuses what the assessment saw accepted (a, abc) and the account name and common passwords, 422 naming newPwd and the rule', async () => {

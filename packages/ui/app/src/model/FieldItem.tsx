@@ -32,7 +32,9 @@ export function FieldItem({
   // FwUser's password is a sign-in password: the server holds it to the password policy, which
   // is shown before submit (issue 19 §2). Other PASSWORD fields (API keys, say) are not.
   const signIn = model === 'FwUser' && field.type === 'PASSWORD' && field.name === 'password' && policy !== undefined;
-  const hints = [keepEmptyPassword && field.type === 'PASSWORD' ? t('form.passwordKeep') : undefined, signIn ? t('pwd.policyFor', { min: policy.minLength }) : undefined].filter(Boolean);
+  const hints = [keepEmptyPassword && field.type === 'PASSWORD' ? t('form.passwordKeep') : undefined, signIn ? t('pwd.policyFor', { min: policy.minLength }) : undefined].filter(
+    Boolean,
+  );
   return (
     <Form.Item
       name={field.name}
