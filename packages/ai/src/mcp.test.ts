@@ -162,6 +162,23 @@ describeEachSql('fwMcp(options): the AI toolbox over MCP', (db) => {
     expect(await store.knex('ai_item').select('*')).to.deep.equal([row]);
   });
 
+  it('holds a user password written by the AI tools to the password policy (issue 19 §2)', async () => {
+    const admin = await as('admin');
+    const details = (r: Result) => (r.structuredContent as { error: { details: Array<{ path: string; type: string }> } }).error.details.map((d) => `${d.path}:${d.type}`);
+    const account = `ai-made-${Date.now().toString(36)}`;
+    const weak = await call(admin, 'insertFwData', { model: 'FwUser', data: { account, password: 'qwertyuiop' } });
+    expect(weak.isError).to.equal(true);
+    expect(details(weak)).to.deep.equal(['password:notCommon']);
+    expect(await store.users.findByAccount(account)).to.equal(undefined);
+    const made = (await call(admin, 'insertFwData', { model: 'FwUser', data: { account, password: 'violet-harbour-42' } })).structuredContent as { id: number };
+    const named = await call(admin, 'updateFwData', { model: 'FwUser', id: made.id, data: { password: `${account}!` } });
+    expect(named.isError).to.equal(true);
+    expect(details(named)).to.deep.equal(['password:notAccount']);
+    const short = await call(admin, 'updateFwData', { model: 'FwUser', id: made.id, data: { password: 'x' } });
+    expect(details(short)).to.deep.equal(['password:minLength']);
+    await store.users.delete(made.id);
+  });
+
   it('inserts, updates and deletes through validation and hooks, logged as AI operations', async () => {
     const events: EditEvent[] = [];
     const listener = (e: EditEvent) => events.push(e);
