@@ -57,7 +57,7 @@ async function measure(url: string, served: Served, token: string): Promise<Run>
 
 async function compareAuth(label: string, store: FwStore, tokenStore: TokenStore): Promise<void> {
   const tokens = new FwTokenService({ store: tokenStore });
-  const user = await store.users.create({ account: `bench-${label.replace(/\W+/g, '-')}`, password: 'bench-password' });
+  const user = await store.users.create({ account: `bench-${label.replace(/\W+/g, '-')}`, password: 'bench-password', mustChangePassword: false });
   const { token } = await tokens.loginToken({ id: user.id, account: user.account });
   const bare = hello();
   const authed = hello(fwAuth({ tokens, store }));
@@ -104,7 +104,7 @@ function withObjectionUserRead(store: FwStore): FwStore {
       ...store.sessions,
       async user(id) {
         const user = await store.users.findById(id);
-        return user ? { user, grantsVersion: 0 } : undefined;
+        return user ? { user: { ...user, mustChangePassword: user.hasPassword && user.resetPwdTime === null }, grantsVersion: 0 } : undefined;
       },
     },
   };
@@ -139,7 +139,7 @@ async function afterCommit(store: FwStore, fn: () => unknown, calls = 2000): Pro
 async function breakdown(store: FwStore): Promise<void> {
   const memory = new FwTokenService({ store: new MemoryTokenStore() });
   const knexTokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }) });
-  const user = await store.users.create({ account: 'bench-breakdown', password: 'bench-password' });
+  const user = await store.users.create({ account: 'bench-breakdown', password: 'bench-password', mustChangePassword: false });
   const { token } = await knexTokens.loginToken({ id: user.id, account: user.account });
   const { token: memoryToken } = await memory.loginToken({ id: user.id, account: user.account });
   const hash = hashToken(token);

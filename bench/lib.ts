@@ -156,7 +156,7 @@ export async function benchUser(store: FwStore, model: ModelDefinition, allFunct
   const { menu, functions } = await store.menus.createModelMenu(model);
   const role = await store.roles.create({ code: 'bench', name: 'Bench' });
   await store.roles.setMenus(role.id, [menu.id, ...(allFunctions ? functions.map((f) => f.id) : [])]);
-  const user = await store.users.create({ account: 'bench', password: 'bench-password' });
+  const user = await store.users.create({ account: 'bench', password: 'bench-password', mustChangePassword: false });
   await store.users.setRoles(user.id, [role.id]);
   const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }) });
   const { token } = await tokens.loginToken({ id: user.id, account: 'bench' }, tokens.generateToken());

@@ -59,7 +59,7 @@ const clients: FwRedisClient[] = [];
 const servers: Array<{ close: () => void }> = [];
 try {
   await sqlite.migrate.latest();
-  const user = await sqlite.users.create({ account: 'bench', password: 'bench-password' });
+  const user = await sqlite.users.create({ account: 'bench', password: 'bench-password', mustChangePassword: false });
   const singleClient = createRedis(single.url);
   const clusterClient = createRedisCluster(cluster.urls);
   clients.push(singleClient, clusterClient);

@@ -160,12 +160,12 @@ let demo: DemoApp | undefined;
 let server: Server | undefined;
 let browser: Browser | undefined;
 try {
-  demo = await createDemoApp({ dbUrl: `sqlite:${join(dir, 'bench.db')}`, adminPassword: 'bench-admin-pass' });
+  demo = await createDemoApp({ dbUrl: `sqlite:${join(dir, 'bench.db')}`, adminPassword: 'bench-harbour-pass' });
   demo.app.silent = true;
   const { store, tokens } = demo;
   const admin = (await store.users.findByAccount('admin'))!;
   // A chosen password: no forced change between sign-in and the model page.
-  await store.users.setPassword(admin.id, 'bench-admin-pass');
+  await store.users.setPassword(admin.id, 'bench-harbour-pass');
   const { token } = await tokens.loginToken({ id: admin.id, account: 'admin' }, tokens.generateToken());
 
   const seeded = Date.now();

@@ -266,8 +266,8 @@ describeEachSql('every route answers bad input with a 4xx and the Fw error body 
     fw = await fwAdmin(app, { db: db().url, models: [Tag, Item], config: { 'fw-app.pwdTransferEncrypt': false, 'fw-app.verifyCodeCount': 1000 } });
     app.use(fw.middleware);
     agent = request(app.callback());
-    const admin = await fw.store.users.create({ account: 'fz-admin', password: 'fz-password-1', isAdmin: true });
-    const user = await fw.store.users.create({ account: 'fz-user', password: 'fz-password-1' });
+    const admin = await fw.store.users.create({ account: 'fz-admin', password: 'fz-password-1', isAdmin: true, mustChangePassword: false });
+    const user = await fw.store.users.create({ account: 'fz-user', password: 'fz-password-1', mustChangePassword: false });
     const role = await fw.store.roles.create({ code: 'fz-role', name: 'Fuzz' });
     const menus = (await fw.store.knex('fw_menu').whereNotNull('code').select('id', 'code')) as Array<{ id: number; code: string }>;
     await fw.store.roles.setMenus(
@@ -322,7 +322,7 @@ describeEachSql('every route answers bad input with a 4xx and the Fw error body 
     );
     // Still answering. (The probes may have changed or deleted the accounts they ran as, so ask
     // with a fresh administrator.)
-    const checker = await fw.store.users.create({ account: `fz-check-${Date.now()}`, password: 'fz-password-1', isAdmin: true });
+    const checker = await fw.store.users.create({ account: `fz-check-${Date.now()}`, password: 'fz-password-1', isAdmin: true, mustChangePassword: false });
     const token = (await fw.tokens.loginToken({ id: checker.id, account: checker.account, isAdmin: true })).token;
     const still = await agent.post(`${api}/data/table/FzTag`).set('token', token).send({}).expect(200);
     expect(still.body.total).to.be.at.least(1);

@@ -172,6 +172,17 @@ describe('docs that run (README.md, docs/*.md)', function () {
         expect(login.status, started.output()).to.equal(200);
         expect(login.body.pass).to.equal(true);
         const token = String(login.body.token);
+        // The first administrator's first password reaches only its change (issue 19 §3).
+        expect(login.body.resetPwd).to.equal(true);
+        const before = await fetch(`http://127.0.0.1:${port}/fw-api/data/table/Book`, { method: 'POST', headers: { 'content-type': 'application/json', token }, body: '{}' });
+        expect(before.status).to.equal(403);
+        const newPassword = 'docs-Quick-start-2';
+        const changed = await fetch(`http://127.0.0.1:${port}/fw-api/change-pwd`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', token },
+          body: JSON.stringify({ pwd: encodePassword(password), newPwd: encodePassword(newPassword), newPwd2: encodePassword(newPassword) }),
+        });
+        expect(changed.status, await changed.clone().text()).to.equal(200);
         // The model's table exists: its first query is no 500 `no such table`.
         const table = await fetch(`http://127.0.0.1:${port}/fw-api/data/table/Book`, {
           method: 'POST',

@@ -39,7 +39,7 @@ async function host(): Promise<Host> {
     await next();
   });
   app.use(fw.middleware);
-  await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
+  await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true, mustChangePassword: false });
   const agent = request(app.callback());
   const token = (
     await agent

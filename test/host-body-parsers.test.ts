@@ -48,7 +48,7 @@ for (const [label, parser] of hosts) {
       app.use(parser());
       const fw = await fwAdmin(app, { db: db.url, models: [Book], purgeIntervalMs: false });
       app.use(fw.middleware);
-      await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
+      await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true, mustChangePassword: false });
       agent = request(app.callback());
       cleanup = async () => (await fw.close(), await db.drop());
       const login = await agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('admin-pass-1') });

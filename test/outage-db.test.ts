@@ -31,8 +31,8 @@ async function seed(url: string): Promise<void> {
   try {
     await store.migrate.latest();
     await store.createModelTables([Book]);
-    await store.users.create({ account: 'admin', password: ADMIN_PASSWORD, isAdmin: true });
-    await store.users.create({ account: 'alice', name: 'Alice', password: 'alice-password', isAdmin: true });
+    await store.users.create({ account: 'admin', password: ADMIN_PASSWORD, isAdmin: true, mustChangePassword: false });
+    await store.users.create({ account: 'alice', name: 'Alice', password: 'alice-password', isAdmin: true, mustChangePassword: false });
   } finally {
     await store.destroy();
   }
@@ -331,7 +331,7 @@ describe('database outage without a database server', function () {
     app.silent = true;
     const fw = await fwAdmin(app, { db: db.url, models: [Book], config: { 'fw-app.pwdTransferEncrypt': true } });
     app.use(fw.middleware);
-    await fw.store.users.create({ account: 'admin', password: ADMIN_PASSWORD, isAdmin: true });
+    await fw.store.users.create({ account: 'admin', password: ADMIN_PASSWORD, isAdmin: true, mustChangePassword: false });
     const server = createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

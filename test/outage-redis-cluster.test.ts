@@ -57,7 +57,7 @@ describe('Redis Cluster outage (fwAdmin with redis: { cluster }, a cluster of th
     fw = await fwAdmin(app, { db: db.url, redis: { cluster: cluster.urls }, redisPrefix: PREFIX, ui: false });
     app.use(fw.middleware);
     agent = request(app.callback());
-    await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
+    await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true, mustChangePassword: false });
   });
   after(async () => {
     await fw?.close();

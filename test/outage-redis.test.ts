@@ -68,7 +68,7 @@ async function setup(redis: RedisProcess): Promise<Setup> {
     ctx.body = `host page ${ctx.path}`;
   });
   server.on('request', app.callback());
-  await fw.store.users.create({ account: 'admin', password: PASSWORD, isAdmin: true });
+  await fw.store.users.create({ account: 'admin', password: PASSWORD, isAdmin: true, mustChangePassword: false });
   return {
     url,
     fw,

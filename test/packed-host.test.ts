@@ -10,6 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { expect } from 'chai';
+import { encodePassword } from '@fw/login/client';
 import { createTestDatabase, sqlBackends, type TestDatabase } from '@fw/test-utils';
 import { ROOT, buildAll, packAll, type PackedPackage } from '../scripts/release.js';
 
@@ -204,6 +205,11 @@ describe('packed packages in a host outside the repository (issue 12)', function
     const token = login.body.token!;
 
     const headers = { token, 'content-type': 'application/json' };
+    // The first administrator's first password reaches only its change (issue 19 §3).
+    expect((await fetch(`${base}/fw-api/data/table/Book`, { method: 'POST', headers, body: '{}' })).status).to.equal(403);
+    const change = { pwd: encodePassword('s3cret-pass'), newPwd: encodePassword('violet-harbour-42'), newPwd2: encodePassword('violet-harbour-42') };
+    const changed = await fetch(`${base}/fw-api/change-pwd`, { method: 'POST', headers, body: JSON.stringify(change) });
+    expect(changed.status, await changed.clone().text()).to.equal(200);
     const added = await fetch(`${base}/fw-api/data/modify/Book`, { method: 'POST', headers, body: JSON.stringify({ title: 'Dune' }) });
     expect(added.status, await added.clone().text()).to.equal(200);
     const table = await fetch(`${base}/fw-api/data/table/Book`, { method: 'POST', headers, body: JSON.stringify({ page: 1, size: 20 }) });

@@ -44,8 +44,8 @@ describeEachSql('sessions across two fwAdmin instances', (db) => {
         store = createStore(db().url);
         await store.migrate.latest();
         // Each variant runs on the same database: accounts are per variant.
-        await store.users.create({ account: alice, password: 'alice-pass' });
-        carol = (await store.users.create({ account: carolAccount, password: 'local-carol-pass' })).id;
+        await store.users.create({ account: alice, password: 'alice-pass', mustChangePassword: false });
+        carol = (await store.users.create({ account: carolAccount, password: 'local-carol-pass', mustChangePassword: false })).id;
         if (tokens === 'Redis') ns = await createRedisNamespace(redisUrl!);
         instances = [];
         for (const i of [0, 1]) {

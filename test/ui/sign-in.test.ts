@@ -53,14 +53,14 @@ describeBrowser('admin UI: signing in', (browser) => {
       // No shell until the password is changed.
       expect(await page.locator('.fw-header').count()).to.equal(0);
       await page.locator('#change-password_pwd').fill('dave-first-1');
-      await page.locator('#change-password_newPwd').fill('dave-second-2');
-      await page.locator('#change-password_newPwd2').fill('dave-second-2');
+      await page.locator('#change-password_newPwd').fill('violet-harbour-42');
+      await page.locator('#change-password_newPwd2').fill('violet-harbour-42');
       await page.getByRole('button', { name: 'Change password' }).click();
       await page.locator('.fw-page-title', { hasText: 'Welcome, Dave' }).waitFor();
       const again = await fetch(`${ui.url}/fw-api/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ account: 'dave', pwd: encodePassword('dave-second-2') }),
+        body: JSON.stringify({ account: 'dave', pwd: encodePassword('violet-harbour-42') }),
       });
       expect((await again.json()) as { pass: boolean; resetPwd: boolean }).to.include({ pass: true, resetPwd: false });
     } finally {

@@ -11,7 +11,7 @@ import { encodePassword } from '@fw/login/client';
 import { createDemoApp, type DemoApp, type DemoOptions } from '../../examples/demo/src/app.js';
 
 /** The seeded administrator's password in every test demo. */
-export const ADMIN_PASSWORD = 'admin-pass-1';
+export const ADMIN_PASSWORD = 'harbour-lights-1';
 
 /** A demo app listening on a loopback port. */
 export interface UiDemo {

@@ -89,16 +89,23 @@ describe('examples/demo', () => {
 
   it('serves the login routes: admin logs in, sees every model menu, logs out', async () => {
     const { dbUrl, cleanup } = setup();
-    const demo = await createDemoApp({ dbUrl, adminPassword: 'admin-pass-9' });
+    const demo = await createDemoApp({ dbUrl, adminPassword: 'harbour-pass-9' });
     try {
       const agent = request(demo.app.callback());
       const { body } = await agent
         .post('/fw-api/login')
-        .send({ account: 'admin', pwd: encodePassword('admin-pass-9') })
+        .send({ account: 'admin', pwd: encodePassword('harbour-pass-9') })
         .expect(200);
       expect(body).to.include({ pass: true, resetPwd: true });
       const me = await agent.get('/fw-api/userinfo').set('token', body.token).expect(200);
       expect(me.body).to.include({ account: 'admin', isAdmin: true });
+      // The first password reaches nothing but its change (issue 19 §3).
+      expect((await agent.get('/fw-api/menu').set('token', body.token).expect(403)).body.error.code).to.equal('PASSWORD_CHANGE_REQUIRED');
+      await agent
+        .post('/fw-api/change-pwd')
+        .set('token', body.token)
+        .send({ pwd: encodePassword('harbour-pass-9'), newPwd: encodePassword('violet-harbour-42'), newPwd2: encodePassword('violet-harbour-42') })
+        .expect(200);
       const menus = await agent.get('/fw-api/menu').set('token', body.token).expect(200);
       const tables = menus.body.filter((m: { type: string }) => m.type === 'table').map((m: { value: string }) => m.value);
       expect(tables).to.include.members(['Book', 'Salary', 'Contract', 'Project', 'Task', 'FwUser', 'FwRole']);
@@ -116,12 +123,14 @@ describe('examples/demo', () => {
 
   it('serves the data API with each demo switch enforced', async () => {
     const { dbUrl, cleanup } = setup();
-    const demo = await createDemoApp({ dbUrl, adminPassword: 'admin-pass-9' });
+    const demo = await createDemoApp({ dbUrl, adminPassword: 'harbour-pass-9' });
+    // The administrator has chosen a password already (a first one reaches only its change).
+    await demo.store.users.setPassword((await demo.store.users.findByAccount('admin'))!.id, 'harbour-pass-9');
     try {
       const agent = request(demo.app.callback());
       const { body } = await agent
         .post('/fw-api/login')
-        .send({ account: 'admin', pwd: encodePassword('admin-pass-9') })
+        .send({ account: 'admin', pwd: encodePassword('harbour-pass-9') })
         .expect(200);
       const t = body.token as string;
       const book = (await agent.post('/fw-api/data/modify/Book').set('token', t).send({ title: 'Dune', isbn: '9780441172719', genre: 'novel', price: 9.99 }).expect(200)).body;
@@ -164,7 +173,9 @@ describe('examples/demo', () => {
 
   it('serves the AI toolbox over MCP, keeping the ai: false model away even from the administrator', async () => {
     const { dbUrl, cleanup } = setup();
-    const demo = await createDemoApp({ dbUrl, adminPassword: 'admin-pass-9' });
+    const demo = await createDemoApp({ dbUrl, adminPassword: 'harbour-pass-9' });
+    // The administrator has chosen a password already (a first one reaches only its change).
+    await demo.store.users.setPassword((await demo.store.users.findByAccount('admin'))!.id, 'harbour-pass-9');
     const server = demo.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     const client = new Client({ name: 'demo-test', version: '1.0.0' });
@@ -172,7 +183,7 @@ describe('examples/demo', () => {
       const port = (server.address() as { port: number }).port;
       const { body } = await request(demo.app.callback())
         .post('/fw-api/login')
-        .send({ account: 'admin', pwd: encodePassword('admin-pass-9') })
+        .send({ account: 'admin', pwd: encodePassword('harbour-pass-9') })
         .expect(200);
       await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/fw-api/ai/mcp`), { requestInit: { headers: { token: body.token } } }));
       const tool = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolResult;
@@ -197,6 +208,8 @@ describe('examples/demo', () => {
   it('issues tokens that resolve through the SQL token store', async () => {
     const { dbUrl, cleanup } = setup();
     const demo = await createDemoApp({ dbUrl, adminPassword: 'x-password' });
+    // The administrator has chosen a password already (a first one reaches only its change).
+    await demo.store.users.setPassword((await demo.store.users.findByAccount('admin'))!.id, 'x-password');
     try {
       const admin = (await demo.store.users.findByAccount('admin'))!;
       const { token } = await demo.tokens.loginToken(admin, demo.tokens.generateToken());

@@ -37,7 +37,7 @@ describe('examples/ldap-login: ldapLogin() against a real slapd', function () {
       config: { 'fw-app.verifyCodeCount': 2, ...config },
     });
     // alice exists in both; dora only in the directory. alice's local password differs from LDAP's.
-    await host.store.users.create({ account: 'alice', name: 'Alice', password: 'local-password' });
+    await host.store.users.create({ account: 'alice', name: 'Alice', password: 'local-password', mustChangePassword: false });
     const agent = request(host.app.callback());
     return {
       ...host,
@@ -127,7 +127,7 @@ describe('examples/ldap-login: ldapLogin() against a real slapd', function () {
     const dir = mkdtempSync(join(tmpdir(), 'fw-ldap-'));
     const host = await createLdapApp({ dbUrl: `sqlite:${join(dir, 'app.db')}`, ldap: { url: 'ldap://127.0.0.1:1', searchBase: 'ou=people,dc=fw,dc=test', timeoutMs: 1000 } });
     try {
-      await host.store.users.create({ account: 'alice', password: 'x' });
+      await host.store.users.create({ account: 'alice', password: 'x', mustChangePassword: false });
       for (let i = 0; i < 3; i += 1) {
         const res = await request(host.app.callback())
           .post('/fw-api/login')

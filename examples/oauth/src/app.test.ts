@@ -42,7 +42,7 @@ describe('examples/oauth', () => {
     const example = await createOAuthExample({ dbUrl: `sqlite:${join(dir, 'app.db')}`, baseUrl, providersFile: file, cookieKeys: ['example-key'] });
     server.on('request', example.app.callback());
     try {
-      await example.store.users.create({ account: 'alice', password: 'unused-password' });
+      await example.store.users.create({ account: 'alice', password: 'unused-password', mustChangePassword: false });
       const jar = new Map<string, string>();
       let url = `${baseUrl}/`;
       const seen: string[] = [];

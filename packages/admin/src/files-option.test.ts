@@ -35,7 +35,7 @@ describe('fwAdmin(app, { files })', () => {
     const fw = await fwAdmin(app, { db: db.url, models: [Album], files: { dir: join(dir, 'uploads') }, purgeIntervalMs: 50, ui: false, ai: false });
     try {
       app.use(fw.middleware);
-      await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
+      await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true, mustChangePassword: false });
       const agent = request(app.callback());
       const token = (
         await agent

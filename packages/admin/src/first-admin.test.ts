@@ -39,6 +39,35 @@ describe('fwAdmin(app, { admin })', () => {
     }
   });
 
+  it('refuses a first administrator whose password breaks the policy (one character, the account, a common one), creating nothing', async () => {
+    const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
+    try {
+      for (const [password, rule] of [
+        ['a', 'minLength'],
+        ['Admin-2026-x', 'notAccount'],
+        ['password123', 'notCommon'],
+      ] as const) {
+        const error = await rejection(fwAdmin(new Koa(), { db: db.url, ui: false, purgeIntervalMs: false, admin: { account: 'admin', password } }));
+        expect(error, password).to.be.instanceOf(FwDefinitionError);
+        expect((error as FwDefinitionError).key).to.equal('fwAdmin.admin.password');
+        expect((error as Error).message).to.contain(`(${rule})`);
+      }
+      // The policy is fwAdmin's own option too.
+      const strict = await rejection(
+        fwAdmin(new Koa(), { db: db.url, ui: false, purgeIntervalMs: false, passwordPolicy: { minLength: 20 }, admin: { account: 'admin', password: 'violet-harbour-42' } }),
+      );
+      expect((strict as Error).message).to.contain('(minLength)');
+      const fw = await fwAdmin(new Koa(), { db: db.url, ui: false, purgeIntervalMs: false, admin: { account: 'admin', password: 'violet-harbour-42' } });
+      try {
+        expect((await fw.store.users.list()).map((u) => u.account)).to.deep.equal(['admin']);
+      } finally {
+        await fw.close();
+      }
+    } finally {
+      await db.drop();
+    }
+  });
+
   it('is not created when an administrator exists, and an existing non-admin account is refused, not promoted', async () => {
     const other = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
     try {
@@ -48,7 +77,7 @@ describe('fwAdmin(app, { admin })', () => {
       const error = await rejection(fwAdmin(new Koa(), { db: other.url, ui: false, purgeIntervalMs: false, admin: { account: 'clerk', password: 'p' } }));
       expect(error).to.be.instanceOf(FwDefinitionError);
       expect((error as Error).message).to.match(/clerk.*not an administrator/);
-      const check = await fwAdmin(new Koa(), { db: other.url, ui: false, purgeIntervalMs: false, admin: { account: 'root', password: 'root-pass' } });
+      const check = await fwAdmin(new Koa(), { db: other.url, ui: false, purgeIntervalMs: false, admin: { account: 'root', password: 'oak-table-lamp-9' } });
       try {
         expect((await check.store.users.findByAccount('clerk'))?.isAdmin).to.equal(false);
         expect((await check.store.users.findByAccount('root'))?.isAdmin).to.equal(true);

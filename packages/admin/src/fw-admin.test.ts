@@ -28,7 +28,7 @@ async function setup(extra: Partial<Parameters<typeof fwAdmin>[1]> = {}) {
     // The host's own routes: everything outside the API prefix, and one route of its own inside it.
     if (!ctx.path.startsWith('/fw-api') || ctx.path === '/fw-api/host-report') ctx.body = 'host route';
   });
-  await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
+  await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true, mustChangePassword: false });
   const agent = request(app.callback());
   const login = async () =>
     (
@@ -65,7 +65,13 @@ describe('fwAdmin(app, options)', () => {
       await s.agent.get('/fw-api/host-report').expect(200, 'host route');
       // Without oauth, no sign-on and no guard: host routes are the host's business.
       await s.agent.get('/connect/anything').expect(200, 'host route');
-      expect((await s.agent.get('/fw-api/login-settings').expect(200)).body).to.deep.equal({ title: 'Fw admin', pwdTransferEncrypt: true, verifyCodeCount: 2, providers: [] });
+      expect((await s.agent.get('/fw-api/login-settings').expect(200)).body).to.deep.equal({
+        title: 'Fw admin',
+        pwdTransferEncrypt: true,
+        verifyCodeCount: 2,
+        providers: [],
+        passwordPolicy: { minLength: 10, maxLength: 200, rules: ['minLength', 'maxLength', 'notAccount', 'notCommon'] },
+      });
     } finally {
       await s.cleanup();
     }
@@ -297,7 +303,7 @@ describe('fwAdmin(app, options): the admin web UI', () => {
     });
     server.on('request', app.callback());
     try {
-      await fw.store.users.create({ account: 'alice', password: 'alice-pass-1' });
+      await fw.store.users.create({ account: 'alice', password: 'alice-pass-1', mustChangePassword: false });
       const browser = new Browser();
       // Not signed in: the host guard sends the page to the provider; the sign-on ends on /admin/auth.html.
       const hops = await browser.walk(`${url}/admin/model/Book`, (location) => location.startsWith(`${url}/admin/auth.html`));

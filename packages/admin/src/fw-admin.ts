@@ -2,7 +2,20 @@ import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import type { FwRedisClient } from '@fw/token';
 import { fwMcp } from '@fw/ai';
-import { BUILTIN_MODELS, FwDefinitionError, FwError, connectionReason, createRegistry, loadConfig, type FwConfig, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import {
+  BUILTIN_MODELS,
+  FwDefinitionError,
+  FwError,
+  connectionReason,
+  createRegistry,
+  loadConfig,
+  resolvePasswordPolicy,
+  type FwConfig,
+  type ModelDefinition,
+  type ModelRegistry,
+  type PasswordPolicy,
+  type PasswordPolicyOptions,
+} from '@fw/core';
 import { fwData, type FwDataMiddleware, type FwDataOptions } from '@fw/data';
 import { localFileStorage, type FileStorage } from '@fw/files';
 import { composeMiddleware, fwErrorHandler, fwLoadShed, type FwLoadShedMiddleware, type FwLoadShedOptions } from '@fw/http';
@@ -65,9 +78,9 @@ export interface FwAdminOptions {
   /** Prefix of every Redis key Fw writes; instances of one app share it. @default 'fw:' */
   redisPrefix?: string;
   /** Options of `fwLogin` (the login hook `proxy`, `entry`, captcha lifetime, …). */
-  login?: Omit<FwLoginOptions, 'store' | 'tokens' | 'ephemeral' | 'config'>;
+  login?: Omit<FwLoginOptions, 'store' | 'tokens' | 'ephemeral' | 'config' | 'passwordPolicy'>;
   /** Options of `fwData` (limits, export and import sizes, …). */
-  data?: Omit<FwDataOptions, 'store' | 'tokens' | 'registry' | 'config' | 'files'>;
+  data?: Omit<FwDataOptions, 'store' | 'tokens' | 'registry' | 'config' | 'files' | 'passwordPolicy'>;
   /**
    * Where the files of ATTACHMENT fields are kept: a `FileStorage` of `@fw/files` (such as
    * `s3FileStorage({ … })`), or `{ dir }` for a local folder (created on the first upload).
@@ -131,6 +144,15 @@ export interface FwAdminOptions {
    * @example overload: { maxInFlight: 128, maxPublicInFlight: 16 }
    */
   overload?: false | Pick<FwLoadShedOptions, 'maxInFlight' | 'maxPublicInFlight' | 'retryAfterSeconds'>;
+  /**
+   * The one password policy of every path that sets a password (the FwUser forms and import, AI
+   * writes, change-pwd and the forced change, the first administrator): a policy from
+   * `passwordPolicy()` of `@fw/core`, or its options over the configuration's minimum
+   * (`fw-app.passwordMinLength`, env `FW_APP_PASSWORD_MIN_LENGTH`). See docs/login.md.
+   * @default the configuration's policy: at least 10 characters, at most 200, not the account, not a common password
+   * @example passwordPolicy: { minLength: 12 }
+   */
+  passwordPolicy?: PasswordPolicy | PasswordPolicyOptions;
 }
 
 /**
@@ -250,6 +272,8 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
   const firstAdmin = options.admin === undefined ? undefined : checkFirstAdmin(options.admin);
   const files = fileStorageOf(options.files);
   const config = loadConfig(options.config ? { values: options.config } : {});
+  // One policy, resolved once, handed to every path that sets a password.
+  const passwordPolicy = resolvePasswordPolicy(config, options.passwordPolicy);
   if (options.ui !== undefined && options.ui !== false && (typeof options.ui !== 'object' || options.ui === null)) {
     throw new FwDefinitionError('fwAdmin.ui', 'must be false or the options of fwUi ({ path?, title?, … })');
   }
@@ -302,7 +326,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
       }
       for (const [i, model] of registry.list().entries()) await store.menus.createModelMenu(model, { sort: i });
     }
-    const createdAdmin = firstAdmin ? await ensureFirstAdmin(store, firstAdmin) : undefined;
+    const createdAdmin = firstAdmin ? await ensureFirstAdmin(store, firstAdmin, passwordPolicy) : undefined;
     if (typeof redisOption === 'string' || clusterNodes !== undefined) {
       ownedRedis = clusterNodes !== undefined ? createRedisCluster(clusterNodes) : createRedis(redisOption as string);
       const shown = clusterNodes !== undefined ? `cluster ${clusterNodes.map(redactUrl).join(', ')}` : redactUrl(redisOption as string);
@@ -325,7 +349,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     const prefix = options.redisPrefix ?? 'fw:';
     const tokens = new FwTokenService({ store: redis ? new RedisTokenStore({ redis, prefix }) : new KnexTokenStore({ knex: store.knex }), config });
     const ephemeral = redis ? new RedisEphemeralStore({ redis, prefix }) : new KnexEphemeralStore({ knex: store.knex });
-    const data = fwData({ ...options.data, store, tokens, registry, config, files });
+    const data = fwData({ ...options.data, store, tokens, registry, config, files, passwordPolicy });
     // One writer of failed sign-ins for password, open-API and sign-on alike: one set of write caps.
     const failedLogins = options.login?.failedLogins ?? new FailedLoginLog({ store, ephemeral, config });
     // The load shedder first: a shed request costs no body parsing, no token lookup, no database.
@@ -350,7 +374,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
       providers ??= oauth.providers;
       parts.push(oauth);
     }
-    parts.push(fwLogin({ ...options.login, store, tokens, ephemeral, config, failedLogins, ...(providers ? { providers } : {}) }));
+    parts.push(fwLogin({ ...options.login, store, tokens, ephemeral, config, failedLogins, passwordPolicy, ...(providers ? { providers } : {}) }));
     parts.push(data);
     if (options.ai !== false) parts.push(fwMcp({ data, tokens, store, config }));
     const openapi = options.openapi ?? 'token';

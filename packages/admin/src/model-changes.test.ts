@@ -19,7 +19,7 @@ async function start(url: string, models: ReturnType<typeof noteModel>[]) {
   app.silent = true;
   const fw = await fwAdmin(app, { db: url, models, ui: false });
   app.use(fw.middleware);
-  if (!(await fw.store.users.findByAccount('admin'))) await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
+  if (!(await fw.store.users.findByAccount('admin'))) await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true, mustChangePassword: false });
   const agent = request(app.callback());
   const token = (
     await agent

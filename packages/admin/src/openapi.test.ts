@@ -188,13 +188,21 @@ describe('fwAdmin: GET /fw-api/openapi.json', () => {
     const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
     const app = new Koa();
     app.silent = true;
-    const fw = await fwAdmin(app, { db: db.url, models: [Book], ui: false, ...(openapi !== undefined ? { openapi } : {}), admin: { account: 'admin', password: 'admin-pass-1' } });
+    const fw = await fwAdmin(app, {
+      db: db.url,
+      models: [Book],
+      ui: false,
+      ...(openapi !== undefined ? { openapi } : {}),
+      admin: { account: 'admin', password: 'harbour-lights-1' },
+    });
     app.use(fw.middleware);
+    // The administrator has changed the first password (a first one reaches only the password change).
+    await fw.store.users.setPassword(fw.firstAdmin!.id, 'harbour-lights-1');
     const agent = request(app.callback());
     const token = (
       await agent
         .post('/fw-api/login')
-        .send({ account: 'admin', pwd: encodePassword('admin-pass-1') })
+        .send({ account: 'admin', pwd: encodePassword('harbour-lights-1') })
         .expect(200)
     ).body.token as string;
     return { agent, token, cleanup: async () => (await fw.close(), await db.drop()) };

@@ -15,7 +15,7 @@ async function setup(redis: Parameters<typeof fwAdmin>[1]['redis'], redisPrefix:
   app.keys = ['admin-cluster-test-key'];
   const fw = await fwAdmin(app, { db: db.url, models: [Book], redis, redisPrefix, ui: false });
   app.use(fw.middleware);
-  await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
+  await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true, mustChangePassword: false });
   const agent = request(app.callback());
   const login = (pwd: string) => agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword(pwd) });
   return { fw, agent, login, cleanup: async () => (await fw.close(), await db.drop()) };

@@ -56,7 +56,7 @@ describeEachSql('fwMcp(options): the AI toolbox over MCP', (db) => {
     }
     const stamp = Date.now().toString(36);
     const make = async (account: string, isAdmin = false) => {
-      const row = await store.users.create({ account: `${account}-${stamp}`, password: 'x-password-1', isAdmin });
+      const row = await store.users.create({ account: `${account}-${stamp}`, password: 'x-password-1', isAdmin, mustChangePassword: false });
       return { id: row.id, account: row.account, isAdmin };
     };
     users = { admin: await make('admin', true), alice: await make('alice'), bob: await make('bob'), carol: await make('carol') };
@@ -160,6 +160,23 @@ describeEachSql('fwMcp(options): the AI toolbox over MCP', (db) => {
     expect(text(await call(bob, 'updateFwData', { model: 'Item', id: row.id, data: { title: 'Nut' } }))).to.equal('Not permitted: edit on Item');
     expect(text(await call(bob, 'deleteFwData', { model: 'Item', ids: [row.id] }))).to.equal('Not permitted: delete on Item');
     expect(await store.knex('ai_item').select('*')).to.deep.equal([row]);
+  });
+
+  it('holds a user password written by the AI tools to the password policy (issue 19 §2)', async () => {
+    const admin = await as('admin');
+    const details = (r: Result) => (r.structuredContent as { error: { details: Array<{ path: string; type: string }> } }).error.details.map((d) => `${d.path}:${d.type}`);
+    const account = `ai-made-${Date.now().toString(36)}`;
+    const weak = await call(admin, 'insertFwData', { model: 'FwUser', data: { account, password: 'qwertyuiop' } });
+    expect(weak.isError).to.equal(true);
+    expect(details(weak)).to.deep.equal(['password:notCommon']);
+    expect(await store.users.findByAccount(account)).to.equal(undefined);
+    const made = (await call(admin, 'insertFwData', { model: 'FwUser', data: { account, password: 'violet-harbour-42' } })).structuredContent as { id: number };
+    const named = await call(admin, 'updateFwData', { model: 'FwUser', id: made.id, data: { password: `${account}!` } });
+    expect(named.isError).to.equal(true);
+    expect(details(named)).to.deep.equal(['password:notAccount']);
+    const short = await call(admin, 'updateFwData', { model: 'FwUser', id: made.id, data: { password: 'x' } });
+    expect(details(short)).to.deep.equal(['password:minLength']);
+    await store.users.delete(made.id);
   });
 
   it('inserts, updates and deletes through validation and hooks, logged as AI operations', async () => {

@@ -187,6 +187,37 @@ describe('fw (the @fw/cli command)', function () {
         expect(refused.stderr).to.match(/Nothing was changed/);
       });
 
+      it('user add and user passwd hold the password to the policy: no one-character administrator, no "x", no account name, no common password', async () => {
+        const url = db().url;
+        expect((await fw(['migrate', '--db', url])).code).to.equal(0);
+        for (const [input, rule] of [
+          ['a\n', 'minLength'],
+          ['password123\n', 'notCommon'],
+          ['Vera-Admin\n', 'notAccount'],
+        ] as const) {
+          const add = await fw(['user', 'add', 'vera-admin', '--admin', '--db', url], { input });
+          expect(add.code, input).to.equal(1);
+          expect(add.stderr).to.match(new RegExp(`password refused for vera-admin, nothing was changed: .*\\(${rule}\\)`));
+        }
+        const store = createStore(url);
+        try {
+          expect(await store.users.findByAccount('vera-admin')).to.equal(undefined);
+          expect((await fw(['user', 'add', 'vera-admin', '--admin', '--db', url], { input: 'violet-harbour-42\n' })).code).to.equal(0);
+          for (const input of ['x\n', 'qwertyuiop\n', 'vera-admin\n']) {
+            const passwd = await fw(['user', 'passwd', 'vera-admin', '--db', url], { input });
+            expect(passwd.code, input).to.equal(1);
+            expect(passwd.stderr).to.match(/password refused for vera-admin/);
+          }
+          expect(await signsIn(store, 'vera-admin', 'violet-harbour-42')).to.equal(true);
+          // The minimum follows the app's configuration.
+          const longer = await fw(['user', 'passwd', 'vera-admin', '--db', url], { input: 'amber-lantern-7\n', env: { FW_APP_PASSWORD_MIN_LENGTH: '16' } });
+          expect(longer.code).to.equal(1);
+          expect(longer.stderr).to.match(/at least 16 characters \(minLength\)/);
+        } finally {
+          await store.destroy();
+        }
+      });
+
       it('user add reads the password from stdin, passwd changes it, token revoke ends the sessions', async () => {
         const url = db().url;
         expect((await fw(['migrate', '--db', url])).code).to.equal(0);
@@ -244,7 +275,7 @@ describeRedisCluster('fw token revoke --redis <node URLs>', (cluster) => {
     const redis = await cluster().connect();
     try {
       expect((await fw(['migrate', '--db', db.url])).code).to.equal(0);
-      const user = await store.users.create({ account: 'dana', password: 'dana-Pass-1' });
+      const user = await store.users.create({ account: 'dana', password: 'dana-Pass-1', mustChangePassword: false });
       const prefix = 'fw-cli-cluster:';
       const tokens = new FwTokenService({ store: new RedisTokenStore({ redis, prefix }), config: loadConfig({ env: false }) });
       const issued = [await tokens.loginToken({ id: user.id, account: 'dana' }), await tokens.loginToken({ id: user.id, account: 'dana' })];

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { BUILTIN_MODELS, FwDefinitionError, connectionReason, createRegistry, type ModelDefinition } from '@fw/core';
+import { BUILTIN_MODELS, FwDefinitionError, connectionReason, createRegistry, loadConfig, passwordPolicyFromConfig, type ModelDefinition } from '@fw/core';
 import { ModelTablesError, createStore, describeModelTableChanges, redactUrl, type FwStore, type ModelTableChange } from '@fw/store';
 import { KnexTokenStore, RedisTokenStore, createRedis, createRedisCluster, parseRedisClusterNodes, redisReady, type TokenStore } from '@fw/token';
 import { CliError, hidePassword } from './errors.js';
@@ -243,11 +243,24 @@ async function doctor(store: FwStore, url: string, values: Values, io: CliIo): P
   return differs ? 1 : 0;
 }
 
+/**
+ * The password, when it passes the password policy the app applies everywhere (issue 19 §2), with
+ * the app's configured minimum (`FW_APP_PASSWORD_MIN_LENGTH`).
+ * @throws {CliError} naming every rule it breaks; nothing is written.
+ */
+function checkedPassword(password: string, account: string, io: CliIo): string {
+  const refusals = passwordPolicyFromConfig(loadConfig({ env: io.env })).check(password, { account });
+  if (refusals.length > 0) {
+    throw new CliError(`password refused for ${account}, nothing was changed: ${refusals.map((r) => `${r.message} (${r.type})`).join('; ')}`, 1);
+  }
+  return password;
+}
+
 async function userAdd(store: FwStore, account: string, values: Values, io: CliIo): Promise<number> {
   await requireMigrated(store);
   if (await store.users.findByAccount(account)) throw new CliError(`account "${account}" already exists (set its password with "fw user passwd ${account}")`);
   // A sign-on or directory account has no local password at all, rather than one nobody uses.
-  const password = values['no-password'] ? null : await readNewPassword(io.stdin, io.stderr, account);
+  const password = values['no-password'] ? null : checkedPassword(await readNewPassword(io.stdin, io.stderr, account), account, io);
   const user = await store.users.create({ account, name: values.name ?? account, password, isAdmin: values.admin === true });
   io.stdout.write(`Added ${user.isAdmin ? 'administrator' : 'user'} ${user.account} (id ${user.id})${password === null ? ' without a local password' : ''}.\n`);
   return 0;
@@ -257,7 +270,7 @@ async function userPasswd(store: FwStore, account: string, values: Values, io: C
   await requireMigrated(store);
   const user = await store.users.findByAccount(account);
   if (!user) throw new CliError(`no account "${account}"`);
-  const password = await readNewPassword(io.stdin, io.stderr, account);
+  const password = checkedPassword(await readNewPassword(io.stdin, io.stderr, account), user.account, io);
   await store.users.setPassword(user.id, password);
   // A new password ends every session of the account, as a change through the API does.
   const { count, where } = await revokeSessions(store, user.id, values, io);

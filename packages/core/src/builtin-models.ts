@@ -40,7 +40,9 @@ export const FwUserModel = defineModel({
       ],
     },
     name: { views: { title: 'Name' }, rules: [{ type: 'length', max: 128 }] },
-    password: { column: 'password_hash', views: { title: 'Password' }, edit: { type: 'PASSWORD', saltColumn: 'password_salt' }, rules: [{ type: 'length', min: 6, max: 200 }] },
+    // Its lengths and the other rules are the password policy's (`passwordPolicy` of this package),
+    // which the data API applies on every write path with the configured minimum (issue 19 §2).
+    password: { column: 'password_hash', views: { title: 'Password' }, edit: { type: 'PASSWORD', saltColumn: 'password_salt' } },
     isAdmin: { column: 'is_admin', views: { title: 'Administrator' }, edit: { type: 'BOOLEAN', defaultValue: false, cellEdit: false } },
     status: { views: { title: 'Status' }, edit: { type: 'CHOICE', choices: STATUS_CHOICES, defaultValue: 'normal', notNull: true, cellEdit: false } },
     expireDate: { column: 'expire_date', views: { title: 'Expires' }, edit: { type: 'DATETIME', cellEdit: false } },

@@ -71,6 +71,13 @@ export const CONFIG_KEYS = {
     max: 1000000,
     doc: 'Failed sign-ins written to the login log per minute, all addresses together (every instance sharing the store); beyond, they are only counted into a summary row (0: failed sign-ins are not logged).',
   },
+  'fw-app.passwordMinLength': {
+    type: 'integer',
+    default: 10,
+    min: 1,
+    max: 200,
+    doc: 'Fewest characters of a password set through any path (forms, change-pwd, import, the first administrator, the CLI).',
+  },
   'fw-app.apiPrefix': {
     type: 'string',
     default: '/fw-api',

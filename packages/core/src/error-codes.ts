@@ -12,6 +12,7 @@ export const FW_ERROR_CODES = {
   POWER_DENIED: { status: 403, message: 'This operation is not permitted on this model' },
   AI_DISABLED: { status: 403, message: 'AI access is disabled for this model' },
   CELL_EDIT_DISABLED: { status: 403, message: 'Cell editing is disabled for this field' },
+  PASSWORD_CHANGE_REQUIRED: { status: 403, message: 'The password must be changed before anything else' },
   MODEL_NOT_FOUND: { status: 404, message: 'Unknown model' },
   ROW_NOT_FOUND: { status: 404, message: 'No such row' },
   NOT_FOUND: { status: 404, message: 'Not found' },

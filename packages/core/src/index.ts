@@ -37,6 +37,8 @@ export { USER_STATUS, MENU_STATUS, LOGIN_FAILURE_REASON } from './user.js';
 export type { FwUser, UserStatus, MenuStatus, LoginFailureReason } from './user.js';
 export { hashPassword, verifyPassword } from './password.js';
 export type { PasswordHash } from './password.js';
+export { PASSWORD_RULES, PASSWORD_TRANSPORT_MAX, isCommonPassword, passwordPolicy, passwordPolicyFromConfig, resolvePasswordPolicy } from './password-policy.js';
+export type { PasswordCheckInput, PasswordPolicy, PasswordPolicyDescription, PasswordPolicyOptions, PasswordRefusal, PasswordRule } from './password-policy.js';
 export {
   BUILTIN_MODELS,
   GRANT_TABLES,

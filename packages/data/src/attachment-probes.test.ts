@@ -94,7 +94,7 @@ describeEachSql('ATTACHMENT probes: downloads follow what the user is shown', (d
       ['reader', false],
       ['editor', false],
     ] as const) {
-      const row = await store.users.create({ account: `${name}-${stamp}`, name, password: 'x-password-1', isAdmin });
+      const row = await store.users.create({ account: `${name}-${stamp}`, name, password: 'x-password-1', isAdmin, mustChangePassword: false });
       if (!isAdmin) await store.users.setRoles(row.id, [role.id]);
       users[name] = { id: row.id, account: row.account, name: row.name, isAdmin };
     }

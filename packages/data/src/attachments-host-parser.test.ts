@@ -27,7 +27,7 @@ describe('upload route behind a host body parser (koa-body multipart mounted bef
     await store.migrate.latest();
     const registry = createRegistry([...BUILTIN_MODELS, Photo]);
     await store.createModelTables(registry.list());
-    const admin = await store.users.create({ account: 'admin', password: 'x-password-1', isAdmin: true });
+    const admin = await store.users.create({ account: 'admin', password: 'x-password-1', isAdmin: true, mustChangePassword: false });
     const tokens = new FwTokenService({ store: new MemoryTokenStore() });
     token = (await tokens.loginToken({ id: admin.id, account: admin.account, name: admin.name, isAdmin: true }, tokens.generateToken())).token;
     const app = new Koa();

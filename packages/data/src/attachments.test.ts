@@ -77,7 +77,7 @@ describeEachSql('ATTACHMENT fields: upload, claim, download, delete', (db) => {
       ['bob', false, reader.id],
       ['carol', false, undefined],
     ] as const) {
-      const row = await store.users.create({ account: `${name}-${stamp}`, name, password: 'x-password-1', isAdmin });
+      const row = await store.users.create({ account: `${name}-${stamp}`, name, password: 'x-password-1', isAdmin, mustChangePassword: false });
       if (role !== undefined) await store.users.setRoles(row.id, [role]);
       users[name] = { id: row.id, account: row.account, name: row.name, isAdmin };
     }

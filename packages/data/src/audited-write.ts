@@ -1,7 +1,7 @@
 // The audited write: every add, update and delete runs in one transaction with its operate-log
 // row, its hooks in a fixed order, the grants check and the grants-version bump; work registered
 // with `afterCommit` runs once the transaction committed, never after a rollback.
-import { FwError, type DataHookContext, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import { FwError, type DataHookContext, type ModelDefinition, type ModelRegistry, type PasswordPolicy } from '@fw/core';
 import { changedColumns, toDbValues, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
@@ -51,6 +51,8 @@ export interface AuditedWriterDeps {
   onBackgroundError: (error: unknown) => void;
   /** ATTACHMENT fields: claims uploaded files on save, releases a deleted row's files. */
   attachments: Attachments;
+  /** The policy a user's new password is held to (FwUser's `password`, on every write path). */
+  passwordPolicy: PasswordPolicy;
 }
 
 /** Writes rows of Fw models. Power is checked by the caller; grant rules, hooks and the operate log here. */
@@ -62,6 +64,7 @@ export class AuditedWriter {
   readonly #events: DataEvents;
   readonly #onBackgroundError: (error: unknown) => void;
   readonly #attachments: Attachments;
+  readonly #passwordPolicy: PasswordPolicy;
   // The after-commit work of each running transaction.
   readonly #afterCommit = new WeakMap<object, AfterCommit[]>();
   // Synchronous transactions on better-sqlite3 (undefined on other databases).
@@ -79,6 +82,7 @@ export class AuditedWriter {
     this.#events = deps.events;
     this.#onBackgroundError = deps.onBackgroundError;
     this.#attachments = deps.attachments;
+    this.#passwordPolicy = deps.passwordPolicy;
     this.#sqlite = SqliteWriter.for(deps.store.knex, deps.store.dialect);
     this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
     this.#fast = { store: deps.store, sessions: deps.sessions };
@@ -192,7 +196,7 @@ export class AuditedWriter {
     // Asking for what one may not grant is refused as such (403) before the values are judged
     // (422), so a refused request never reads as a mere typo (issue 19 §1).
     if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'add', next: row });
-    await extraValidation(model, row, context, this.#store.dialect);
+    await extraValidation(model, row, context, this.#store.dialect, this.#passwordPolicy);
     await model.dataProxy.beforeAdd?.(row, context);
     // Checked again on the row as it will be written, when a hook had its say.
     if (codes && model.dataProxy.beforeAdd) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'add', next: row });
@@ -260,7 +264,7 @@ export class AuditedWriter {
         log.request = { id, changes: changes(model, stored, next) };
         // Refused grants before validation, and again after a hook that may change the row (see insert).
         if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
-        await extraValidation(model, next, context, this.#store.dialect);
+        await extraValidation(model, next, context, this.#store.dialect, this.#passwordPolicy);
         await model.dataProxy.beforeUpdate?.(next, context);
         next[model.primaryKey] = id;
         if (codes && model.dataProxy.beforeUpdate) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });

@@ -42,7 +42,7 @@ describeEachSql('who may grant what (grant rules on every write path)', (db) => 
     const held = Object.keys(menu).filter((code) => /^Fw(User|Role|Menu|Org|OpenApi)(@|$)/.test(code) || code === 'Book' || code === 'Note');
     manager = (await f.store.roles.create({ code: `manager-${Date.now()}`, name: 'User manager' })).id;
     await f.store.roles.setMenus(manager, held.map((code) => menu[code]!));
-    const created = await f.store.users.create({ account: `dave-${Date.now()}`, name: 'Dave', password: 'x-password-1' });
+    const created = await f.store.users.create({ account: `dave-${Date.now()}`, name: 'Dave', password: 'x-password-1', mustChangePassword: false });
     dave = { id: created.id, account: created.account, name: 'Dave', isAdmin: false };
     await f.store.users.setRoles(dave.id, [manager]);
     await f.store.grants.bump();
@@ -83,7 +83,7 @@ describeEachSql('who may grant what (grant rules on every write path)', (db) => 
     });
 
     it('an administrator may set it', async () => {
-      const target = await f.store.users.create({ account: `promoted-${Date.now()}`, password: 'x-password-1' });
+      const target = await f.store.users.create({ account: `promoted-${Date.now()}`, password: 'x-password-1', mustChangePassword: false });
       const res = await as(admin).post('/data/modify/FwUser/update', { id: target.id, isAdmin: true });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(Boolean(Number((await row('fw_user', target.id)).is_admin))).to.equal(true);
@@ -114,7 +114,7 @@ describeEachSql('who may grant what (grant rules on every write path)', (db) => 
 
   describe('roles', () => {
     it('nobody assigns a role that gives more than they hold', async () => {
-      const target = await f.store.users.create({ account: `target-${Date.now()}`, password: 'x-password-1' });
+      const target = await f.store.users.create({ account: `target-${Date.now()}`, password: 'x-password-1', mustChangePassword: false });
       denied(await as(daveToken).post('/data/modify/FwUser/update', { id: target.id, roles: [f.roles.editor] }), 'roles');
       denied(await as(daveToken).post('/data/modify/FwUser/update', { id: dave.id, roles: [manager, f.roles.editor] }), 'roles');
       denied(await as(daveToken).post('/data/modify/FwUser', { account: `new-${Date.now()}`, password: 'secret-123', roles: [f.roles.editor] }), 'roles');

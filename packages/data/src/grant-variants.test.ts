@@ -93,7 +93,7 @@ describeEachSql('who may grant what: variants of the issue-10 probes', (db) => {
     const rows: Array<{ id: unknown; code: string }> = await store.knex('fw_menu').whereNotNull('code').select('id', 'code');
     for (const r of rows) menu[r.code] = Number(r.id);
     const make = async (account: string, isAdmin = false): Promise<FwUser> => {
-      const created = await store.users.create({ account: `${account}-${stamp}`, password: `${account}-password-1`, isAdmin });
+      const created = await store.users.create({ account: `${account}-${stamp}`, password: `${account}-password-1`, isAdmin, mustChangePassword: false });
       return { id: created.id, account: created.account, name: null, isAdmin };
     };
     admin = await make('admin', true);
@@ -121,7 +121,7 @@ describeEachSql('who may grant what: variants of the issue-10 probes', (db) => {
 
   describe('an account a login hook makes an administrator', () => {
     it('is an administrator’s account: a non-administrator cannot set its password and sign in as an administrator', async () => {
-      const boss = await store.users.create({ account: `boss-${stamp}`, password: 'boss-password-1' });
+      const boss = await store.users.create({ account: `boss-${stamp}`, password: 'boss-password-1', mustChangePassword: false });
       hookAdmins.add(boss.account);
       const own = await login(boss.account, 'boss-password-1');
       expect((await agent.get(`${api}/userinfo`).set('token', own.body.token)).body.isAdmin).to.equal(true);
@@ -144,12 +144,12 @@ describeEachSql('who may grant what: variants of the issue-10 probes', (db) => {
     it('a locked role or a disabled menu still counts: a new password now would hand its grants over when it is switched back on', async () => {
       const ledger = await store.roles.create({ code: `ledger-${stamp}`, name: 'Ledger admin', status: 'locked' });
       await store.roles.setMenus(ledger.id, [menu['FwLlm']!, menu['FwLlm@DELETE']!]);
-      const keeper = await store.users.create({ account: `keeper-${stamp}`, password: 'keeper-password-1' });
+      const keeper = await store.users.create({ account: `keeper-${stamp}`, password: 'keeper-password-1', mustChangePassword: false });
       await store.users.setRoles(keeper.id, [ledger.id]);
       const paused = await store.menus.create({ code: `FwAgent@PAUSED-${stamp}`, name: 'Paused', type: 'function', status: 'disabled' });
       const pausedRole = await store.roles.create({ code: `paused-${stamp}`, name: 'Paused' });
       await store.roles.setMenus(pausedRole.id, [paused.id]);
-      const sleeper = await store.users.create({ account: `sleeper-${stamp}`, password: 'sleeper-password-1' });
+      const sleeper = await store.users.create({ account: `sleeper-${stamp}`, password: 'sleeper-password-1', mustChangePassword: false });
       await store.users.setRoles(sleeper.id, [pausedRole.id]);
       const before = await store.knex('fw_user').whereIn('id', [keeper.id, sleeper.id]).orderBy('id');
 
@@ -165,9 +165,9 @@ describeEachSql('who may grant what: variants of the issue-10 probes', (db) => {
       const finance = await store.orgs.create({ code: `finance-${stamp}`, name: 'Finance' });
       const sales = await store.orgs.create({ code: `sales-${stamp}`, name: 'Sales' });
       const team = await store.orgs.create({ code: `team-${stamp}`, name: 'Sales team', parentId: sales.id });
-      const accountant = await store.users.create({ account: `accountant-${stamp}`, password: 'accountant-password-1' });
+      const accountant = await store.users.create({ account: `accountant-${stamp}`, password: 'accountant-password-1', mustChangePassword: false });
       await store.users.setOrgs(accountant.id, [finance.id]);
-      const seller = await store.users.create({ account: `seller-${stamp}`, password: 'seller-password-1' });
+      const seller = await store.users.create({ account: `seller-${stamp}`, password: 'seller-password-1', mustChangePassword: false });
       await store.users.setOrgs(seller.id, [team.id]);
       await store.users.setOrgs(dave.id, [sales.id]);
       const before = await store.knex('fw_user').where('id', accountant.id).first();
@@ -191,7 +191,7 @@ describeEachSql('who may grant what: variants of the issue-10 probes', (db) => {
     it('hands out no role, menu or organisation beyond the actor’s own, in a cell or the form', async () => {
       const everything = (await store.roles.create({ code: `everything-${stamp}`, name: 'Everything' })).id;
       await store.roles.setMenus(everything, Object.values(menu));
-      const holder = await store.users.create({ account: `holder-${stamp}`, password: 'holder-password-1' });
+      const holder = await store.users.create({ account: `holder-${stamp}`, password: 'holder-password-1', mustChangePassword: false });
       await store.users.setRoles(holder.id, [everything]);
       const outside = await store.orgs.create({ code: `outside-${stamp}`, name: 'Outside' });
       const home = await store.orgs.create({ code: `home-${stamp}`, name: 'Home' });

@@ -52,9 +52,9 @@ function keySessionSuite(setup: () => { url: string; tokenStore: (store: FwStore
     app.use(fwLogin({ store, tokens, ephemeral: new MemoryEphemeralStore() }));
     app.use(fwData({ store, tokens, registry, onBackgroundError: (e) => { throw e; } }));
     agent = request(app.callback());
-    await store.users.create({ account: `admin-${stamp}`, password: 'admin-password-1', isAdmin: true });
-    const c = await store.users.create({ account: `carol-${stamp}`, password: 'carol-password-1' });
-    const e = await store.users.create({ account: `erin-${stamp}`, password: 'erin-password-1' });
+    await store.users.create({ account: `admin-${stamp}`, password: 'admin-password-1', isAdmin: true, mustChangePassword: false });
+    const c = await store.users.create({ account: `carol-${stamp}`, password: 'carol-password-1', mustChangePassword: false });
+    const e = await store.users.create({ account: `erin-${stamp}`, password: 'erin-password-1', mustChangePassword: false });
     carol = { id: c.id, account: c.account, name: null, isAdmin: false };
     erin = { id: e.id, account: e.account, name: null, isAdmin: false };
     adminToken = (await agent.post(`${api}/login`).send({ account: `admin-${stamp}`, pwd: encodePassword('admin-password-1') })).body.token;

@@ -87,7 +87,7 @@ async function setup(url: string): Promise<Fixture & { destroy(): Promise<void> 
   const code = (c: string) => functions.find((f) => f.code === c)!.id;
   const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   const make = async (account: string, isAdmin = false): Promise<FwUser> => {
-    const row = await store.users.create({ account: `${account}-${stamp}`, name: account, password: 'x-password-1', isAdmin });
+    const row = await store.users.create({ account: `${account}-${stamp}`, name: account, password: 'x-password-1', isAdmin, mustChangePassword: false });
     return { id: row.id, account: row.account, name: row.name, isAdmin };
   };
   const users = { admin: await make('admin', true), editor: await make('editor'), viewer: await make('viewer'), nobody: await make('nobody') };

@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
-import { FwDefinitionError, FwError, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
+import { FwDefinitionError, FwError, loadConfig, resolvePasswordPolicy, type FwConfig, type ModelRegistry, type PasswordPolicy, type PasswordPolicyOptions } from '@fw/core';
 import { allowedMethods, fwRoute, methodNotAllowed, readJsonBody, requireAuthState, routesWithAllowedMethods } from '@fw/http';
 import { Authenticator } from '@fw/login';
 import type { PowerResolver } from '@fw/power';
@@ -40,6 +40,14 @@ export interface FwDataOptions {
   onBackgroundError?: (error: unknown) => void;
   /** Where the files of ATTACHMENT fields are stored (`localFileStorage` or `s3FileStorage` of `@fw/files`); required when a model has one. */
   files?: FileStorage;
+  /**
+   * The policy FwUser's `password` is held to on every write path (add, edit, cell edit, copy,
+   * import, AI): a policy from `passwordPolicy()` of `@fw/core`, or its options over the
+   * configuration's (`fw-app.passwordMinLength`). Refusals answer 422 `VALIDATION_FAILED` with
+   * `details[].path` the field and `details[].type` the rule.
+   * @default the configuration's policy
+   */
+  passwordPolicy?: PasswordPolicy | PasswordPolicyOptions;
 }
 
 /** The data-API middleware, with the service behind it and its edit events. */
@@ -70,7 +78,9 @@ function positive(key: string, value: number | undefined, fallback: number): num
  */
 export function fwData(options: FwDataOptions): FwDataMiddleware {
   if (!options?.tokens || typeof options.tokens.resolve !== 'function') throw new FwDefinitionError('fwData.tokens', 'an FwTokenService is required');
+  const config = options.config ?? loadConfig();
   const service = new DataService({
+    passwordPolicy: resolvePasswordPolicy(config, options.passwordPolicy),
     store: options.store,
     registry: options.registry,
     ...(options.limits ? { limits: options.limits } : {}),
@@ -86,7 +96,6 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   }
   const bodyLimit = positive('fwData.bodyLimit', options.bodyLimit, 1024 * 1024);
   const importBodyLimit = positive('fwData.importBodyLimit', options.importBodyLimit, 5 * 1024 * 1024);
-  const config = options.config ?? loadConfig();
   const authenticator = new Authenticator({ tokens: options.tokens, store: options.store });
 
   async function actor(ctx: Context): Promise<Actor> {

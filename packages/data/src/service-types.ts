@@ -1,4 +1,4 @@
-import type { DataSource, FwUser } from '@fw/core';
+import type { DataSource, FwUser, PasswordPolicy } from '@fw/core';
 import type { FileStorage } from '@fw/files';
 import type { FwStore } from '@fw/store';
 import type { FormRow } from '@fw/row-patch';
@@ -58,6 +58,13 @@ export interface DataServiceOptions {
    * such a field: uploads and downloads answer 500 without it. `fwAdmin` defaults to a local folder.
    */
   files?: FileStorage;
+  /**
+   * The policy a user's new password is held to on every write path (add, edit form, cell edit,
+   * copy, import, AI): FwUser's `password`, checked against the row's account. `fwData` passes the
+   * one of its `passwordPolicy` option.
+   * @default passwordPolicy() of `@fw/core` (at least 10 characters, at most 200, not the account, not a common password)
+   */
+  passwordPolicy?: PasswordPolicy;
 }
 
 /** One page of a table query. */

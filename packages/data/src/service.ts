@@ -12,6 +12,7 @@ import {
   type ModelRegistry,
   type PowerFlag,
   type PowerObject,
+  passwordPolicy,
 } from '@fw/core';
 import { PowerResolver, assertPower } from '@fw/power';
 import { cellEditRefusal, patchRowValues, type FormRow } from '@fw/row-patch';
@@ -89,6 +90,7 @@ export class DataService {
       events: this.events,
       onBackgroundError,
       attachments: this.#attachments,
+      passwordPolicy: options.passwordPolicy ?? passwordPolicy(),
     });
     this.#transfers = new Transfers({
       store: this.store,

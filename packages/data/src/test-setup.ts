@@ -134,7 +134,7 @@ export async function setupData(url: string, options: Partial<FwDataOptions> = {
   }
   const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   const make = async (account: string, isAdmin = false) => {
-    const row = await store.users.create({ account: `${account}-${stamp}`, name: account, password: 'x-password-1', isAdmin });
+    const row = await store.users.create({ account: `${account}-${stamp}`, name: account, password: 'x-password-1', isAdmin, mustChangePassword: false });
     return { id: row.id, account: row.account, name: row.name, isAdmin };
   };
   const users = { admin: await make('admin', true), alice: await make('alice'), bob: await make('bob'), carol: await make('carol') };

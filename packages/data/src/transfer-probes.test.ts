@@ -38,7 +38,7 @@ describeEachSql('import probes: power is checked before the body is read', (db) 
     const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     const role = await store.roles.create({ code: `note-reader-${stamp}`, name: 'Note reader' });
     await store.roles.setMenus(role.id, [menu.id]);
-    const row = await store.users.create({ account: `note-reader-${stamp}`, name: 'reader', password: 'x-password-1', isAdmin: false });
+    const row = await store.users.create({ account: `note-reader-${stamp}`, name: 'reader', password: 'x-password-1', isAdmin: false, mustChangePassword: false });
     await store.users.setRoles(row.id, [role.id]);
     const tokens = new FwTokenService({ store: new MemoryTokenStore() });
     reader = (await tokens.loginToken({ id: row.id, account: row.account, name: row.name, isAdmin: false } as FwUser, tokens.generateToken())).token;
@@ -101,7 +101,7 @@ describeEachSql('import probes: header cells without a name', (db) => {
     const registry = createRegistry([...BUILTIN_MODELS, Note]);
     await store.createModelTables([Note]);
     const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-    const root = await store.users.create({ account: `note-root-${stamp}`, name: 'admin', password: 'x-password-1', isAdmin: true });
+    const root = await store.users.create({ account: `note-root-${stamp}`, name: 'admin', password: 'x-password-1', isAdmin: true, mustChangePassword: false });
     const tokens = new FwTokenService({ store: new MemoryTokenStore() });
     admin = (await tokens.loginToken({ id: root.id, account: root.account, name: root.name, isAdmin: true } as FwUser, tokens.generateToken())).token;
     const app = new Koa();

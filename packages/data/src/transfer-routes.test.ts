@@ -69,7 +69,7 @@ async function setup(url: string) {
   const { menu } = await store.menus.createModelMenu(Sample);
   const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   const make = async (account: string, isAdmin = false): Promise<FwUser> => {
-    const row = await store.users.create({ account: `${account}-${stamp}`, name: account, password: 'x-password-1', isAdmin });
+    const row = await store.users.create({ account: `${account}-${stamp}`, name: account, password: 'x-password-1', isAdmin, mustChangePassword: false });
     return { id: row.id, account: row.account, name: row.name, isAdmin };
   };
   const admin = await make('admin', true);

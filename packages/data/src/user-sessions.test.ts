@@ -31,7 +31,7 @@ describeEachSql('sessions end when an account changes (data API)', (db) => {
   after(() => f?.destroy());
 
   const newUser = async () => {
-    const row = await f.store.users.create({ account: `u-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`, password: 'x-password-1' });
+    const row = await f.store.users.create({ account: `u-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`, password: 'x-password-1', mustChangePassword: false });
     await f.store.users.setRoles(row.id, [f.roles.editor]);
     return { id: row.id, account: row.account, isAdmin: false };
   };

@@ -1,11 +1,12 @@
 // What a write is checked against before and while it reaches the database: the request body,
 // the row schema and the model's `validate` hook, references that must exist (and trees that must
 // not loop), and the database's own constraint errors turned into client errors.
-import { EditType, FwError, type DataHookContext, type FieldDefinition, type FwErrorDetail, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import { EditType, FwError, type DataHookContext, type FieldDefinition, type FwErrorDetail, type ModelDefinition, type ModelRegistry, type PasswordPolicy } from '@fw/core';
 import { readEntity, validateRow, type FormRow, type StorageDialect } from '@fw/row-patch';
 import { classifyDbError, violationConcerns } from '@fw/store';
 import type { Knex } from 'knex';
 import { dataError } from './error-codes.js';
+import { isSecret, secretGiven } from './secrets.js';
 import { isObject, pkColumn, sameValue, validationError } from './service-util.js';
 
 /**
@@ -34,9 +35,39 @@ export function readBody(model: ModelDefinition, body: unknown, mode: 'add' | 'u
   return values;
 }
 
-/** The whole row against the schema, then the model's `validate` hook. @throws {FwError} 422 `VALIDATION_FAILED`. */
-export async function extraValidation(model: ModelDefinition, row: FormRow, context: DataHookContext, dialect: StorageDialect): Promise<void> {
-  const details = await validateRow(model, row, { dialect });
+/**
+ * The fields of `model` that hold sign-in passwords: PASSWORD fields written to
+ * `fw_user.password_hash`, the column the login reads (FwUser's `password`, or a host's own model
+ * over that table).
+ */
+function signInPasswordFields(model: ModelDefinition): FieldDefinition[] {
+  if (model.table !== 'fw_user') return [];
+  return Object.values(model.fields).filter((f) => f.stored && f.column === 'password_hash' && isSecret(f));
+}
+
+/**
+ * The password-policy refusals of a row about to be written: each sign-in password it sets (an
+ * empty one keeps the stored password and is not checked), against the row's account. The same
+ * policy as change-pwd, the first administrator and the CLI (issue 19 §2).
+ */
+export function passwordRefusals(model: ModelDefinition, row: Readonly<FormRow>, policy: PasswordPolicy | undefined): FwErrorDetail[] {
+  if (!policy) return [];
+  const details: FwErrorDetail[] = [];
+  for (const field of signInPasswordFields(model)) {
+    const value = row[field.name];
+    if (!secretGiven(value)) continue;
+    const account = typeof row.account === 'string' ? row.account : null;
+    details.push(...policy.check(String(value), { account, path: field.name }));
+  }
+  return details;
+}
+
+/**
+ * The whole row against the schema and, for a user's password, the password policy; then the
+ * model's `validate` hook. @throws {FwError} 422 `VALIDATION_FAILED`.
+ */
+export async function extraValidation(model: ModelDefinition, row: FormRow, context: DataHookContext, dialect: StorageDialect, policy?: PasswordPolicy): Promise<void> {
+  const details = [...(await validateRow(model, row, { dialect })), ...passwordRefusals(model, row, policy)];
   if (details.length > 0) throw validationError(details);
   const extra = await model.dataProxy.validate?.(row, context);
   if (Array.isArray(extra) && extra.length > 0) {

@@ -6,6 +6,7 @@ export { readMultipart, MULTIPART_DEFAULTS } from './multipart.js';
 export type { MultipartBody, MultipartFile, MultipartOptions } from './multipart.js';
 export { allowedMethods, methodNotAllowed, routesWithAllowedMethods } from './allowed-methods.js';
 export { requireAuthState } from './auth-state.js';
+export type { RequireAuthOptions } from './auth-state.js';
 export { toFwUser } from './user.js';
 export type { StoredUserLike } from './user.js';
 export { escapeHtml } from './escape-html.js';

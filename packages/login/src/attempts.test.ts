@@ -91,7 +91,7 @@ describe('failed-login limiter against one attacker spraying from one IP', () =>
     // (which would slow the attacker further) is lifted, so only the failure counters are tested.
     const f = await setup({ login: { captchaRate: { max: 1000, windowSeconds: 60 } } });
     try {
-      await f.store.users.create({ account: 'mallory', password: 'mallory-pass' });
+      await f.store.users.create({ account: 'mallory', password: 'mallory-pass', mustChangePassword: false });
       const victims = Array.from({ length: 70 }, (_, i) => `victim${i}`);
       for (const account of victims) await f.store.users.create({ account });
       const asked: boolean[] = [];

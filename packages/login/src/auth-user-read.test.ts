@@ -35,7 +35,7 @@ describeEachSql('fwAuth(options) with tokens outside the database', (db, spec) =
   });
 
   async function signedIn(input: Parameters<FwStore['users']['create']>[0]) {
-    const user = await stores[0]!.users.create({ password: 'x-password', ...input });
+    const user = await stores[0]!.users.create({ password: 'x-password', mustChangePassword: false, ...input });
     const { token } = await tokens.loginToken({ id: user.id, account: user.account });
     return { user, token };
   }

@@ -15,6 +15,12 @@ export interface FwRequestState {
   token: string;
   /** The grants version read with the user, when the lookup provided it (saves the power engine a query). */
   grantsVersion?: number;
+  /**
+   * True when the user must change the password first (an administrator set it and the user has
+   * not changed it since): every route but the password change answers 403
+   * `PASSWORD_CHANGE_REQUIRED` (see `requireAuthState` and `fwAuth`'s `allowPasswordChange`).
+   */
+  mustChangePassword?: boolean;
 }
 
 declare module 'koa' {
@@ -54,6 +60,13 @@ export interface FwAuthOptions {
   allowQueryToken?: (ctx: Context) => boolean;
   /** Let requests without a token through (without `ctx.state.fw`) instead of answering 401. @default false */
   optional?: boolean;
+  /**
+   * Let the token of a user who must change the password through (`ctx.state.fw.mustChangePassword`
+   * is then true). Off, such a request is answered 403 `PASSWORD_CHANGE_REQUIRED`: only the routes
+   * a person needs to change the password (Fw's own userinfo, change-pwd, logout) opt in.
+   * @default false
+   */
+  allowPasswordChange?: boolean;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -83,6 +96,9 @@ export function requestToken(ctx: Context, allowQueryToken: (ctx: Context) => bo
  * With `optional: true` a request may pass without a user, so the result is a plain `Middleware`
  * and `ctx.state.fw` stays optional.
  *
+ * The token of a user who must change the password (see {@link FwRequestState.mustChangePassword})
+ * is answered 403 `PASSWORD_CHANGE_REQUIRED` unless `allowPasswordChange` is set.
+ *
  * @example
  * router.get('/reports', fwAuth({ tokens, store }), (ctx) => { ctx.body = report(ctx.state.fw.user); });
  */
@@ -93,6 +109,7 @@ export function fwAuth(options: FwAuthOptions): Middleware {
   if (!options.store?.users) throw new FwDefinitionError('fwAuth.store', 'an FwStore is required');
   const authenticator = new Authenticator(options);
   const optional = options.optional === true;
+  const allowPasswordChange = options.allowPasswordChange === true;
   return async function fwAuth(ctx, next) {
     let state: FwRequestState | undefined;
     try {
@@ -102,8 +119,10 @@ export function fwAuth(options: FwAuthOptions): Middleware {
       // handler answers too, for a host that mounts fwAuth without fwErrorHandler (issue 10 §5).
       throw isFwError(error) || !isUnavailableError(error) ? error : unavailableError(error);
     }
-    if (state) ctx.state.fw = state;
-    else if (!optional) throw new FwError('UNAUTHENTICATED');
+    if (state) {
+      if (state.mustChangePassword === true && !allowPasswordChange) throw new FwError('PASSWORD_CHANGE_REQUIRED');
+      ctx.state.fw = state;
+    } else if (!optional) throw new FwError('UNAUTHENTICATED');
     await next();
   };
 }
@@ -139,7 +158,7 @@ export class Authenticator {
   async authenticate(ctx: Context): Promise<FwRequestState | undefined> {
     const token = requestToken(ctx, this.#allowQueryToken);
     if (token === undefined) return undefined;
-    let stored: StoredUserLike | undefined;
+    let stored: (StoredUserLike & { mustChangePassword: boolean }) | undefined;
     let grantsVersion: number | undefined;
     let tokenAdmin: boolean;
     let hash: string | undefined;
@@ -168,6 +187,9 @@ export class Authenticator {
       user: { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin === true || tokenAdmin },
       token,
       ...(grantsVersion !== undefined ? { grantsVersion } : {}),
+      // From the same row, no extra query: the state carries it, so every route that reads the
+      // state through requireAuthState or fwAuth refuses it unless it opted in (issue 19 §3).
+      ...(stored.mustChangePassword ? { mustChangePassword: true } : {}),
     };
   }
 }

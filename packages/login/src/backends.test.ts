@@ -21,7 +21,7 @@ describeEachSql('fwLogin with tokens and counters in SQL', (db) => {
   before(async () => {
     store = await createStore(db().url);
     await store.migrate.latest();
-    await store.users.create({ account: 'alice', password: 'alice-pass' });
+    await store.users.create({ account: 'alice', password: 'alice-pass', mustChangePassword: false });
     const config = loadConfig({ env: false, values: { 'fw-app.verifyCodeCount': 2, 'fw-app.loginLockCount': 4 } });
     // Two app instances on one database: what one writes, the other sees.
     services = [];
@@ -105,7 +105,7 @@ describeEachSql('login input a database cannot take, and hooks failing for unexp
   before(async () => {
     store = await createStore(db().url);
     await store.migrate.latest();
-    const alice = await store.users.create({ account: 'alice', password: 'alice-pass' });
+    const alice = await store.users.create({ account: 'alice', password: 'alice-pass', mustChangePassword: false });
     appId = (await store.openApis.create({ name: 'script', userId: alice.id })).record.appId;
     const config = loadConfig({ env: false, values: { 'fw-app.verifyCodeCount': 100, 'fw-app.loginLockCount': 100 } });
     const tokens = new FwTokenService({ store: new KnexTokenStore({ knex: store.knex }), config });

@@ -8,6 +8,7 @@ export const LOGIN_ERROR_CODES = {
   WRONG_PASSWORD: { status: 422, message: 'The current password is wrong' },
   PASSWORDS_DIFFER: { status: 422, message: 'The two new passwords differ' },
   PASSWORD_REFUSED: { status: 422, message: 'The new password was refused' },
+  PASSWORD_POLICY: { status: 422, message: 'The new password does not meet the password policy' },
   ACCOUNT_DISABLED: { status: 401, message: 'This account cannot be used now' },
   LOGIN_UNAVAILABLE: { status: 503, message: 'Logins cannot be checked right now; try again shortly' },
   // Sessions a person can see and end (issue 19 §6).

@@ -52,7 +52,7 @@ describe('fwLogin(options)', () => {
 
     it('logs in: token, ISO expiry, login log row with the token hash, and the token works', async () => {
       const res = await login(f, 'alice', 'alice-pass').set('User-Agent', 'fw-test/1').expect(200);
-      expect(res.body).to.include({ pass: true, useVerifyCode: false, resetPwd: true });
+      expect(res.body).to.include({ pass: true, useVerifyCode: false, resetPwd: false });
       expect(res.body.token).to.match(/^[A-Za-z0-9]{16}$/);
       const expire = new Date(res.body.expire);
       expect(res.body.expire).to.equal(expire.toISOString());
@@ -62,7 +62,7 @@ describe('fwLogin(options)', () => {
       expect(row!.ip).to.be.a('string').and.not.equal('');
       expect(JSON.stringify(row)).to.not.contain(res.body.token);
       const me = await f.agent.get('/fw-api/userinfo').set('token', res.body.token).expect(200);
-      expect(me.body).to.deep.include({ id: f.alice.id, account: 'alice', name: 'Alice', isAdmin: false, resetPwd: true, roles: [] });
+      expect(me.body).to.deep.include({ id: f.alice.id, account: 'alice', name: 'Alice', isAdmin: false, resetPwd: false, roles: [] });
     });
 
     it('fails with the built-in reason, and unknown account and wrong password answer alike', async () => {
@@ -75,7 +75,7 @@ describe('fwLogin(options)', () => {
 
     it('refuses look-alike accounts with the generic answer, counted, even when such a row exists', async () => {
       // A row written before the account rule existed (or straight into the table).
-      const twin = await f.store.users.create({ account: 'root-twin', password: 'twin-pass' });
+      const twin = await f.store.users.create({ account: 'root-twin', password: 'twin-pass', mustChangePassword: false });
       await f.store.knex('fw_user').where('id', twin.id).update({ account: 'root\u200b' });
       const unknown = await login(f, 'nobody', 'twin-pass').expect(401);
       for (const account of ['root\u200b', 'root\u202e', '\u2066root']) expect((await login(f, account, 'twin-pass').expect(401)).body).to.deep.equal(unknown.body);
@@ -91,7 +91,7 @@ describe('fwLogin(options)', () => {
     });
 
     it('normalises the account to NFC before the lookup', async () => {
-      await f.store.users.create({ account: 'zoë', password: 'zoe-pass' });
+      await f.store.users.create({ account: 'zoë', password: 'zoe-pass', mustChangePassword: false });
       await login(f, 'zoe\u0308', 'zoe-pass').expect(200);
     });
 

@@ -8,11 +8,14 @@ import {
   accountProblem,
   loadConfig,
   normalizeAccount,
+  resolvePasswordPolicy,
   unavailableError,
   type FwConfig,
   type FwErrorDetail,
   type FwUser,
   type LoginFailureReason,
+  type PasswordPolicy,
+  type PasswordPolicyOptions,
 } from '@fw/core';
 import type { FwStore } from '@fw/store';
 import { fwRoute, isJsonObject, readJsonBody, requireAuthState, routesWithAllowedMethods } from '@fw/http';
@@ -74,6 +77,13 @@ export interface FwLoginOptions {
    * @default a new FailedLoginLog over `store`, `ephemeral` and `config`
    */
   failedLogins?: FailedLoginLog;
+  /**
+   * The password policy `POST /change-pwd` applies to the new password (and `GET /login-settings`
+   * describes): a policy from `passwordPolicy()` of `@fw/core`, or its options over the
+   * configuration's (`fw-app.passwordMinLength`). `fwAdmin` passes the one it gives every path.
+   * @default the configuration's policy: at least 10 characters, at most 200, not the account, not a common password
+   */
+  passwordPolicy?: PasswordPolicy | PasswordPolicyOptions;
 }
 
 /** The answer of `POST /login`. */
@@ -99,6 +109,7 @@ interface ResolvedOptions {
   authenticator: Authenticator;
   providers: () => LoginProvider[];
   failedLogins: FailedLoginLog;
+  passwordPolicy: PasswordPolicy;
 }
 
 function positiveInteger(key: string, value: unknown, fallback: number): number {
@@ -141,6 +152,7 @@ function resolveOptions(options: FwLoginOptions): ResolvedOptions {
     authenticator: new Authenticator({ tokens: options.tokens, store: options.store, allowQueryToken: options.allowQueryToken }),
     providers: loginProvidersReader(options.providers),
     failedLogins: options.failedLogins ?? new FailedLoginLog({ store: options.store, ephemeral: options.ephemeral, config }),
+    passwordPolicy: resolvePasswordPolicy(config, options.passwordPolicy),
   };
 }
 
@@ -151,8 +163,13 @@ function route(o: ResolvedOptions, handler: Handler): Middleware {
   return fwRoute((ctx) => handler(ctx, o));
 }
 
-async function requireAuth(ctx: Context, o: ResolvedOptions): Promise<FwRequestState> {
-  return requireAuthState(ctx, (c) => o.authenticator.authenticate(c));
+/**
+ * The request's signed-in state. `passwordChange`: the route is one a user who must change the
+ * password may call (userinfo, change-pwd, logout); every other route refuses such a user with 403
+ * `PASSWORD_CHANGE_REQUIRED`.
+ */
+async function requireAuth(ctx: Context, o: ResolvedOptions, passwordChange: 'allowed' | 'refused' = 'refused'): Promise<FwRequestState> {
+  return requireAuthState(ctx, (c) => o.authenticator.authenticate(c), { allowPasswordChange: passwordChange === 'allowed' });
 }
 
 function badField(path: string, message: string): FwErrorDetail {
@@ -354,14 +371,14 @@ async function openApiToken(ctx: Context, o: ResolvedOptions): Promise<void> {
 }
 
 async function logout(ctx: Context, o: ResolvedOptions): Promise<void> {
-  const state = await requireAuth(ctx, o);
+  const state = await requireAuth(ctx, o, 'allowed');
   await o.tokens.revoke(state.token);
   await o.proxy.logout(state.token);
   ctx.body = { ok: true };
 }
 
 async function changePassword(ctx: Context, o: ResolvedOptions): Promise<void> {
-  const state = await requireAuth(ctx, o);
+  const state = await requireAuth(ctx, o, 'allowed');
   const body = await readJsonBody(ctx, { limit: o.bodyLimit });
   if (!isJsonObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
   const details: FwErrorDetail[] = [];
@@ -389,6 +406,9 @@ async function changePassword(ctx: Context, o: ResolvedOptions): Promise<void> {
     throw loginError('WRONG_PASSWORD', undefined, [{ path: 'pwd', type: 'wrongPassword', message: 'The current password is wrong' }]);
   }
   if (newPwd !== newPwd2) throw loginError('PASSWORDS_DIFFER', undefined, [{ path: 'newPwd2', type: 'oneOf', message: 'The two new passwords differ' }]);
+  // The one policy of every path that sets a password (issue 19 §2), before the host's own hook.
+  const refusals = o.passwordPolicy.check(newPwd, { account: user.account, path: 'newPwd' });
+  if (refusals.length > 0) throw loginError('PASSWORD_POLICY', refusals[0]!.message, refusals);
   try {
     await o.proxy.beforeChangePwd(user, newPwd);
   } catch (error) {
@@ -427,7 +447,7 @@ async function codeImage(ctx: Context, o: ResolvedOptions): Promise<void> {
 }
 
 async function userInfo(ctx: Context, o: ResolvedOptions): Promise<void> {
-  const { user } = await requireAuth(ctx, o);
+  const { user } = await requireAuth(ctx, o, 'allowed');
   const stored = await o.store.users.findById(user.id);
   const roleIds = await o.store.users.roleIds(user.id);
   const roles = (await Promise.all(roleIds.map((id) => o.store.roles.findById(id))))
@@ -445,7 +465,7 @@ async function userInfo(ctx: Context, o: ResolvedOptions): Promise<void> {
 
 /** `GET /login-settings`, open: what the sign-in page shows and how it must send the password. Nothing secret. */
 async function settings(ctx: Context, o: ResolvedOptions): Promise<void> {
-  ctx.body = loginSettings(o.config, o.providers());
+  ctx.body = loginSettings(o.config, o.providers(), o.passwordPolicy);
 }
 
 async function menu(ctx: Context, o: ResolvedOptions): Promise<void> {

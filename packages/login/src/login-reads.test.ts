@@ -36,7 +36,7 @@ describe('POST /fw-api/login: reads of the user row', () => {
       body = res.body as Record<string, unknown>;
     });
     expect(reads).to.equal(1);
-    expect(body).to.include({ pass: true, resetPwd: true });
+    expect(body).to.include({ pass: true, resetPwd: false });
     const me = await f.agent.get('/private').set('token', body.token as string);
     expect(me.body.user).to.include({ id: f.alice.id, account: 'alice', isAdmin: false });
   });

@@ -8,6 +8,8 @@ import { FwTokenService, KnexEphemeralStore, KnexTokenStore } from '@fw/token';
 import { fwLogin, type FwLoginOptions } from './fw-login.js';
 import { fwErrorHandler } from '@fw/http';
 
+const POLICY = { minLength: 10, maxLength: 200, rules: ['minLength', 'maxLength', 'notAccount', 'notCommon'] };
+
 describeEachSql('GET /fw-api/login-settings', (db) => {
   let store: FwStore;
   before(async () => {
@@ -28,7 +30,7 @@ describeEachSql('GET /fw-api/login-settings', (db) => {
 
   it('answers without a token: title, transfer encoding, captcha threshold and no providers by default', async () => {
     const res = await app().get('/fw-api/login-settings').expect(200);
-    expect(res.body).to.deep.equal({ title: 'Fw admin', pwdTransferEncrypt: true, verifyCodeCount: 2, providers: [] });
+    expect(res.body).to.deep.equal({ title: 'Fw admin', pwdTransferEncrypt: true, verifyCodeCount: 2, providers: [], passwordPolicy: POLICY });
     expect(res.headers['cache-control']).to.equal('no-store');
   });
 
@@ -36,7 +38,7 @@ describeEachSql('GET /fw-api/login-settings', (db) => {
     const res = await app({ 'fw-app.title': 'Library', 'fw-app.pwdTransferEncrypt': false, 'fw-app.verifyCodeCount': 0, 'fw-app.apiPrefix': '/api' })
       .get('/api/login-settings')
       .expect(200);
-    expect(res.body).to.deep.equal({ title: 'Library', pwdTransferEncrypt: false, verifyCodeCount: 0, providers: [] });
+    expect(res.body).to.deep.equal({ title: 'Library', pwdTransferEncrypt: false, verifyCodeCount: 0, providers: [], passwordPolicy: POLICY });
   });
 
   it('lists the providers it was given, field by field (nothing else an object holds is sent)', async () => {

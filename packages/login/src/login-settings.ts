@@ -1,4 +1,4 @@
-import { FwDefinitionError, type FwConfig } from '@fw/core';
+import { FwDefinitionError, passwordPolicyFromConfig, type FwConfig, type PasswordPolicy, type PasswordPolicyDescription } from '@fw/core';
 
 /**
  * A way to sign in other than the password form (an OAuth provider), shown by the sign-in page
@@ -26,6 +26,8 @@ export interface LoginSettings {
   verifyCodeCount: number;
   /** The other ways to sign in; empty without OAuth. */
   providers: LoginProvider[];
+  /** The password policy every password change is held to (lengths and rule names), so a form can show it before submit. */
+  passwordPolicy: PasswordPolicyDescription;
 }
 
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -64,12 +66,13 @@ export function loginProvidersReader(input: LoginProvidersInput | undefined, key
   return () => fixed.map((p) => ({ ...p }));
 }
 
-/** The public login settings from the configuration and the providers. */
-export function loginSettings(config: FwConfig, providers: LoginProvider[]): LoginSettings {
+/** The public login settings from the configuration, the providers and the password policy (the configuration's by default). */
+export function loginSettings(config: FwConfig, providers: LoginProvider[], policy: PasswordPolicy = passwordPolicyFromConfig(config)): LoginSettings {
   return {
     title: config['fw-app.title'],
     pwdTransferEncrypt: config['fw-app.pwdTransferEncrypt'],
     verifyCodeCount: config['fw-app.verifyCodeCount'],
     providers,
+    passwordPolicy: policy.describe(),
   };
 }

@@ -126,7 +126,7 @@ describe('POST /fw-api/change-pwd', () => {
         proxy: {
           beforeChangePwd(user, newPwd) {
             calls.push(['before', user.account, newPwd]);
-            if (newPwd.length < 8) throw new Error('at least 8 characters, please');
+            if (newPwd.includes('forbidden')) throw new Error('no forbidden words, please');
           },
           afterChangePwd(user, originPwd, newPwd) {
             calls.push(['after', user.account, originPwd, newPwd]);
@@ -151,8 +151,12 @@ describe('POST /fw-api/change-pwd', () => {
       ['after', 'alice', 'alice-pass', 'brand-new-pass'],
     ]);
     await login(f, 'alice', 'alice-pass').expect(401);
-    const res = await login(f, 'alice', 'brand-new-pass').expect(200);
-    expect(res.body.resetPwd).to.equal(false);
+    await login(f, 'alice', 'brand-new-pass').expect(200);
+    // A password an administrator set asks for a change, which clears it.
+    await f.store.users.create({ account: 'carol', password: 'carol-first-1' });
+    expect((await login(f, 'carol', 'carol-first-1').expect(200)).body.resetPwd).to.equal(true);
+    await change(await tokenOf(f, 'carol', 'carol-first-1'), 'carol-first-1', 'violet-harbour-42').expect(200);
+    expect((await login(f, 'carol', 'violet-harbour-42').expect(200)).body.resetPwd).to.equal(false);
   });
 
   it('ends every other session of the user at once, keeps the one that changed it, and leaves other users alone', async () => {
@@ -180,8 +184,11 @@ describe('POST /fw-api/change-pwd', () => {
   it('refuses differing new passwords and a password the hook refuses, changing nothing', async () => {
     const token = await tokenOf(f);
     expect((await change(token, 'alice-pass', 'brand-new-pass', 'brand-new-pasS').expect(422)).body.error.code).to.equal('PASSWORDS_DIFFER');
-    const refused = await change(token, 'alice-pass', 'short').expect(422);
-    expect(refused.body.error).to.include({ code: 'PASSWORD_REFUSED', message: 'at least 8 characters, please' });
+    const refused = await change(token, 'alice-pass', 'a-forbidden-word').expect(422);
+    expect(refused.body.error).to.include({ code: 'PASSWORD_REFUSED', message: 'no forbidden words, please' });
+    // The policy answers before the hook is asked.
+    expect((await change(token, 'alice-pass', 'short').expect(422)).body.error.code).to.equal('PASSWORD_POLICY');
+    expect(calls.filter(([when, , pwd]) => when === 'before' && pwd === 'short')).to.deep.equal([]);
     await login(f, 'alice', 'alice-pass').expect(200);
   });
 

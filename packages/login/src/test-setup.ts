@@ -24,7 +24,8 @@ export interface LoginFixture {
 
 /**
  * A Koa app with `fwLogin` and protected routes under `/private` (behind `fwAuth`), on a fresh SQLite database
- * holding `alice` (password `alice-pass`) and the administrator `root` (password `root-pass`).
+ * holding `alice` (password `alice-pass`) and the administrator `root` (password `root-pass`), both
+ * with a password of their own choosing (no forced change).
  */
 export async function setup(options: { config?: Record<string, unknown>; login?: Partial<FwLoginOptions>; ephemeral?: EphemeralStore } = {}): Promise<LoginFixture> {
   const db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
@@ -34,8 +35,10 @@ export async function setup(options: { config?: Record<string, unknown>; login?:
   const clock = { now: Date.now() };
   const tokens = new FwTokenService({ store: new MemoryTokenStore(), config, now: () => clock.now });
   const ephemeral = options.ephemeral ?? new MemoryEphemeralStore();
-  const aliceRow = await store.users.create({ account: 'alice', name: 'Alice', password: 'alice-pass' });
-  await store.users.create({ account: 'root', name: 'Root', password: 'root-pass', isAdmin: true });
+  // Both chose their password themselves, so neither is held to the forced change;
+  // password-rules.test.ts covers users who must change theirs.
+  const aliceRow = await store.users.create({ account: 'alice', name: 'Alice', password: 'alice-pass', mustChangePassword: false });
+  await store.users.create({ account: 'root', name: 'Root', password: 'root-pass', isAdmin: true, mustChangePassword: false });
   const app = new Koa();
   app.silent = true;
   app.use(fwErrorHandler());

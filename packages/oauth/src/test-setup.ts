@@ -109,7 +109,7 @@ export async function startHost(
   const db = options.store ? undefined : (options.db ?? (await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' })));
   const store = options.store ?? createStore(db!.url);
   if (options.migrate !== false) await store.migrate.latest();
-  if (!(await store.users.findByAccount('alice'))) await store.users.create({ account: 'alice', name: 'Alice', password: 'alice-password' });
+  if (!(await store.users.findByAccount('alice'))) await store.users.create({ account: 'alice', name: 'Alice', password: 'alice-password', mustChangePassword: false });
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

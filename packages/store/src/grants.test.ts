@@ -17,7 +17,7 @@ describeEachSql('store.grants', (db) => {
   }
 
   it('bumps the version on every write that changes grants, and not on others', async () => {
-    const user = await store.users.create({ account: `g-${Date.now()}`, password: 'x-password' });
+    const user = await store.users.create({ account: `g-${Date.now()}`, password: 'x-password', mustChangePassword: false });
     const role = await store.roles.create({ code: `r-${Date.now()}`, name: 'R' });
     const menu = await store.menus.create({ code: `M${Date.now()}`, name: 'M', type: 'table', value: 'M' });
     expect(await bumped(() => store.roles.setMenus(role.id, [menu.id]))).to.equal(1);
@@ -32,7 +32,7 @@ describeEachSql('store.grants', (db) => {
 
   it('lists the codes granted through normal roles, without disabled menus', async () => {
     const stamp = Date.now();
-    const user = await store.users.create({ account: `c-${stamp}`, password: 'x-password' });
+    const user = await store.users.create({ account: `c-${stamp}`, password: 'x-password', mustChangePassword: false });
     const open = await store.menus.create({ code: `Book${stamp}`, name: 'Books', type: 'table', value: 'Book' });
     const fn = await store.menus.create({ code: `Book${stamp}@EDIT`, name: 'Edit', type: 'function', parentId: open.id, status: 'hidden' });
     const off = await store.menus.create({ code: `Off${stamp}`, name: 'Off', type: 'table', value: 'Off', status: 'disabled' });

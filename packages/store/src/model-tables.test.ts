@@ -94,7 +94,7 @@ describeEachSql('Model changes at start-up (createModelTables / planModelTables)
 
   it('leaves the built-in tables to the migrations: their own columns are no dropped fields', async function () {
     await store.migrate.latest();
-    const user = await store.users.create({ account: 'mt-admin', password: 'mt-pass-123', isAdmin: true });
+    const user = await store.users.create({ account: 'mt-admin', password: 'mt-pass-123', isAdmin: true, mustChangePassword: false });
     await store.loginLogs.insert({ userId: user.id, account: 'mt-admin', method: 'password', tokenHash: 'a'.repeat(64), admin: true });
     expect(await planModelTables(store, BUILTIN_MODELS)).to.deep.equal({ safe: [], unsafe: [], notes: [] });
     expect(await store.createModelTables(BUILTIN_MODELS)).to.deep.equal([]);

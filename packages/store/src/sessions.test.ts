@@ -16,7 +16,7 @@ describeEachSql('store.sessions.lookup(tokenHash, now)', (db, spec) => {
   before(async () => {
     store = createStore(db().url);
     await store.migrate.latest();
-    userId = (await store.users.create({ account: `s-${Date.now()}`, name: 'Sam', password: 'x-password', isAdmin: true })).id;
+    userId = (await store.users.create({ account: `s-${Date.now()}`, name: 'Sam', password: 'x-password', isAdmin: true, mustChangePassword: false })).id;
   });
   after(() => store?.destroy());
 
@@ -28,13 +28,21 @@ describeEachSql('store.sessions.lookup(tokenHash, now)', (db, spec) => {
     await store.grants.bump();
     const session = await store.sessions.lookup(hash('AAAAAAAAAAAAAAA1'), Date.now());
     expect(session).to.deep.include({ userId });
-    expect(session!.user).to.deep.include({ id: userId, name: 'Sam', isAdmin: true, status: 'normal', expireDate: null, whiteIp: null });
+    expect(session!.user).to.deep.include({ id: userId, name: 'Sam', isAdmin: true, status: 'normal', expireDate: null, whiteIp: null, mustChangePassword: false });
     expect(session!.grantsVersion).to.equal(await store.grants.version());
     expect(session!.expiresAt).to.be.greaterThan(Date.now());
   });
 
+  it('reports, from the same read, a user who must change the password an administrator set', async () => {
+    const given = (await store.users.create({ account: `m-${Date.now()}`, password: 'x-password' })).id;
+    await store.knex('fw_token').insert({ token_hash: hash('AAAAAAAAAAAAAAA7'), user_id: given, expires_at: Date.now() + 60_000, created_at: Date.now() });
+    expect((await store.sessions.lookup(hash('AAAAAAAAAAAAAAA7'), Date.now()))!.user.mustChangePassword).to.equal(true);
+    await store.users.setPassword(given, 'y-password');
+    expect((await store.sessions.lookup(hash('AAAAAAAAAAAAAAA7'), Date.now()))!.user.mustChangePassword).to.equal(false);
+  });
+
   it('reports the token’s own admin flag beside the user’s stored one', async () => {
-    const plain = (await store.users.create({ account: `p-${Date.now()}`, password: 'x-password' })).id;
+    const plain = (await store.users.create({ account: `p-${Date.now()}`, password: 'x-password', mustChangePassword: false })).id;
     await store.knex('fw_token').insert([
       { token_hash: hash('AAAAAAAAAAAAAAA5'), user_id: plain, expires_at: Date.now() + 60_000, created_at: Date.now(), is_admin: true },
       { token_hash: hash('AAAAAAAAAAAAAAA6'), user_id: plain, expires_at: Date.now() + 60_000, created_at: Date.now(), is_admin: false },
@@ -83,24 +91,30 @@ describeEachSql('store.sessions.user(userId)', (db, spec) => {
   async function viaModel(id: number) {
     const record = await store.users.findById(id);
     if (!record) return undefined;
-    const { account, name, isAdmin, status, expireDate, whiteIp } = record;
-    return { user: { id, account, name, isAdmin, status, expireDate, whiteIp }, grantsVersion: await store.grants.version() };
+    const { account, name, isAdmin, status, expireDate, whiteIp, hasPassword, resetPwdTime } = record;
+    const mustChangePassword = hasPassword && resetPwdTime === null;
+    return { user: { id, account, name, isAdmin, status, expireDate, whiteIp, mustChangePassword }, grantsVersion: await store.grants.version() };
   }
 
   it('agrees with users.findById for each status, admin flag, expiry and allowlist, and after a deletion', async () => {
     const stamp = Date.now();
     const expiry = new Date(Math.floor(stamp / 1000) * 1000 + 3_600_000);
     const ids = [
-      (await store.users.create({ account: `u1-${stamp}`, name: 'One', password: 'x-password', isAdmin: true })).id,
+      (await store.users.create({ account: `u1-${stamp}`, name: 'One', password: 'x-password', isAdmin: true, mustChangePassword: false })).id,
       (await store.users.create({ account: `u2-${stamp}`, status: 'locked', expireDate: expiry, whiteIp: '10.0.0.0/8' })).id,
       (await store.users.create({ account: `u3-${stamp}`, name: null, expireDate: new Date(stamp - 60_000) })).id,
+      // A password an administrator set: the user must change it (issue 19 §3).
+      (await store.users.create({ account: `u4-${stamp}`, password: 'x-password' })).id,
     ];
     await store.grants.bump();
     for (const id of ids) {
       const read = await store.sessions.user(id);
       expect(read, `user ${id}`).to.deep.equal(await viaModel(id));
     }
-    const [admin, locked, expired] = await Promise.all(ids.map((id) => store.sessions.user(id)));
+    const [admin, locked, expired, given] = await Promise.all(ids.map((id) => store.sessions.user(id)));
+    expect([admin, locked, expired, given].map((s) => s!.user.mustChangePassword)).to.deep.equal([false, false, false, true]);
+    await store.users.setPassword(ids[3]!, 'y-password');
+    expect((await store.sessions.user(ids[3]!))!.user.mustChangePassword).to.equal(false);
     expect(admin!.user).to.deep.include({ isAdmin: true, status: 'normal', name: 'One', expireDate: null });
     expect(locked!.user).to.deep.include({ isAdmin: false, status: 'locked', whiteIp: '10.0.0.0/8' });
     expect(locked!.user.expireDate!.getTime()).to.equal(expiry.getTime());

@@ -21,6 +21,12 @@ export interface SessionRecord {
     status: string;
     expireDate: Date | null;
     whiteIp: string | null;
+    /**
+     * The user holds a local password an administrator set and has not changed since
+     * (`password_hash` set, `reset_pwd_time` null): read here so that the authentication path
+     * can hold such a token to the password change without another query (issue 19 §3).
+     */
+    mustChangePassword: boolean;
   };
   /** `store.grants.version()` as of the same read. */
   grantsVersion: number;
@@ -55,8 +61,11 @@ export interface SessionRepository {
 
 const GRANTS_VERSION = `(select m.value from fw_meta m where m.name = 'grants_version') as grants_version`;
 
+/** 1 when the user must change the password first (see `mustChangePassword`); portable to every dialect. */
+const MUST_CHANGE = 'case when u.password_hash is not null and u.reset_pwd_time is null then 1 else 0 end as must_change_pwd';
+
 const SQL = `select t.user_id, t.expires_at, t.is_admin as token_admin, u.account, u.name, u.is_admin, u.status, u.expire_date, u.white_ip,
-  ${GRANTS_VERSION}
+  ${MUST_CHANGE}, ${GRANTS_VERSION}
 from fw_token t inner join fw_user u on u.id = t.user_id
 where t.token_hash = ? and t.expires_at > ?`;
 
@@ -70,7 +79,7 @@ const DATA_VERSION = 'PRAGMA data_version';
 const PG_SQL = SQL.replace('t.token_hash = ?', 't.token_hash = $1').replace('t.expires_at > ?', 't.expires_at > $2');
 
 const USER_SQL = `select u.id as user_id, u.account, u.name, u.is_admin, u.status, u.expire_date, u.white_ip,
-  ${GRANTS_VERSION}
+  ${MUST_CHANGE}, ${GRANTS_VERSION}
 from fw_user u
 where u.id = ?`;
 
@@ -141,6 +150,7 @@ function toSessionUser(row: Record<string, unknown>): SessionUserRecord {
       status: String(row.status),
       expireDate: toDate(row.expire_date),
       whiteIp: row.white_ip === null || row.white_ip === undefined ? null : String(row.white_ip),
+      mustChangePassword: toBoolean(row.must_change_pwd),
     },
     grantsVersion: row.grants_version === null || row.grants_version === undefined ? 0 : Number(row.grants_version),
   };
@@ -258,7 +268,7 @@ export function createSessionRepository(
         .join('fw_user as u', 'u.id', 't.user_id')
         .where('t.token_hash', tokenHash)
         .andWhere('t.expires_at', '>', now)
-        .first('t.user_id', 't.expires_at', 't.is_admin as token_admin', ...USER_COLUMNS, grantsVersion());
+        .first('t.user_id', 't.expires_at', 't.is_admin as token_admin', ...USER_COLUMNS, ctx.knex.raw(MUST_CHANGE), grantsVersion());
       return row ? toSession(row) : undefined;
     },
     async user(userId) {
@@ -272,7 +282,7 @@ export function createSessionRepository(
       const row: Record<string, unknown> | undefined = await ctx
         .knex('fw_user as u')
         .where('u.id', userId)
-        .first('u.id as user_id', ...USER_COLUMNS, grantsVersion());
+        .first('u.id as user_id', ...USER_COLUMNS, ctx.knex.raw(MUST_CHANGE), grantsVersion());
       return row ? toSessionUser(row) : undefined;
     },
     close() {

@@ -30,8 +30,20 @@ export interface CreateUserInput {
   account: string;
   /** Display name, at most 128 characters. */
   name?: string | null;
-  /** Clear-text password, hashed with scrypt before it is stored. Omit for users without a local password. */
+  /**
+   * Clear-text password, hashed with scrypt before it is stored. Omit for users without a local
+   * password. Not held to the password policy: this is the programmatic API, and the user-facing
+   * paths (data API, change-pwd, first administrator, CLI) check `passwordPolicy` of `@fw/core`
+   * before they call it.
+   */
   password?: string | null;
+  /**
+   * Whether the user must change the given password at the first sign-in (until then the token
+   * reaches only the password change). False records the password as the user's own choice
+   * (`resetPwdTime` = now), as `setPassword` does.
+   * @default true (an administrator set it)
+   */
+  mustChangePassword?: boolean;
   /** @default false */
   isAdmin?: boolean;
   /** @default 'normal' */
@@ -43,7 +55,7 @@ export interface CreateUserInput {
 }
 
 /** What `users.update` accepts: any subset of the creation fields except the password (see `setPassword`). */
-export type UpdateUserInput = Partial<Omit<CreateUserInput, 'password'>>;
+export type UpdateUserInput = Partial<Omit<CreateUserInput, 'password' | 'mustChangePassword'>>;
 
 /** A user's stored password, for the login service to verify with core's `verifyPassword`. */
 export interface UserCredentials {
@@ -57,7 +69,8 @@ export interface UserCredentials {
 /** The `fw_user` table and the user's role and organisation links. */
 export interface UserRepository {
   /**
-   * Creates a user, hashing the password.
+   * Creates a user, hashing the password. The password is not checked against the password
+   * policy (see {@link CreateUserInput.password}).
    * @throws {FwError} `CONFLICT` (409) when the account exists; `VALIDATION_FAILED` (422) for a bad field.
    */
   create(input: CreateUserInput): Promise<FwUserRecord>;
@@ -79,7 +92,9 @@ export interface UserRepository {
   /** The stored hash and salt of an account; undefined when the account does not exist or has no local password. */
   getCredentials(account: string): Promise<UserCredentials | undefined>;
   /**
-   * Replaces the password (null removes the local password) and records `resetPwdTime`.
+   * Replaces the password (null removes the local password) and records `resetPwdTime`, so the
+   * user is not asked to change it. Programmatic: not checked against the password policy, which
+   * the user-facing paths apply before they call this.
    * @returns false when there is no such user.
    */
   setPassword(id: number, password: string | null): Promise<boolean>;
@@ -160,8 +175,17 @@ export function createUserRepository(ctx: RepositoryContext): UserRepository {
       let password: { hash: string; salt: string } | null = null;
       if (input.password !== undefined && input.password !== null) password = await hashPassword(checkPassword(input.password));
       const now = new Date();
+      const chosen = password !== null && checkBoolean('mustChangePassword', input.mustChangePassword, true) === false;
       const inserted = await conflictOnDuplicate(
-        () => User.query().insert({ ...fields, passwordHash: password?.hash ?? null, passwordSalt: password?.salt ?? null, createdAt: now, updatedAt: now }),
+        () =>
+          User.query().insert({
+            ...fields,
+            passwordHash: password?.hash ?? null,
+            passwordSalt: password?.salt ?? null,
+            ...(chosen ? { resetPwdTime: now } : {}),
+            createdAt: now,
+            updatedAt: now,
+          }),
         'account',
         duplicateAccount(fields.account ?? ''),
       );

@@ -36,6 +36,18 @@ export function tokenUrl(path: string, params: Record<string, string> = {}): str
   return apiUrl(path) + (qs ? `?${qs}` : '');
 }
 
+const passwordChangeListeners = new Set<() => void>();
+
+/**
+ * Calls `listener` whenever the server answers 403 `PASSWORD_CHANGE_REQUIRED` (the account's
+ * password was set by an administrator and must be changed first); the shell then shows the
+ * forced-change screen. Returns the unsubscribe function.
+ */
+export function onPasswordChangeRequired(listener: () => void): () => void {
+  passwordChangeListeners.add(listener);
+  return () => passwordChangeListeners.delete(listener);
+}
+
 let leaving = false;
 
 /** Sends the person to the sign-in page, remembering where they were. */
@@ -116,6 +128,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     retryAfter,
   );
   if (response.status === 401 && !options.keep401) toSignIn();
+  if (response.status === 403 && failure.code === 'PASSWORD_CHANGE_REQUIRED') for (const listener of passwordChangeListeners) listener();
   throw failure;
 }
 

@@ -38,8 +38,8 @@ export function useUserInfo(enabled = true) {
 }
 
 /** The user's menus (grants included), in the server's order. */
-export function useMenu() {
-  return useQuery(menuQuery);
+export function useMenu(enabled = true) {
+  return useQuery({ ...menuQuery, enabled });
 }
 
 /** A model's description and the user's power on it. */

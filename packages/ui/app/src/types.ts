@@ -148,6 +148,15 @@ export interface LoginSettings {
   pwdTransferEncrypt: boolean;
   verifyCodeCount: number;
   providers: Array<{ id: string; name: string; url: string }>;
+  /** The password policy every password change is held to (absent from servers before issue 19). */
+  passwordPolicy?: PasswordPolicyView;
+}
+
+/** The password policy of `GET /login-settings`: its lengths and the rules it checks. */
+export interface PasswordPolicyView {
+  minLength: number;
+  maxLength: number;
+  rules: Array<'minLength' | 'maxLength' | 'notAccount' | 'notCommon'>;
 }
 
 /** `GET /userinfo`. */

@@ -131,6 +131,16 @@ export const en = {
   'online.endAllConfirm': 'End every session of {name}?',
   'online.sessionsOf': 'Sessions of {name}',
   'online.total': '{total} users online',
+
+  // Issue 19 §2/§3: the password policy shown before submit, its refusals, and the forced change.
+  'pwd.policy': 'At least {min} characters; not your account name; not a common password.',
+  'pwd.policyFor': 'At least {min} characters; not the account name; not a common password.',
+  'pwd.rule.minLength': 'The password must have at least {min} characters',
+  'pwd.rule.maxLength': 'The password must have at most {max} characters',
+  'pwd.rule.notAccount': 'The password must not be or contain the account name',
+  'pwd.rule.notCommon': 'This password is one of the most common ones; choose another',
+  'pwd.signOut': 'Sign out instead',
+  'pwd.required': 'Your password must be changed before you can go on.',
 } as const;
 
 /** The keys of Fw's messages. */

@@ -132,4 +132,14 @@ export const zhCN: Messages = {
   'online.endAllConfirm': '结束 {name} 的所有会话？',
   'online.sessionsOf': '{name} 的会话',
   'online.total': '共 {total} 位在线用户',
+
+  // Issue 19 §2/§3: the password policy shown before submit, its refusals, and the forced change.
+  'pwd.policy': '至少 {min} 个字符；不能是您的账号名；不能是常见密码。',
+  'pwd.policyFor': '至少 {min} 个字符；不能是账号名；不能是常见密码。',
+  'pwd.rule.minLength': '密码至少需要 {min} 个字符',
+  'pwd.rule.maxLength': '密码最多 {max} 个字符',
+  'pwd.rule.notAccount': '密码不能是账号名，也不能包含账号名',
+  'pwd.rule.notCommon': '这是最常见的密码之一，请换一个',
+  'pwd.signOut': '退出登录',
+  'pwd.required': '必须先修改密码才能继续。',
 };

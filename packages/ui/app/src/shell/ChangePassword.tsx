@@ -7,6 +7,7 @@ import { takeReturn } from '../auth';
 import { useI18n } from '../i18n';
 import { navigate } from '../router';
 import { keys, useLoginSettings } from '../queries';
+import { localPolicyRefusal, policyMessage } from '../passwordPolicy';
 
 interface Values {
   pwd: string;
@@ -14,11 +15,16 @@ interface Values {
   newPwd2: string;
 }
 
-/** Change password; `forced` when the account still has the password it was given. */
-export function ChangePassword({ forced }: { forced: boolean }) {
+/**
+ * Change password; `forced` when the account still has the password an administrator gave it (the
+ * server then answers nothing else, so the screen offers signing out instead). The policy from
+ * `GET /login-settings` is shown under the new password and checked as it is typed.
+ */
+export function ChangePassword({ forced, account, onSignOut }: { forced: boolean; account?: string; onSignOut?: () => void }) {
   const { t } = useI18n();
   const { message } = App.useApp();
   const settings = useLoginSettings();
+  const policy = settings.data?.passwordPolicy;
   const queryClient = useQueryClient();
   const [form] = Form.useForm<Values>();
   const [error, setError] = useState<string>();
@@ -33,11 +39,15 @@ export function ChangePassword({ forced }: { forced: boolean }) {
       await api('/change-pwd', { body: { pwd: wire(values.pwd), newPwd: wire(values.newPwd), newPwd2: wire(values.newPwd2) } });
       message.success(t('pwd.done'));
       await queryClient.invalidateQueries({ queryKey: keys.userinfo });
+      await queryClient.invalidateQueries({ queryKey: keys.menu });
       form.resetFields();
       navigate(takeReturn() ?? '/', { replace: true });
     } catch (e) {
       if (e instanceof ApiError && e.status === 429) setError(t('login.lockedOut', { seconds: e.retryAfter ?? 60 }));
-      else setError(e instanceof Error ? e.message : String(e));
+      else if (e instanceof ApiError && e.code === 'PASSWORD_POLICY') {
+        // Named by rule: shown on the field, in the reader's language.
+        form.setFields([{ name: 'newPwd', errors: e.details.filter((d) => d.path === 'newPwd').map((d) => policyMessage(t, d.type ?? '', policy, d.message)) }]);
+      } else setError(e instanceof Error ? e.message : String(e));
     } finally {
       setBusy(false);
     }
@@ -55,7 +65,20 @@ export function ChangePassword({ forced }: { forced: boolean }) {
           <Form.Item name="pwd" label={t('pwd.current')} rules={[{ required: true, message: t('login.required', { what: t('pwd.current') }) }]}>
             <Input.Password autoComplete="current-password" autoFocus />
           </Form.Item>
-          <Form.Item name="newPwd" label={t('pwd.new')} rules={[{ required: true, message: t('login.required', { what: t('pwd.new') }) }]}>
+          <Form.Item
+            name="newPwd"
+            label={t('pwd.new')}
+            extra={policy ? t('pwd.policy', { min: policy.minLength }) : undefined}
+            rules={[
+              { required: true, message: t('login.required', { what: t('pwd.new') }) },
+              {
+                validator: (_, value: string | undefined) => {
+                  const rule = localPolicyRefusal(value ?? '', policy, account);
+                  return rule ? Promise.reject(new Error(policyMessage(t, rule, policy, rule))) : Promise.resolve();
+                },
+              },
+            ]}
+          >
             <Input.Password autoComplete="new-password" />
           </Form.Item>
           <Form.Item
@@ -77,6 +100,11 @@ export function ChangePassword({ forced }: { forced: boolean }) {
           {!forced && (
             <Button block type="link" onClick={() => window.history.back()} style={{ marginTop: 8 }}>
               {t('form.cancel')}
+            </Button>
+          )}
+          {forced && onSignOut && (
+            <Button block type="link" onClick={onSignOut} style={{ marginTop: 8 }} className="fw-pwd-sign-out">
+              {t('pwd.signOut')}
             </Button>
           )}
         </Form>

@@ -4,13 +4,13 @@ import { lazy, Suspense, useEffect, useMemo, useRef } from 'react';
 import { App, Button, Dropdown, Layout, Menu, Result, Spin, Typography, type MenuProps } from 'antd';
 import { DownOutlined, KeyOutlined, LaptopOutlined, LogoutOutlined, TeamOutlined, UserOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
-import { api } from '../api';
+import { api, onPasswordChangeRequired } from '../api';
 import { clearToken, takeReturn } from '../auth';
 import { config } from '../config';
 import { useI18n } from '../i18n';
 import { Link, navigate, useLocation } from '../router';
 import { loadModelPage } from '../prefetch';
-import { useMenu, useUserInfo } from '../queries';
+import { keys, useMenu, useUserInfo } from '../queries';
 import type { MenuEntry, UserInfo } from '../types';
 import { ChangePassword } from './ChangePassword';
 import { LocaleSwitch } from './LocaleSwitch';
@@ -168,7 +168,20 @@ export function Shell() {
   const { pathname } = useLocation();
   const queryClient = useQueryClient();
   const user = useUserInfo();
-  const menu = useMenu();
+  // The server answers nothing but the password change to a user who must change the password
+  // (403 PASSWORD_CHANGE_REQUIRED), so the menu is not asked for until then.
+  const mustChange = user.data?.resetPwd === true;
+  const menu = useMenu(user.isSuccess && !mustChange);
+
+  // A 403 PASSWORD_CHANGE_REQUIRED from any request (a password reset while the app was open)
+  // shows the forced-change screen at once.
+  useEffect(
+    () =>
+      onPasswordChangeRequired(() => {
+        queryClient.setQueryData<UserInfo>(keys.userinfo, (info) => (info ? { ...info, resetPwd: true } : info));
+      }),
+    [queryClient],
+  );
   const menus = useMemo(() => menu.data ?? [], [menu.data]);
   const items = useMemo(() => buildItems(menus), [menus]);
   const selected = selectedKey(menus, pathname);
@@ -185,7 +198,8 @@ export function Shell() {
     navigate('/login', { replace: true });
   };
 
-  if (user.isPending || menu.isPending) return <Spin fullscreen tip={t('app.loading')} />;
+  if (user.isPending) return <Spin fullscreen tip={t('app.loading')} />;
+  if (!user.isError && user.data.resetPwd) return <ChangePassword forced account={user.data.account} onSignOut={() => void logout()} />;
   if (user.isError || menu.isError)
     return (
       <Result
@@ -195,8 +209,8 @@ export function Shell() {
         extra={<Button onClick={() => void Promise.all([user.refetch(), menu.refetch()])}>{t('app.retry')}</Button>}
       />
     );
-  if (user.data.resetPwd) return <ChangePassword forced />;
-  if (pathname === '/password') return <ChangePassword forced={false} />;
+  if (menu.isPending) return <Spin fullscreen tip={t('app.loading')} />;
+  if (pathname === '/password') return <ChangePassword forced={false} account={user.data.account} />;
 
   const userMenu: MenuProps['items'] = [
     { key: 'pwd', icon: <KeyOutlined />, label: t('user.changePassword'), onClick: () => navigate('/password') },

@@ -1,0 +1,111 @@
+// Issue 19 §3 across every route fwAdmin mounts: a token whose user must change the password
+// (an administrator set it) reaches userinfo, change-pwd, logout and login-settings only; every
+// other route answers 403 PASSWORD_CHANGE_REQUIRED, and the same token works everywhere at once
+// after the change.
+import { expect } from 'chai';
+import Koa from 'koa';
+import request from 'supertest';
+import { defineModel } from '@fw/core';
+import { encodePassword } from '@fw/login/client';
+import { describeEachSql } from '@fw/test-utils';
+import { fwAdmin, type FwAdmin } from './fw-admin.js';
+
+const Book = defineModel({ name: 'Book', table: 'pcr_book', power: { export: true }, fields: { title: { edit: { notNull: true } } } });
+
+describeEachSql('fwAdmin: a user who must change the password (issue 19 §3)', (db) => {
+  let fw: FwAdmin;
+  let agent: ReturnType<typeof request>;
+  let bookId: number;
+  before(async () => {
+    const app = new Koa();
+    app.silent = true;
+    fw = await fwAdmin(app, { db: db().url, models: [Book], ui: false, purgeIntervalMs: false });
+    app.use(fw.middleware);
+    agent = request(app.callback());
+    const [row] = await fw.store.knex('pcr_book').insert({ title: 'Dune' }, ['id']);
+    bookId = Number(typeof row === 'object' ? (row as { id: number }).id : row);
+  });
+  after(() => fw?.close());
+
+  let seq = 0;
+  /** An administrator whose password another administrator set: the first sign-in must change it. */
+  async function newAdmin(): Promise<{ account: string; token: string }> {
+    const account = `boss-${Date.now().toString(36)}-${++seq}`;
+    await fw.store.users.create({ account, password: 'first-given-7', isAdmin: true });
+    const res = await agent
+      .post('/fw-api/login')
+      .send({ account, pwd: encodePassword('first-given-7') })
+      .expect(200);
+    expect(res.body.resetPwd).to.equal(true);
+    return { account, token: res.body.token as string };
+  }
+
+  /** Every kind of route fwAdmin serves behind a token, as an attacker holding such a token would call it. */
+  const guarded = (token: string) =>
+    [
+      ['POST /data/modify/Book', () => agent.post('/fw-api/data/modify/Book').set('token', token).send({ title: 'Written anyway' })],
+      ['POST /data/modify/Book/update', () => agent.post('/fw-api/data/modify/Book/update').set('token', token).send({ id: bookId, title: 'Changed' })],
+      [
+        'POST /data/modify/Book/delete',
+        () =>
+          agent
+            .post('/fw-api/data/modify/Book/delete')
+            .set('token', token)
+            .send({ ids: [bookId] }),
+      ],
+      ['POST /data/table/Book', () => agent.post('/fw-api/data/table/Book').set('token', token).send({})],
+      ['GET /data/Book/:id', () => agent.get(`/fw-api/data/Book/${bookId}`).set('token', token)],
+      ['GET /build/Book', () => agent.get('/fw-api/build/Book').set('token', token)],
+      ['GET /menu', () => agent.get('/fw-api/menu').set('token', token)],
+      ['POST /data/table/FwUser', () => agent.post('/fw-api/data/table/FwUser').set('token', token).send({})],
+      ['GET /data/export/Book?_token', () => agent.get(`/fw-api/data/export/Book?_token=${token}`)],
+      ['GET /data/print/Book/:id?_token', () => agent.get(`/fw-api/data/print/Book/${bookId}?_token=${token}`)],
+      ['GET /openapi.json', () => agent.get('/fw-api/openapi.json').set('token', token)],
+      [
+        'POST /ai/mcp',
+        () =>
+          agent
+            .post('/fw-api/ai/mcp')
+            .set('Authorization', `Bearer ${token}`)
+            .set('Accept', 'application/json, text/event-stream')
+            .send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'insertFwData', arguments: { fw: 'Book', data: { title: 'By AI' } } } }),
+      ],
+    ] as const;
+
+  it('answers 403 PASSWORD_CHANGE_REQUIRED on every other route and writes nothing', async () => {
+    const { token } = await newAdmin();
+    for (const [name, call] of guarded(token)) {
+      const res = await call();
+      expect(res.status, `${name}: ${res.text.slice(0, 200)}`).to.equal(403);
+      expect(res.body?.error?.code, name).to.equal('PASSWORD_CHANGE_REQUIRED');
+    }
+    expect((await fw.store.knex('pcr_book').select('title')).map((r: { title: string }) => r.title)).to.deep.equal(['Dune']);
+  });
+
+  it('keeps userinfo, login-settings, change-pwd and logout open; after the change the same token works everywhere', async () => {
+    const { account, token } = await newAdmin();
+    expect((await agent.get('/fw-api/userinfo').set('token', token).expect(200)).body).to.include({ account, resetPwd: true });
+    expect((await agent.get('/fw-api/login-settings').set('token', token).expect(200)).body.passwordPolicy.minLength).to.equal(10);
+    // The forced change is held to the policy too.
+    const weak = await agent
+      .post('/fw-api/change-pwd')
+      .set('token', token)
+      .send({ pwd: encodePassword('first-given-7'), newPwd: encodePassword('abc'), newPwd2: encodePassword('abc') })
+      .expect(422);
+    expect(weak.body.error.details[0]).to.include({ path: 'newPwd', type: 'minLength' });
+    await agent
+      .post('/fw-api/change-pwd')
+      .set('token', token)
+      .send({ pwd: encodePassword('first-given-7'), newPwd: encodePassword('violet-harbour-42'), newPwd2: encodePassword('violet-harbour-42') })
+      .expect(200);
+    for (const [name, call] of guarded(token)) {
+      if (name === 'POST /data/modify/Book/delete') continue;
+      const res = await call();
+      expect(res.status, `${name}: ${res.text.slice(0, 200)}`).to.equal(200);
+    }
+    expect((await agent.get('/fw-api/userinfo').set('token', token).expect(200)).body.resetPwd).to.equal(false);
+    const other = await newAdmin();
+    await agent.post('/fw-api/logout').set('token', other.token).expect(200);
+    await agent.get('/fw-api/userinfo').set('token', other.token).expect(401);
+  });
+});
