@@ -2,7 +2,18 @@ import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import type { FwRedisClient } from '@fw/token';
 import { fwMcp } from '@fw/ai';
-import { BUILTIN_MODELS, FwDefinitionError, FwError, connectionReason, createRegistry, loadConfig, type FwConfig, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import {
+  BUILTIN_MODELS,
+  FwDefinitionError,
+  FwError,
+  checkFrameAncestors,
+  connectionReason,
+  createRegistry,
+  loadConfig,
+  type FwConfig,
+  type ModelDefinition,
+  type ModelRegistry,
+} from '@fw/core';
 import { fwData, type FwDataMiddleware, type FwDataOptions } from '@fw/data';
 import { localFileStorage, type FileStorage } from '@fw/files';
 import { composeMiddleware, fwErrorHandler } from '@fw/http';
@@ -95,6 +106,16 @@ export interface FwAdminOptions {
    * @default false; with `ui: false` and `oauth`, true (the sign-on needs it)
    */
   web?: boolean | FwWebOptions;
+  /**
+   * Who may show Fw's pages (the UI, the print page, `/auth.html`) in a frame: the
+   * `frame-ancestors` sources of their `Content-Security-Policy`. Only pages of the same origin by
+   * default; a portal that frames the admin from another origin is named here. `ui`, `data` and
+   * `web` options of their own win over it.
+   * @default ["'self'"]
+   * @example frameAncestors: ["'self'", 'https://portal.example.com']
+   * @throws {FwDefinitionError} at start-up for anything but a non-empty list of frame-ancestors sources.
+   */
+  frameAncestors?: string[];
   /**
    * How often expired failed-login counters, captcha answers and tokens are deleted from the
    * database, in milliseconds (Redis drops its own); `false` leaves it to you (`tokens.purgeExpired()`
@@ -206,8 +227,10 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
   if (options.openapi !== undefined && options.openapi !== false && options.openapi !== 'open' && options.openapi !== 'token') {
     throw new FwDefinitionError('fwAdmin.openapi', `must be 'token', 'open' or false, got ${JSON.stringify(options.openapi)}`);
   }
+  const frameAncestors = options.frameAncestors === undefined ? undefined : [...checkFrameAncestors('fwAdmin.frameAncestors', options.frameAncestors)];
+  const framing = frameAncestors ? { frameAncestors } : {};
   // Built before anything is opened: a missing UI build stops start-up with nothing to close.
-  const ui = options.ui === false ? undefined : fwUi({ config, ...options.ui });
+  const ui = options.ui === false ? undefined : fwUi({ config, ...framing, ...options.ui });
   const uiBase = options.ui === false || options.ui?.path === undefined || options.ui.path === '/' ? '' : options.ui.path;
   const hostModels = options.models ?? [];
   const registry = createRegistry([...BUILTIN_MODELS, ...hostModels]);
@@ -270,10 +293,10 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     const prefix = options.redisPrefix ?? 'fw:';
     const tokens = new FwTokenService({ store: redis ? new RedisTokenStore({ redis, prefix }) : new KnexTokenStore({ knex: store.knex }), config });
     const ephemeral = redis ? new RedisEphemeralStore({ redis, prefix }) : new KnexEphemeralStore({ knex: store.knex });
-    const data = fwData({ ...options.data, store, tokens, registry, config, files });
+    const data = fwData({ ...framing, ...options.data, store, tokens, registry, config, files });
     const parts: Middleware[] = [fwErrorHandler(), apiNotFound(config['fw-app.apiPrefix'])];
     const web = options.web ?? (ui === undefined && options.oauth !== undefined);
-    if (web) parts.push(fwWeb(typeof web === 'object' ? web : {}));
+    if (web) parts.push(fwWeb({ ...framing, ...(typeof web === 'object' ? web : {}) }));
     let providers = options.login?.providers;
     if (options.oauth) {
       const sessionStore = redis ? new RedisSessionStore({ redis, prefix }) : new KnexSessionStore({ knex: store.knex });

@@ -35,6 +35,9 @@ export type { FwConfig, FwConfigKey, LoadConfigOptions } from './config.js';
 export { USER_STATUS, MENU_STATUS } from './user.js';
 export type { FwUser, UserStatus, MenuStatus } from './user.js';
 export { hashPassword, verifyPassword } from './password.js';
+// Issue 19 §5: the security headers of Fw's HTML pages.
+export { DEFAULT_FRAME_ANCESTORS, checkFrameAncestors, pageContentSecurityPolicy } from './page-policy.js';
+export type { FwPageKind } from './page-policy.js';
 export type { PasswordHash } from './password.js';
 export {
   BUILTIN_MODELS,

@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
-import { FwDefinitionError, FwError, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
+import { DEFAULT_FRAME_ANCESTORS, FwDefinitionError, FwError, checkFrameAncestors, loadConfig, pageContentSecurityPolicy, type FwConfig, type ModelRegistry } from '@fw/core';
 import { allowedMethods, fwRoute, methodNotAllowed, readJsonBody, requireAuthState, routesWithAllowedMethods } from '@fw/http';
 import { Authenticator } from '@fw/login';
 import type { PowerResolver } from '@fw/power';
@@ -40,6 +40,13 @@ export interface FwDataOptions {
   onBackgroundError?: (error: unknown) => void;
   /** Where the files of ATTACHMENT fields are stored (`localFileStorage` or `s3FileStorage` of `@fw/files`); required when a model has one. */
   files?: FileStorage;
+  /**
+   * Who may show the print page in a frame: the `frame-ancestors` sources of its
+   * `Content-Security-Policy`. Give the origin of a host page that frames the admin.
+   * @default ["'self'"]
+   * @example fwData({ …, frameAncestors: ["'self'", 'https://portal.example.com'] })
+   */
+  frameAncestors?: string[];
 }
 
 /** The data-API middleware, with the service behind it and its edit events. */
@@ -61,7 +68,11 @@ function positive(key: string, value: number | undefined, fallback: number): num
  * power flag on the server, applies row visibility, validates with the model's whole-row schema,
  * runs the data-proxy hooks in one transaction and writes the operate log.
  *
- * @throws {FwDefinitionError} at once for missing options, bad limits, or a model whose name is
+ * The print page carries `Content-Security-Policy: default-src 'self'; object-src 'none'; base-uri
+ * 'self'; form-action 'self'; frame-ancestors 'self'` (see `frameAncestors`); the print page, the
+ * export and the import template (reached with `_token`) carry `Referrer-Policy: no-referrer`.
+ *
+ * @throws {FwDefinitionError} at once for missing options, bad limits, a bad `frameAncestors`, or a model whose name is
  * one of the route words (`table`, `export`, `import`, `import-template`, `print`, `modify`, `upload`, `file`).
  * @example
  * const data = fwData({ store, tokens, registry });
@@ -87,6 +98,10 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   const bodyLimit = positive('fwData.bodyLimit', options.bodyLimit, 1024 * 1024);
   const importBodyLimit = positive('fwData.importBodyLimit', options.importBodyLimit, 5 * 1024 * 1024);
   const config = options.config ?? loadConfig();
+  const printPolicy = pageContentSecurityPolicy(
+    'print',
+    options.frameAncestors === undefined ? DEFAULT_FRAME_ANCESTORS : checkFrameAncestors('fwData.frameAncestors', options.frameAncestors),
+  );
   const authenticator = new Authenticator({ tokens: options.tokens, store: options.store });
 
   async function actor(ctx: Context): Promise<Actor> {
@@ -126,6 +141,10 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     ctx.body = PRINT_JS;
   }));
   router.get('/data/print/:fw/:id', fwRoute(async (ctx) => {
+    // Opened with `_token` in its URL: no Referer may carry it to the stylesheet, the script or a
+    // link; and the page runs nothing but its own script, whatever a row's text holds.
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Content-Security-Policy', printPolicy);
     const html = await service.print(param(ctx, 'fw'), await actor(ctx), param(ctx, 'id'));
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');
