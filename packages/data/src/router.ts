@@ -13,6 +13,7 @@ import { transferRoutes } from './transfer-routes.js';
 import { attachmentRoutes } from './attachment-routes.js';
 import type { FileStorage } from '@fw/files';
 import { PRINT_CSS, PRINT_JS } from './print.js';
+import type { UploadQuota } from './upload-quota.js';
 
 /** Options of {@link fwData}. */
 export interface FwDataOptions {
@@ -40,6 +41,15 @@ export interface FwDataOptions {
   onBackgroundError?: (error: unknown) => void;
   /** Where the files of ATTACHMENT fields are stored (`localFileStorage` or `s3FileStorage` of `@fw/files`); required when a model has one. */
   files?: FileStorage;
+  /**
+   * The per-user bound on pending uploads (uploaded, not yet saved in a row): past `maxFiles` an
+   * upload is a 429 `UPLOAD_QUOTA_FILES`, past `maxBytes` a 413 `UPLOAD_QUOTA_BYTES`; a file that
+   * passes `maxBytes` while it arrives is cut off and removed. A save that attaches files, and
+   * the expiry of unsaved ones after 24 hours, make room again.
+   * @default { maxFiles: 20, maxBytes: 209715200 } (200 MiB)
+   * @example fwData({ …, uploadQuota: { maxFiles: 50, maxBytes: 1024 ** 3 } })
+   */
+  uploadQuota?: Partial<UploadQuota>;
   /**
    * Who may show the print page in a frame: the `frame-ancestors` sources of its
    * `Content-Security-Policy`. Give the origin of a host page that frames the admin.
@@ -91,6 +101,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     tokens: options.tokens,
     ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
     ...(options.files ? { files: options.files } : {}),
+    ...(options.uploadQuota !== undefined ? { uploadQuota: options.uploadQuota } : {}),
   });
   for (const model of options.registry.list()) {
     if (RESERVED.has(model.name.toLowerCase())) throw new FwDefinitionError(`${model.name}.name`, `is a word of the data routes (${[...RESERVED].join(', ')}); rename the model`);
