@@ -10,10 +10,10 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Not permitted (POWER_DENIED with `model` and `flag`, GRANT_DENIED, CELL_EDIT_DISABLED, FIELD_CELL_EDIT_DISABLED)',
   404: 'No such row, or one the caller may not see (ROW_NOT_FOUND); for files, anything not served (NOT_FOUND)',
   409: 'Conflicts with stored data (CONFLICT: a unique key taken, a row still referenced; STALE_ROW with `current` and `version`)',
-  413: 'The body is too large (PAYLOAD_TOO_LARGE, TOO_MANY_ROWS)',
+  413: 'The body is too large (PAYLOAD_TOO_LARGE, TOO_MANY_ROWS, UPLOAD_QUOTA_BYTES)',
   415: 'The body has the wrong Content-Type (UNSUPPORTED_MEDIA_TYPE)',
   422: 'Values fail validation (VALIDATION_FAILED, IMPORT_FAILED, WRONG_PASSWORD, …); `details` lists every failure',
-  429: 'Too many attempts (TOO_MANY_ATTEMPTS: failed logins or captchas, with Retry-After; more than 100 unsaved uploads)',
+  429: 'Too many attempts (TOO_MANY_ATTEMPTS: failed logins or captchas, with Retry-After; an upload past the user’s quota of unsaved files, UPLOAD_QUOTA_FILES)',
   500: 'An unexpected server fault (INTERNAL)',
   503: 'A database or Redis Fw depends on is unreachable (UNAVAILABLE, LOGIN_UNAVAILABLE), with Retry-After',
 };

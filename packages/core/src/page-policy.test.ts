@@ -7,10 +7,12 @@ describe('pageContentSecurityPolicy(kind, frameAncestors)', () => {
     expect(pageContentSecurityPolicy('print')).to.equal("default-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'");
     expect(pageContentSecurityPolicy('auth')).to.equal(pageContentSecurityPolicy('print'));
     expect(pageContentSecurityPolicy('ui')).to.equal(
-      "default-src 'self'; img-src 'self' blob: data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'",
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' blob: data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'",
     );
-    // Nothing inline, nothing evaluated.
-    for (const kind of ['ui', 'print', 'auth'] as const) expect(pageContentSecurityPolicy(kind)).not.to.match(/unsafe|\*/);
+    // No inline or evaluated script anywhere (scripts fall back to default-src 'self'); inline style only in the UI.
+    for (const kind of ['ui', 'print', 'auth'] as const) expect(pageContentSecurityPolicy(kind)).not.to.match(/script-src|unsafe-eval|\*/);
+    expect(pageContentSecurityPolicy('print')).not.to.contain('unsafe');
+    expect(pageContentSecurityPolicy('auth')).not.to.contain('unsafe');
     expect(pageContentSecurityPolicy('ui', ["'self'", 'https://portal.example.com'])).to.match(/; frame-ancestors 'self' https:\/\/portal\.example\.com$/);
     expect(DEFAULT_FRAME_ANCESTORS).to.deep.equal(["'self'"]);
   });

@@ -49,18 +49,25 @@ export function checkFrameAncestors(key: string, value: unknown): readonly strin
 
 /**
  * The `Content-Security-Policy` of one of Fw's pages. Every page gets `default-src 'self'` (its
- * scripts, stylesheets, fonts and API calls come from its own origin, nothing inline runs),
- * `object-src 'none'`, `base-uri 'self'`, `form-action 'self'` and `frame-ancestors` from
- * `frameAncestors`. The admin UI also takes images from `blob:` (thumbnails and previews of
- * attachments are fetched with the token and shown as object URLs) and `data:` (antd's stylesheet
- * draws the image placeholder as an inline SVG). Nothing allows inline script or style: the
- * UI's build needs neither (antd's styles come from its stylesheet, see packages/ui/app/src/main.tsx).
+ * scripts, stylesheets, fonts, frames and API calls come from its own origin; no inline or
+ * evaluated script runs), `object-src 'none'`, `base-uri 'self'`, `form-action 'self'` and
+ * `frame-ancestors` from `frameAncestors`. The admin UI also needs:
+ * - `img-src 'self' blob: data:`: thumbnails and previews of attachments are fetched with the
+ *   token header and shown as object URLs; antd's stylesheet draws the image placeholder as an
+ *   inline SVG;
+ * - `style-src 'self' 'unsafe-inline'`: antd's own styles come from its stylesheet (no CSS-in-JS
+ *   at run time, see packages/ui/app/src/main.tsx), but its rc-component parts write `<style>`
+ *   elements that take no nonce: the scroll lock of drawers and modals, the scrollbar measure of
+ *   tables, and the static message API. Refused, the page behind an open drawer scrolls and the
+ *   console fills with violations. Inline style cannot run code, and with every other source
+ *   limited to the page's own origin it cannot send anything elsewhere either.
+ * Scripts stay strict on every page: `'self'` only, never `'unsafe-inline'` or `'unsafe-eval'`.
  * @param frameAncestors checked sources ({@link checkFrameAncestors}) @default {@link DEFAULT_FRAME_ANCESTORS}
  * @example pageContentSecurityPolicy('print') // "default-src 'self'; object-src 'none'; … frame-ancestors 'self'"
  */
 export function pageContentSecurityPolicy(kind: FwPageKind, frameAncestors: readonly string[] = DEFAULT_FRAME_ANCESTORS): string {
   const directives = ["default-src 'self'"];
-  if (kind === 'ui') directives.push("img-src 'self' blob: data:");
+  if (kind === 'ui') directives.push("style-src 'self' 'unsafe-inline'", "img-src 'self' blob: data:");
   directives.push("object-src 'none'", "base-uri 'self'", "form-action 'self'", `frame-ancestors ${frameAncestors.join(' ')}`);
   return directives.join('; ');
 }

@@ -252,7 +252,8 @@ describe('fwUi(options)', () => {
   });
 
   describe('security headers (issue 19 §5)', () => {
-    const UI_POLICY = "default-src 'self'; img-src 'self' blob: data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
+    const UI_POLICY =
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' blob: data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
 
     it('sends the page with a content security policy that only its own origin may frame, and nosniff', async () => {
       const s = setup({ path: '/admin' });

@@ -178,7 +178,7 @@ async function at(ctx: Context, path: string, middleware: Middleware, next: Next
  *   files `no-cache`;
  * - the page (`index.html`, also at the mount path itself) `no-store`, with `<base href="{path}/">`
  *   and `<meta name="fw-config" content="{apiPrefix, base, title}">` put into its head, and
- *   `Content-Security-Policy: default-src 'self'; img-src 'self' blob: data:; object-src 'none';
+ *   `Content-Security-Policy: default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' blob: data:; object-src 'none';
  *   base-uri 'self'; form-action 'self'; frame-ancestors 'self'` (`frameAncestors` changes the last);
  * - every file with `X-Content-Type-Options: nosniff`;
  * - any other GET or HEAD under `path` whose `Accept` names HTML (a deep link such as
