@@ -92,6 +92,45 @@ describe('Fw API response headers', () => {
     }
   });
 
+  it('the print page: a content security policy framed by its own origin only; pages reached with _token send no Referer', async () => {
+    const { agent, token, bookId } = h;
+    const print = await agent.get(`/fw-api/data/print/Book/${bookId}?_token=${token}`).expect(200);
+    expect(print.headers['content-security-policy']).to.equal("default-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'");
+    expect(print.headers['referrer-policy']).to.equal('no-referrer');
+    for (const format of ['csv', 'xlsx']) {
+      const res = await agent.get(`/fw-api/data/export/Book?format=${format}&_token=${token}`).expect(200);
+      expect(res.headers['referrer-policy'], format).to.equal('no-referrer');
+    }
+  });
+
+  it('fwAdmin frameAncestors reaches the print page and is checked at start-up', async () => {
+    const db: TestDatabase = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
+    const app = new Koa();
+    try {
+      await fwAdmin(new Koa(), { db: db.url, models: [Book], purgeIntervalMs: false, ui: false, frameAncestors: ['https://a.example;'] }).then(
+        () => expect.fail('started'),
+        (error: unknown) => expect(error).to.have.property('key', 'fwAdmin.frameAncestors'),
+      );
+      const fw = await fwAdmin(app, { db: db.url, models: [Book], purgeIntervalMs: false, ui: false, frameAncestors: ["'self'", 'https://portal.example.com'] });
+      try {
+        app.use(fw.middleware);
+        await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
+        const agent = request(app.callback());
+        const login = await agent
+          .post('/fw-api/login')
+          .send({ account: 'admin', pwd: encodePassword('admin-pass-1') })
+          .expect(200);
+        const book = await agent.post('/fw-api/data/modify/Book').set('token', login.body.token).send({ title: 'Dune' }).expect(200);
+        const print = await agent.get(`/fw-api/data/print/Book/${book.body.id}?_token=${login.body.token}`).expect(200);
+        expect(print.headers['content-security-policy']).to.match(/; frame-ancestors 'self' https:\/\/portal\.example\.com$/);
+      } finally {
+        await fw.close();
+      }
+    } finally {
+      await db.drop();
+    }
+  });
+
   it('leave the host’s own routes alone', async () => {
     const res = await h.agent.get('/not-fw').expect(404);
     expect(res.headers['x-content-type-options']).to.equal(undefined);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { expect } from 'chai';
 import { describeBrowser } from '@fw/test-utils';
-import { apiToken, openPage, openSignedIn, rowWith, shot, startDemo, type UiDemo } from './support.js';
+import { apiToken, openPage, openSignedIn, rowWith, shot, startDemo, waitUntil, type UiDemo } from './support.js';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -92,7 +92,7 @@ describeBrowser('admin UI: attachments', (browser) => {
       // The table shows the photo as a thumbnail, fetched with the token header (never in the URL).
       const thumb = rowWith(page, 'Ursula K. Le Guin').locator('td.fw-col-photo img.fw-thumbnail');
       await thumb.waitFor();
-      await page.waitForFunction(`document.querySelector('td.fw-col-photo img.fw-thumbnail')?.naturalWidth === 32`);
+      await waitUntil(page, `document.querySelector('td.fw-col-photo img.fw-thumbnail')?.naturalWidth === 32`);
       expect(await thumb.getAttribute('src')).to.match(/^blob:/);
       // Scrolled to the photo column (the actions column stays fixed on the right).
       await page.locator('.ant-table-content').evaluate((el) => (el.scrollLeft = el.scrollWidth));

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { describeBrowser } from '@fw/test-utils';
-import { apiToken, openPage, openSignedIn, rowWith, shot, startDemo, userWithMenus, type UiDemo } from './support.js';
+import { apiToken, openPage, openSignedIn, rowWith, shot, startDemo, userWithMenus, waitUntil, type UiDemo } from './support.js';
 
 async function add(ui: UiDemo, token: string, fw: string, row: Record<string, unknown>): Promise<{ id: number }> {
   const res = await fetch(`${ui.url}/fw-api/data/modify/${fw}`, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(row) });
@@ -62,7 +62,7 @@ describeBrowser('admin UI: in-table cell editor', (browser) => {
       await shot(page, join(ui.shots, 'model-page-cell-edit.png'));
       await input.press('Enter');
       await editor.waitFor({ state: 'detached' });
-      await page.waitForFunction(`[...document.querySelectorAll('tr')].some((tr) => tr.textContent.includes('Dune') && tr.querySelector('td.fw-col-price')?.textContent === '11')`);
+      await waitUntil(page, `[...document.querySelectorAll('tr')].some((tr) => tr.textContent.includes('Dune') && tr.querySelector('td.fw-col-price')?.textContent === '11')`);
       expect(cells).to.deep.equal([{ id, field: 'price', value: 11 }]);
       expect((await books().where({ id }).first()).price).to.equal(11);
     } finally {

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import type { Page, Request } from 'playwright-core';
 import { describeBrowser } from '@fw/test-utils';
-import { apiToken, openPage, startDemo, type UiDemo } from './support.js';
+import { apiToken, openPage, startDemo, waitUntil, type UiDemo } from './support.js';
 
 const BOOKS = 60;
 
@@ -92,9 +92,7 @@ describeBrowser('admin UI: first load of a model page', (browser) => {
       const api = recordApi(page);
       await page.goto(`${ui.url}/model/Book?page=2&size=10&sort=title,desc`);
       // Titles descending, 10 a page: page 2 starts at the 11th highest.
-      await page.waitForFunction(
-        `document.querySelector('.ant-table-tbody tr.ant-table-row td.fw-col-title')?.textContent.trim() === 'Book ${String(BOOKS - 10).padStart(3, '0')}'`,
-      );
+      await waitUntil(page, `document.querySelector('.ant-table-tbody tr.ant-table-row td.fw-col-title')?.textContent.trim() === 'Book ${String(BOOKS - 10).padStart(3, '0')}'`);
       await page.waitForLoadState('networkidle');
       expect(build.held()).to.equal(true);
       expect(api.tableBodies).to.deep.equal([{ page: 2, size: 10, sort: [{ field: 'title', order: 'desc' }] }]);
@@ -112,7 +110,7 @@ describeBrowser('admin UI: first load of a model page', (browser) => {
       await storeToken(page);
       const api = recordApi(page);
       await page.goto(`${ui.url}/model/Book?s=${encodeURIComponent(JSON.stringify({ title: 'Book 05' }))}`);
-      await page.waitForFunction(`document.querySelector('.ant-pagination-total-text')?.textContent === 'Total 10'`);
+      await waitUntil(page, `document.querySelector('.ant-pagination-total-text')?.textContent === 'Total 10'`);
       await page.waitForLoadState('networkidle');
       expect(api.tableBodies).to.have.length(1);
       expect(api.tableBodies[0]).to.deep.include({ page: 1, size: 20 });

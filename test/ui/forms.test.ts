@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { describeBrowser } from '@fw/test-utils';
-import { apiToken, openPage, openSignedIn, rowWith, shot, startDemo, type UiDemo } from './support.js';
+import { apiToken, openPage, openSignedIn, rowWith, shot, startDemo, waitUntil, type UiDemo } from './support.js';
 
 /** Adds a row through the API (test set-up), returning it. */
 async function add(ui: UiDemo, token: string, fw: string, row: Record<string, unknown>): Promise<Record<string, unknown> & { id: number }> {
@@ -90,7 +90,7 @@ describeBrowser('admin UI: forms and row buttons', (browser) => {
       await openSignedIn(page, ui.url, '/model/Book', token);
       await rowWith(page, 'Emma').locator('.fw-row-edit').click();
       await page.locator('.ant-drawer-title', { hasText: `Edit Books #${book.id}` }).waitFor();
-      await page.waitForFunction(`document.querySelector('#row-edit_title')?.value === 'Emma'`);
+      await waitUntil(page, `document.querySelector('#row-edit_title')?.value === 'Emma'`);
       // Someone else saves first.
       await books().where({ id: book.id }).update({ price: 6 });
       await page.locator('#row-edit_title').fill('Emma (1815)');
@@ -143,7 +143,7 @@ describeBrowser('admin UI: forms and row buttons', (browser) => {
       await details.waitFor();
       expect(await page.locator('.ant-drawer-title').innerText()).to.equal(`Authors #${author.id}`);
       const item = (label: string) => details.locator('tr', { has: page.locator('th', { hasText: new RegExp(`^${label}$`) }) }).locator('td');
-      await page.waitForFunction(`document.querySelector('.fw-details')?.textContent.includes('Hyperion')`);
+      await waitUntil(page, `document.querySelector('.fw-details')?.textContent.includes('Hyperion')`);
       expect(await item('Books').innerText()).to.equal('Dune, Hyperion');
       expect(await item('Category').innerText()).to.equal('Science fiction');
       expect(await item('Favourite book').innerText()).to.equal('Dune');
@@ -162,7 +162,7 @@ describeBrowser('admin UI: forms and row buttons', (browser) => {
       await openSignedIn(page, ui.url, '/model/Book', token);
       await rowWith(page, 'Solaris').locator('.fw-row-copy').click();
       await page.locator('.ant-drawer-title', { hasText: `Copy Books #${source.id}` }).waitFor();
-      await page.waitForFunction(`document.querySelector('#row-copy_title')?.value === 'Solaris'`);
+      await waitUntil(page, `document.querySelector('#row-copy_title')?.value === 'Solaris'`);
       await page.locator('#row-copy_title').fill('Solaris (copy)');
       await page.getByRole('button', { name: 'Save' }).click();
       await page.locator('.ant-drawer').waitFor({ state: 'hidden' });

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { describeBrowser } from '@fw/test-utils';
 import { encodePassword } from '@fw/login/client';
 import { KnexEphemeralStore } from '@fw/token';
-import { ADMIN_PASSWORD, apiToken, openPage, shot, signIn, startDemo, submitSignIn, type UiDemo } from './support.js';
+import { ADMIN_PASSWORD, apiToken, openPage, shot, signIn, startDemo, submitSignIn, waitUntil, type UiDemo } from './support.js';
 
 describeBrowser('admin UI: signing in', (browser) => {
   let ui: UiDemo;
@@ -151,7 +151,7 @@ describeBrowser('admin UI: signing in', (browser) => {
       await page.locator('#login button[type=submit]').click();
       const image = page.locator('.fw-captcha img');
       await image.waitFor();
-      await page.waitForFunction('document.querySelector(".fw-captcha img").naturalWidth > 0');
+      await waitUntil(page, 'document.querySelector(".fw-captcha img").naturalWidth > 0');
       await shot(page, join(own.shots, 'sign-in-captcha.png'));
       expect(page.url()).to.equal(`${own.url}/login`);
 
@@ -159,11 +159,11 @@ describeBrowser('admin UI: signing in', (browser) => {
       await page.locator('#login_password').fill('carol-pass-1');
       await page.locator('#login_verifyCode').fill('nope');
       await page.locator('#login button[type=submit]').click();
-      await page.waitForFunction('document.querySelector(".ant-alert-error") && /captcha|code/i.test(document.querySelector(".ant-alert-error").textContent)');
+      await waitUntil(page, 'document.querySelector(".ant-alert-error") && /captcha|code/i.test(document.querySelector(".ant-alert-error").textContent)');
       expect(await page.evaluate('window.localStorage.getItem("_token")')).to.equal(null);
 
       // The answer of the image on screen (read from the server's store, as only a person could read the picture).
-      await page.waitForFunction('document.querySelector(".fw-captcha img").naturalWidth > 0');
+      await waitUntil(page, 'document.querySelector(".fw-captcha img").naturalWidth > 0');
       const src = (await image.getAttribute('src'))!;
       const mark = new URL(src, own.url).searchParams.get('mark')!;
       const answer = await new KnexEphemeralStore({ knex: own.demo.store.knex }).get(`captcha:${mark}`);

@@ -129,9 +129,29 @@ export function rowWith(page: Page, text: string) {
   return page.locator('.ant-table-tbody tr.ant-table-row').filter({ has: page.locator('td', { hasText: new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) });
 }
 
+/**
+ * Waits until `expression` is truthy in the page. Polls with `page.evaluate`, which the UI's
+ * content security policy (no 'unsafe-eval') lets through; `page.waitForFunction` compiles its
+ * predicate inside the page, which the policy refuses.
+ */
+export async function waitUntil(page: Page, expression: string, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      if (await page.evaluate(expression)) return;
+      last = undefined;
+    } catch (error) {
+      last = error; // an element not there yet, or a page between two documents: try again
+    }
+    if (Date.now() > end) throw new Error(`waitUntil: still false after ${timeoutMs} ms: ${expression}`, { cause: last });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** Takes a screenshot once antd's opening animations (drawers, modals, popups) have finished. */
 export async function shot(page: Page, path: string): Promise<void> {
-  await page.waitForFunction('document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity)');
+  await waitUntil(page, 'document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity)');
   await page.screenshot({ path });
 }
 

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { describeBrowser } from '@fw/test-utils';
-import { apiToken, openPage, openSignedIn, startDemo, tableTexts, type UiDemo } from './support.js';
+import { apiToken, openPage, openSignedIn, startDemo, tableTexts, waitUntil, type UiDemo } from './support.js';
 
 const BOOKS = 3000;
 
@@ -15,12 +15,12 @@ async function column(page: Page, field: string): Promise<string[]> {
 
 /** Waits until the pager says `Total <n>`. */
 async function totalIs(page: Page, n: number): Promise<void> {
-  await page.waitForFunction(`document.querySelector('.ant-pagination-total-text')?.textContent === 'Total ${n}'`);
+  await waitUntil(page, `document.querySelector('.ant-pagination-total-text')?.textContent === 'Total ${n}'`);
 }
 
 /** Waits until the table's first row shows `id` in its ID column. */
 async function firstIdIs(page: Page, id: number): Promise<void> {
-  await page.waitForFunction(`document.querySelector('.ant-table-tbody tr.ant-table-row td.fw-col-id')?.textContent.trim() === '${id}'`);
+  await waitUntil(page, `document.querySelector('.ant-table-tbody tr.ant-table-row td.fw-col-id')?.textContent.trim() === '${id}'`);
 }
 
 describeBrowser('admin UI: menu and table', (browser) => {
@@ -107,11 +107,11 @@ describeBrowser('admin UI: menu and table', (browser) => {
       // 50 a page.
       await page.locator('.ant-pagination-options .ant-select').click();
       await page.locator('.ant-select-item-option', { hasText: '50 / page' }).click();
-      await page.waitForFunction(`document.querySelectorAll('.ant-table-tbody tr.ant-table-row').length === 50`);
+      await waitUntil(page, `document.querySelectorAll('.ant-table-tbody tr.ant-table-row').length === 50`);
 
       // Sorting by price, ascending then descending, is the server's.
       await page.locator('th', { hasText: 'Price' }).click();
-      await page.waitForFunction(`new URL(location.href).searchParams.get('sort') === 'price,asc'`);
+      await waitUntil(page, `new URL(location.href).searchParams.get('sort') === 'price,asc'`);
       const book = ui.demo.registry.get('Book')!;
       const priceCol = book.fields.price!.column;
       const cheapest = await ui.demo.store
@@ -122,7 +122,7 @@ describeBrowser('admin UI: menu and table', (browser) => {
       const prices = (await column(page, 'price')).map(Number);
       expect(prices).to.deep.equal([...prices].sort((a, b) => a - b));
       await page.locator('th', { hasText: 'Price' }).click();
-      await page.waitForFunction(`new URL(location.href).searchParams.get('sort') === 'price,desc'`);
+      await waitUntil(page, `new URL(location.href).searchParams.get('sort') === 'price,desc'`);
       const dearest = await ui.demo.store
         .knex(book.table)
         .orderBy([{ column: priceCol, order: 'desc' }, { column: 'id' }])

@@ -6,6 +6,7 @@ import {
   BUILTIN_MODELS,
   FwDefinitionError,
   FwError,
+  checkFrameAncestors,
   connectionReason,
   createRegistry,
   loadConfig,
@@ -116,6 +117,16 @@ export interface FwAdminOptions {
    * @default false; with `ui: false` and `oauth`, true (the sign-on needs it)
    */
   web?: boolean | FwWebOptions;
+  /**
+   * Who may show Fw's pages (the UI, the print page, `/auth.html`) in a frame: the
+   * `frame-ancestors` sources of their `Content-Security-Policy`. Only pages of the same origin by
+   * default; a portal that frames the admin from another origin is named here. `ui`, `data` and
+   * `web` options of their own win over it.
+   * @default ["'self'"]
+   * @example frameAncestors: ["'self'", 'https://portal.example.com']
+   * @throws {FwDefinitionError} at start-up for anything but a non-empty list of frame-ancestors sources.
+   */
+  frameAncestors?: string[];
   /**
    * How often expired failed-login counters, captcha answers and tokens are deleted from the
    * database, in milliseconds (Redis drops its own); `false` leaves it to you (`tokens.purgeExpired()`
@@ -284,8 +295,10 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     throw new FwDefinitionError('fwAdmin.overload', 'must be false or { maxInFlight?, maxPublicInFlight?, retryAfterSeconds? }');
   }
   const loadShed = options.overload === false ? undefined : fwLoadShed({ ...options.overload, ...shedRoutes(config['fw-app.apiPrefix'], options.oauth) });
+  const frameAncestors = options.frameAncestors === undefined ? undefined : [...checkFrameAncestors('fwAdmin.frameAncestors', options.frameAncestors)];
+  const framing = frameAncestors ? { frameAncestors } : {};
   // Built before anything is opened: a missing UI build stops start-up with nothing to close.
-  const ui = options.ui === false ? undefined : fwUi({ config, ...options.ui });
+  const ui = options.ui === false ? undefined : fwUi({ config, ...framing, ...options.ui });
   const uiBase = options.ui === false || options.ui?.path === undefined || options.ui.path === '/' ? '' : options.ui.path;
   const hostModels = options.models ?? [];
   const registry = createRegistry([...BUILTIN_MODELS, ...hostModels]);
@@ -349,13 +362,13 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     const prefix = options.redisPrefix ?? 'fw:';
     const tokens = new FwTokenService({ store: redis ? new RedisTokenStore({ redis, prefix }) : new KnexTokenStore({ knex: store.knex }), config });
     const ephemeral = redis ? new RedisEphemeralStore({ redis, prefix }) : new KnexEphemeralStore({ knex: store.knex });
-    const data = fwData({ ...options.data, store, tokens, registry, config, files, passwordPolicy });
+    const data = fwData({ ...framing, ...options.data, store, tokens, registry, config, files, passwordPolicy });
     // One writer of failed sign-ins for password, open-API and sign-on alike: one set of write caps.
     const failedLogins = options.login?.failedLogins ?? new FailedLoginLog({ store, ephemeral, config });
     // The load shedder first: a shed request costs no body parsing, no token lookup, no database.
     const parts: Middleware[] = [...(loadShed ? [loadShed] : []), fwErrorHandler(), apiNotFound(config['fw-app.apiPrefix'])];
     const web = options.web ?? (ui === undefined && options.oauth !== undefined);
-    if (web) parts.push(fwWeb(typeof web === 'object' ? web : {}));
+    if (web) parts.push(fwWeb({ ...framing, ...(typeof web === 'object' ? web : {}) }));
     let providers = options.login?.providers;
     if (options.oauth) {
       const sessionStore = redis ? new RedisSessionStore({ redis, prefix }) : new KnexSessionStore({ knex: store.knex });

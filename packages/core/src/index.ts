@@ -36,6 +36,9 @@ export type { FwConfig, FwConfigKey, LoadConfigOptions } from './config.js';
 export { USER_STATUS, MENU_STATUS, LOGIN_FAILURE_REASON } from './user.js';
 export type { FwUser, UserStatus, MenuStatus, LoginFailureReason } from './user.js';
 export { hashPassword, verifyPassword } from './password.js';
+// Issue 19 §5: the security headers of Fw's HTML pages.
+export { DEFAULT_FRAME_ANCESTORS, checkFrameAncestors, pageContentSecurityPolicy } from './page-policy.js';
+export type { FwPageKind } from './page-policy.js';
 export type { PasswordHash } from './password.js';
 export { PASSWORD_RULES, PASSWORD_TRANSPORT_MAX, isCommonPassword, passwordPolicy, passwordPolicyFromConfig, resolvePasswordPolicy } from './password-policy.js';
 export type { PasswordCheckInput, PasswordPolicy, PasswordPolicyDescription, PasswordPolicyOptions, PasswordRefusal, PasswordRule } from './password-policy.js';

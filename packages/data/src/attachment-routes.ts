@@ -4,9 +4,10 @@ import contentDisposition from 'content-disposition';
 import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { FwError, IMAGE_TYPES } from '@fw/core';
-import { fwRoute, readMultipart } from '@fw/http';
+import { MultipartTooLargeError, fwRoute, readMultipart } from '@fw/http';
 import type { DataService } from './service.js';
 import type { Actor } from './service-types.js';
+import { bytesQuotaError, filesQuotaError } from './upload-quota.js';
 
 /** What {@link attachmentRoutes} need from fwData. */
 export interface AttachmentRouteDeps {
@@ -32,15 +33,30 @@ export function attachmentRoutes(router: Router, deps: AttachmentRouteDeps): voi
   router.post('/data/upload/:fw/:field', fwRoute(async (ctx) => {
     const who = await deps.actor(ctx);
     const [name, fieldName] = [param(ctx, 'fw'), param(ctx, 'field')];
-    // Power and the field first: someone who may not upload sends no bytes to the disk.
-    const limits = await service.uploadTarget(name, who, fieldName).catch((error: unknown) => {
+    // Power, the field and the user's quota first: someone who may not upload, or has no room
+    // left, sends no bytes to the disk.
+    const target = await service.uploadTarget(name, who, fieldName).catch((error: unknown) => {
       ctx.req.resume();
       throw error;
     });
+    const { room } = target;
+    if (room.files === 0 || room.bytes === 0) {
+      ctx.req.resume();
+      throw room.files === 0 ? filesQuotaError(room.quota, room.usage, target.field) : bytesQuotaError(room.quota, room.usage, target.field);
+    }
+    // The body may hold no more than the quota has room for: a file that passes it while it
+    // arrives is cut off there and its temporary file removed by the reader.
+    const fieldBytes = target.maxSize * target.maxFiles;
+    const quotaBound = room.bytes < fieldBytes;
+    const limit = Math.min(fieldBytes, room.bytes) + FRAMING_BYTES;
     let body;
     try {
-      body = await readMultipart(ctx, { limit: limits.maxSize * limits.maxFiles + FRAMING_BYTES, maxFiles: limits.maxFiles, maxFileSize: limits.maxSize, maxFields: 10 });
+      body = await readMultipart(ctx, { limit, maxFiles: target.maxFiles, maxFileSize: target.maxSize, maxFields: 10 });
     } catch (error) {
+      // Past the room left, not past the field's own limits (one file's limit is the body's when
+      // the room is smaller than it): the quota's 413, which says how to make room.
+      const overRoom = error instanceof MultipartTooLargeError && (error.limit === 'body' || (error.limit === 'file' && target.maxSize >= limit));
+      if (quotaBound && overRoom) throw bytesQuotaError(room.quota, room.usage, target.field);
       // The reader's size and count refusals concern this field: say so, as the service's own do.
       if (error instanceof FwError && !error.details) {
         throw new FwError(error.code, error.message, { status: error.status, cause: error, details: [{ path: fieldName, type: 'upload', message: error.message }] });

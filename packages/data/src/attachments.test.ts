@@ -210,8 +210,8 @@ describeEachSql('ATTACHMENT fields: upload, claim, download, delete', (db) => {
       expect(broken.status).to.equal(400);
     });
 
-    it('caps a user’s unsaved uploads (429 past 100), others unaffected', async () => {
-      const filler = Array.from({ length: 99 }, (_, i) => `pending-${String(i).padStart(3, '0')}-${Date.now().toString(36)}xx`);
+    it('caps a user’s unsaved uploads (429 UPLOAD_QUOTA_FILES past 20 by default; upload-quota.test.ts has the rest), others unaffected', async () => {
+      const filler = Array.from({ length: 19 }, (_, i) => `pending-${String(i).padStart(3, '0')}-${Date.now().toString(36)}xx`);
       for (const id of filler) await store.files.create({ id, model: 'Doc', field: 'files', name: 'x.txt', type: 'text/plain', size: 1, createdBy: users.dave.id });
       try {
         const two = await upload('dave', 'files', [
@@ -219,8 +219,8 @@ describeEachSql('ATTACHMENT fields: upload, claim, download, delete', (db) => {
           { bytes: Buffer.from('b'), name: 'b.txt' },
         ]);
         expect(two.status).to.equal(429);
-        expect(two.body.error.code).to.equal('TOO_MANY_ATTEMPTS');
-        expect(two.body.error.details[0]).to.include({ path: 'files', type: 'pending' });
+        expect(two.body.error.code).to.equal('UPLOAD_QUOTA_FILES');
+        expect(two.body.error.details[0]).to.include({ path: 'files', type: 'uploadQuotaFiles' });
         const one = await upload('dave', 'files', [{ bytes: Buffer.from('a'), name: 'a.txt' }]);
         expect(one.status).to.equal(200);
         expect((await upload('dave', 'files', [{ bytes: Buffer.from('c'), name: 'c.txt' }])).status).to.equal(429);

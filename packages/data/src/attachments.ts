@@ -8,6 +8,7 @@ import type { FormRow } from '@fw/row-patch';
 import type { FileRecord, FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import { dataError } from './error-codes.js';
+import { bytesQuotaError, filesQuotaError, uploadRoom, type UploadQuota, type UploadRoom } from './upload-quota.js';
 
 /** One file of a multipart upload, as `readMultipart` of `@fw/http` gives it. */
 export interface UploadedPart {
@@ -19,13 +20,6 @@ export interface UploadedPart {
 
 /** Pending uploads older than this are purged. */
 export const PENDING_FILE_TTL_MS = 24 * 60 * 60 * 1000;
-
-/**
- * Most pending uploads (not yet attached to a row by a save) one user may have; more is a 429
- * until a save attaches some or the purge removes them. With the largest files a field allows,
- * it bounds what one account can put on the disk.
- */
-export const MAX_PENDING_FILES_PER_USER = 100;
 
 /**
  * Most pixels (width × height) an image of an `image: true` field may declare: 100 megapixels.
@@ -66,13 +60,6 @@ export function fileDisplayName(raw: string): string {
   return /^[\udc00-\udfff]/.test(end) ? end.slice(1) : end;
 }
 
-/** The 429 of an upload past {@link MAX_PENDING_FILES_PER_USER}, with the count the user had. */
-function tooManyPending(field: FieldDefinition, pending: number): FwError {
-  return new FwError('TOO_MANY_ATTEMPTS', `You have ${pending} uploaded files not yet saved in a row (at most ${MAX_PENDING_FILES_PER_USER}); save the row or wait until they expire`, {
-    details: [{ path: field.name, type: 'pending', message: `at most ${MAX_PENDING_FILES_PER_USER} unsaved uploads` }],
-  });
-}
-
 function valuesOf(value: unknown): AttachmentValue[] {
   return Array.isArray(value) ? (value as AttachmentValue[]) : [];
 }
@@ -93,10 +80,17 @@ export interface AttachmentPlan {
 export class Attachments {
   readonly #store: FwStore;
   readonly #files: FileStorage | undefined;
+  readonly #quota: UploadQuota;
 
-  constructor(store: FwStore, files: FileStorage | undefined) {
+  constructor(store: FwStore, files: FileStorage | undefined, quota: UploadQuota) {
     this.#store = store;
     this.#files = files;
+    this.#quota = quota;
+  }
+
+  /** The room `userId` has left for pending uploads (expired ones, which the purge removes, count for nothing). */
+  async room(userId: number, now = Date.now()): Promise<UploadRoom> {
+    return uploadRoom(this.#quota, await this.#store.files.pendingUsage(userId, new Date(now - PENDING_FILE_TTL_MS)));
   }
 
   /** The storage, or a 500 that says none was configured (a model has ATTACHMENT fields but the host gave no `files`). */
@@ -109,7 +103,8 @@ export class Attachments {
    * Stores the uploaded parts of one ATTACHMENT field as pending files of `userId`, all or none:
    * every part is checked (count, size, type sniffed from the bytes) before anything is stored.
    * @throws {FwError} 400 for no file, a part in another form field or too many files; 413 over
-   * `maxSize`; 415 for a type the field does not accept — each with the field in `details`.
+   * `maxSize`; 415 for a type the field does not accept; 429 `UPLOAD_QUOTA_FILES` / 413
+   * `UPLOAD_QUOTA_BYTES` past the user's pending-upload quota — each with the field in `details`.
    */
   async upload(model: ModelDefinition, field: FieldDefinition, userId: number, parts: readonly UploadedPart[]): Promise<AttachmentValue[]> {
     const options = field.edit.attachment!;
@@ -141,27 +136,25 @@ export class Attachments {
       }
       checked.push({ part, type: sniffed.type });
     }
-    const pending = await this.#store.files.countPending(userId);
-    if (pending + checked.length > MAX_PENDING_FILES_PER_USER) throw tooManyPending(field, pending);
     const storage = this.storage;
+    const records = checked.map(({ part, type }) => ({ id: newFileKey(), model: model.name, field: field.name, name: fileDisplayName(part.name), type, size: part.size, createdBy: userId }));
+    // Recorded before any byte reaches the storage, inside the quota or not at all: two uploads of
+    // one user at the edge of it take turns, so they never both pass (issue 19 §5).
+    const since = new Date(Date.now() - PENDING_FILE_TTL_MS);
+    const reserved = await this.#store.files.reservePending(userId, records, { ...this.#quota, since });
+    if (!reserved.ok) throw reserved.reason === 'files' ? filesQuotaError(this.#quota, reserved.usage, field) : bytesQuotaError(this.#quota, reserved.usage, field);
     const stored: string[] = [];
     try {
-      const out: AttachmentValue[] = [];
-      for (const { part, type } of checked) {
-        const id = newFileKey();
+      for (const [i, { part, type }] of checked.entries()) {
+        const id = records[i]!.id;
         await storage.put(id, createReadStream(part.path), { type, size: part.size });
         stored.push(id);
-        const record = await this.#store.files.create({ id, model: model.name, field: field.name, name: fileDisplayName(part.name), type, size: part.size, createdBy: userId });
-        out.push(toValue(record));
       }
-      // Uploads of one user running side by side all passed the count above: counted again with
-      // their own records in, any that takes the user past the cap is taken back.
-      const now = await this.#store.files.countPending(userId);
-      if (now > MAX_PENDING_FILES_PER_USER) throw tooManyPending(field, now - stored.length);
-      return out;
+      return reserved.records.map(toValue);
     } catch (error) {
+      // The reservation goes with the bytes: a failed upload holds no room.
       await Promise.allSettled(stored.map((id) => storage.delete(id)));
-      await this.#store.files.delete(stored).catch(() => undefined);
+      await this.#store.files.delete(records.map((r) => r.id)).catch(() => undefined);
       throw error;
     }
   }

@@ -22,7 +22,8 @@ function display(model: ModelDefinition, field: string, value: unknown): string 
 export const PRINT_CSS = `body{font:14px system-ui,sans-serif;margin:2em}
 table{border-collapse:collapse}
 th,td{border:1px solid #999;padding:4px 10px;text-align:left;vertical-align:top}
-th{background:#eee}
+th{background:#eee;white-space:nowrap}
+td{overflow-wrap:anywhere}
 @media print{.fw-print-actions{display:none}}
 `;
 

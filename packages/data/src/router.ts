@@ -1,6 +1,18 @@
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
-import { FwDefinitionError, FwError, loadConfig, resolvePasswordPolicy, type FwConfig, type ModelRegistry, type PasswordPolicy, type PasswordPolicyOptions } from '@fw/core';
+import {
+  DEFAULT_FRAME_ANCESTORS,
+  FwDefinitionError,
+  FwError,
+  checkFrameAncestors,
+  loadConfig,
+  pageContentSecurityPolicy,
+  resolvePasswordPolicy,
+  type FwConfig,
+  type ModelRegistry,
+  type PasswordPolicy,
+  type PasswordPolicyOptions,
+} from '@fw/core';
 import { allowedMethods, fwRoute, methodNotAllowed, readJsonBody, requireAuthState, routesWithAllowedMethods } from '@fw/http';
 import { Authenticator } from '@fw/login';
 import type { PowerResolver } from '@fw/power';
@@ -13,6 +25,7 @@ import { transferRoutes } from './transfer-routes.js';
 import { attachmentRoutes } from './attachment-routes.js';
 import type { FileStorage } from '@fw/files';
 import { PRINT_CSS, PRINT_JS } from './print.js';
+import type { UploadQuota } from './upload-quota.js';
 
 /** Options of {@link fwData}. */
 export interface FwDataOptions {
@@ -48,6 +61,22 @@ export interface FwDataOptions {
    * @default the configuration's policy
    */
   passwordPolicy?: PasswordPolicy | PasswordPolicyOptions;
+  /**
+   * The per-user bound on pending uploads (uploaded, not yet saved in a row): past `maxFiles` an
+   * upload is a 429 `UPLOAD_QUOTA_FILES`, past `maxBytes` a 413 `UPLOAD_QUOTA_BYTES`; a file that
+   * passes `maxBytes` while it arrives is cut off and removed. A save that attaches files, and
+   * the expiry of unsaved ones after 24 hours, make room again.
+   * @default { maxFiles: 20, maxBytes: 209715200 } (200 MiB)
+   * @example fwData({ …, uploadQuota: { maxFiles: 50, maxBytes: 1024 ** 3 } })
+   */
+  uploadQuota?: Partial<UploadQuota>;
+  /**
+   * Who may show the print page in a frame: the `frame-ancestors` sources of its
+   * `Content-Security-Policy`. Give the origin of a host page that frames the admin.
+   * @default ["'self'"]
+   * @example fwData({ …, frameAncestors: ["'self'", 'https://portal.example.com'] })
+   */
+  frameAncestors?: string[];
 }
 
 /** The data-API middleware, with the service behind it and its edit events. */
@@ -69,7 +98,11 @@ function positive(key: string, value: number | undefined, fallback: number): num
  * power flag on the server, applies row visibility, validates with the model's whole-row schema,
  * runs the data-proxy hooks in one transaction and writes the operate log.
  *
- * @throws {FwDefinitionError} at once for missing options, bad limits, or a model whose name is
+ * The print page carries `Content-Security-Policy: default-src 'self'; object-src 'none'; base-uri
+ * 'self'; form-action 'self'; frame-ancestors 'self'` (see `frameAncestors`); the print page, the
+ * export and the import template (reached with `_token`) carry `Referrer-Policy: no-referrer`.
+ *
+ * @throws {FwDefinitionError} at once for missing options, bad limits, a bad `frameAncestors`, or a model whose name is
  * one of the route words (`table`, `export`, `import`, `import-template`, `print`, `modify`, `upload`, `file`).
  * @example
  * const data = fwData({ store, tokens, registry });
@@ -90,12 +123,17 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     tokens: options.tokens,
     ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
     ...(options.files ? { files: options.files } : {}),
+    ...(options.uploadQuota !== undefined ? { uploadQuota: options.uploadQuota } : {}),
   });
   for (const model of options.registry.list()) {
     if (RESERVED.has(model.name.toLowerCase())) throw new FwDefinitionError(`${model.name}.name`, `is a word of the data routes (${[...RESERVED].join(', ')}); rename the model`);
   }
   const bodyLimit = positive('fwData.bodyLimit', options.bodyLimit, 1024 * 1024);
   const importBodyLimit = positive('fwData.importBodyLimit', options.importBodyLimit, 5 * 1024 * 1024);
+  const printPolicy = pageContentSecurityPolicy(
+    'print',
+    options.frameAncestors === undefined ? DEFAULT_FRAME_ANCESTORS : checkFrameAncestors('fwData.frameAncestors', options.frameAncestors),
+  );
   const authenticator = new Authenticator({ tokens: options.tokens, store: options.store });
 
   async function actor(ctx: Context): Promise<Actor> {
@@ -135,6 +173,10 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     ctx.body = PRINT_JS;
   }));
   router.get('/data/print/:fw/:id', fwRoute(async (ctx) => {
+    // Opened with `_token` in its URL: no Referer may carry it to the stylesheet, the script or a
+    // link; and the page runs nothing but its own script, whatever a row's text holds.
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Content-Security-Policy', printPolicy);
     const html = await service.print(param(ctx, 'fw'), await actor(ctx), param(ctx, 'id'));
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');

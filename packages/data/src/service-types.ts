@@ -6,6 +6,7 @@ import type { PowerResolver } from '@fw/power';
 import type { ModelRegistry } from '@fw/core';
 import type { QueryLimits } from './query.js';
 import type { ReferenceLabels } from './references.js';
+import type { UploadQuota } from './upload-quota.js';
 
 /** Who is acting, from where. */
 export interface Actor {
@@ -65,6 +66,13 @@ export interface DataServiceOptions {
    * @default passwordPolicy() of `@fw/core` (at least 10 characters, at most 200, not the account, not a common password)
    */
   passwordPolicy?: PasswordPolicy;
+  /**
+   * The per-user bound on pending uploads (uploaded, not yet saved in a row): past `maxFiles` an
+   * upload is a 429 `UPLOAD_QUOTA_FILES`, past `maxBytes` a 413 `UPLOAD_QUOTA_BYTES`. A save that
+   * attaches files, and the expiry of unsaved ones after 24 hours, make room again.
+   * @default { maxFiles: 20, maxBytes: 209715200 } (200 MiB)
+   */
+  uploadQuota?: Partial<UploadQuota>;
 }
 
 /** One page of a table query. */

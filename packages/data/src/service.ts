@@ -18,6 +18,7 @@ import { PowerResolver, assertPower } from '@fw/power';
 import { cellEditRefusal, patchRowValues, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import { Attachments, attachmentField, attachmentFields, type UploadedPart } from './attachments.js';
+import { resolveUploadQuota, type UploadRoom } from './upload-quota.js';
 import { AuditedWriter, type AfterCommit } from './audited-write.js';
 import { dataError } from './error-codes.js';
 import { DataEvents } from './events.js';
@@ -81,7 +82,7 @@ export class DataService {
     const sessions = new SessionEnds(this.store, options.tokens);
     const withFiles = this.registry.list().find((m) => attachmentFields(m).length > 0);
     if (withFiles && !options.files) throw new FwDefinitionError('fwData.files', `${withFiles.name} has ATTACHMENT fields: give a file storage (files: localFileStorage({ dir }) of @fw/files)`);
-    this.#attachments = new Attachments(this.store, options.files);
+    this.#attachments = new Attachments(this.store, options.files, resolveUploadQuota(options.uploadQuota));
     this.#writer = new AuditedWriter({
       store: this.store,
       registry: this.registry,
@@ -387,17 +388,22 @@ export class DataService {
 
   /**
    * The ATTACHMENT field an upload goes to, once the actor may upload to it (`add` or `edit`,
-   * the field exists, is an attachment and is not read-only): its limits, for the body reader.
+   * the field exists, is an attachment and is not read-only): its limits and the room the actor
+   * has left under the pending-upload quota, for the body reader.
    * @throws {FwError} 404 `MODEL_NOT_FOUND`, 403 `POWER_DENIED`, 400 `UNKNOWN_FIELD` / `READONLY_FIELD`.
    */
-  async uploadTarget(name: string, actor: Actor, fieldName: string): Promise<{ model: ModelDefinition; field: FieldDefinition; maxSize: number; maxFiles: number }> {
+  async uploadTarget(
+    name: string,
+    actor: Actor,
+    fieldName: string,
+  ): Promise<{ model: ModelDefinition; field: FieldDefinition; maxSize: number; maxFiles: number; room: UploadRoom }> {
     const model = this.model(name);
     const power = await this.power(model, actor.user, actor.grantsVersion);
     if (!power.add && !power.edit) throw new FwError('POWER_DENIED', `Not permitted: add or edit on ${model.name}`, { extra: { model: model.name, flag: 'add' } });
     const field = attachmentField(model, fieldName);
     if (field.edit.readonly) throw dataError('READONLY_FIELD', `${field.name} is read-only`, [{ path: field.name, type: 'readonly', message: 'is read-only' }]);
     const { maxSize, maxFiles } = field.edit.attachment!;
-    return { model, field, maxSize, maxFiles };
+    return { model, field, maxSize, maxFiles, room: await this.#attachments.room(actor.user.id) };
   }
 
   /**

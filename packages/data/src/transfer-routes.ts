@@ -46,6 +46,8 @@ function download(ctx: Context, name: string, format: TransferFormat): void {
   ctx.type = format === 'xlsx' ? XLSX_TYPE : 'text/csv; charset=utf-8';
   ctx.set('Content-Disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}.${format}"`);
   ctx.set('Cache-Control', 'no-store');
+  // A download link carries `_token`: a page opened from the file must not receive it as Referer.
+  ctx.set('Referrer-Policy', 'no-referrer');
 }
 
 /** What an uploaded import file is, from its bytes first and its name second. */

@@ -2,7 +2,7 @@ export { fwErrorHandler, fwRoute, renderError, setFwApiHeaders, toFwError } from
 export type { FwErrorHandlerOptions } from './errors.js';
 export { readJsonBody, readTextBody, readRawBody, isJsonObject, JSON_BODY_LIMIT } from './body.js';
 export type { ReadJsonOptions, ReadTextOptions } from './body.js';
-export { readMultipart, MULTIPART_DEFAULTS } from './multipart.js';
+export { readMultipart, MULTIPART_DEFAULTS, MultipartTooLargeError } from './multipart.js';
 export type { MultipartBody, MultipartFile, MultipartOptions } from './multipart.js';
 export { allowedMethods, methodNotAllowed, routesWithAllowedMethods } from './allowed-methods.js';
 export { requireAuthState } from './auth-state.js';

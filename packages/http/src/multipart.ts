@@ -44,6 +44,20 @@ export interface MultipartOptions {
   maxFieldsSize?: number;
 }
 
+/**
+ * The 413 `PAYLOAD_TOO_LARGE` of {@link readMultipart}, saying which limit was passed: `body` (the
+ * whole body or the files together, `limit`), `file` (one file, `maxFileSize`) or `fields`
+ * (`maxFieldsSize`). A caller whose `limit` is a quota of its own tells the two apart by it.
+ */
+export class MultipartTooLargeError extends FwError {
+  /** The limit the body passed. */
+  readonly limit: 'body' | 'file' | 'fields';
+  constructor(limit: 'body' | 'file' | 'fields', message: string, cause?: unknown) {
+    super('PAYLOAD_TOO_LARGE', message, cause === undefined ? {} : { cause });
+    this.limit = limit;
+  }
+}
+
 /** The default limits of {@link readMultipart}. */
 export const MULTIPART_DEFAULTS = { limit: 5 * 1024 * 1024, maxFiles: 10, maxFields: 50, maxFieldsSize: 64 * 1024 } as const;
 
@@ -109,7 +123,7 @@ export async function readMultipart(ctx: Context, options: MultipartOptions = {}
   if (declared === 0) throw new FwError('BAD_REQUEST', 'A multipart request body is required');
   if (Number.isFinite(declared) && declared > limit) {
     ctx.req.resume(); // drain without storing, so the connection can still answer
-    throw new FwError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`);
+    throw new MultipartTooLargeError('body', `The request body is larger than ${limit} bytes`);
   }
 
   const dir = await mkdtemp(join(tmpdir(), 'fw-upload-'));
@@ -173,7 +187,7 @@ function bodyLimit(ctx: Context, limit: number): Promise<never> {
       size += chunk.length;
       if (size > limit) {
         stop();
-        reject(new FwError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`));
+        reject(new MultipartTooLargeError('body', `The request body is larger than ${limit} bytes`));
       }
     };
     const stop = () => {
@@ -199,7 +213,7 @@ function toMultipartError(error: unknown, limits: Limits): FwError {
         : code === 1016
           ? `a file is larger than ${limits.maxFileSize} bytes`
           : `the files are larger than ${limits.limit} bytes`;
-    return new FwError('PAYLOAD_TOO_LARGE', `The request body is too large: ${what}`, { cause: error });
+    return new MultipartTooLargeError(code === 1006 ? 'fields' : code === 1016 ? 'file' : 'body', `The request body is too large: ${what}`, error);
   }
   if (typeof code === 'number' && TOO_MANY_CODES.has(code)) {
     const what = code === 1015 ? `more than ${limits.maxFiles} files` : `more than ${limits.maxFields} fields`;
@@ -247,11 +261,11 @@ function fromHostParser(rawFields: unknown, rawFiles: unknown, limits: Limits): 
   if (body.files.length > limits.maxFiles) fail(new FwError('BAD_REQUEST', `The multipart body has more than ${limits.maxFiles} files`));
   if (Object.keys(body.fields).length > limits.maxFields) fail(new FwError('BAD_REQUEST', `The multipart body has more than ${limits.maxFields} fields`));
   if (body.files.some((f) => f.size > limits.maxFileSize))
-    fail(new FwError('PAYLOAD_TOO_LARGE', `The request body is too large: a file is larger than ${limits.maxFileSize} bytes`));
+    fail(new MultipartTooLargeError('file', `The request body is too large: a file is larger than ${limits.maxFileSize} bytes`));
   if (body.files.reduce((sum, f) => sum + f.size, 0) > limits.limit)
-    fail(new FwError('PAYLOAD_TOO_LARGE', `The request body is too large: the files are larger than ${limits.limit} bytes`));
+    fail(new MultipartTooLargeError('body', `The request body is too large: the files are larger than ${limits.limit} bytes`));
   const fieldsSize = Object.values(body.fields).reduce((sum, v) => sum + Buffer.byteLength(v), 0);
-  if (fieldsSize > limits.maxFieldsSize) fail(new FwError('PAYLOAD_TOO_LARGE', `The request body is too large: the fields are larger than ${limits.maxFieldsSize} bytes`));
+  if (fieldsSize > limits.maxFieldsSize) fail(new MultipartTooLargeError('fields', `The request body is too large: the fields are larger than ${limits.maxFieldsSize} bytes`));
   return { ...body, cleanup: () => remove(body.files) };
 }
 

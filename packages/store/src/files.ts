@@ -42,9 +42,40 @@ export interface FileRepository {
   deletePending(id: string, db?: Knex): Promise<boolean>;
   /** How many pending uploads (not yet attached to a row) a user has. */
   countPending(userId: number, db?: Knex): Promise<number>;
+  /** How many pending uploads of `userId` created from `since` on there are, and their bytes. */
+  pendingUsage(userId: number, since: Date, db?: Knex): Promise<PendingUsage>;
+  /**
+   * Records new pending uploads of one user, all or none, when the user's pending files (created
+   * from `quota.since` on) stay within `quota` with them. Uploads of one user side by side take
+   * turns (the user's `fw_user` row is locked for the check and the insert), so two of them at
+   * the edge never both pass.
+   */
+  reservePending(userId: number, records: readonly NewFileRecord[], quota: PendingQuota): Promise<PendingReservation>;
   /** Pending uploads created before `before`, oldest first, at most `limit`. */
   listStalePending(before: Date, limit: number, db?: Knex): Promise<FileRecord[]>;
 }
+
+/** What one user's pending uploads hold: how many files, how many bytes. */
+export interface PendingUsage {
+  files: number;
+  bytes: number;
+}
+
+/** The bounds of {@link FileRepository.reservePending}. */
+export interface PendingQuota {
+  /** Most pending files one user may hold. */
+  maxFiles: number;
+  /** Most bytes of pending files one user may hold. */
+  maxBytes: number;
+  /** Pending files created before this have expired (the purge removes them): they count for nothing. */
+  since: Date;
+}
+
+/**
+ * What {@link FileRepository.reservePending} did: recorded the files, or refused them with the
+ * bound they would have passed and what the user held before them.
+ */
+export type PendingReservation = { ok: true; records: FileRecord[] } | { ok: false; reason: 'files' | 'bytes'; usage: PendingUsage };
 
 const TABLE = 'fw_file';
 // Keeps `where id in (…)` under every dialect's bound-parameter limit.
@@ -72,7 +103,7 @@ function chunks<T>(list: readonly T[]): T[][] {
 
 /** @internal */
 export function createFileRepository(ctx: RepositoryContext): FileRepository {
-  return {
+  const repo: FileRepository = {
     async create(record, db = ctx.knex) {
       const createdAt = new Date();
       await db(TABLE).insert({
@@ -116,9 +147,29 @@ export function createFileRepository(ctx: RepositoryContext): FileRepository {
       const [row] = await db(TABLE).whereNull('row_id').where('created_by', userId).count({ n: '*' });
       return Number(row?.n ?? 0);
     },
+    async pendingUsage(userId, since, db = ctx.knex) {
+      const [row] = await db(TABLE).whereNull('row_id').where('created_by', userId).where('created_at', '>=', since).count({ n: '*' }).sum({ bytes: 'size' });
+      return { files: Number(row?.n ?? 0), bytes: Number(row?.bytes ?? 0) };
+    },
+    async reservePending(userId, records, quota) {
+      return ctx.knex.transaction(async (trx) => {
+        // The lock makes a user's uploads take turns here; SQLite runs one transaction at a time
+        // anyway (and has no FOR UPDATE). On PostgreSQL and MySQL the sum below reads after the
+        // lock is granted, so it sees what the upload before it committed.
+        if (ctx.dialect !== 'sqlite') await trx('fw_user').where('id', userId).forUpdate().first('id');
+        const usage = await repo.pendingUsage(userId, quota.since, trx);
+        const bytes = records.reduce((sum, r) => sum + r.size, 0);
+        if (usage.files + records.length > quota.maxFiles) return { ok: false as const, reason: 'files' as const, usage };
+        if (usage.bytes + bytes > quota.maxBytes) return { ok: false as const, reason: 'bytes' as const, usage };
+        const out: FileRecord[] = [];
+        for (const record of records) out.push(await repo.create(record, trx));
+        return { ok: true as const, records: out };
+      });
+    },
     async listStalePending(before, limit, db = ctx.knex) {
       const rows = await db(TABLE).whereNull('row_id').where('created_at', '<', before).orderBy('created_at').limit(limit);
       return rows.map(toRecord);
     },
   };
+  return repo;
 }

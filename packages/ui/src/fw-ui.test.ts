@@ -251,6 +251,78 @@ describe('fwUi(options)', () => {
     });
   });
 
+  describe('security headers (issue 19 §5)', () => {
+    const UI_POLICY =
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' blob: data:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
+
+    it('sends the page with a content security policy that only its own origin may frame, and nosniff', async () => {
+      const s = setup({ path: '/admin' });
+      try {
+        for (const path of ['/admin/', '/admin/index.html', '/admin/model/Book']) {
+          const res = await s.agent.get(path).set('Accept', HTML).expect(200);
+          expect(res.headers['content-security-policy'], path).to.equal(UI_POLICY);
+          expect(res.headers['x-content-type-options'], path).to.equal('nosniff');
+        }
+        // The sign-on page under the UI: its own policy, and its URL (with the token) is never a Referer.
+        const auth = await s.agent.get('/admin/auth.html?token=Ab3dEf5hIj7lMn9p').expect(200);
+        expect(auth.headers['content-security-policy']).to.equal("default-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'");
+        expect(auth.headers['referrer-policy']).to.equal('no-referrer');
+        expect(auth.headers['x-content-type-options']).to.equal('nosniff');
+      } finally {
+        s.cleanup();
+      }
+    });
+
+    it('sends every file of the build with nosniff', async () => {
+      const s = setup();
+      try {
+        for (const path of ['/assets/index-Ab12Cd34.js', '/assets/index-Ef56Gh78.css', '/favicon.svg', '/auth.js']) {
+          const res = await s.agent.get(path).expect(200);
+          expect(res.headers['x-content-type-options'], path).to.equal('nosniff');
+        }
+      } finally {
+        s.cleanup();
+      }
+    });
+
+    it('lets frameAncestors name the hosts that frame the admin, for the page and its /auth.html', async () => {
+      const s = setup({ frameAncestors: ["'self'", 'https://portal.example.com', 'https://*.intranet.example:8443'] });
+      try {
+        const page = await s.agent.get('/').set('Accept', HTML).expect(200);
+        expect(page.headers['content-security-policy']).to.match(/; frame-ancestors 'self' https:\/\/portal\.example\.com https:\/\/\*\.intranet\.example:8443$/);
+        const auth = await s.agent.get('/auth.html').expect(200);
+        expect(auth.headers['content-security-policy']).to.match(/; frame-ancestors 'self' https:\/\/portal\.example\.com https:\/\/\*\.intranet\.example:8443$/);
+      } finally {
+        s.cleanup();
+      }
+    });
+
+    it('refuses a frameAncestors that could break out of the directive, at start-up', () => {
+      const { dist, cleanup } = fakeDist();
+      try {
+        for (const bad of [
+          [],
+          'https://a.example',
+          [''],
+          ['https://a.example; script-src *'],
+          ["'self' https://a.example"],
+          ['https://a.example,https://b.example'],
+          ["'unsafe-inline'"],
+          ["'none'", "'self'"],
+          [42],
+        ]) {
+          expect(() => fwUi({ dist, frameAncestors: bad } as FwUiOptions), JSON.stringify(bad))
+            .to.throw(FwDefinitionError)
+            .with.property('key', 'fwUi.frameAncestors');
+        }
+        expect(() => fwUi({ dist, frameAncestors: ["'none'"] })).not.to.throw();
+        expect(() => fwUi({ dist, frameAncestors: ['https:', 'http://localhost:5173'] })).not.to.throw();
+      } finally {
+        cleanup();
+      }
+    });
+  });
+
   describe('start-up', () => {
     it('refuses a missing build with the command that makes it', () => {
       const dir = mkdtempSync(join(tmpdir(), 'fw-ui-empty-'));

@@ -4,7 +4,7 @@ import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context, Middleware, Next } from 'koa';
 import serve from 'koa-static';
-import { CONFIG_KEYS, FwDefinitionError, loadConfig, type FwConfig } from '@fw/core';
+import { CONFIG_KEYS, DEFAULT_FRAME_ANCESTORS, FwDefinitionError, checkFrameAncestors, loadConfig, pageContentSecurityPolicy, type FwConfig } from '@fw/core';
 import { escapeHtml } from '@fw/http';
 import { fwWeb } from '@fw/web';
 
@@ -41,6 +41,14 @@ export interface FwUiOptions {
   dist?: string;
   /** Configuration the defaults of `apiPrefix` and `title` come from. @default loadConfig() */
   config?: FwConfig;
+  /**
+   * Who may show the UI (and its `/auth.html`) in a frame: the `frame-ancestors` sources of the
+   * page's `Content-Security-Policy`. Only pages of the same origin by default; a host that
+   * frames the admin from another origin names it here.
+   * @default ["'self'"]
+   * @example fwUi({ frameAncestors: ["'self'", 'https://portal.example.com'] })
+   */
+  frameAncestors?: string[];
 }
 
 /** What the UI reads from `<meta name="fw-config">` of its page. */
@@ -53,7 +61,7 @@ export interface FwUiConfig {
   title: string;
 }
 
-const OPTION_KEYS = new Set(['path', 'apiPrefix', 'title', 'dist', 'config']);
+const OPTION_KEYS = new Set(['path', 'apiPrefix', 'title', 'dist', 'config', 'frameAncestors']);
 const PATH_RE = /^(\/[A-Za-z0-9._~-]+)*$/;
 /** Vite puts every content-hashed file here: a new build means new names, so they never change. */
 const ASSETS_DIR = 'assets';
@@ -74,6 +82,7 @@ interface Resolved {
   apiPrefix: string;
   title: string;
   dist: string;
+  frameAncestors: readonly string[];
 }
 
 function resolveOptions(options: FwUiOptions | undefined): Resolved {
@@ -92,7 +101,8 @@ function resolveOptions(options: FwUiOptions | undefined): Resolved {
   if (mount !== '' && (mount === apiPrefix || mount.startsWith(`${apiPrefix}/`) || apiPrefix.startsWith(`${mount}/`))) {
     throw new FwDefinitionError('fwUi.path', `${mount} overlaps the API prefix ${apiPrefix}; mount the UI beside it`);
   }
-  return { mount, base: `${mount}/`, apiPrefix, title, dist };
+  const frameAncestors = o.frameAncestors === undefined ? DEFAULT_FRAME_ANCESTORS : checkFrameAncestors('fwUi.frameAncestors', o.frameAncestors);
+  return { mount, base: `${mount}/`, apiPrefix, title, dist, frameAncestors };
 }
 
 /**
@@ -167,15 +177,18 @@ async function at(ctx: Context, path: string, middleware: Middleware, next: Next
  * - hashed files under `assets/` with `Cache-Control: public, max-age=31536000, immutable`, other
  *   files `no-cache`;
  * - the page (`index.html`, also at the mount path itself) `no-store`, with `<base href="{path}/">`
- *   and `<meta name="fw-config" content="{apiPrefix, base, title}">` put into its head;
+ *   and `<meta name="fw-config" content="{apiPrefix, base, title}">` put into its head, and
+ *   `Content-Security-Policy: default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' blob: data:; object-src 'none';
+ *   base-uri 'self'; form-action 'self'; frame-ancestors 'self'` (`frameAncestors` changes the last);
+ * - every file with `X-Content-Type-Options: nosniff`;
  * - any other GET or HEAD under `path` whose `Accept` names HTML (a deep link such as
  *   `/admin/model/Book`) gets the page too, never under the API prefix; mounted at `/`, only
  *   when nothing after `fwUi` answered, so the host's own routes win;
  * - `{path}/auth.html` and `{path}/auth.js`, the sign-on page of `@fw/web`, so that its `./`
  *   lands on the UI.
  *
- * @throws {FwDefinitionError} at once for a bad option, a path overlapping the API prefix, or a
- *   missing build ("run npm run build:app -w @fw/ui").
+ * @throws {FwDefinitionError} at once for a bad option (a `frameAncestors` that is not a list of
+ *   frame-ancestors sources among them), a path overlapping the API prefix, or a missing build ("run npm run build:app -w @fw/ui").
  * @example
  * app.use(fwUi({ path: '/admin' })); // http://localhost:3000/admin/
  */
@@ -188,13 +201,15 @@ export function fwUi(options?: FwUiOptions): Middleware {
     res.setHeader('Cache-Control', file.startsWith(assets) ? IMMUTABLE : 'no-cache');
   };
   const files = serve(o.dist, { index: false, hidden: false, format: false, setHeaders });
-  const web = fwWeb({ onWarning: () => undefined });
+  const web = fwWeb({ onWarning: () => undefined, frameAncestors: [...o.frameAncestors] });
+  const policy = pageContentSecurityPolicy('ui', o.frameAncestors);
 
   const sendPage = (ctx: Context) => {
     ctx.status = 200;
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Content-Security-Policy', policy);
     ctx.body = page();
   };
 

@@ -35,12 +35,14 @@ function warnings(options: Omit<FwWebOptions, 'onWarning'>): string[] {
 
 describe('fwWeb(options)', () => {
   describe('serving the built-in pages', () => {
-    it('serves /auth.html as text/html, uncached, with no frame-denying header', async () => {
+    it('serves /auth.html as text/html, uncached, framed only by its own origin, its URL never a Referer', async () => {
       const { agent } = setup();
       const res = await agent.get('/auth.html?token=Ab3dEf5hIj7lMn9p').expect(200);
       expect(res.headers['content-type']).to.match(/^text\/html/);
+      // frame-ancestors, not X-Frame-Options: a host may name other origins that frame it.
       expect(res.headers['x-frame-options']).to.equal(undefined);
-      expect(res.headers['content-security-policy']).to.equal(undefined);
+      expect(res.headers['content-security-policy']).to.equal("default-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'");
+      expect(res.headers['x-content-type-options']).to.equal('nosniff');
       expect(res.headers['cache-control']).to.equal('no-store');
       expect(res.headers['referrer-policy']).to.equal('no-referrer');
       expect(res.text).to.equal(readFileSync(join(FW_WEB_PUBLIC_DIR, 'auth.html'), 'utf8'));
@@ -96,6 +98,8 @@ describe('fwWeb(options)', () => {
         [{ hostStaticRoot: 42 }, 'fwWeb.hostStaticRoot'],
         [{ onWarning: 'console' }, 'fwWeb.onWarning'],
         [{ hostStaticroot: './public' }, 'fwWeb.hostStaticroot'],
+        [{ frameAncestors: [] }, 'fwWeb.frameAncestors'],
+        [{ frameAncestors: ["https://a.example; script-src 'unsafe-inline'"] }, 'fwWeb.frameAncestors'],
         ['./public', 'fwWeb'],
         [null, 'fwWeb'],
       ];
@@ -109,6 +113,13 @@ describe('fwWeb(options)', () => {
         expect(caught, JSON.stringify(options)).to.be.instanceOf(FwDefinitionError);
         expect((caught as FwDefinitionError).key).to.equal(key);
       }
+    });
+
+    it('frameAncestors names who may frame /auth.html', async () => {
+      const app = new Koa();
+      app.use(fwWeb({ frameAncestors: ["'self'", 'https://portal.example.com'] }));
+      const res = await supertest(app.callback()).get('/auth.html').expect(200);
+      expect(res.headers['content-security-policy']).to.match(/; frame-ancestors 'self' https:\/\/portal\.example\.com$/);
     });
 
     it("does not write to the caller's options object", () => {

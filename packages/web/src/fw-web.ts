@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Middleware } from 'koa';
 import serve from 'koa-static';
-import { FwDefinitionError } from '@fw/core';
+import { DEFAULT_FRAME_ANCESTORS, FwDefinitionError, checkFrameAncestors, pageContentSecurityPolicy } from '@fw/core';
 
 /**
  * Absolute path of the package's `public/` folder (`auth.html`, `auth.js`). Resolved from this
@@ -27,6 +27,13 @@ export interface FwWebOptions {
    * @default console.warn
    */
   onWarning?: (message: string) => void;
+  /**
+   * Who may show the built-in pages in a frame: the `frame-ancestors` sources of their
+   * `Content-Security-Policy`. Give the origin of a host page that frames the admin.
+   * @default ["'self'"]
+   * @example fwWeb({ frameAncestors: ["'self'", 'https://portal.example.com'] })
+   */
+  frameAncestors?: string[];
 }
 
 /** A host file that would be served in place of a built-in page (see {@link findShadowingFiles}). */
@@ -39,7 +46,7 @@ export interface ShadowingFile {
   builtinPath: string;
 }
 
-const OPTION_KEYS = new Set(['hostStaticRoot', 'onWarning']);
+const OPTION_KEYS = new Set(['hostStaticRoot', 'onWarning', 'frameAncestors']);
 
 /** The files `fwWeb` serves: every visible regular file directly in `public/`. */
 function builtinFiles(): string[] {
@@ -87,37 +94,52 @@ function shadowWarning(files: readonly ShadowingFile[]): string {
   ].join('\n');
 }
 
-function checkOptions(options: FwWebOptions | undefined): { hostStaticRoot?: string; onWarning: (message: string) => void } {
-  if (options === undefined) return { onWarning: (message) => console.warn(message) };
+interface Resolved {
+  hostStaticRoot?: string;
+  onWarning: (message: string) => void;
+  frameAncestors: readonly string[];
+}
+
+function checkOptions(options: FwWebOptions | undefined): Resolved {
+  if (options === undefined) return { onWarning: (message) => console.warn(message), frameAncestors: DEFAULT_FRAME_ANCESTORS };
   if (typeof options !== 'object' || options === null) throw new FwDefinitionError('fwWeb', 'options must be an object when given');
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.has(key)) throw new FwDefinitionError(`fwWeb.${key}`, `unknown option (known: ${[...OPTION_KEYS].join(', ')})`);
   }
-  const { hostStaticRoot, onWarning } = options;
+  const { hostStaticRoot, onWarning, frameAncestors } = options;
   if (hostStaticRoot !== undefined && (typeof hostStaticRoot !== 'string' || hostStaticRoot === '')) {
     throw new FwDefinitionError('fwWeb.hostStaticRoot', 'must be a non-empty path string');
   }
   if (onWarning !== undefined && typeof onWarning !== 'function') throw new FwDefinitionError('fwWeb.onWarning', 'must be a function');
-  return { ...(hostStaticRoot !== undefined && { hostStaticRoot }), onWarning: onWarning ?? ((message) => console.warn(message)) };
+  return {
+    ...(hostStaticRoot !== undefined && { hostStaticRoot }),
+    onWarning: onWarning ?? ((message) => console.warn(message)),
+    frameAncestors: frameAncestors === undefined ? DEFAULT_FRAME_ANCESTORS : checkFrameAncestors('fwWeb.frameAncestors', frameAncestors),
+  };
 }
 
-function setHeaders(res: ServerResponse, path: string): void {
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  if (path.endsWith('.html')) {
-    // The page's URL carries a live token: no cache may keep the response or the URL.
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('Referrer-Policy', 'no-referrer');
-  } else {
-    res.setHeader('Cache-Control', 'no-cache');
-  }
+function headerSetter(frameAncestors: readonly string[]): (res: ServerResponse, path: string) => void {
+  const policy = pageContentSecurityPolicy('auth', frameAncestors);
+  return (res, path) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (path.endsWith('.html')) {
+      // The page's URL carries a live token: no cache may keep the response or the URL.
+      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('Referrer-Policy', 'no-referrer');
+      res.setHeader('Content-Security-Policy', policy);
+    } else {
+      res.setHeader('Cache-Control', 'no-cache');
+    }
+  };
 }
 
 /**
  * Serves Fw's built-in static pages from the package's `public/` folder with `koa-static`:
  * `GET /auth.html?token=<t>` stores `{"token":"<t>"}` under localStorage `_token` and opens `./`
  * (the sign-on hand-off, see docs/web.md), with its script `/auth.js`. Only GET and HEAD of those
- * exact paths are answered; every other request goes to the next middleware. No frame-denying
- * header is set: the built-in pages are shown in frames.
+ * exact paths are answered; every other request goes to the next middleware. The page carries
+ * `Content-Security-Policy: default-src 'self'; …; frame-ancestors 'self'` (other framing hosts
+ * through `frameAncestors`), `Referrer-Policy: no-referrer` and `X-Content-Type-Options: nosniff`.
  *
  * Mount it before the host's own static middleware, and pass `hostStaticRoot` so a host file
  * that would shadow a built-in page is reported at start-up.
@@ -126,7 +148,8 @@ function setHeaders(res: ServerResponse, path: string): void {
  * app.use(fwWeb({ hostStaticRoot: './public' }));
  * app.use(serve('./public'));
  * @throws {FwDefinitionError} at once for an unknown option, an empty or non-string
- *   `hostStaticRoot`, or a non-function `onWarning`.
+ *   `hostStaticRoot`, a non-function `onWarning`, or a `frameAncestors` that is not a list of
+ *   frame-ancestors sources.
  */
 export function fwWeb(options?: FwWebOptions): Middleware {
   const config = checkOptions(options);
@@ -135,7 +158,7 @@ export function fwWeb(options?: FwWebOptions): Middleware {
     const shadowing = findShadowingFiles(config.hostStaticRoot);
     if (shadowing.length > 0) config.onWarning(shadowWarning(shadowing));
   }
-  const send = serve(FW_WEB_PUBLIC_DIR, { index: false, hidden: false, gzip: false, brotli: false, format: false, setHeaders });
+  const send = serve(FW_WEB_PUBLIC_DIR, { index: false, hidden: false, gzip: false, brotli: false, format: false, setHeaders: headerSetter(config.frameAncestors) });
   return async function fwWeb(ctx, next) {
     // Exact paths only: other URLs never reach the file system here (and an undecodable path
     // stays the host's business instead of becoming a 400 from koa-send).
