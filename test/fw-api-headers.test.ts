@@ -114,7 +114,7 @@ describe('Fw API response headers', () => {
       const fw = await fwAdmin(app, { db: db.url, models: [Book], purgeIntervalMs: false, ui: false, frameAncestors: ["'self'", 'https://portal.example.com'] });
       try {
         app.use(fw.middleware);
-        await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
+        await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true, mustChangePassword: false });
         const agent = request(app.callback());
         const login = await agent
           .post('/fw-api/login')

@@ -33,7 +33,7 @@ async function setup(spec: SqlBackendSpec): Promise<Setup> {
   try {
     await seed.migrate.latest();
     await seed.createModelTables([Book]);
-    await seed.users.create({ account: 'admin', password: PASSWORD, isAdmin: true });
+    await seed.users.create({ account: 'admin', password: PASSWORD, isAdmin: true, mustChangePassword: false });
     await seed.knex('freeze_book').insert({ title: 'Emma' });
   } finally {
     await seed.destroy();

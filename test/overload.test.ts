@@ -55,7 +55,7 @@ async function setup(spec: Parameters<typeof createTestDatabase>[0]): Promise<Se
   const seed = createStore(db.url);
   try {
     await seed.migrate.latest();
-    await seed.users.create({ account: 'admin', password: PASSWORD, isAdmin: true });
+    await seed.users.create({ account: 'admin', password: PASSWORD, isAdmin: true, mustChangePassword: false });
   } finally {
     await seed.destroy();
   }

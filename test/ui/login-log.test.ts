@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { encodePassword } from '@fw/login/client';
 import { describeBrowser } from '@fw/test-utils';
-import { apiToken, openPage, openSignedIn, shot, startDemo, tableTexts, type UiDemo } from './support.js';
+import { apiToken, openPage, openSignedIn, shot, startDemo, tableTexts, waitUntil, type UiDemo } from './support.js';
 
 async function failLogin(url: string, account: string, pwd: string): Promise<void> {
   const res = await fetch(`${url}/fw-api/login`, {
@@ -58,7 +58,7 @@ describeBrowser('admin UI: failed sign-ins on the login-log page', (browser) => 
         await succeeded.click();
         await page.locator('.ant-select-item-option', { hasText: 'No' }).click();
         await page.getByRole('button', { name: 'Search' }).last().click();
-        await page.waitForFunction(`document.querySelector('.ant-pagination-total-text')?.textContent === 'Total 2'`);
+        await waitUntil(page, `document.querySelector('.ant-pagination-total-text')?.textContent === 'Total 2'`);
         expect(tables.at(-1)?.conditions).to.deep.equal([{ field: 'success', op: 'eq', value: false }]);
         expect((await column(page, 'accountTyped')).sort()).to.deep.equal(['admin', 'mallory\ufffd']);
         expect(await column(page, 'reason')).to.deep.equal(['Unknown account or wrong password', 'Unknown account or wrong password']);

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { describeBrowser } from '@fw/test-utils';
-import { apiToken, openPage, openSignedIn, shot, startDemo, userWithMenus, type UiDemo } from './support.js';
+import { apiToken, openPage, openSignedIn, shot, startDemo, userWithMenus, waitUntil, type UiDemo } from './support.js';
 
 /** Waits until the header names `text` (the user button's label). */
 async function headerNames(page: Page, text: string): Promise<void> {
-  await page.waitForFunction(`document.querySelector('.fw-user-menu .fw-user-name')?.textContent === ${JSON.stringify(text)}`);
+  await waitUntil(page, `document.querySelector('.fw-user-menu .fw-user-name')?.textContent === ${JSON.stringify(text)}`);
 }
 
 describeBrowser('admin UI: menu targets and the signed-in account', (browser) => {

@@ -25,7 +25,8 @@ describeBrowser('admin UI: the password policy and the forced change', (browser)
         await submitSignIn(page, 'erin', 'erin-given-1');
         await page.locator('#change-password_pwd').waitFor();
         const form = page.locator('form#change-password');
-        expect(await form.innerText()).to.contain('At least 10 characters; not your account name; not a common password.');
+        // The rule comes with the login settings, asked beside the form: waited for, not raced.
+        await form.getByText('At least 10 characters; not your account name; not a common password.').waitFor();
         // Checked in the browser: too short, and the account name.
         await page.locator('#change-password_pwd').fill('erin-given-1');
         await page.locator('#change-password_newPwd').fill('abc');

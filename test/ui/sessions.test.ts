@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { encodePassword } from '@fw/login/client';
 import { describeBrowser } from '@fw/test-utils';
-import { ADMIN_PASSWORD, openPage, openSignedIn, shot, signIn, startDemo, userWithMenus, type UiDemo } from './support.js';
+import { ADMIN_PASSWORD, openPage, openSignedIn, shot, signIn, startDemo, userWithMenus, waitUntil, type UiDemo } from './support.js';
 
 /** Signs in through the API with a given user agent, as another device would. */
 async function deviceToken(url: string, account: string, password: string, userAgent: string): Promise<string> {
@@ -53,7 +53,7 @@ describeBrowser('admin UI: live sessions', (browser) => {
       await signIn(page);
       await openUserMenu(page, 'My sessions');
       const items = page.locator('.fw-session');
-      await page.waitForFunction("document.querySelectorAll('.fw-session').length === 3");
+      await waitUntil(page, "document.querySelectorAll('.fw-session').length === 3");
       const texts = await items.allInnerTexts();
       expect(texts[0]).to.contain('This session');
       expect(texts.join('\n')).to.contain('Safari · iOS').and.contain('Firefox · Windows').and.contain('127.0.0.1');
@@ -66,13 +66,13 @@ describeBrowser('admin UI: live sessions', (browser) => {
 
       await page.locator('.fw-session', { hasText: 'Firefox' }).getByRole('button', { name: 'End' }).click();
       await page.locator('.ant-popconfirm').getByRole('button', { name: 'End' }).click();
-      await page.waitForFunction("document.querySelectorAll('.fw-session').length === 2");
+      await waitUntil(page, "document.querySelectorAll('.fw-session').length === 2");
       expect(await works(ui.url, firefox)).to.equal(false);
       expect(await works(ui.url, phone)).to.equal(true);
 
       await page.getByRole('button', { name: 'End all other sessions' }).click();
       await page.locator('.ant-popconfirm').getByRole('button', { name: 'End all other sessions' }).click();
-      await page.waitForFunction("document.querySelectorAll('.fw-session').length === 1");
+      await waitUntil(page, "document.querySelectorAll('.fw-session').length === 1");
       expect(await works(ui.url, phone)).to.equal(false);
       // Still signed in here.
       await page.reload();

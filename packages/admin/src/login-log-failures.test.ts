@@ -22,9 +22,9 @@ describeEachSql('fwAdmin: failed sign-ins on the login-log page', (db) => {
     app.use(fw.middleware);
     agent = request(app.callback());
     const { store } = fw;
-    await store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true });
-    await store.users.create({ account: 'bob', password: 'bob-pass-1' });
-    const carol = await store.users.create({ account: 'carol', password: 'carol-pass-1' });
+    await store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true, mustChangePassword: false });
+    await store.users.create({ account: 'bob', password: 'bob-pass-1', mustChangePassword: false });
+    const carol = await store.users.create({ account: 'carol', password: 'carol-pass-1', mustChangePassword: false });
     // Carol holds the login-log menu (the model's own menu grants its query); Bob holds nothing.
     const menu = (await store.menus.allMenus()).find((m) => m.code === 'FwLoginLog')!;
     const auditor = await store.roles.create({ code: 'auditor', name: 'Auditor' });

@@ -108,4 +108,36 @@ describeEachSql('fwAdmin: a user who must change the password (issue 19 §3)', (
     await agent.post('/fw-api/logout').set('token', other.token).expect(200);
     await agent.get('/fw-api/userinfo').set('token', other.token).expect(401);
   });
+
+  it('forces a change again when an administrator resets a password through the FwUser form, not when users set their own', async () => {
+    const admin = await newAdmin();
+    await agent
+      .post('/fw-api/change-pwd')
+      .set('token', admin.token)
+      .send({ pwd: encodePassword('first-given-7'), newPwd: encodePassword('violet-harbour-42'), newPwd2: encodePassword('violet-harbour-42') })
+      .expect(200);
+    const carol = await fw.store.users.create({ account: `carol-${Date.now().toString(36)}`, password: 'carol-own-choice-1', mustChangePassword: false, isAdmin: true });
+    const signIn = async (pwd: string) =>
+      (
+        await agent
+          .post('/fw-api/login')
+          .send({ account: carol.account, pwd: encodePassword(pwd) })
+          .expect(200)
+      ).body as { token: string; resetPwd: boolean };
+    expect((await signIn('carol-own-choice-1')).resetPwd).to.equal(false);
+    // The administrator resets carol's password: she must change it at her next sign-in.
+    await agent.post('/fw-api/data/modify/FwUser/update').set('token', admin.token).send({ id: carol.id, password: 'given-by-admin-9' }).expect(200);
+    const forced = await signIn('given-by-admin-9');
+    expect(forced.resetPwd).to.equal(true);
+    await agent.post('/fw-api/data/table/Book').set('token', forced.token).send({}).expect(403);
+    await agent
+      .post('/fw-api/change-pwd')
+      .set('token', forced.token)
+      .send({ pwd: encodePassword('given-by-admin-9'), newPwd: encodePassword('carol-second-pick-2'), newPwd2: encodePassword('carol-second-pick-2') })
+      .expect(200);
+    // Setting her own password through the same form asks nothing more of her.
+    const own = await signIn('carol-second-pick-2');
+    await agent.post('/fw-api/data/modify/FwUser/update').set('token', own.token).send({ id: carol.id, password: 'carol-third-pick-3' }).expect(200);
+    expect((await signIn('carol-third-pick-3')).resetPwd).to.equal(false);
+  });
 });

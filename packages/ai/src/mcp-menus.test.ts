@@ -37,7 +37,7 @@ describeEachSql('fwMcp(options): menus through the AI tools (issue 19 §1)', (db
     for (const r of rows) menu[r.code] = Number(r.id);
     const stamp = Date.now().toString(36);
     const make = async (account: string, isAdmin = false): Promise<FwUser> => {
-      const row = await store.users.create({ account: `${account}-${stamp}`, password: 'x-password-1', isAdmin });
+      const row = await store.users.create({ account: `${account}-${stamp}`, password: 'x-password-1', isAdmin, mustChangePassword: false });
       return { id: row.id, account: row.account, isAdmin };
     };
     admin = await make('admin', true);

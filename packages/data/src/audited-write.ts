@@ -13,7 +13,7 @@ import { endsKeySessions } from './key-sessions.js';
 import { writeOperateLog, writeOperateLogIn, type OperateLogEntry } from './operate-log.js';
 import { rowVersion } from './row-version.js';
 import type { RowReader } from './rows.js';
-import { secretsForStorage } from './secrets.js';
+import { passwordSetColumns, secretsForStorage } from './secrets.js';
 import { hookContext, isObject, pkColumn } from './service-util.js';
 import { PgWriter } from './pg-write.js';
 import { finishUpdate, refuseStale, stampUpdate, updateOnPg, updateOnSqlite, type FastUpdateDeps, type UpdateState } from './fast-update.js';
@@ -274,7 +274,7 @@ export class AuditedWriter {
         state.endSessions = this.#sessions.endsUserSessions(model, changed);
         if (endsKeySessions(model, changed)) state.keyChanged = stored;
         const { row: withSecrets, extraColumns } = await secretsForStorage(model, next);
-        const columns = { ...changedColumns(model, stored, withSecrets), ...extraColumns };
+        const columns = { ...changedColumns(model, stored, withSecrets), ...extraColumns, ...passwordSetColumns(model, withSecrets, actor.user.id, id) };
         delete columns[pkColumn(model)];
         stampUpdate(model, changed, columns, next);
         if (Object.keys(columns).length > 0) await writing(model, next, () => trx(model.table).where(pkColumn(model), id).update(columns));

@@ -113,7 +113,7 @@ describeEachSql('menus that swap an administrator’s session (issue 19 §1)', (
     const held = Object.keys(menu).filter((code) => /^FwMenu(@|$)/.test(code) || code === 'Book');
     const role = (await f.store.roles.create({ code: `menu-manager-${Date.now()}`, name: 'Menu manager' })).id;
     await f.store.roles.setMenus(role, held.map((code) => menu[code]!));
-    const created = await f.store.users.create({ account: `erin-${Date.now()}`, name: 'Erin', password: 'x-password-1' });
+    const created = await f.store.users.create({ account: `erin-${Date.now()}`, name: 'Erin', password: 'x-password-1', mustChangePassword: false });
     erin = { id: created.id, account: created.account, name: 'Erin', isAdmin: false };
     await f.store.users.setRoles(erin.id, [role]);
     await f.store.grants.bump();

@@ -42,3 +42,15 @@ export async function secretsForStorage(model: ModelDefinition, values: FormRow)
   }
   return { row, extraColumns };
 }
+
+/**
+ * What writing a new sign-in password of `fw_user` row `subjectId` does to its forced change
+ * (issue 19 §3): a password someone else set must be changed by its user at the next sign-in
+ * (`reset_pwd_time` emptied), one the user set themselves needs no change (`reset_pwd_time` now).
+ * Nothing for other tables, or when no password is written.
+ */
+export function passwordSetColumns(model: ModelDefinition, written: FormRow, actorId: number, subjectId: number): Record<string, unknown> {
+  if (model.table !== 'fw_user') return {};
+  const set = Object.values(model.fields).some((f) => isSecret(f) && f.stored && f.column === 'password_hash' && f.name in written);
+  return set ? { reset_pwd_time: actorId === subjectId ? new Date() : null } : {};
+}

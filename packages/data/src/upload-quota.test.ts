@@ -53,7 +53,7 @@ describeEachSql('fwData uploadQuota: pending uploads bounded per user', (db) => 
     await store.createModelTables(registry.list());
     tokens = new FwTokenService({ store: new MemoryTokenStore() });
     for (const name of ['alice', 'bob'] as const) {
-      const row = await store.users.create({ account: `${name}-${Date.now().toString(36)}`, name, password: 'x-password-1', isAdmin: true });
+      const row = await store.users.create({ account: `${name}-${Date.now().toString(36)}`, name, password: 'x-password-1', isAdmin: true, mustChangePassword: false });
       users[name] = { id: row.id, account: row.account, name: row.name, isAdmin: true };
     }
     dir = mkdtempSync(join(tmpdir(), 'fw-quota-files-'));

@@ -25,9 +25,9 @@ async function build(store: FwStore, tokenStores: () => TokenStore): Promise<Fix
   const config = loadConfig({ env: false, values: {} });
   const clock = { now: Date.now() };
   const ids = {
-    alice: (await store.users.create({ account: 'alice', name: 'Alice', password: 'alice-pass' })).id,
-    bob: (await store.users.create({ account: 'bob', name: 'Bob', password: 'bob-pass' })).id,
-    root: (await store.users.create({ account: 'root', name: 'Root', password: 'root-pass', isAdmin: true })).id,
+    alice: (await store.users.create({ account: 'alice', name: 'Alice', password: 'alice-pass', mustChangePassword: false })).id,
+    bob: (await store.users.create({ account: 'bob', name: 'Bob', password: 'bob-pass', mustChangePassword: false })).id,
+    root: (await store.users.create({ account: 'root', name: 'Root', password: 'root-pass', isAdmin: true, mustChangePassword: false })).id,
   };
   const agents = [0, 1].map(() => {
     const tokens = new FwTokenService({ store: tokenStores(), config, now: () => clock.now, seenIntervalMs: 0 });

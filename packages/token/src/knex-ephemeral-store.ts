@@ -35,6 +35,15 @@ interface KvRow {
 // instead of a hung request.
 const MAX_ATTEMPTS = 50;
 
+// A deadlock between racing writers of one key (InnoDB locks the gap a missing row would fill, so
+// a restart and an insert of the same key can deadlock; PostgreSQL's 40P01 likewise): the
+// database rolled the statement back, so it is a lost race like a duplicate, and is tried again.
+function isDeadlock(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, errno } = error as { code?: unknown; errno?: unknown };
+  return code === 'ER_LOCK_DEADLOCK' || errno === 1213 || code === '40P01';
+}
+
 // Codes of a primary-key violation: PostgreSQL, MySQL/MariaDB, SQLite, SQL Server (2627, 2601).
 function isDuplicateKey(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
@@ -93,16 +102,20 @@ export class KnexEphemeralStore implements EphemeralStore {
     checkEphemeralKey(key);
     checkTtl(ttlMs);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const now = readClock(this.now);
-      const count = await this.addOne(key, now);
-      if (count !== undefined) return count;
-      const expiresAt = expiryOf(now, ttlMs);
-      // Missing or expired. Only one of several callers can restart an expired row (the others
-      // no longer match `expires_at <= now`) or insert a missing one (the others hit the primary
-      // key); they go round again and find it live.
-      const restarted = await this.rows().where('key', key).andWhere('expires_at', '<=', now).update({ value: '1', expires_at: expiresAt });
-      if (restarted > 0) return 1;
-      if (await this.insert(key, '1', expiresAt)) return 1;
+      try {
+        const now = readClock(this.now);
+        const count = await this.addOne(key, now);
+        if (count !== undefined) return count;
+        const expiresAt = expiryOf(now, ttlMs);
+        // Missing or expired. Only one of several callers can restart an expired row (the others
+        // no longer match `expires_at <= now`) or insert a missing one (the others hit the primary
+        // key); they go round again and find it live.
+        const restarted = await this.rows().where('key', key).andWhere('expires_at', '<=', now).update({ value: '1', expires_at: expiresAt });
+        if (restarted > 0) return 1;
+        if (await this.insert(key, '1', expiresAt)) return 1;
+      } catch (error) {
+        if (!isDeadlock(error)) throw error;
+      }
     }
     throw this.gaveUp('increment');
   }
