@@ -243,6 +243,18 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
       await call('post', '/open-api/token', { body: { appId: key.appId, secret } });
       await call('post', '/open-api/token', { body: { appId: key.appId, secret: 'wrong-secret-0123456789' } });
       await call('post', '/open-api/token', { body: { appId: '' }, invalidBody: true });
+      // Live sessions (issue 19 §6): the clerk's own, an administrator's view of online users.
+      const mine = json<{ sessions: Array<{ id: string; current: boolean }> }>(await call('get', '/sessions', { token: clerkToken }));
+      await call('get', '/sessions', { token: clerkToken, query: { user: '1' } });
+      await call('get', '/sessions/online', { token });
+      await call('get', '/sessions/online', { token: clerkToken });
+      const spare = json<{ token: string }>(await call('post', '/login', { body: { account: clerk.account, pwd: encodePassword('clerk-pass-2') } })).token;
+      const other = json<{ sessions: Array<{ id: string; current: boolean }> }>(await call('get', '/sessions', { token: spare })).sessions.find((x) => x.current)!;
+      await call('delete', '/sessions/{id}', { token: clerkToken, params: { id: other.id } });
+      await call('delete', '/sessions/{id}', { token: clerkToken, params: { id: 'f'.repeat(24) } });
+      await call('delete', '/sessions/{id}', { token: clerkToken, params: { id: 'not-an-id' } });
+      await call('post', '/sessions/revoke-others', { token: clerkToken });
+      expect(mine.sessions.some((x) => x.current)).to.equal(true);
       await call('post', '/logout', { token: clerkToken });
       await call('get', '/logout', { token });
       await call('get', '/logout', { token });
