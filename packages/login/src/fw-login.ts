@@ -1,90 +1,21 @@
 import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
-import {
-  FwDefinitionError,
-  FwError,
-  LOGIN_FAILURE_REASON,
-  accountProblem,
-  loadConfig,
-  normalizeAccount,
-  resolvePasswordPolicy,
-  unavailableError,
-  type FwConfig,
-  type FwErrorDetail,
-  type FwUser,
-  type LoginFailureReason,
-  type PasswordPolicy,
-  type PasswordPolicyOptions,
-} from '@fw/core';
-import type { FwStore } from '@fw/store';
+import { FwError, LOGIN_FAILURE_REASON, accountProblem, normalizeAccount, unavailableError, type FwErrorDetail, type FwUser, type LoginFailureReason } from '@fw/core';
 import { fwRoute, isJsonObject, readJsonBody, requireAuthState, routesWithAllowedMethods } from '@fw/http';
-import type { EphemeralStore, FwTokenService } from '@fw/token';
-import { LoginAttempts } from './attempts.js';
-import { Authenticator, type FwRequestState } from './auth.js';
-import { Captchas } from './captcha.js';
-import { FailedLoginLog, failureReasonOf, type FailedSignIn } from './failed-logins.js';
+import type { FwRequestState } from './auth.js';
+import { failureReasonOf, type FailedSignIn } from './failed-logins.js';
 import { LOGIN_ERROR_CODES, loginError } from './error-codes.js';
-import { registeredLoginProxy, resolveLoginProxy, type LoginProxy, type LoginProxyInput } from './login-proxy.js';
 import { classifyLoginFailure, type LoginFailure } from './login-failure.js';
-import { loginProvidersReader, loginSettings, type LoginProvider, type LoginProvidersInput } from './login-settings.js';
+import { resolveOptions, type FwLoginOptions, type ResolvedOptions } from './login-options.js';
+import { loginSettings } from './login-settings.js';
 import { decodeTransferredPassword } from './password-transfer.js';
 import { checkedUser, runWithLoginRequest } from './request-context.js';
 import { addSessionRoutes } from './session-routes.js';
 import { issueLoginToken } from './sign-in.js';
-import { LOGIN_REASONS, UserService } from './user-service.js';
+import { LOGIN_REASONS } from './user-service.js';
 
-/** Options of {@link fwLogin}. */
-export interface FwLoginOptions {
-  /** The store holding users, roles, menus and the login log. */
-  store: FwStore;
-  /** Issues and resolves tokens. */
-  tokens: FwTokenService;
-  /**
-   * Where failed-attempt counters and captcha answers live: the token store's backend (memory,
-   * SQL or Redis), so they hold across instances that share it.
-   */
-  ephemeral: EphemeralStore;
-  /** Resolved configuration (`fw-app.pwdTransferEncrypt`, `fw-app.verifyCodeCount`, lockout keys, prefix). @default loadConfig() */
-  config?: FwConfig;
-  /** The login hook: a class, an instance, or a partial object. @default the built-in user service */
-  proxy?: LoginProxyInput;
-  /** An entry class decorated with `@FwLogin(Proxy)`; used when `proxy` is not given. */
-  entry?: object;
-  /** Captcha lifetime in seconds. @default 120 */
-  captchaTtlSeconds?: number;
-  /**
-   * How many captcha images one client address may fetch per window. `GET /code-img` needs no
-   * token and stores an answer per call, so beyond this it answers 429 `TOO_MANY_ATTEMPTS` with
-   * `Retry-After` and stores nothing.
-   * @default { max: 30, windowSeconds: 60 }
-   */
-  captchaRate?: { max: number; windowSeconds: number };
-  /** Largest accepted request body of these routes, in bytes. @default 16384 */
-  bodyLimit?: number;
-  /** Same as `fwAuth`'s option: who may send the token as `_token`. */
-  allowQueryToken?: (ctx: Context) => boolean;
-  /**
-   * The other ways to sign in, listed by `GET /login-settings` for the sign-in page's buttons:
-   * `fwOAuth(...).providers`, which `fwAdmin` passes for you. A function is read on every request.
-   * @default [] (password sign-in only)
-   * @example fwLogin({ store, tokens, ephemeral, providers: oauth.providers })
-   */
-  providers?: LoginProvidersInput;
-  /**
-   * Writes failed sign-ins to the login log under the caps of `fw-app.failedLoginLogIpPerMinute`
-   * and `fw-app.failedLoginLogPerMinute`. Share one with `fwOAuth` (`fwAdmin` does).
-   * @default a new FailedLoginLog over `store`, `ephemeral` and `config`
-   */
-  failedLogins?: FailedLoginLog;
-  /**
-   * The password policy `POST /change-pwd` applies to the new password (and `GET /login-settings`
-   * describes): a policy from `passwordPolicy()` of `@fw/core`, or its options over the
-   * configuration's (`fw-app.passwordMinLength`). `fwAdmin` passes the one it gives every path.
-   * @default the configuration's policy: at least 10 characters, at most 200, not the account, not a common password
-   */
-  passwordPolicy?: PasswordPolicy | PasswordPolicyOptions;
-}
+export type { FwLoginOptions } from './login-options.js';
 
 /** The answer of `POST /login`. */
 export type LoginResponse =
@@ -94,67 +25,6 @@ const ACCOUNT_MAX = 128;
 // Generated app ids and secrets never hold these; PostgreSQL cannot even compare text with a NUL.
 const CONTROL = /\p{Cc}/u;
 const PWD_MAX = 4096;
-
-interface ResolvedOptions {
-  store: FwStore;
-  tokens: FwTokenService;
-  config: FwConfig;
-  users: UserService;
-  proxy: LoginProxy;
-  attempts: LoginAttempts;
-  captchas: Captchas;
-  captchaRate: { max: number; windowMs: number };
-  ephemeral: EphemeralStore;
-  bodyLimit: number;
-  authenticator: Authenticator;
-  providers: () => LoginProvider[];
-  failedLogins: FailedLoginLog;
-  passwordPolicy: PasswordPolicy;
-}
-
-function positiveInteger(key: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) throw new FwDefinitionError(key, `must be a positive whole number, got ${String(value)}`);
-  return value;
-}
-
-function resolveOptions(options: FwLoginOptions): ResolvedOptions {
-  if (!options || typeof options !== 'object') throw new FwDefinitionError('fwLogin', 'options are required');
-  if (!options.store?.users) throw new FwDefinitionError('fwLogin.store', 'an FwStore is required');
-  if (!options.tokens || typeof options.tokens.loginToken !== 'function') throw new FwDefinitionError('fwLogin.tokens', 'an FwTokenService is required');
-  if (!options.ephemeral || typeof options.ephemeral.increment !== 'function') {
-    throw new FwDefinitionError('fwLogin.ephemeral', 'an EphemeralStore is required (memory, knex or Redis, from @fw/token)');
-  }
-  const config = options.config ?? loadConfig();
-  const users = new UserService(options.store);
-  const proxyInput = options.proxy ?? (options.entry ? registeredLoginProxy(options.entry) : undefined);
-  if (options.entry && !options.proxy && !proxyInput) throw new FwDefinitionError('fwLogin.entry', 'the entry class carries no @FwLogin(...) decorator');
-  const captchaTtl = positiveInteger('fwLogin.captchaTtlSeconds', options.captchaTtlSeconds, 120);
-  return {
-    store: options.store,
-    tokens: options.tokens,
-    config,
-    users,
-    proxy: resolveLoginProxy(proxyInput, { users }),
-    attempts: new LoginAttempts(options.ephemeral, {
-      captchaAfter: config['fw-app.verifyCodeCount'],
-      lockAfter: config['fw-app.loginLockCount'],
-      ipLockAfter: config['fw-app.loginIpLockCount'],
-      windowMs: config['fw-app.loginLockMinutes'] * 60_000,
-    }),
-    captchas: new Captchas(options.ephemeral, captchaTtl * 1000),
-    captchaRate: {
-      max: positiveInteger('fwLogin.captchaRate.max', options.captchaRate?.max, 30),
-      windowMs: positiveInteger('fwLogin.captchaRate.windowSeconds', options.captchaRate?.windowSeconds, 60) * 1000,
-    },
-    ephemeral: options.ephemeral,
-    bodyLimit: positiveInteger('fwLogin.bodyLimit', options.bodyLimit, 16 * 1024),
-    authenticator: new Authenticator({ tokens: options.tokens, store: options.store, allowQueryToken: options.allowQueryToken }),
-    providers: loginProvidersReader(options.providers),
-    failedLogins: options.failedLogins ?? new FailedLoginLog({ store: options.store, ephemeral: options.ephemeral, config }),
-    passwordPolicy: resolvePasswordPolicy(config, options.passwordPolicy),
-  };
-}
 
 type Handler = (ctx: Context, o: ResolvedOptions) => Promise<void>;
 
