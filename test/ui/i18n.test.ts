@@ -127,7 +127,7 @@ describeBrowser('admin UI: six languages', (browser) => {
   it("the browser's language picks the first language; the switch offers all six in their own names", async () => {
     const starts: Array<[string, string]> = [
       ['de-AT', 'Anmelden'],
-      ['fr-CA', 'Connexion'],
+      ['fr-CA', 'Se connecter'],
       ['es-MX', 'Iniciar sesión'],
       ['ja-JP', 'サインイン'],
       ['zh-TW', '登录'],
