@@ -47,7 +47,11 @@ export const Category = defineModel({
   treeParentField: 'parentId',
   fields: {
     name: { views: { title: { en: 'Name', 'zh-CN': '名称' } }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 100 }] },
-    parentId: { column: 'parent_id', views: { title: { en: 'Parent', 'zh-CN': '上级分类' } }, edit: { type: 'REFERENCE_TREE', reference: { model: 'Category', labelField: 'name' } } },
+    parentId: {
+      column: 'parent_id',
+      views: { title: { en: 'Parent', 'zh-CN': '上级分类' } },
+      edit: { type: 'REFERENCE_TREE', reference: { model: 'Category', labelField: 'name' } },
+    },
   },
 });
 
@@ -64,8 +68,16 @@ export const Author = defineModel({
     name: { views: { title: { en: 'Name', 'zh-CN': '名称' } }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 100 }] },
     bio: { views: { title: { en: 'Biography', 'zh-CN': '简介' }, show: false }, edit: { type: 'TEXTAREA' }, rules: [{ type: 'length', max: 2000 }] },
     born: { views: { title: { en: 'Born', 'zh-CN': '出生日期' } }, edit: { type: 'DATE' } },
-    categoryId: { column: 'category_id', views: { title: { en: 'Category', 'zh-CN': '分类' } }, edit: { type: 'REFERENCE_TREE', reference: { model: 'Category', labelField: 'name' } } },
-    favouriteBookId: { column: 'favourite_book_id', views: { title: { en: 'Favourite book', 'zh-CN': '最喜欢的书' } }, edit: { type: 'REFERENCE_TABLE', reference: { model: 'Book', labelField: 'title' } } },
+    categoryId: {
+      column: 'category_id',
+      views: { title: { en: 'Category', 'zh-CN': '分类' } },
+      edit: { type: 'REFERENCE_TREE', reference: { model: 'Category', labelField: 'name' } },
+    },
+    favouriteBookId: {
+      column: 'favourite_book_id',
+      views: { title: { en: 'Favourite book', 'zh-CN': '最喜欢的书' } },
+      edit: { type: 'REFERENCE_TABLE', reference: { model: 'Book', labelField: 'title' } },
+    },
     books: {
       views: { title: { en: 'Books', 'zh-CN': '图书' } },
       edit: { type: 'COLLECTION', collection: { model: 'Book', joinTable: 'demo_author_book', ownKey: 'author_id', foreignKey: 'book_id', labelField: 'title' } },

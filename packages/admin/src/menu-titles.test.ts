@@ -21,7 +21,12 @@ describe('GET /fw-api/menu: model titles per language', () => {
     try {
       await fw.store.users.create({ account: 'admin', password: 'admin-pass-1', isAdmin: true, mustChangePassword: false });
       const agent = request(app.callback());
-      const token = (await agent.post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('admin-pass-1') }).expect(200)).body.token as string;
+      const token = (
+        await agent
+          .post('/fw-api/login')
+          .send({ account: 'admin', pwd: encodePassword('admin-pass-1') })
+          .expect(200)
+      ).body.token as string;
       type Entry = { code: string; name: string; titles?: Record<string, string> };
       const menus = async () => (await agent.get('/fw-api/menu').set('token', token).expect(200)).body as Entry[];
       const byCode = (list: Entry[], code: string) => list.find((m) => m.code === code)!;

@@ -9,7 +9,15 @@ function setup(overrides: Partial<ModelDefinitionInput> = {}): ModelDefinitionIn
     fields: {
       name: { views: { title: { en: 'Title', 'zh-CN': '书名', de: 'Titel' } } },
       price: { edit: { type: 'NUMBER', title: { en: 'Price', 'zh-CN': '价格' } } },
-      status: { edit: { type: 'CHOICE', choices: [{ value: 'draft', label: { en: 'Draft', 'zh-CN': '草稿' } }, { value: 'out', label: 'Out of print' }] } },
+      status: {
+        edit: {
+          type: 'CHOICE',
+          choices: [
+            { value: 'draft', label: { en: 'Draft', 'zh-CN': '草稿' } },
+            { value: 'out', label: 'Out of print' },
+          ],
+        },
+      },
     },
     ...overrides,
   };
@@ -63,7 +71,11 @@ describe('defineModel: titles per language', () => {
     ['a non-string translation', { title: { en: 7 } as never }, 'Book.title.en'],
     ['an unknown language on a column', { fields: { a: { views: { title: { EN: 'A' } as never } } } }, 'Book.fields.a.views.title.EN'],
     ['an empty form label', { fields: { a: { edit: { title: { de: '' } } } } }, 'Book.fields.a.edit.title.de'],
-    ['an unknown language on a choice', { fields: { a: { edit: { type: 'CHOICE', choices: [{ value: 1, label: { zh: '一' } as never }] } } } }, 'Book.fields.a.edit.choices[0].label.zh'],
+    [
+      'an unknown language on a choice',
+      { fields: { a: { edit: { type: 'CHOICE', choices: [{ value: 1, label: { zh: '一' } as never }] } } } },
+      'Book.fields.a.edit.choices[0].label.zh',
+    ],
     ['an empty choice label', { fields: { a: { edit: { type: 'CHOICE', choices: [{ value: 1, label: '' }] } } } }, 'Book.fields.a.edit.choices[0].label'],
   ];
   for (const [what, overrides, key] of cases) {

@@ -81,9 +81,15 @@ describe('i18n catalogs (issue 20 §8)', () => {
   it('every built-in model, field and choice, and every function menu, has an English title', async () => {
     const english = await catalog(join(I18N, 'models', 'en.ts'));
     const needed = builtinKeys();
-    expect(needed.filter((k) => !(k in english)), 'missing').to.deep.equal([]);
+    expect(
+      needed.filter((k) => !(k in english)),
+      'missing',
+    ).to.deep.equal([]);
     const functionKeys = ['ADD', 'EDIT', 'DELETE', 'EXPORT', 'IMPORTABLE', 'VIEW_DETAIL'].map((s) => `function.${s}`);
-    expect(Object.keys(english).filter((k) => !needed.includes(k) && !functionKeys.includes(k)), 'for nothing').to.deep.equal([]);
+    expect(
+      Object.keys(english).filter((k) => !needed.includes(k) && !functionKeys.includes(k)),
+      'for nothing',
+    ).to.deep.equal([]);
     expect(functionKeys.filter((k) => !(k in english))).to.deep.equal([]);
   });
 
@@ -163,9 +169,9 @@ describe('the app says nothing outside the catalogs (issue 20 §8)', () => {
     const sample = [
       '<Button title="Delete row" aria-label={t(\'model.delete\')}>Delete</Button>;',
       '<Input placeholder={`Search ${n}`} />;',
-      'const items = [{ key: 1, label: \'Sign out\' }, { key: 2, label: t(\'user.logout\') }];',
-      '<span>{\'Total\'} / … {count}</span>;',
-      '<Tag>{t(\'model.yes\')}</Tag>;',
+      "const items = [{ key: 1, label: 'Sign out' }, { key: 2, label: t('user.logout') }];",
+      "<span>{'Total'} / … {count}</span>;",
+      "<Tag>{t('model.yes')}</Tag>;",
     ].join('\n');
     expect(untranslated(join(APP, 'sample.tsx'), sample)).to.deep.equal([
       'sample.tsx:1 "Delete row"',

@@ -8,7 +8,7 @@ import type { Locale as AntdLocale } from 'antd/es/locale';
 import { en, type MessageKey } from './en';
 import { modelsEn } from './models/en';
 import type { ModelMessages } from './models/en';
-import { LOCALE_STORAGE_KEY, LOCALES, initialLocale, loadPack, loadedPack, type LocaleId, type LocalePack } from './locales';
+import { LOCALE_STORAGE_KEY, initialLocale, loadPack, loadedPack, type LocaleId, type LocalePack } from './locales';
 
 export { LOCALES, matchLocale, type LocaleId } from './locales';
 export { localizeBuild, localizeMenus, pickTitle } from './localize';

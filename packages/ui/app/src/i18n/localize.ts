@@ -23,9 +23,7 @@ function builtinField(models: ModelMessages, model: string, field: FieldView): F
   return {
     ...field,
     ...(title ? { title, views: { ...field.views, title } } : {}),
-    ...(field.choices
-      ? { choices: field.choices.map((c) => ({ ...c, label: catalogText(models, `choice.${model}.${field.name}.${String(c.value)}`) ?? c.label })) }
-      : {}),
+    ...(field.choices ? { choices: field.choices.map((c) => ({ ...c, label: catalogText(models, `choice.${model}.${field.name}.${String(c.value)}`) ?? c.label })) } : {}),
   };
 }
 
