@@ -139,6 +139,10 @@ describeBrowser('admin UI: six languages', (browser) => {
         const page = await context.newPage();
         await page.goto(`${ui.url}/login`);
         await waitUntil(page, `document.querySelector('#login button[type=submit]')?.textContent.replace(/\\s/g, '') === ${JSON.stringify(title.replace(/\s/g, ''))}`);
+        if (SHOTS && (locale === 'fr-CA' || locale === 'ja-JP')) {
+          await page.setViewportSize({ width: 390, height: 800 });
+          await shot(page, `${SHOTS}/i18n-sign-in-${locale}-390.png`);
+        }
         if (locale === 'de-AT') {
           await page.locator('.fw-locale-switch').click();
           const options = (await page.locator('.ant-select-item-option').allInnerTexts()).map((s) => s.trim());
