@@ -78,6 +78,7 @@ describeBrowser('admin UI: six languages', (browser) => {
       const ja = await modelPage(page, 'ユーザー');
       expect(ja.columns).to.include.members(['アカウント', '状態']);
       expect(await cellOf(page, 'status')).to.equal('正常');
+      if (SHOTS) await shot(page, `${SHOTS}/i18n-ja-users-1280.png`);
 
       await chooseLanguage(page, 'Deutsch');
       const de = await modelPage(page, 'Benutzer');
