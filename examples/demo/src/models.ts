@@ -2,36 +2,37 @@ import { defineModel, type ModelDefinition } from '@fw/core';
 
 /**
  * Demo models, one per switch of the power table, so each can be tried in the admin UI and
- * over the API.
+ * over the API. Titles, column titles and choice labels are given in English and Simplified
+ * Chinese, the way a host model carries translations (issue 20 §8; docs/models.md).
  */
 
 /** Everything on, including export and import; the ISBN cannot be edited in a table cell. */
 export const Book = defineModel({
   name: 'Book',
-  title: 'Books',
+  title: { en: 'Books', 'zh-CN': '图书' },
   table: 'demo_book',
   power: { export: true, importable: true },
   fields: {
-    title: { views: { title: 'Title' }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 200 }] },
+    title: { views: { title: { en: 'Title', 'zh-CN': '书名' } }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 200 }] },
     isbn: {
       views: { title: 'ISBN' },
       edit: { cellEdit: false },
       rules: [{ type: 'pattern', pattern: '^(97[89])?\\d{9}[\\dX]$', message: 'ISBN must be 10 or 13 digits' }],
     },
     genre: {
-      views: { title: 'Genre' },
+      views: { title: { en: 'Genre', 'zh-CN': '体裁' } },
       edit: {
         type: 'CHOICE',
         choices: [
-          { value: 'novel', label: 'Novel' },
-          { value: 'essay', label: 'Essay' },
-          { value: 'poetry', label: 'Poetry' },
+          { value: 'novel', label: { en: 'Novel', 'zh-CN': '小说' } },
+          { value: 'essay', label: { en: 'Essay', 'zh-CN': '散文' } },
+          { value: 'poetry', label: { en: 'Poetry', 'zh-CN': '诗歌' } },
         ],
       },
     },
-    price: { views: { title: 'Price' }, edit: { type: 'NUMBER' }, rules: [{ type: 'range', min: 0, max: 10000 }] },
-    published: { views: { title: 'Published' }, edit: { type: 'DATE' } },
-    inPrint: { views: { title: 'In print' }, edit: { type: 'BOOLEAN', defaultValue: true } },
+    price: { views: { title: { en: 'Price', 'zh-CN': '价格' } }, edit: { type: 'NUMBER' }, rules: [{ type: 'range', min: 0, max: 10000 }] },
+    published: { views: { title: { en: 'Published', 'zh-CN': '出版日期' } }, edit: { type: 'DATE' } },
+    inPrint: { views: { title: { en: 'In print', 'zh-CN': '在印' } }, edit: { type: 'BOOLEAN', defaultValue: true } },
   },
 });
 
@@ -41,12 +42,16 @@ export const Book = defineModel({
  */
 export const Category = defineModel({
   name: 'Category',
-  title: 'Categories',
+  title: { en: 'Categories', 'zh-CN': '分类' },
   table: 'demo_category',
   treeParentField: 'parentId',
   fields: {
-    name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 100 }] },
-    parentId: { column: 'parent_id', views: { title: 'Parent' }, edit: { type: 'REFERENCE_TREE', reference: { model: 'Category', labelField: 'name' } } },
+    name: { views: { title: { en: 'Name', 'zh-CN': '名称' } }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 100 }] },
+    parentId: {
+      column: 'parent_id',
+      views: { title: { en: 'Parent', 'zh-CN': '上级分类' } },
+      edit: { type: 'REFERENCE_TREE', reference: { model: 'Category', labelField: 'name' } },
+    },
   },
 });
 
@@ -57,34 +62,42 @@ export const Category = defineModel({
  */
 export const Author = defineModel({
   name: 'Author',
-  title: 'Authors',
+  title: { en: 'Authors', 'zh-CN': '作者' },
   table: 'demo_author',
   fields: {
-    name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 100 }] },
-    bio: { views: { title: 'Biography', show: false }, edit: { type: 'TEXTAREA' }, rules: [{ type: 'length', max: 2000 }] },
-    born: { views: { title: 'Born' }, edit: { type: 'DATE' } },
-    categoryId: { column: 'category_id', views: { title: 'Category' }, edit: { type: 'REFERENCE_TREE', reference: { model: 'Category', labelField: 'name' } } },
-    favouriteBookId: { column: 'favourite_book_id', views: { title: 'Favourite book' }, edit: { type: 'REFERENCE_TABLE', reference: { model: 'Book', labelField: 'title' } } },
+    name: { views: { title: { en: 'Name', 'zh-CN': '名称' } }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 100 }] },
+    bio: { views: { title: { en: 'Biography', 'zh-CN': '简介' }, show: false }, edit: { type: 'TEXTAREA' }, rules: [{ type: 'length', max: 2000 }] },
+    born: { views: { title: { en: 'Born', 'zh-CN': '出生日期' } }, edit: { type: 'DATE' } },
+    categoryId: {
+      column: 'category_id',
+      views: { title: { en: 'Category', 'zh-CN': '分类' } },
+      edit: { type: 'REFERENCE_TREE', reference: { model: 'Category', labelField: 'name' } },
+    },
+    favouriteBookId: {
+      column: 'favourite_book_id',
+      views: { title: { en: 'Favourite book', 'zh-CN': '最喜欢的书' } },
+      edit: { type: 'REFERENCE_TABLE', reference: { model: 'Book', labelField: 'title' } },
+    },
     books: {
-      views: { title: 'Books' },
+      views: { title: { en: 'Books', 'zh-CN': '图书' } },
       edit: { type: 'COLLECTION', collection: { model: 'Book', joinTable: 'demo_author_book', ownKey: 'author_id', foreignKey: 'book_id', labelField: 'title' } },
     },
-    languages: { views: { title: 'Languages' }, edit: { type: 'TAGS' } },
+    languages: { views: { title: { en: 'Languages', 'zh-CN': '语言' } }, edit: { type: 'TAGS' } },
     prizes: {
-      views: { title: 'Prizes' },
+      views: { title: { en: 'Prizes', 'zh-CN': '奖项' } },
       edit: {
         type: 'MULTI_CHOICE',
         choices: [
-          { value: 'hugo', label: 'Hugo' },
-          { value: 'nebula', label: 'Nebula' },
-          { value: 'booker', label: 'Booker' },
+          { value: 'hugo', label: { en: 'Hugo', 'zh-CN': '雨果奖' } },
+          { value: 'nebula', label: { en: 'Nebula', 'zh-CN': '星云奖' } },
+          { value: 'booker', label: { en: 'Booker', 'zh-CN': '布克奖' } },
         ],
       },
     },
-    lastSeen: { column: 'last_seen', views: { title: 'Last seen' }, edit: { type: 'DATETIME' } },
-    photo: { views: { title: 'Photo' }, edit: { type: 'ATTACHMENT', attachment: { image: true, maxSize: 2 * 1024 * 1024 } } },
+    lastSeen: { column: 'last_seen', views: { title: { en: 'Last seen', 'zh-CN': '最近活动' } }, edit: { type: 'DATETIME' } },
+    photo: { views: { title: { en: 'Photo', 'zh-CN': '照片' } }, edit: { type: 'ATTACHMENT', attachment: { image: true, maxSize: 2 * 1024 * 1024 } } },
     papers: {
-      views: { title: 'Papers', show: false },
+      views: { title: { en: 'Papers', 'zh-CN': '文稿' }, show: false },
       edit: { type: 'ATTACHMENT', attachment: { multiple: true, maxFiles: 5, accept: ['application/pdf', '.txt', '.md'] } },
     },
   },
@@ -96,38 +109,38 @@ export const Author = defineModel({
  */
 export const Salary = defineModel({
   name: 'Salary',
-  title: 'Salaries',
+  title: { en: 'Salaries', 'zh-CN': '薪资' },
   table: 'demo_salary',
   power: { ai: false, print: false },
   fields: {
-    employee: { views: { title: 'Employee' }, edit: { notNull: true } },
-    amount: { views: { title: 'Amount' }, edit: { type: 'NUMBER', notNull: true }, rules: [{ type: 'range', min: 0 }] },
+    employee: { views: { title: { en: 'Employee', 'zh-CN': '员工' } }, edit: { notNull: true } },
+    amount: { views: { title: { en: 'Amount', 'zh-CN': '金额' } }, edit: { type: 'NUMBER', notNull: true }, rules: [{ type: 'range', min: 0 }] },
   },
 });
 
 /** No in-table cell editing on the whole model; the edit form still works. */
 export const Contract = defineModel({
   name: 'Contract',
-  title: 'Contracts',
+  title: { en: 'Contracts', 'zh-CN': '合同' },
   table: 'demo_contract',
   power: { cellEdit: false },
   fields: {
-    party: { views: { title: 'Party' }, edit: { notNull: true } },
-    signedOn: { views: { title: 'Signed on' }, edit: { type: 'DATE' } },
+    party: { views: { title: { en: 'Party', 'zh-CN': '签约方' } }, edit: { notNull: true } },
+    signedOn: { views: { title: { en: 'Signed on', 'zh-CN': '签订日期' } }, edit: { type: 'DATE' } },
   },
 });
 
 /** A cross-field invariant: a project cannot end before it starts, whichever cell is edited. */
 export const Project = defineModel({
   name: 'Project',
-  title: 'Projects',
+  title: { en: 'Projects', 'zh-CN': '项目' },
   table: 'demo_project',
   fields: {
-    name: { views: { title: 'Name' }, edit: { notNull: true } },
-    startDate: { views: { title: 'Start' }, edit: { type: 'DATE', notNull: true } },
-    endDate: { views: { title: 'End' }, edit: { type: 'DATE' } },
+    name: { views: { title: { en: 'Name', 'zh-CN': '名称' } }, edit: { notNull: true } },
+    startDate: { views: { title: { en: 'Start', 'zh-CN': '开始日期' } }, edit: { type: 'DATE', notNull: true } },
+    endDate: { views: { title: { en: 'End', 'zh-CN': '结束日期' } }, edit: { type: 'DATE' } },
     budget: {
-      views: { title: 'Budget' },
+      views: { title: { en: 'Budget', 'zh-CN': '预算' } },
       edit: { type: 'NUMBER' },
       rules: [
         {
@@ -157,7 +170,7 @@ export const Project = defineModel({
  */
 export const Task = defineModel({
   name: 'Task',
-  title: 'Tasks',
+  title: { en: 'Tasks', 'zh-CN': '任务' },
   table: 'demo_task',
   power: {
     powerHandler: (power, { user }) => {
@@ -165,9 +178,9 @@ export const Task = defineModel({
     },
   },
   fields: {
-    subject: { views: { title: 'Subject' }, edit: { notNull: true } },
-    done: { views: { title: 'Done' }, edit: { type: 'BOOLEAN', defaultValue: false } },
-    ownerId: { views: { title: 'Owner', show: false }, edit: { type: 'HIDDEN', readonly: true, cellEdit: false, integer: true } },
+    subject: { views: { title: { en: 'Subject', 'zh-CN': '事项' } }, edit: { notNull: true } },
+    done: { views: { title: { en: 'Done', 'zh-CN': '已完成' } }, edit: { type: 'BOOLEAN', defaultValue: false } },
+    ownerId: { views: { title: { en: 'Owner', 'zh-CN': '负责人' }, show: false }, edit: { type: 'HIDDEN', readonly: true, cellEdit: false, integer: true } },
   },
   dataProxy: {
     beforeFetch: ({ user }) => (user.isAdmin ? [] : [{ field: 'ownerId', op: 'eq', value: user.id }]),

@@ -79,7 +79,7 @@ export interface FwAdminOptions {
   /** Prefix of every Redis key Fw writes; instances of one app share it. @default 'fw:' */
   redisPrefix?: string;
   /** Options of `fwLogin` (the login hook `proxy`, `entry`, captcha lifetime, …). */
-  login?: Omit<FwLoginOptions, 'store' | 'tokens' | 'ephemeral' | 'config' | 'passwordPolicy'>;
+  login?: Omit<FwLoginOptions, 'store' | 'tokens' | 'ephemeral' | 'config' | 'passwordPolicy' | 'registry'>;
   /** Options of `fwData` (limits, export and import sizes, …). */
   data?: Omit<FwDataOptions, 'store' | 'tokens' | 'registry' | 'config' | 'files' | 'passwordPolicy'>;
   /**
@@ -387,7 +387,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
       providers ??= oauth.providers;
       parts.push(oauth);
     }
-    parts.push(fwLogin({ ...options.login, store, tokens, ephemeral, config, failedLogins, passwordPolicy, ...(providers ? { providers } : {}) }));
+    parts.push(fwLogin({ ...options.login, store, tokens, ephemeral, config, failedLogins, passwordPolicy, registry, ...(providers ? { providers } : {}) }));
     parts.push(data);
     if (options.ai !== false) parts.push(fwMcp({ data, tokens, store, config }));
     const openapi = options.openapi ?? 'token';

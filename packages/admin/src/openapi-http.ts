@@ -200,6 +200,7 @@ export function loginPaths(): Record<string, Record<string, Operation>> {
                 id: { type: 'integer' },
                 code: { type: ['string', 'null'] },
                 name: { type: 'string' },
+                titles: { $ref: '#/components/schemas/FwTitles' },
                 type: { type: 'string' },
                 value: { type: ['string', 'null'] },
                 icon: { type: ['string', 'null'] },

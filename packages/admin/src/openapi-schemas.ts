@@ -1,4 +1,4 @@
-import { EditType, POWER_FLAGS, type FieldDefinition, type ModelDefinition } from '@fw/core';
+import { EditType, FW_LOCALES, POWER_FLAGS, type FieldDefinition, type ModelDefinition } from '@fw/core';
 
 /** A JSON Schema (2020-12, the dialect of OpenAPI 3.1), as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -334,11 +334,19 @@ export function sharedSchemas(): Record<string, JsonSchema> {
       properties: Object.fromEntries(POWER_FLAGS.map((flag) => [flag, { type: 'boolean' }])),
       required: [...POWER_FLAGS],
     },
+    FwTitles: {
+      type: 'object',
+      description: 'A title per language of the admin UI, as the model declares it (issue 20 §8)',
+      properties: Object.fromEntries(FW_LOCALES.map((locale) => [locale, { type: 'string', minLength: 1 }])),
+      minProperties: 1,
+      additionalProperties: false,
+    },
     FwModelView: {
       type: 'object',
       properties: {
         name: { type: 'string' },
         title: { type: 'string' },
+        titles: ref('FwTitles'),
         primaryKey: { type: 'string' },
         tree: { type: 'boolean' },
         treeParentField: { type: 'string' },
@@ -360,10 +368,11 @@ export function sharedSchemas(): Record<string, JsonSchema> {
       properties: {
         name: { type: 'string' },
         title: { type: 'string' },
+        titles: ref('FwTitles'),
         type: { type: 'string' },
         views: {
           type: 'object',
-          properties: { title: { type: 'string' }, show: { type: 'boolean' }, sortable: { type: 'boolean' } },
+          properties: { title: { type: 'string' }, titles: ref('FwTitles'), show: { type: 'boolean' }, sortable: { type: 'boolean' } },
           required: ['title', 'show', 'sortable'],
         },
         notNull: { type: 'boolean' },
@@ -374,7 +383,11 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         filterable: { type: 'boolean' },
         choices: {
           type: 'array',
-          items: { type: 'object', properties: { value: { type: ['string', 'number', 'boolean'] }, label: { type: 'string' } }, required: ['value', 'label'] },
+          items: {
+            type: 'object',
+            properties: { value: { type: ['string', 'number', 'boolean'] }, label: { type: 'string' }, labels: ref('FwTitles') },
+            required: ['value', 'label'],
+          },
         },
         reference: {
           type: 'object',

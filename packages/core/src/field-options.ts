@@ -1,5 +1,6 @@
 import { FwDefinitionError } from './errors.js';
 import { IDENT_RE, describe, isPlainObject, labelFieldOption, optionalBoolean, optionalString } from './definition-checks.js';
+import { checkLocalizedText } from './localized-text.js';
 import { EditType, IMAGE_TYPES, type AttachmentOptions, type Choice, type CollectionOptions, type FieldDefinition, type FieldRule, type ReferenceOptions } from './model-types.js';
 
 const EDIT_TYPES = new Set<string>(Object.values(EditType));
@@ -77,9 +78,10 @@ function checkChoices(key: string, choices: unknown): readonly Choice[] {
   return Object.freeze(
     choices.map((choice: unknown, i) => {
       if (!isPlainObject(choice) || !['string', 'number', 'boolean'].includes(typeof choice.value)) {
-        throw new FwDefinitionError(`${key}[${i}]`, 'must be { value: string | number | boolean, label?: string }');
+        throw new FwDefinitionError(`${key}[${i}]`, 'must be { value: string | number | boolean, label?: string | { en, zh-CN, … } }');
       }
-      return Object.freeze({ value: choice.value as Choice['value'], label: typeof choice.label === 'string' ? choice.label : String(choice.value) });
+      const label = checkLocalizedText(`${key}[${i}].label`, choice.label, String(choice.value));
+      return Object.freeze({ value: choice.value as Choice['value'], label: label.text, ...(label.translations ? { labels: label.translations } : {}) });
     }),
   );
 }
@@ -139,7 +141,9 @@ export function checkField(model: string, name: string, input: unknown, primaryK
 
   const isPk = name === primaryKey;
   const stored = type !== EditType.COLLECTION;
-  const editTitle = optionalString(`${key}.edit.title`, edit.title, name);
+  const editTitle = checkLocalizedText(`${key}.edit.title`, edit.title, name);
+  // A column without its own title shows the form's, translations included.
+  const viewsTitle = views.title === undefined ? editTitle : checkLocalizedText(`${key}.views.title`, views.title, editTitle.text);
   let choices: readonly Choice[] | undefined;
   if (type === EditType.CHOICE || type === EditType.MULTI_CHOICE) choices = checkChoices(`${key}.edit.choices`, edit.choices);
   else if (edit.choices !== undefined) throw new FwDefinitionError(`${key}.edit.choices`, `only CHOICE and MULTI_CHOICE fields take choices, this one is ${type}`);
@@ -191,12 +195,14 @@ export function checkField(model: string, name: string, input: unknown, primaryK
     stored,
     primaryKey: isPk,
     views: Object.freeze({
-      title: optionalString(`${key}.views.title`, views.title, editTitle),
+      title: viewsTitle.text,
+      ...(viewsTitle.translations ? { titles: viewsTitle.translations } : {}),
       show: optionalBoolean(`${key}.views.show`, views.show, !hiddenByDefault),
       sortable: optionalBoolean(`${key}.views.sortable`, views.sortable, stored && type !== EditType.PASSWORD && !attachment),
     }),
     edit: Object.freeze({
-      title: editTitle,
+      title: editTitle.text,
+      ...(editTitle.translations ? { titles: editTitle.translations } : {}),
       type: type as EditType,
       notNull: optionalBoolean(`${key}.edit.notNull`, edit.notNull, false),
       // The primary key is never written by a client.

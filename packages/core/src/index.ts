@@ -12,6 +12,7 @@ export type {
   AttachmentOptions,
   AttachmentValue,
   Choice,
+  ChoiceInput,
   CollectionOptions,
   Condition,
   ConditionOperator,
@@ -30,6 +31,8 @@ export type {
   RowRule,
   RuleOutcome,
 } from './model.js';
+export { FW_LOCALES, checkLocalizedText, localizedText } from './localized-text.js';
+export type { CheckedText, FwLocale, LocalizedText, LocalizedTitles } from './localized-text.js';
 export { ModelRegistry, createRegistry } from './registry.js';
 export { CONFIG_KEYS, envNames, loadConfig } from './config.js';
 export type { FwConfig, FwConfigKey, LoadConfigOptions } from './config.js';

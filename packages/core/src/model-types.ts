@@ -1,5 +1,6 @@
 import type { PowerDeclaration, PowerFlags, PowerHandler } from './power.js';
 import type { FwUser } from './user.js';
+import type { LocalizedText, LocalizedTitles } from './localized-text.js';
 
 /**
  * The edit types a field can have: they decide the form widget, how an incoming value is
@@ -44,16 +45,26 @@ export const EditType = {
 /** One of {@link EditType}. */
 export type EditType = (typeof EditType)[keyof typeof EditType];
 
-/** One allowed value of a CHOICE or MULTI_CHOICE field. */
+/** One allowed value of a CHOICE or MULTI_CHOICE field, as declared. */
+export interface ChoiceInput {
+  value: string | number | boolean;
+  /** Shown instead of the value; one text, or one per language (`{ en: 'Draft', 'zh-CN': '草稿' }`). @default the value */
+  label?: LocalizedText;
+}
+
+/** One allowed value of a CHOICE or MULTI_CHOICE field, checked. */
 export interface Choice {
   value: string | number | boolean;
+  /** The label (the English one when given per language). */
   label?: string;
+  /** The labels per language, when declared so. */
+  labels?: LocalizedTitles;
 }
 
 /** How a field appears in the table view (the reference framework's `@View`). */
 export interface FieldViews {
-  /** Column title. @default the edit title, else the field name */
-  title?: string;
+  /** Column title; one text, or one per language. @default the edit title, else the field name */
+  title?: LocalizedText;
   /** Shown as a table column. @default true (false for PASSWORD, HIDDEN and COLLECTION) */
   show?: boolean;
   /** The table may sort on it. @default true for stored scalar fields */
@@ -127,8 +138,8 @@ export const IMAGE_TYPES = Object.freeze(['image/png', 'image/jpeg', 'image/gif'
 
 /** How a field is edited (the reference framework's `@Edit`). */
 export interface FieldEdit {
-  /** Form label. @default the field name */
-  title?: string;
+  /** Form label; one text, or one per language (`{ en: 'Price', 'zh-CN': '价格' }`). @default the field name */
+  title?: LocalizedText;
   /** Widget and value conversion. @default 'INPUT' */
   type?: EditType;
   /** A value is required (null, undefined and '' are refused). @default false */
@@ -141,7 +152,7 @@ export interface FieldEdit {
    */
   cellEdit?: boolean;
   /** Allowed values; required for CHOICE and MULTI_CHOICE. */
-  choices?: readonly Choice[];
+  choices?: readonly ChoiceInput[];
   /** NUMBER only: whole numbers. @default false */
   integer?: boolean;
   /** REFERENCE_TABLE / REFERENCE_TREE only. */
@@ -286,8 +297,8 @@ export interface DataProxy<R extends Row = Row> {
 export interface ModelDefinitionInput<R extends Row = Row> {
   /** The `{fw}` path segment and registry key: letters, digits, `_`, starting with a letter. */
   name: string;
-  /** Display name. @default name */
-  title?: string;
+  /** Display name; one text, or one per language (`{ en: 'Books', 'zh-CN': '图书' }`). @default name */
+  title?: LocalizedText;
   /** Database table. @default the name in snake_case */
   table?: string;
   /** Primary-key field; declared automatically as a hidden integer when absent from `fields`. @default 'id' */
@@ -310,10 +321,15 @@ export interface ModelDefinitionInput<R extends Row = Row> {
 export interface FieldDefinition {
   readonly name: string;
   readonly column: string;
-  readonly views: Required<FieldViews>;
+  /** `title` is the plain (English or only) text; `titles` the translations when declared per language. */
+  readonly views: Readonly<{ title: string; titles?: LocalizedTitles; show: boolean; sortable: boolean }>;
   readonly edit: Readonly<
-    Required<Pick<FieldEdit, 'title' | 'type' | 'notNull' | 'readonly' | 'cellEdit' | 'integer'>> &
-      Pick<FieldEdit, 'choices' | 'reference' | 'collection' | 'defaultValue' | 'placeholder' | 'hashed' | 'saltColumn'> & {
+    Required<Pick<FieldEdit, 'type' | 'notNull' | 'readonly' | 'cellEdit' | 'integer'>> &
+      Pick<FieldEdit, 'reference' | 'collection' | 'defaultValue' | 'placeholder' | 'hashed' | 'saltColumn'> & {
+        readonly title: string;
+        /** The form label per language, when declared so. */
+        readonly titles?: LocalizedTitles;
+        readonly choices?: readonly Choice[];
         /** ATTACHMENT only, every default filled in. */
         readonly attachment?: Readonly<Required<AttachmentOptions>>;
       }
@@ -328,7 +344,10 @@ export interface FieldDefinition {
 /** A checked, normalized, frozen model definition. */
 export interface ModelDefinition<R extends Row = Row> {
   readonly name: string;
+  /** The plain title (the English one when given per language). */
   readonly title: string;
+  /** The title per language, when declared so. */
+  readonly titles?: LocalizedTitles;
   readonly table: string;
   readonly primaryKey: string;
   /** The declared switches with defaults applied; what enforcement points check `ai` / `cellEdit` against. */

@@ -1,6 +1,7 @@
 import { FwDefinitionError } from './errors.js';
 import { describe, isPlainObject, optionalBoolean, optionalString } from './definition-checks.js';
 import { checkField, checkRule } from './field-options.js';
+import { checkLocalizedText } from './localized-text.js';
 import {
   EditType,
   type FieldDefinition,
@@ -18,6 +19,7 @@ export {
   IMAGE_TYPES,
   CONDITION_OPERATORS,
   type Choice,
+  type ChoiceInput,
   type FieldViews,
   type ReferenceOptions,
   type CollectionOptions,
@@ -173,9 +175,11 @@ export function defineModel<R extends Row = Row>(input: ModelDefinitionInput<R>)
   for (const { rawRules: _raw, ...field } of checked) {
     fields[field.name] = Object.freeze({ ...field, rules: Object.freeze(rulesByField.get(field.name) ?? []) });
   }
+  const title = checkLocalizedText(`${name}.title`, input.title, name);
   return Object.freeze({
     name,
-    title: optionalString(`${name}.title`, input.title, name),
+    title: title.text,
+    ...(title.translations ? { titles: title.translations } : {}),
     table,
     primaryKey,
     power: Object.freeze(flags),

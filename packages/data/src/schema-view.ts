@@ -1,4 +1,4 @@
-import { EditType, type FieldRule, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import { EditType, type FieldRule, type LocalizedTitles, type ModelDefinition, type ModelRegistry } from '@fw/core';
 import { cellEditRefusal } from '@fw/row-patch';
 import { referenceTarget } from './references.js';
 
@@ -6,8 +6,10 @@ import { referenceTarget } from './references.js';
 export interface FieldView {
   name: string;
   title: string;
+  /** The form label per language, when the model declares it so (a UI picks the user's language). */
+  titles?: LocalizedTitles;
   type: string;
-  views: { title: string; show: boolean; sortable: boolean };
+  views: { title: string; titles?: LocalizedTitles; show: boolean; sortable: boolean };
   notNull: boolean;
   readonly: boolean;
   cellEdit: boolean;
@@ -15,7 +17,7 @@ export interface FieldView {
   primaryKey: boolean;
   /** The table query accepts conditions on it (a stored field that is not a secret). */
   filterable: boolean;
-  choices?: Array<{ value: string | number | boolean; label: string }>;
+  choices?: Array<{ value: string | number | boolean; label: string; labels?: LocalizedTitles }>;
   /** REFERENCE_TABLE / REFERENCE_TREE: the referenced model, the field its rows are labelled by, and whether a tree picker applies. */
   reference?: { model: string; labelField: string; tree: boolean };
   /** COLLECTION: the model on the other side and the field its rows are labelled by. */
@@ -31,6 +33,8 @@ export interface FieldView {
 export interface ModelView {
   name: string;
   title: string;
+  /** The title per language, when the model declares it so. */
+  titles?: LocalizedTitles;
   primaryKey: string;
   tree: boolean;
   /** Tree models: the field holding a row's parent. */
@@ -60,6 +64,7 @@ export function modelView(model: ModelDefinition, registry: ModelRegistry): Mode
   return {
     name: model.name,
     title: model.title,
+    ...(model.titles ? { titles: model.titles } : {}),
     primaryKey: model.primaryKey,
     tree: model.treeParentField !== undefined,
     ...(model.treeParentField !== undefined ? { treeParentField: model.treeParentField } : {}),
@@ -71,6 +76,7 @@ export function modelView(model: ModelDefinition, registry: ModelRegistry): Mode
       return {
         name,
         title: f.edit.title,
+        ...(f.edit.titles ? { titles: f.edit.titles } : {}),
         type: f.edit.type,
         views: { ...f.views },
         notNull: f.edit.notNull,
@@ -81,7 +87,7 @@ export function modelView(model: ModelDefinition, registry: ModelRegistry): Mode
         primaryKey: f.primaryKey,
         // What parseConditions accepts: stored fields that are not secrets.
         filterable: f.stored && f.edit.type !== EditType.PASSWORD && f.edit.type !== EditType.ATTACHMENT,
-        ...(f.edit.choices ? { choices: f.edit.choices.map((c) => ({ value: c.value, label: c.label ?? String(c.value) })) } : {}),
+        ...(f.edit.choices ? { choices: f.edit.choices.map((c) => ({ value: c.value, label: c.label ?? String(c.value), ...(c.labels ? { labels: c.labels } : {}) })) } : {}),
         ...(f.edit.reference ? { reference: { model: f.edit.reference.model, labelField, tree: target?.tree ?? false } } : {}),
         ...(f.edit.collection ? { collection: { model: f.edit.collection.model, labelField } } : {}),
         ...(f.edit.attachment ? { attachment: { ...f.edit.attachment, accept: [...f.edit.attachment.accept] } } : {}),

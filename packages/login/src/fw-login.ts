@@ -14,6 +14,7 @@ import { checkedUser, runWithLoginRequest } from './request-context.js';
 import { addSessionRoutes } from './session-routes.js';
 import { issueLoginToken } from './sign-in.js';
 import { LOGIN_REASONS } from './user-service.js';
+import { modelMenuTitles } from './menu-titles.js';
 
 export type { FwLoginOptions } from './login-options.js';
 
@@ -345,6 +346,7 @@ async function menu(ctx: Context, o: ResolvedOptions): Promise<void> {
     id: m.id,
     code: m.code ?? null,
     name: m.name,
+    ...modelMenuTitles(o.registry, m),
     type: m.type,
     value: m.value ?? null,
     icon: m.icon ?? null,

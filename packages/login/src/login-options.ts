@@ -1,7 +1,7 @@
 // fwLogin's options: what a host passes, checked and completed once at start-up into the
 // resolved options every route handler of fw-login.ts receives.
 import type { Context } from 'koa';
-import { FwDefinitionError, loadConfig, resolvePasswordPolicy, type FwConfig, type PasswordPolicy, type PasswordPolicyOptions } from '@fw/core';
+import { FwDefinitionError, loadConfig, resolvePasswordPolicy, type FwConfig, type ModelRegistry, type PasswordPolicy, type PasswordPolicyOptions } from '@fw/core';
 import type { FwStore } from '@fw/store';
 import type { EphemeralStore, FwTokenService } from '@fw/token';
 import { LoginAttempts } from './attempts.js';
@@ -62,6 +62,13 @@ export interface FwLoginOptions {
    * @default the configuration's policy: at least 10 characters, at most 200, not the account, not a common password
    */
   passwordPolicy?: PasswordPolicy | PasswordPolicyOptions;
+  /**
+   * The models, so `GET /menu` can give a model's menu the model's titles per language
+   * (`titles`) while the menu still bears the model's plain title (issue 20 §8). `fwAdmin`
+   * passes its registry.
+   * @default none: menus carry their names only
+   */
+  registry?: ModelRegistry;
 }
 
 /** The options of {@link fwLogin} after the checks and defaults of {@link resolveOptions}. */
@@ -80,6 +87,7 @@ export interface ResolvedOptions {
   providers: () => LoginProvider[];
   failedLogins: FailedLoginLog;
   passwordPolicy: PasswordPolicy;
+  registry: ModelRegistry | undefined;
 }
 
 function positiveInteger(key: string, value: unknown, fallback: number): number {
@@ -127,5 +135,6 @@ export function resolveOptions(options: FwLoginOptions): ResolvedOptions {
     providers: loginProvidersReader(options.providers),
     failedLogins: options.failedLogins ?? new FailedLoginLog({ store: options.store, ephemeral: options.ephemeral, config }),
     passwordPolicy: resolvePasswordPolicy(config, options.passwordPolicy),
+    registry: options.registry,
   };
 }

@@ -1,6 +1,8 @@
 // Server state lives in the TanStack Query cache only, keyed by what was asked (model and
 // parameters); every write invalidates the model's keys (see invalidateModel).
+import { useCallback } from 'react';
 import { keepPreviousData, queryOptions, useQuery, type QueryClient } from '@tanstack/react-query';
+import { localizeBuild, localizeMenus, useI18n } from './i18n';
 import { api, request } from './api';
 import type { BuildView, LoginSettings, MenuEntry, ReferencePage, Row, TablePage, TableQuery, UserInfo } from './types';
 
@@ -37,14 +39,18 @@ export function useUserInfo(enabled = true) {
   return useQuery({ ...userInfoQuery, enabled });
 }
 
-/** The user's menus (grants included), in the server's order. */
+/** The user's menus (grants included), in the server's order; Fw's own names in the user's language. */
 export function useMenu(enabled = true) {
-  return useQuery({ ...menuQuery, enabled });
+  const { locale, models, englishModels } = useI18n();
+  const select = useCallback((menus: MenuEntry[]) => localizeMenus(menus, locale, englishModels, models), [locale, models, englishModels]);
+  return useQuery({ ...menuQuery, enabled, select });
 }
 
-/** A model's description and the user's power on it. */
+/** A model's description and the user's power on it, its titles in the user's language. */
 export function useBuild(fw: string) {
-  return useQuery(buildQuery(fw));
+  const { locale, models } = useI18n();
+  const select = useCallback((build: BuildView) => localizeBuild(build, locale, models), [locale, models]);
+  return useQuery({ ...buildQuery(fw), select });
 }
 
 /** One page of the table. The previous page stays on screen while the next one loads. */

@@ -17,8 +17,10 @@ export interface RuleView {
 export interface FieldView {
   name: string;
   title: string;
+  /** The form label per language, when the model declares it so (see i18n/localize.ts). */
+  titles?: Record<string, string>;
   type: EditType;
-  views: { title: string; show: boolean; sortable: boolean };
+  views: { title: string; titles?: Record<string, string>; show: boolean; sortable: boolean };
   notNull: boolean;
   readonly: boolean;
   /** The field's and the model's cell-edit switches combined with read-only, key, collection and password. */
@@ -27,7 +29,7 @@ export interface FieldView {
   primaryKey: boolean;
   /** The table query accepts conditions on it. */
   filterable?: boolean;
-  choices?: Array<{ value: string | number | boolean; label: string }>;
+  choices?: Array<{ value: string | number | boolean; label: string; labels?: Record<string, string> }>;
   reference?: { model: string; labelField?: string; tree?: boolean };
   collection?: { model: string; labelField?: string };
   defaultValue?: unknown;
@@ -41,6 +43,8 @@ export interface FieldView {
 export interface ModelView {
   name: string;
   title: string;
+  /** The title per language, when the model declares it so. */
+  titles?: Record<string, string>;
   primaryKey: string;
   tree: boolean;
   treeParentField?: string;
@@ -174,6 +178,8 @@ export interface MenuEntry {
   id: number;
   code: string | null;
   name: string;
+  /** A model menu named after its model: the model's titles per language, when declared so. */
+  titles?: Record<string, string>;
   type: 'dir' | 'table' | 'tree' | 'page' | 'link' | 'function';
   value: string | null;
   icon: string | null;

@@ -1,30 +1,19 @@
-// Locale switch: English and Simplified Chinese, for antd's own strings (antd/locale), the
-// date pickers (dayjs) and Fw's strings (one messages file per locale).
-import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
+// Locale switch: six languages (issue 20 §8) for antd's own strings (antd/locale), the date
+// pickers (dayjs), Fw's strings and the built-in model titles. English is in the main bundle (it
+// is every catalog's fallback); each other language is one chunk, loaded when chosen.
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import dayjs from 'dayjs';
-import 'dayjs/locale/zh-cn';
 import enUS from 'antd/locale/en_US';
-import zhCNAntd from 'antd/locale/zh_CN';
 import type { Locale as AntdLocale } from 'antd/es/locale';
-import { en, type MessageKey, type Messages } from './en';
-import { zhCN } from './zh-CN';
+import { en, type MessageKey } from './en';
+import { modelsEn } from './models/en';
+import type { ModelMessages } from './models/en';
+import { LOCALE_STORAGE_KEY, initialLocale, loadPack, loadedPack, type LocaleId, type LocalePack } from './locales';
 
-/** The locales the UI speaks. */
-export const LOCALES = [
-  { id: 'en', label: 'English', messages: en as Messages, antd: enUS, dayjs: 'en', html: 'en' },
-  { id: 'zh-CN', label: '简体中文', messages: zhCN, antd: zhCNAntd, dayjs: 'zh-cn', html: 'zh-CN' },
-] as const;
+export { LOCALES, matchLocale, type LocaleId } from './locales';
+export { localizeBuild, localizeMenus, pickTitle } from './localize';
 
-/** One of {@link LOCALES}' ids. */
-export type LocaleId = (typeof LOCALES)[number]['id'];
-
-const STORAGE_KEY = 'fw-locale';
-
-function initialLocale(): LocaleId {
-  const stored = window.localStorage.getItem(STORAGE_KEY);
-  if (stored === 'en' || stored === 'zh-CN') return stored;
-  return navigator.language.toLowerCase().startsWith('zh') ? 'zh-CN' : 'en';
-}
+const ENGLISH: LocalePack = { id: 'en', messages: en, models: modelsEn, antd: enUS, dayjs: 'en' };
 
 /** Fills `{name}` placeholders. */
 function format(text: string, params?: Record<string, string | number>): string {
@@ -33,28 +22,55 @@ function format(text: string, params?: Record<string, string | number>): string 
 }
 
 interface I18n {
+  /** The language on screen (the chosen one once its pack has loaded). */
   locale: LocaleId;
   antdLocale: AntdLocale;
   setLocale(locale: LocaleId): void;
   t(key: MessageKey, params?: Record<string, string | number>): string;
+  /** The built-in model titles in this language (see localize.ts). */
+  models: ModelMessages;
+  /** The built-in model titles in English: what the server calls them. */
+  englishModels: ModelMessages;
 }
 
 const I18nContext = createContext<I18n | undefined>(undefined);
 
-/** Provides the current locale and `t`. */
+/** Provides the current locale and `t`. Renders nothing until the first language's pack is there. */
 export function I18nProvider({ children }: { children: ReactNode }) {
-  const [locale, setLocaleState] = useState<LocaleId>(initialLocale);
-  const entry = LOCALES.find((l) => l.id === locale) ?? LOCALES[0];
-  dayjs.locale(entry.dayjs);
-  document.documentElement.lang = entry.html;
+  const [wanted, setWanted] = useState<LocaleId>(initialLocale);
+  const [pack, setPack] = useState<LocalePack | undefined>(() => (wanted === 'en' ? ENGLISH : loadedPack(wanted)));
+  useEffect(() => {
+    let current = true;
+    loadPack(wanted, ENGLISH)
+      .then((next) => current && setPack(next))
+      // A pack that cannot load (offline, a stale deploy): English rather than a blank page.
+      .catch(() => current && setPack((shown) => shown ?? ENGLISH));
+    return () => {
+      current = false;
+    };
+  }, [wanted]);
   const setLocale = useCallback((next: LocaleId) => {
-    window.localStorage.setItem(STORAGE_KEY, next);
-    setLocaleState(next);
+    try {
+      window.localStorage.setItem(LOCALE_STORAGE_KEY, next);
+    } catch {
+      // Not remembered, still switched.
+    }
+    setWanted(next);
   }, []);
-  const value = useMemo<I18n>(
-    () => ({ locale, antdLocale: entry.antd, setLocale, t: (key, params) => format(entry.messages[key] ?? en[key], params) }),
-    [locale, entry, setLocale],
-  );
+  const value = useMemo<I18n | undefined>(() => {
+    if (!pack) return undefined;
+    dayjs.locale(pack.dayjs);
+    document.documentElement.lang = pack.id;
+    return {
+      locale: pack.id,
+      antdLocale: pack.antd,
+      setLocale,
+      t: (key, params) => format(pack.messages[key] || en[key], params),
+      models: pack.models,
+      englishModels: modelsEn,
+    };
+  }, [pack, setLocale]);
+  if (!value) return null;
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
 }
 

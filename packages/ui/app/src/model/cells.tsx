@@ -5,6 +5,7 @@ import type { MessageKey } from '../i18n';
 import type { FieldView } from '../types';
 import { AttachmentList } from './attachments';
 import { choiceLabel } from './fields';
+import { uiDateTimeFormat } from '../i18n/dates';
 
 type T = (key: MessageKey) => string;
 
@@ -12,7 +13,6 @@ type T = (key: MessageKey) => string;
 export type Labels = Record<string, Record<string, string>>;
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: '2-digit', day: '2-digit', timeZone: 'UTC' });
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** A DATE ("YYYY-MM-DD") in the browser's locale; the calendar day, whatever the time zone. */
 export function formatDate(value: unknown): string {
@@ -21,10 +21,10 @@ export function formatDate(value: unknown): string {
   return dateFormat.format(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))));
 }
 
-/** A DATETIME in the browser's locale and time zone. */
+/** A DATETIME in the UI's language and the browser's time zone. */
 export function formatDateTime(value: unknown): string {
   const d = new Date(String(value));
-  return Number.isNaN(d.getTime()) ? String(value) : dateTimeFormat.format(d);
+  return Number.isNaN(d.getTime()) ? String(value) : uiDateTimeFormat().format(d);
 }
 
 function referenceLabel(labels: Labels | undefined, field: string, id: unknown): string {
