@@ -109,8 +109,20 @@ async function userCodes(db: Knex, userId: number): Promise<Set<string>> {
   return new Set(rows.map((r) => r.code as string));
 }
 
+/**
+ * Whether someone holding `held` may hand out the menu whose code is `code` (to a role, or through
+ * a role to a user): a menu with no code grants nothing, so anyone may; any other only someone who
+ * holds it. The one rule behind every "you may not grant" refusal below, and what the permission
+ * editor's grantable matrix (`GET /power/grantable`) reports per menu. Administrators are not
+ * asked: they may grant everything.
+ * @example mayGrantMenu('Book@DELETE', new Set(['Book', 'Book@ADD'])); // false
+ */
+export function mayGrantMenu(code: string | null | undefined, held: ReadonlySet<string>): boolean {
+  return code === null || code === undefined || code === '' || held.has(code);
+}
+
 function missing(codes: Iterable<string>, held: ReadonlySet<string>): string[] {
-  return [...codes].filter((c) => !held.has(c)).sort();
+  return [...codes].filter((c) => !mayGrantMenu(c, held)).sort();
 }
 
 function listed(codes: string[]): string {
