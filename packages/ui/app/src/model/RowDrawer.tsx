@@ -16,6 +16,8 @@ import { ReferenceLabels } from './references';
 /** What the drawer shows. */
 export type DrawerState = { mode: 'add' } | { mode: 'edit' | 'copy' | 'details'; id: number };
 
+// A role's menus are edited in the permission matrix, which needs the room (issue 20 §1).
+const isPermissionField = (f: FieldView) => f.type === 'COLLECTION' && f.collection?.model === 'FwMenu';
 const isReference = (f: FieldView) => f.type === 'REFERENCE_TABLE' || f.type === 'REFERENCE_TREE' || f.type === 'COLLECTION';
 
 function DetailsView({ build, row }: { build: BuildView; row: Row }) {
@@ -123,7 +125,7 @@ export function RowDrawer({ build, state, onClose }: { build: BuildView; state: 
     <Drawer
       open
       title={title}
-      size={560}
+      size={fields.some(isPermissionField) ? Math.min(900, window.innerWidth) : 560}
       onClose={onClose}
       destroyOnHidden
       className={`fw-drawer fw-drawer-${state.mode}`}
