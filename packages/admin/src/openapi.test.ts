@@ -137,6 +137,8 @@ describe('openApiDocument(options)', () => {
       '/data/print/Book/{id}',
       '/data/print.css',
       '/data/reference/FwUser/{field}',
+      '/power/grantable',
+      '/power/explain/{fw}',
     ]) {
       expect(paths, path).to.have.property(path);
     }
