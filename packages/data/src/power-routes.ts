@@ -1,10 +1,12 @@
 // The permission editor's routes (issue 20 §1): `GET /power/grantable`, what the caller may grant
-// to a role, and `GET /power/explain/{fw}?user=`, why a user holds each flag on a model. Thin Koa
-// glue over the data service, the store and the pure builders beside this file.
+// to a role; `GET /power/assignable`, which roles and organisations they may give a user; and
+// `GET /power/explain/{fw}?user=`, why a user holds each flag on a model. Thin Koa glue over the
+// data service, the store and the pure builders beside this file.
 import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { FwError, type FwUser, type ModelDefinition } from '@fw/core';
 import { fwRoute } from '@fw/http';
+import { assignableLists, type AssignableLists } from './assignable.js';
 import { grantableMatrix, type GrantableMatrix } from './permission-matrix.js';
 import { explainPower, grantingRoles, type PowerExplanation } from './power-explain.js';
 import type { DataService } from './service.js';
@@ -40,6 +42,28 @@ export async function grantable(service: DataService, actor: Actor): Promise<Gra
   return grantableMatrix(await service.store.menus.list(), actor.user, held, { model: role.model.name, field: role.field });
 }
 
+/** The user model (over `fw_user`) and its fields over the user–role and user–organisation links. */
+function userLinks(service: DataService): { model: ModelDefinition; roles?: string; orgs?: string } | undefined {
+  const model = service.registry.list().find((m) => m.table === 'fw_user');
+  if (!model) return undefined;
+  const over = (table: string) => Object.values(model.fields).find((f) => f.edit.collection?.joinTable === table)?.name;
+  const roles = over('fw_user_role');
+  const orgs = over('fw_user_org');
+  return { model, ...(roles ? { roles } : {}), ...(orgs ? { orgs } : {}) };
+}
+
+/** The role and organisation lists for the caller, who must be able to add or edit users (else 403 `POWER_DENIED`). */
+export async function assignable(service: DataService, actor: Actor): Promise<AssignableLists> {
+  const links = userLinks(service);
+  if (!links) throw new FwError('NOT_FOUND', 'No user model is registered');
+  const power = await service.power(links.model, actor.user, actor.grantsVersion);
+  if (!power.add && !power.edit) throw new FwError('POWER_DENIED', `Not permitted: add or edit on ${links.model.name}`, { extra: { model: links.model.name, flag: 'edit' } });
+  const held = actor.user.isAdmin ? new Set<string>() : await service.store.grants.codesForUser(actor.user.id);
+  const lists = { roles: await service.store.roles.list(), orgs: await service.store.orgs.list() };
+  const { model, ...fields } = links;
+  return assignableLists(service.store.knex, actor.user, held, lists, { model: model.name, ...fields });
+}
+
 /**
  * The user a question is about: the caller, or with `?user=<id>` another user, whom only an
  * administrator may name. A non-administrator naming anyone else gets 403 whether that user
@@ -69,12 +93,16 @@ export async function explain(service: DataService, actor: Actor, fw: string, ra
   return explainPower({ model, user, held, roles, power });
 }
 
-/** Mounts the two routes on the data router. */
+/** Mounts the three routes on the data router. */
 export function powerRoutes(router: Router, deps: PowerRouteDeps): void {
   const { service, actor } = deps;
   router.get('/power/grantable', fwRoute(async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await grantable(service, await actor(ctx));
+  }));
+  router.get('/power/assignable', fwRoute(async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await assignable(service, await actor(ctx));
   }));
   router.get('/power/explain/:fw', fwRoute(async (ctx) => {
     const who = await actor(ctx);

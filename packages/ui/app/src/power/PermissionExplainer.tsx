@@ -3,7 +3,8 @@
 // (or arrive from the Users page with ?user=); everyone else sees their own. The page at
 // /permissions; reached from the header's user menu and the Users rows.
 import { useMemo } from 'react';
-import { Alert, Card, Descriptions, Select, Space, Spin, Table, Tag, Typography } from 'antd';
+import { Alert, Card, Grid, Select, Space, Spin, Table, Typography } from 'antd';
+import { CheckCircleFilled, MinusCircleOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../api';
 import { useI18n } from '../i18n';
@@ -12,6 +13,7 @@ import { navigate, useLocation } from '../router';
 import { useMenu, useUserInfo } from '../queries';
 import type { TablePage } from '../types';
 import { useExplain, type ExplainStep } from './queries';
+import './explainer.css';
 
 const FLAG_KEYS: Record<string, MessageKey> = {
   query: 'perm.flag.query',
@@ -66,9 +68,36 @@ function useUsers(enabled: boolean) {
   });
 }
 
+/** Yes or No, as text beside a coloured icon (a tinted tag's text falls short of the contrast ratio). */
+function Verdict({ value }: { value: boolean }) {
+  const { t } = useI18n();
+  return (
+    <span className={`fw-explain-${value ? 'yes' : 'no'}`}>
+      {value ? <CheckCircleFilled style={{ color: '#389e0d' }} aria-hidden="true" /> : <MinusCircleOutlined aria-hidden="true" />} {t(value ? 'perm.yes' : 'perm.no')}
+    </span>
+  );
+}
+
+/** A flag's steps, in order. */
+function Steps({ steps }: { steps: ExplainStep[] }) {
+  const { t } = useI18n();
+  return (
+    <ol className="fw-explain-steps">
+      {steps.map((s, i) => (
+        <li key={i} className={`fw-step-${s.kind}`}>
+          {stepText(s, t)}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 /** The explainer page. */
 export function PermissionExplainer() {
   const { t } = useI18n();
+  // Phones get a list: a three-column table leaves the steps a sliver.
+  const narrow = !Grid.useBreakpoint().md;
+  const flagLabel = (flag: string) => (FLAG_KEYS[flag] ? t(FLAG_KEYS[flag]) : flag);
   const { query } = useLocation();
   const me = useUserInfo();
   const menus = useMenu();
@@ -99,7 +128,7 @@ export function PermissionExplainer() {
       <Typography.Title level={3} className="fw-page-title">
         {t('perm.explainTitle')}
       </Typography.Title>
-      <Typography.Paragraph type="secondary">{t('perm.explainHint')}</Typography.Paragraph>
+      <Typography.Paragraph>{t('perm.explainHint')}</Typography.Paragraph>
       <Space wrap className="fw-explain-pickers" style={{ marginBottom: 16 }}>
         {admin && (
           <Select
@@ -133,48 +162,37 @@ export function PermissionExplainer() {
       {!fw && <Typography.Paragraph>{t('perm.chooseModel')}</Typography.Paragraph>}
       {data && (
         <Card size="small">
-          <Descriptions
-            size="small"
-            column={{ xs: 1, sm: 2 }}
-            className="fw-explain-summary"
-            items={[
-              { key: 'user', label: t('perm.user'), children: `${data.user.name ?? data.user.account} (${data.user.account})${data.user.isAdmin ? ` · ${t('perm.admin')}` : ''}` },
-              { key: 'model', label: t('perm.model'), children: `${data.model.title} (${data.model.name})` },
-            ]}
-          />
-          <Table
-            size="small"
-            rowKey="flag"
-            className="fw-explain-table"
-            pagination={false}
-            scroll={{ x: 'max-content' }}
-            dataSource={data.flags}
-            columns={[
-              { key: 'flag', title: t('perm.flag'), render: (_: unknown, r) => (FLAG_KEYS[r.flag] ? t(FLAG_KEYS[r.flag]!) : r.flag) },
-              {
-                key: 'value',
-                title: t('perm.result'),
-                render: (_: unknown, r) => (
-                  <Tag color={r.value ? 'green' : 'default'} className={`fw-explain-${r.value ? 'yes' : 'no'}`}>
-                    {t(r.value ? 'perm.yes' : 'perm.no')}
-                  </Tag>
-                ),
-              },
-              {
-                key: 'steps',
-                title: t('perm.steps'),
-                render: (_: unknown, r) => (
-                  <ol className="fw-explain-steps">
-                    {r.steps.map((s, i) => (
-                      <li key={i} className={`fw-step-${s.kind}`}>
-                        {stepText(s, t)}
-                      </li>
-                    ))}
-                  </ol>
-                ),
-              },
-            ]}
-          />
+          <Typography.Paragraph className="fw-explain-summary">
+            <Typography.Text strong>{t('perm.user')}:</Typography.Text>{' '}
+            {`${data.user.name ?? data.user.account} (${data.user.account})${data.user.isAdmin ? ` · ${t('perm.admin')}` : ''}`}
+            {' · '}
+            <Typography.Text strong>{t('perm.model')}:</Typography.Text> {`${data.model.title} (${data.model.name})`}
+          </Typography.Paragraph>
+          {narrow ? (
+            <ul className="fw-explain-list">
+              {data.flags.map((r) => (
+                <li key={r.flag} className="fw-explain-item" data-flag={r.flag}>
+                  <div>
+                    <Typography.Text strong>{flagLabel(r.flag)}</Typography.Text> <Verdict value={r.value} />
+                  </div>
+                  <Steps steps={r.steps} />
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <Table
+              size="small"
+              rowKey="flag"
+              className="fw-explain-table"
+              pagination={false}
+              dataSource={data.flags}
+              columns={[
+                { key: 'flag', title: t('perm.flag'), width: 150, render: (_: unknown, r) => flagLabel(r.flag) },
+                { key: 'value', title: t('perm.result'), width: 100, render: (_: unknown, r) => <Verdict value={r.value} /> },
+                { key: 'steps', title: t('perm.steps'), render: (_: unknown, r) => <Steps steps={r.steps} /> },
+              ]}
+            />
+          )}
         </Card>
       )}
     </div>

@@ -125,15 +125,21 @@ function Matrix({ value, onChange, id, disabled, matrix }: PermissionMatrixProps
                     {folder && <FolderOutlined aria-hidden="true" />} <Typography.Text>{row.menu.name}</Typography.Text>
                   </th>
                   <td>{box(under, t(folder ? 'perm.allFolder' : 'perm.allRow', { row: row.menu.name }), 'fw-pm-rowall')}</td>
-                  {matrix.columns.map((c) => (
-                    <td key={c.key}>{cell(cellOf(row, c.key), `${row.menu.name}: ${columnLabel(c.key, c.name).toLocaleLowerCase()}`)}</td>
-                  ))}
+                  {matrix.columns.map((c) => {
+                    const menu = cellOf(row, c.key);
+                    const isRefused = menu?.code != null && refused.has(menu.code);
+                    return (
+                      <td key={c.key} className={isRefused ? 'fw-pm-refused-cell' : undefined}>
+                        {cell(menu, `${row.menu.name}: ${columnLabel(c.key, c.name).toLocaleLowerCase()}`)}
+                      </td>
+                    );
+                  })}
                 </tr>
               );
             })}
           </tbody>
         </table>
-        {shown.length === 0 && <Typography.Paragraph type="secondary">{t('perm.noMatch')}</Typography.Paragraph>}
+        {shown.length === 0 && <Typography.Paragraph className="fw-pm-nomatch">{t('perm.noMatch')}</Typography.Paragraph>}
       </div>
     </div>
   );
