@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { POWER_FLAGS, type FwUser } from '@fw/core';
 import { describeEachSql } from '@fw/test-utils';
+import type { AssignableLists } from './assignable.js';
 import type { GrantableMatrix, GrantableMenu } from './permission-matrix.js';
 import type { PowerExplanation } from './power-explain.js';
 import { setupData, type DataFixture } from './test-setup.js';
@@ -10,7 +11,7 @@ const api = '/fw-api';
 // Issue 20 §1: the permission editor's two routes. `mia` manages roles (every FwRole menu) and
 // holds Book's model menu and Book@ADD, not Book@DELETE: the matrix must offer her exactly what a
 // save accepts, and the explainer must agree with GET /build for every user it explains.
-describeEachSql('powerRoutes: GET /power/grantable and GET /power/explain/{fw}', (db) => {
+describeEachSql('powerRoutes: GET /power/grantable, /power/assignable and /power/explain/{fw}', (db) => {
   let f: DataFixture;
   let tokens: Record<'admin' | 'alice' | 'bob' | 'carol' | 'mia', string>;
   let mia: FwUser;
@@ -100,6 +101,82 @@ describeEachSql('powerRoutes: GET /power/grantable and GET /power/explain/{fw}',
       expect(res.status).to.equal(403);
       expect(res.body.error.code).to.equal('POWER_DENIED');
       expect((await get('/power/grantable')).status).to.equal(401);
+    });
+  });
+
+  describe('GET /power/assignable', () => {
+    // `uma` manages users: every FwUser menu, Book and Book@ADD, and belongs to organisation A.
+    let uma: string;
+    const org: Record<'a' | 'a1' | 'b', number> = { a: 0, a1: 0, b: 0 };
+    let bookAdders: number;
+    before(async () => {
+      const stamp = Date.now();
+      const held = Object.keys(menu).filter((code) => /^FwUser(@|$)/.test(code) || code === 'Book' || code === 'Book@ADD');
+      const role = (await f.store.roles.create({ code: `usermgr-${stamp}`, name: 'User manager' })).id;
+      await f.store.roles.setMenus(role, held.map((code) => menu[code]!));
+      bookAdders = (await f.store.roles.create({ code: `bookadders-${stamp}`, name: 'Book adders' })).id;
+      await f.store.roles.setMenus(bookAdders, [menu.Book!, menu['Book@ADD']!]);
+      org.a = (await f.store.orgs.create({ name: `A-${stamp}` })).id;
+      org.a1 = (await f.store.orgs.create({ name: `A1-${stamp}`, parentId: org.a })).id;
+      org.b = (await f.store.orgs.create({ name: `B-${stamp}` })).id;
+      const created = await f.store.users.create({ account: `uma-${stamp}`, name: 'Uma', password: 'x-password-1', mustChangePassword: false });
+      await f.store.users.setRoles(created.id, [role]);
+      await f.store.users.setOrgs(created.id, [org.a]);
+      await f.store.grants.bump();
+      uma = (await f.tokens.loginToken({ id: created.id, account: created.account, isAdmin: false }, f.tokens.generateToken())).token;
+    });
+
+    const lists = async (token: string) => {
+      const res = await get('/power/assignable', token);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      return res.body as AssignableLists;
+    };
+
+    it('offers an administrator every role and organisation, organisations in tree order', async () => {
+      const l = await lists(tokens.admin);
+      expect(l.user).to.deep.equal({ model: 'FwUser', roles: 'roles', orgs: 'orgs' });
+      expect(l.roles.length).to.equal((await f.store.roles.list()).length);
+      expect([...l.roles, ...l.orgs].every((e) => e.grantable)).to.equal(true);
+      const ids = l.orgs.map((o) => o.id);
+      expect(ids.indexOf(org.a1)).to.equal(ids.indexOf(org.a) + 1);
+      expect(l.orgs.find((o) => o.id === org.a1)).to.include({ depth: 1, parentId: org.a });
+    });
+
+    it('offers a user manager only roles within their grants and organisations within their scope, as the save decides', async () => {
+      const l = await lists(uma);
+      expect(l.roles.find((r) => r.id === bookAdders)?.grantable).to.equal(true);
+      const reader = l.roles.find((r) => r.id === f.roles.reader)!;
+      expect(reader.grantable).to.equal(false);
+      expect(reader.refusal?.code).to.equal('NOT_HELD');
+      expect(reader.refusal?.message).to.contain('Note');
+      expect(l.orgs.filter((o) => [org.a, org.a1, org.b].includes(o.id)).map((o) => [o.id, o.grantable])).to.deep.equal([
+        [org.a, true],
+        [org.a1, true],
+        [org.b, false],
+      ]);
+      expect(l.orgs.find((o) => o.id === org.b)?.refusal?.code).to.equal('OUT_OF_SCOPE');
+      let n = 0;
+      for (const [field, entries] of [['roles', l.roles], ['orgs', l.orgs.filter((o) => [org.a, org.a1, org.b].includes(o.id))]] as const) {
+        for (const entry of entries) {
+          n += 1;
+          const res = await f.agent
+            .post(`${api}/data/modify/FwUser`)
+            .set('token', uma)
+            .send({ account: `probe-${n}-${Date.now()}`, name: 'Probe', password: 'Probe-pass-2026-x', [field]: [entry.id] });
+          if (entry.grantable) expect(res.status, `${field} ${entry.name}: ${JSON.stringify(res.body)}`).to.equal(200);
+          else {
+            expect(res.status, `${field} ${entry.name}`).to.equal(403);
+            expect(res.body.error.code).to.equal('GRANT_DENIED');
+            expect(res.body.error.details[0].path).to.equal(field);
+          }
+        }
+      }
+    });
+
+    it('is 403 to someone who may not add or edit users', async () => {
+      const res = await get('/power/assignable', tokens.mia);
+      expect(res.status).to.equal(403);
+      expect(res.body.error.code).to.equal('POWER_DENIED');
     });
   });
 
