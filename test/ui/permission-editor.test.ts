@@ -31,7 +31,11 @@ const box = (page: Page, label: string) => page.locator(`.fw-permission-matrix i
 
 async function roleMenuCodes(ui: UiDemo, roleName: string): Promise<string[]> {
   const role = await ui.demo.store.knex('fw_role').where('name', roleName).first('id');
-  const rows: Array<{ code: string }> = await ui.demo.store.knex('fw_menu').join('fw_role_menu', 'fw_role_menu.menu_id', 'fw_menu.id').where('fw_role_menu.role_id', role.id).select('code');
+  const rows: Array<{ code: string }> = await ui.demo.store
+    .knex('fw_menu')
+    .join('fw_role_menu', 'fw_role_menu.menu_id', 'fw_menu.id')
+    .where('fw_role_menu.role_id', role.id)
+    .select('code');
   return rows.map((r) => r.code).sort();
 }
 
@@ -84,7 +88,13 @@ describeBrowser('admin UI: the permission editor and explainer', (browser) => {
       expect(await box(page, 'Books: query').isChecked()).to.equal(true);
       expect(await box(page, 'Books: add').isChecked()).to.equal(true);
       // The row's box is now partly ticked (tri-state).
-      expect(await page.locator('.fw-pm-row .fw-pm-rowall').filter({ has: page.locator('input[aria-label="Books: all"]') }).locator('.ant-checkbox-indeterminate').count()).to.equal(1);
+      expect(
+        await page
+          .locator('.fw-pm-row .fw-pm-rowall')
+          .filter({ has: page.locator('input[aria-label="Books: all"]') })
+          .locator('.ant-checkbox-indeterminate')
+          .count(),
+      ).to.equal(1);
       await page.locator('.fw-drawer .ant-btn-primary').click();
       await page.locator('.fw-drawer').waitFor({ state: 'detached' });
       expect(await roleMenuCodes(ui, 'Role of kim')).to.deep.equal(['Book', 'Book@ADD']);
@@ -98,7 +108,9 @@ describeBrowser('admin UI: the permission editor and explainer', (browser) => {
       await page.locator('.fw-explain-table').waitFor();
       const rowOf = (flag: string) => page.locator('.fw-explain-table tr.ant-table-row').filter({ has: page.locator('td', { hasText: new RegExp(`^${flag}$`) }) });
       expect(await rowOf('Add').locator('.fw-explain-yes').count()).to.equal(1);
-      expect(await rowOf('Add').innerText()).to.contain('Book@ADD').and.contain('Role of kim');
+      expect(await rowOf('Add').innerText())
+        .to.contain('Book@ADD')
+        .and.contain('Role of kim');
       expect(await rowOf('Delete').locator('.fw-explain-no').count()).to.equal(1);
       expect(await rowOf('Delete').innerText()).to.contain('Does not hold the function menu Book@DELETE');
       expect(page.url()).to.contain(`user=${kimId}`);
@@ -163,6 +175,33 @@ describeBrowser('admin UI: the permission editor and explainer', (browser) => {
       await page.setViewportSize({ width: 390, height: 844 });
       await shot(page, join(ui.shots, 'permission-editor-390.png'));
       expect(await axeViolations(page, '.fw-permission-matrix')).to.deep.equal([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('the user form picks roles and organisations from searchable checklists', async () => {
+    const { context, page } = await openPage(browser());
+    try {
+      await page.setViewportSize({ width: 1366, height: 900 });
+      await openSignedIn(page, ui.url, '/model/FwUser', admin);
+      await rowWith(page, 'kim').locator('.fw-row-edit').click();
+      const roles = page.locator('.fw-assign-roles');
+      await roles.waitFor();
+      const role = (name: string) => roles.locator('li').filter({ hasText: name }).locator('input[type=checkbox]');
+      expect(await role('Role of kim').isChecked()).to.equal(true);
+      await roles.locator('.fw-assign-search input').fill('rolf');
+      await waitUntil(page, `document.querySelectorAll('.fw-assign-roles li').length === 1`);
+      await role('Role of rolf').check();
+      await roles.locator('.fw-assign-search input').fill('');
+      expect(await roles.locator('.fw-assign-count').innerText()).to.equal('2 selected');
+      expect(await page.locator('.fw-assign-orgs').count()).to.equal(1);
+      await shot(page, join(ui.shots, 'user-form-roles-1366.png'));
+      expect(await axeViolations(page, '.fw-assign-roles')).to.deep.equal([]);
+      await page.locator('.fw-drawer .ant-btn-primary').click();
+      await page.locator('.fw-drawer').waitFor({ state: 'detached' });
+      const kim = (await ui.demo.store.users.findByAccount('kim'))!;
+      expect((await ui.demo.store.knex('fw_user_role').where('user_id', kim.id).select('role_id')).length).to.equal(2);
     } finally {
       await context.close();
     }

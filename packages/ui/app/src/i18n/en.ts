@@ -200,6 +200,10 @@ export const en = {
   'perm.step.cellGate': 'Cell-edit gate: the model declares cellEdit: false, which nothing reopens',
   'perm.step.cellFields': 'Cell-edit gate: fields closed to cell editing: {fields}',
   'perm.step.requires': 'Needs {flag}, which is {value}',
+  'perm.searchList': 'Search',
+  'perm.selectedCount': '{count} selected',
+  'perm.nothingToChoose': 'Nothing to choose yet',
+  'perm.nothingMatches': 'Nothing matches',
 } as const;
 
 /** The keys of Fw's messages. */

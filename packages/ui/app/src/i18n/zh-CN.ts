@@ -201,4 +201,8 @@ export const zhCN: Messages = {
   'perm.step.cellGate': '单元格编辑门禁：模型声明 cellEdit: false，任何设置都不能重新开启',
   'perm.step.cellFields': '单元格编辑门禁：不可单元格编辑的字段：{fields}',
   'perm.step.requires': '需要{flag}，当前为{value}',
+  'perm.searchList': '搜索',
+  'perm.selectedCount': '已选 {count} 项',
+  'perm.nothingToChoose': '暂无可选项',
+  'perm.nothingMatches': '没有匹配项',
 };

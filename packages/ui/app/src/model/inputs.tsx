@@ -9,6 +9,7 @@ import type { EditType, FieldView } from '../types';
 import { AttachmentInput } from './attachments';
 import { ReferenceSelect, ReferenceTreeSelect } from './references';
 import { PermissionMatrix } from '../power/PermissionMatrix';
+import { AssignPicker } from '../power/AssignPicker';
 
 /** What every input gets: the value and onChange from the form item, and where it is. */
 export interface InputProps {
@@ -218,6 +219,9 @@ function CollectionInput({ field, model, value, onChange, id, autoFocus, disable
   );
   // A role's menus: the permission matrix (issue 20 §1), the plain picker when it cannot load.
   if (field.collection?.model === 'FwMenu' && !inCell) return <PermissionMatrix value={value} onChange={onChange} id={id} disabled={disabled} fallback={picker} />;
+  // A user's roles and organisations: a searchable checklist of what the editor may give.
+  if ((field.collection?.model === 'FwRole' || field.collection?.model === 'FwOrg') && !inCell)
+    return <AssignPicker model={model} field={field.name} value={value} onChange={onChange} id={id} disabled={disabled} fallback={picker} />;
   return picker;
 }
 

@@ -69,3 +69,28 @@ export function useExplain(fw: string | undefined, user: number | undefined) {
     queryFn: () => api<PowerExplanation>(`/power/explain/${encodeURIComponent(fw ?? '')}${user === undefined ? '' : `?user=${user}`}`),
   });
 }
+
+/** One role or organisation as the user form's picker offers it. */
+export interface AssignableEntry {
+  id: number;
+  name: string;
+  code: string | null;
+  parentId?: number | null;
+  depth?: number;
+  status?: string;
+  grantable: boolean;
+  refusal?: { code: string; message: string };
+}
+
+/** `GET /power/assignable`. */
+export interface AssignableLists {
+  editor: { id: number; isAdmin: boolean };
+  user: { model: string; roles?: string; orgs?: string };
+  roles: AssignableEntry[];
+  orgs: AssignableEntry[];
+}
+
+/** The roles and organisations the signed-in person may give a user. */
+export function useAssignable(enabled = true) {
+  return useQuery({ queryKey: ['power', 'assignable'], queryFn: () => api<AssignableLists>('/power/assignable'), enabled, staleTime: 0, retry: false });
+}
