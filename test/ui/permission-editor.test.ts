@@ -56,6 +56,10 @@ describeBrowser('admin UI: the permission editor and explainer', (browser) => {
     await userWithMenus(ui, 'kim', []);
     kimId = (await ui.demo.store.users.findByAccount('kim'))!.id;
     await userWithMenus(ui, 'rolf', ['FwRole', 'FwRole@EDIT', 'Book', 'Book@ADD']);
+    // A folder above Books, so the matrix has a tree: Library → Books, Authors.
+    const { menus } = ui.demo.store;
+    const library = await menus.create({ code: 'Library', name: 'Library', type: 'dir', sort: 50 });
+    for (const code of ['Book', 'Author']) await menus.update((await menus.findByCode(code))!.id, { parentId: library.id });
   });
   after(async () => {
     await ui?.close();
@@ -77,6 +81,8 @@ describeBrowser('admin UI: the permission editor and explainer', (browser) => {
       await waitUntil(page, `document.querySelectorAll('.fw-pm-row').length < 6`);
       expect(await matrixRow(page, 'Books').count()).to.equal(1);
       expect(await matrixRow(page, 'Users').count()).to.equal(0);
+      expect(await matrixRow(page, 'Library').count()).to.equal(1);
+      expect(await matrixRow(page, 'Authors').count()).to.equal(0);
 
       // The "all" of the Books row ticks every function; then delete is taken off again, by keyboard.
       await box(page, 'Books: all').check();
@@ -95,6 +101,24 @@ describeBrowser('admin UI: the permission editor and explainer', (browser) => {
           .locator('.ant-checkbox-indeterminate')
           .count(),
       ).to.equal(1);
+      // The folder's box is partly ticked too; ticking it takes everything below, clearing it all of that.
+      const folder = box(page, 'Library: everything in this folder');
+      expect(
+        await page
+          .locator('.fw-pm-rowall')
+          .filter({ has: page.locator('input[aria-label="Library: everything in this folder"]') })
+          .locator('.ant-checkbox-indeterminate')
+          .count(),
+      ).to.equal(1);
+      await page.locator('.fw-pm-search input').fill('');
+      await folder.check();
+      expect(await box(page, 'Authors: delete').isChecked()).to.equal(true);
+      expect(await box(page, 'Library: query').isChecked()).to.equal(true);
+      await folder.uncheck();
+      expect(await box(page, 'Books: add').isChecked()).to.equal(false);
+      await box(page, 'Books: query').check();
+      await box(page, 'Books: add').check();
+      await shot(page, join(ui.shots, 'permission-editor-tree-1366.png'));
       await page.locator('.fw-drawer .ant-btn-primary').click();
       await page.locator('.fw-drawer').waitFor({ state: 'detached' });
       expect(await roleMenuCodes(ui, 'Role of kim')).to.deep.equal(['Book', 'Book@ADD']);

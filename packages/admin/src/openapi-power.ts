@@ -16,6 +16,21 @@ const menu = {
   required: ['id', 'code', 'name', 'status', 'grantable', 'revocable'],
 };
 
+const ASSIGNABLE = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    code: { type: ['string', 'null'] },
+    parentId: { type: ['integer', 'null'] },
+    depth: { type: 'integer', minimum: 0 },
+    status: { type: 'string' },
+    grantable: { type: 'boolean' },
+    refusal: { type: 'object', properties: { code: { enum: ['NOT_HELD', 'OUT_OF_SCOPE'] }, message: { type: 'string' } }, required: ['code', 'message'] },
+  },
+  required: ['id', 'name', 'code', 'grantable'],
+};
+
 const step = {
   type: 'object',
   properties: {
@@ -31,7 +46,7 @@ const step = {
   required: ['kind', 'value'],
 };
 
-/** `GET /power/grantable` and `GET /power/explain/{fw}`. */
+/** `GET /power/grantable`, `GET /power/assignable` and `GET /power/explain/{fw}`. */
 export function powerPaths(): Record<string, Record<string, Operation>> {
   const tags = ['power'];
   return {
@@ -65,6 +80,27 @@ export function powerPaths(): Record<string, Record<string, Operation>> {
               },
             },
             required: ['editor', 'role', 'columns', 'rows'],
+          }),
+          ...errors(401, 403, 404),
+        },
+      },
+    },
+    '/power/assignable': {
+      get: {
+        operationId: 'assignableRolesAndOrgs',
+        tags,
+        summary: 'Every role and organisation with whether the caller may give it to a user (needs add or edit on FwUser)',
+        security: TOKEN_SECURITY,
+        responses: {
+          200: jsonAnswer('The lists', {
+            type: 'object',
+            properties: {
+              editor: { type: 'object', properties: { id: { type: 'integer' }, isAdmin: { type: 'boolean' } }, required: ['id', 'isAdmin'] },
+              user: { type: 'object', properties: { model: { type: 'string' }, roles: { type: 'string' }, orgs: { type: 'string' } }, required: ['model'] },
+              roles: { type: 'array', items: ASSIGNABLE },
+              orgs: { type: 'array', items: ASSIGNABLE },
+            },
+            required: ['editor', 'user', 'roles', 'orgs'],
           }),
           ...errors(401, 403, 404),
         },

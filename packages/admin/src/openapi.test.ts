@@ -138,6 +138,7 @@ describe('openApiDocument(options)', () => {
       '/data/print.css',
       '/data/reference/FwUser/{field}',
       '/power/grantable',
+      '/power/assignable',
       '/power/explain/{fw}',
     ]) {
       expect(paths, path).to.have.property(path);
