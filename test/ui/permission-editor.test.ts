@@ -199,6 +199,17 @@ describeBrowser('admin UI: the permission editor and explainer', (browser) => {
       await page.setViewportSize({ width: 390, height: 844 });
       await shot(page, join(ui.shots, 'permission-editor-390.png'));
       expect(await axeViolations(page, '.fw-permission-matrix')).to.deep.equal([]);
+
+      // In Chinese: headings, labels and the refusal tooltip come from the catalog.
+      await page.unroute('**/fw-api/power/grantable');
+      await page.setViewportSize({ width: 1366, height: 900 });
+      await page.evaluate(`window.localStorage.setItem('fw-locale', 'zh-CN')`);
+      await openRoleForm(page, ui, rolf, 'Role of kim');
+      expect(await page.locator('.fw-pm-table thead').innerText())
+        .to.contain('新增')
+        .and.contain('删除');
+      expect(await box(page, 'Books: 删除').isDisabled()).to.equal(true);
+      await shot(page, join(ui.shots, 'permission-editor-zh-1366.png'));
     } finally {
       await context.close();
     }
