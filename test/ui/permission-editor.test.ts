@@ -65,7 +65,9 @@ describeBrowser('admin UI: the permission editor and explainer', (browser) => {
     await ui?.close();
   });
 
-  it('an administrator grants "Books: add but not delete"; the user sees Add, not Delete; the explainer says why', async () => {
+  it('an administrator grants "Books: add but not delete"; the user sees Add, not Delete; the explainer says why', async function () {
+    // Many steps through a real browser: room for a busy machine.
+    this.timeout(120_000);
     const { context, page, errors } = await openPage(browser());
     try {
       await page.setViewportSize({ width: 1366, height: 900 });
@@ -167,7 +169,9 @@ describeBrowser('admin UI: the permission editor and explainer', (browser) => {
     }
   });
 
-  it('a role manager may tick only what they hold; a refused save is shown on the cell it names', async () => {
+  it('a role manager may tick only what they hold; a refused save is shown on the cell it names', async function () {
+    // Many steps through a real browser: room for a busy machine.
+    this.timeout(120_000);
     const { context, page } = await openPage(browser());
     try {
       const rolf = await apiToken(ui.url, 'rolf', 'rolf-pass-1');
@@ -215,7 +219,9 @@ describeBrowser('admin UI: the permission editor and explainer', (browser) => {
     }
   });
 
-  it('the user form picks roles and organisations from searchable checklists', async () => {
+  it('the user form picks roles and organisations from searchable checklists', async function () {
+    // Many steps through a real browser: room for a busy machine.
+    this.timeout(120_000);
     const { context, page } = await openPage(browser());
     try {
       await page.setViewportSize({ width: 1366, height: 900 });

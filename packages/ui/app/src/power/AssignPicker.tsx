@@ -4,6 +4,7 @@
 // says why not on the rest; a box already ticked can always be cleared.
 import { useMemo, useState, type ReactNode } from 'react';
 import { Checkbox, Input, Spin, Tooltip, Typography } from 'antd';
+import { NoFormStyle } from 'antd/es/form/context';
 import { useI18n } from '../i18n';
 import { useAssignable, type AssignableEntry } from './queries';
 import './permission-matrix.css';
@@ -54,14 +55,17 @@ function Checklist({ value, onChange, id, disabled, entries, field }: AssignPick
   const toggle = (entry: AssignableEntry, on: boolean) => onChange?.(on ? [...selected, entry.id].sort((a, b) => a - b) : [...selected].filter((x) => x !== entry.id));
   return (
     <div className={`fw-assign-picker fw-assign-${field}`} id={id}>
-      <Input.Search
-        allowClear
-        className="fw-assign-search"
-        placeholder={t('perm.searchList')}
-        aria-label={t('perm.searchList')}
-        value={term}
-        onChange={(e) => setTerm(e.target.value)}
-      />
+      {/* The field's error status belongs to the grid, not to its search box. */}
+      <NoFormStyle status override>
+        <Input.Search
+          allowClear
+          className="fw-assign-search"
+          placeholder={t('perm.searchList')}
+          aria-label={t('perm.searchList')}
+          value={term}
+          onChange={(e) => setTerm(e.target.value)}
+        />
+      </NoFormStyle>
       {shown.length > 0 && (
         <ul className="fw-assign-list">
           {shown.map((e) => {

@@ -6,6 +6,7 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import { Alert, Checkbox, Form, Input, Spin, Tooltip, Typography } from 'antd';
 import { FolderOutlined } from '@ant-design/icons';
+import { NoFormStyle } from 'antd/es/form/context';
 import { useI18n } from '../i18n';
 import type { MessageKey } from '../i18n/en';
 import { canToggle, cellOf, hasChildren, refusedCodes, rowMenus, subtree, toggle, triState, visibleRows } from './matrix';
@@ -90,7 +91,10 @@ function Matrix({ value, onChange, id, disabled, matrix }: PermissionMatrixProps
 
   return (
     <div className="fw-permission-matrix" id={id}>
-      <Input.Search allowClear className="fw-pm-search" placeholder={t('perm.search')} aria-label={t('perm.search')} value={term} onChange={(e) => setTerm(e.target.value)} />
+      {/* The field's error status belongs to the grid, not to its search box. */}
+      <NoFormStyle status override>
+        <Input.Search allowClear className="fw-pm-search" placeholder={t('perm.search')} aria-label={t('perm.search')} value={term} onChange={(e) => setTerm(e.target.value)} />
+      </NoFormStyle>
       {refused.size > 0 && <Alert type="error" showIcon className="fw-pm-refusal" title={t('perm.refusedList', { codes: [...refused].join(', ') })} />}
       <div className="fw-pm-scroll">
         <table className="fw-pm-table">
