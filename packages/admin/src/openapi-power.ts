@@ -1,4 +1,4 @@
-import { TOKEN_SECURITY, errors, jsonAnswer, pathParam, queryParam, type Operation } from './openapi-http.js';
+import { TOKEN_SECURITY, errors, jsonAnswer, queryParam, type Operation } from './openapi-http.js';
 
 // The permission editor's routes of fwData (issue 20 §1); docs/http-api.md "Permission routes".
 
@@ -46,10 +46,13 @@ const step = {
   required: ['kind', 'value'],
 };
 
-/** `GET /power/grantable`, `GET /power/assignable` and `GET /power/explain/{fw}`. */
-export function powerPaths(): Record<string, Record<string, Operation>> {
+/**
+ * `GET /power/grantable`, `GET /power/assignable` and `GET /power/explain/<Model>` for each model
+ * (a model name in the path, like every other model route).
+ */
+export function powerPaths(models: readonly string[]): Record<string, Record<string, Operation>> {
   const tags = ['power'];
-  return {
+  const paths: Record<string, Record<string, Operation>> = {
     '/power/grantable': {
       get: {
         operationId: 'grantableMenus',
@@ -106,36 +109,39 @@ export function powerPaths(): Record<string, Record<string, Operation>> {
         },
       },
     },
-    '/power/explain/{fw}': {
-      get: {
-        operationId: 'explainPower',
-        tags,
-        summary: "Each power flag of a user on a model with the steps that give or take it; the power equals GET /build/{fw}'s for that user",
-        security: TOKEN_SECURITY,
-        parameters: [
-          pathParam('fw', { type: 'string' }, 'The model name'),
-          queryParam('user', { type: 'integer', minimum: 1 }, "Administrators: another user's id. Anyone else naming a user but themselves gets 403"),
-        ],
-        responses: {
-          200: jsonAnswer('The explanation', {
-            type: 'object',
-            properties: {
-              model: { type: 'object', properties: { name: { type: 'string' }, title: { type: 'string' } } },
-              user: { type: 'object', properties: { id: { type: 'integer' }, account: { type: 'string' }, name: { type: ['string', 'null'] }, isAdmin: { type: 'boolean' } } },
-              power: { $ref: '#/components/schemas/FwPower' },
-              flags: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  properties: { flag: { type: 'string' }, value: { type: 'boolean' }, steps: { type: 'array', items: step } },
-                  required: ['flag', 'value', 'steps'],
-                },
+  };
+  for (const model of models) paths[`/power/explain/${model}`] = explainOperation(model);
+  return paths;
+}
+
+/** `GET /power/explain/<model>`. */
+function explainOperation(model: string): Record<string, Operation> {
+  return {
+    get: {
+      operationId: `explainPower${model}`,
+      tags: [model, 'power'],
+      summary: "Each power flag of a user on a model with the steps that give or take it; the power equals GET /build/{fw}'s for that user",
+      security: TOKEN_SECURITY,
+      parameters: [queryParam('user', { type: 'integer', minimum: 1 }, "Administrators: another user's id. Anyone else naming a user but themselves gets 403")],
+      responses: {
+        200: jsonAnswer('The explanation', {
+          type: 'object',
+          properties: {
+            model: { type: 'object', properties: { name: { type: 'string' }, title: { type: 'string' } } },
+            user: { type: 'object', properties: { id: { type: 'integer' }, account: { type: 'string' }, name: { type: ['string', 'null'] }, isAdmin: { type: 'boolean' } } },
+            power: { $ref: '#/components/schemas/FwPower' },
+            flags: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: { flag: { type: 'string' }, value: { type: 'boolean' }, steps: { type: 'array', items: step } },
+                required: ['flag', 'value', 'steps'],
               },
             },
-            required: ['model', 'user', 'power', 'flags'],
-          }),
-          ...errors(400, 401, 403, 404),
-        },
+          },
+          required: ['model', 'user', 'power', 'flags'],
+        }),
+        ...errors(400, 401, 403, 404),
       },
     },
   };

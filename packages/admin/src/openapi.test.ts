@@ -139,7 +139,7 @@ describe('openApiDocument(options)', () => {
       '/data/reference/FwUser/{field}',
       '/power/grantable',
       '/power/assignable',
-      '/power/explain/{fw}',
+      '/power/explain/Book',
     ]) {
       expect(paths, path).to.have.property(path);
     }

@@ -305,7 +305,7 @@ export function openApiDocument(options: OpenApiDocumentOptions): OpenApiDocumen
     paths['/data/print.css'] = { get: asset('text/css', 'stylesheet') };
     paths['/data/print.js'] = { get: asset('text/javascript', 'script') };
   }
-  Object.assign(paths, powerPaths());
+  Object.assign(paths, powerPaths(models.map((m) => m.name)));
   if (options.ai !== false) Object.assign(paths, mcpPaths());
   if (options.openapi) Object.assign(paths, openApiPaths(options.openapi));
   return {
