@@ -124,6 +124,12 @@ describeBrowser('admin UI: the permission editor and explainer', (browser) => {
       await page.locator('.fw-drawer .ant-btn-primary').click();
       await page.locator('.fw-drawer').waitFor({ state: 'detached' });
       expect(await roleMenuCodes(ui, 'Role of kim')).to.deep.equal(['Book', 'Book@ADD']);
+      // The role's Details say the same in words, not as a row of "Add" chips.
+      await rowWith(page, 'Role of kim').locator('.fw-row-details').click();
+      await page.locator('.fw-permission-summary').waitFor();
+      expect(await page.locator('.fw-permission-summary').innerText()).to.equal('Books: Query, Add');
+      await page.keyboard.press('Escape');
+      await page.locator('.fw-drawer').waitFor({ state: 'detached' });
 
       // The explainer, from the Users row: Add yes through the role, Delete no for want of Book@DELETE.
       await page.goto(`${ui.url}/model/FwUser`);

@@ -12,6 +12,7 @@ import { showServerErrors } from './errors';
 import { FieldItem } from './FieldItem';
 import { formFields, formTitle, keyOf } from './fields';
 import { ReferenceLabels } from './references';
+import { PermissionSummary } from '../power/PermissionSummary';
 
 /** What the drawer shows. */
 export type DrawerState = { mode: 'add' } | { mode: 'edit' | 'copy' | 'details'; id: number };
@@ -36,7 +37,13 @@ function DetailsView({ build, row }: { build: BuildView; row: Row }) {
         ...fields.map((f) => ({
           key: f.name,
           label: formTitle(f),
-          children: isReference(f) ? <ReferenceLabels model={fw} field={f.name} value={row[f.name]} /> : renderValue(f, row[f.name], undefined, t, { model: fw, rowId: row[key] }),
+          children: isPermissionField(f) ? (
+            <PermissionSummary value={row[f.name]} fallback={<ReferenceLabels model={fw} field={f.name} value={row[f.name]} />} />
+          ) : isReference(f) ? (
+            <ReferenceLabels model={fw} field={f.name} value={row[f.name]} />
+          ) : (
+            renderValue(f, row[f.name], undefined, t, { model: fw, rowId: row[key] })
+          ),
         })),
       ]}
     />

@@ -8,20 +8,10 @@ import { Alert, Checkbox, Form, Input, Spin, Tooltip, Typography } from 'antd';
 import { FolderOutlined } from '@ant-design/icons';
 import { NoFormStyle } from 'antd/es/form/context';
 import { useI18n } from '../i18n';
-import type { MessageKey } from '../i18n/en';
 import { canToggle, cellOf, hasChildren, refusedCodes, rowMenus, subtree, toggle, triState, visibleRows } from './matrix';
+import { columnLabel } from './PermissionSummary';
 import { useGrantable, type GrantableMatrix, type GrantableMenu } from './queries';
 import './permission-matrix.css';
-
-const COLUMN_KEYS: Record<string, MessageKey> = {
-  query: 'perm.col.query',
-  ADD: 'perm.col.add',
-  EDIT: 'perm.col.edit',
-  DELETE: 'perm.col.delete',
-  EXPORT: 'perm.col.export',
-  IMPORTABLE: 'perm.col.importable',
-  VIEW_DETAIL: 'perm.col.viewDetails',
-};
 
 function toIds(value: unknown): number[] {
   return Array.isArray(value) ? value.map(Number).filter((n) => Number.isInteger(n) && n > 0) : [];
@@ -53,7 +43,7 @@ function Matrix({ value, onChange, id, disabled, matrix }: PermissionMatrixProps
   const shown = useMemo(() => visibleRows(matrix, term), [matrix, term]);
   const refused = useMemo(() => refusedCodes(errors.map(String), matrix), [errors, matrix]);
   const rows = matrix.rows;
-  const columnLabel = (key: string, name?: string) => (COLUMN_KEYS[key] ? t(COLUMN_KEYS[key]) : (name ?? key));
+  const columnName = (key: string, name?: string) => columnLabel(t, key, name);
   const set = (next: number[]) => onChange?.(next);
 
   const columnMenus = (key: string) => shown.flatMap((i) => cellOf(rows[i]!, key) ?? []);
@@ -106,7 +96,7 @@ function Matrix({ value, onChange, id, disabled, matrix }: PermissionMatrixProps
               </th>
               <th scope="col">{t('perm.all')}</th>
               {matrix.columns.map((c) => {
-                const label = columnLabel(c.key, c.name);
+                const label = columnName(c.key, c.name);
                 return (
                   <th scope="col" key={c.key} className={`fw-pm-col-${c.key}`}>
                     <div className="fw-pm-head">
@@ -134,7 +124,7 @@ function Matrix({ value, onChange, id, disabled, matrix }: PermissionMatrixProps
                     const isRefused = menu?.code != null && refused.has(menu.code);
                     return (
                       <td key={c.key} className={isRefused ? 'fw-pm-refused-cell' : undefined}>
-                        {cell(menu, `${row.menu.name}: ${columnLabel(c.key, c.name).toLocaleLowerCase()}`)}
+                        {cell(menu, `${row.menu.name}: ${columnName(c.key, c.name).toLocaleLowerCase()}`)}
                       </td>
                     );
                   })}
