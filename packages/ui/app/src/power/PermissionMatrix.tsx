@@ -3,7 +3,7 @@
 // details, then any other function menu a model has), an "all" box per row (a folder's covers
 // everything below it, tri-state) and per column, and a search. Only what the server says the
 // editor may grant (GET /power/grantable) is enabled; a refusal on save marks the cell it names.
-import { useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Alert, Checkbox, Form, Input, Spin, Tooltip, Typography } from 'antd';
 import { FolderOutlined } from '@ant-design/icons';
 import { NoFormStyle } from 'antd/es/form/context';
@@ -43,6 +43,13 @@ function Matrix({ value, onChange, id, disabled, matrix }: PermissionMatrixProps
   const shown = useMemo(() => visibleRows(matrix, term), [matrix, term]);
   const refused = useMemo(() => refusedCodes(errors.map(String), matrix), [errors, matrix]);
   const rows = matrix.rows;
+  const scroller = useRef<HTMLDivElement>(null);
+  // A refused cell may sit off to the side on a narrow screen: bring the first one into view.
+  // Keyed by the codes, not the set: the form hands over a new errors array on every render.
+  const refusedKey = [...refused].sort().join(',');
+  useEffect(() => {
+    if (refusedKey !== '') scroller.current?.querySelector('.fw-pm-refused-cell')?.scrollIntoView({ block: 'nearest', inline: 'center' });
+  }, [refusedKey]);
   const columnName = (key: string, name?: string) => columnLabel(t, key, name);
   const set = (next: number[]) => onChange?.(next);
 
@@ -86,7 +93,7 @@ function Matrix({ value, onChange, id, disabled, matrix }: PermissionMatrixProps
         <Input.Search allowClear className="fw-pm-search" placeholder={t('perm.search')} aria-label={t('perm.search')} value={term} onChange={(e) => setTerm(e.target.value)} />
       </NoFormStyle>
       {refused.size > 0 && <Alert type="error" showIcon className="fw-pm-refusal" title={t('perm.refusedList', { codes: [...refused].join(', ') })} />}
-      <div className="fw-pm-scroll">
+      <div className="fw-pm-scroll" ref={scroller}>
         <table className="fw-pm-table">
           <caption className="fw-sr-only">{t('perm.caption')}</caption>
           <thead>
