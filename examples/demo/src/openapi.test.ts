@@ -116,6 +116,7 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
         const has = (path: string, method: string) => Boolean(doc.paths[path]?.[method]);
         await call('get', `/build/${M}`, { token });
         await call('get', `/build/${M}`);
+        if (has(`/power/explain/${M}`, 'get')) await call('get', `/power/explain/${M}`, { token });
         const page = json<{ rows: Array<Record<string, unknown>> }>(await call('post', `/data/table/${M}`, { token, body: { page: 1, size: 5 } }));
         await call('post', `/data/table/${M}`, { token, body: { size: 0 }, invalidBody: true });
         await call('post', `/data/table/${M}`, { token, raw: 'x', type: 'text/plain' });
@@ -229,6 +230,16 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
       await call('post', '/data/modify/FwUser', { token, body: { account: clerk.account, name: 'Clerk', password: clerk.password } });
       const clerkToken = json<{ token: string }>(await call('post', '/login', { body: { account: clerk.account, pwd: encodePassword(clerk.password) } })).token;
       await call('post', '/data/table/Book', { token: clerkToken, body: {} });
+      // The permission editor's routes (issue 20 §1): the administrator's answers, the clerk's refusals, bad input.
+      await call('get', '/power/grantable', { token });
+      await call('get', '/power/grantable', { token: clerkToken });
+      await call('get', '/power/assignable', { token });
+      await call('get', '/power/assignable', { token: clerkToken });
+      await call('get', '/power/assignable');
+      await call('get', '/power/explain/Book', { token: clerkToken });
+      await call('get', '/power/explain/Book', { token: clerkToken, query: { user: '1' } });
+      await call('get', '/power/explain/Book', { token, query: { user: 'x' } });
+      await call('get', '/power/explain/Book', { token, query: { user: '2147483000' } });
       await call('get', '/data/Book/{id}', { token: clerkToken, params: { id: ids.Book! } });
       await call('post', '/change-pwd', { token: clerkToken, body: { pwd: encodePassword('wrong-pass'), newPwd: encodePassword('x'), newPwd2: encodePassword('y') } });
       await call('post', '/change-pwd', {

@@ -137,6 +137,9 @@ describe('openApiDocument(options)', () => {
       '/data/print/Book/{id}',
       '/data/print.css',
       '/data/reference/FwUser/{field}',
+      '/power/grantable',
+      '/power/assignable',
+      '/power/explain/Book',
     ]) {
       expect(paths, path).to.have.property(path);
     }

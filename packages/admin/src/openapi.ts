@@ -16,6 +16,7 @@ import {
   type Operation,
 } from './openapi-http.js';
 import { sessionPaths } from './openapi-sessions.js';
+import { powerPaths } from './openapi-power.js';
 import { attachmentFields, cellFields, modelSchemas, ref, referenceFields, sharedSchemas, type JsonSchema } from './openapi-schemas.js';
 
 /** The workbook content type of export, import and the import template. */
@@ -304,6 +305,7 @@ export function openApiDocument(options: OpenApiDocumentOptions): OpenApiDocumen
     paths['/data/print.css'] = { get: asset('text/css', 'stylesheet') };
     paths['/data/print.js'] = { get: asset('text/javascript', 'script') };
   }
+  Object.assign(paths, powerPaths(models.map((m) => m.name)));
   if (options.ai !== false) Object.assign(paths, mcpPaths());
   if (options.openapi) Object.assign(paths, openApiPaths(options.openapi));
   return {
@@ -315,7 +317,7 @@ export function openApiDocument(options: OpenApiDocumentOptions): OpenApiDocumen
     },
     servers: [{ url: config['fw-app.apiPrefix'] }],
     security: TOKEN_SECURITY,
-    tags: [{ name: 'login' }, ...models.map((m) => ({ name: m.name, description: m.title })), { name: 'data' }, { name: 'ai' }, { name: 'openapi' }],
+    tags: [{ name: 'login' }, ...models.map((m) => ({ name: m.name, description: m.title })), { name: 'data' }, { name: 'power' }, { name: 'ai' }, { name: 'openapi' }],
     paths,
     components: { schemas, responses: errorResponses(), securitySchemes: securitySchemes() },
   };

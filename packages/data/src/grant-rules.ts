@@ -96,6 +96,24 @@ async function roleCodes(db: Knex, roleIds: number[]): Promise<Set<string>> {
 }
 
 /**
+ * For every role, the codes it gives that `held` lacks (empty: the holder may assign it), by the
+ * same rule a user save is refused with ("You may not assign a role that grants what you do not
+ * hold"). For the permission editor's role picker (`GET /power/assignable`).
+ */
+export async function rolesLacking(db: Knex, held: ReadonlySet<string>): Promise<Map<number, string[]>> {
+  const rows: Array<{ role_id: unknown; code: string | null }> = await db(ROLE_MENU)
+    .join(MENU_TABLE, `${MENU_TABLE}.id`, `${ROLE_MENU}.menu_id`)
+    .whereNotNull(`${MENU_TABLE}.code`)
+    .select(`${ROLE_MENU}.role_id as role_id`, `${MENU_TABLE}.code as code`);
+  const given = new Map<number, Set<string>>();
+  for (const r of rows) {
+    const id = Number(r.role_id);
+    given.set(id, (given.get(id) ?? new Set()).add(r.code as string));
+  }
+  return new Map([...given].map(([id, codes]) => [id, missing(codes, held)]));
+}
+
+/**
  * Codes a user's roles give, whatever the role's or the menu's status today: a locked role or a
  * disabled menu may be switched back on later, and whoever controls the account then holds them.
  */
@@ -109,16 +127,29 @@ async function userCodes(db: Knex, userId: number): Promise<Set<string>> {
   return new Set(rows.map((r) => r.code as string));
 }
 
-function missing(codes: Iterable<string>, held: ReadonlySet<string>): string[] {
-  return [...codes].filter((c) => !held.has(c)).sort();
+/**
+ * Whether someone holding `held` may hand out the menu whose code is `code` (to a role, or through
+ * a role to a user): a menu with no code grants nothing, so anyone may; any other only someone who
+ * holds it. The one rule behind every "you may not grant" refusal below, and what the permission
+ * editor's grantable matrix (`GET /power/grantable`) reports per menu. Administrators are not
+ * asked: they may grant everything.
+ * @example mayGrantMenu('Book@DELETE', new Set(['Book', 'Book@ADD'])); // false
+ */
+export function mayGrantMenu(code: string | null | undefined, held: ReadonlySet<string>): boolean {
+  return code === null || code === undefined || code === '' || held.has(code);
 }
 
-function listed(codes: string[]): string {
+function missing(codes: Iterable<string>, held: ReadonlySet<string>): string[] {
+  return [...codes].filter((c) => !mayGrantMenu(c, held)).sort();
+}
+
+/** Codes for a message: the first five, then how many more. */
+export function listed(codes: string[]): string {
   return codes.length > 5 ? `${codes.slice(0, 5).join(', ')} and ${codes.length - 5} more` : codes.join(', ');
 }
 
 /** The organisations the user belongs to and every organisation below them. */
-async function orgScope(db: Knex, userId: number): Promise<Set<number>> {
+export async function orgScope(db: Knex, userId: number): Promise<Set<number>> {
   const own: Array<{ org_id: unknown }> = await db(USER_ORG).where('user_id', userId).select('org_id');
   const scope = new Set(own.map((r) => Number(r.org_id)));
   if (scope.size === 0) return scope;

@@ -16,6 +16,7 @@ import { columnFields, columnTitle, keyShown, keyOf, searchFields } from './fiel
 import { ExportButton } from './ExportButton';
 import { ImportButton } from './ImportButton';
 import { can } from './power';
+import { useExplainAction } from '../power/ExplainAction';
 import { RowDrawer, type DrawerState } from './RowDrawer';
 import { SearchForm, toConditions } from './SearchForm';
 import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
@@ -78,6 +79,7 @@ function ModelTable({ build }: { build: BuildView }) {
   const queryClient = useQueryClient();
   const { query: params } = useLocation();
   const model = build.model;
+  const explainAction = useExplainAction(model.name);
   const fw = model.name;
   const key = keyOf(model);
   const state = readState(params);
@@ -186,6 +188,7 @@ function ModelTable({ build }: { build: BuildView }) {
           </Tooltip>
         </Popconfirm>,
       );
+    items.push(...explainAction(id));
     return items;
   };
 

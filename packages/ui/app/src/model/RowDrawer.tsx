@@ -12,10 +12,13 @@ import { showServerErrors } from './errors';
 import { FieldItem } from './FieldItem';
 import { formFields, formTitle, keyOf } from './fields';
 import { ReferenceLabels } from './references';
+import { PermissionSummary } from '../power/PermissionSummary';
 
 /** What the drawer shows. */
 export type DrawerState = { mode: 'add' } | { mode: 'edit' | 'copy' | 'details'; id: number };
 
+// A role's menus are edited in the permission matrix, which needs the room (issue 20 §1).
+const isPermissionField = (f: FieldView) => f.type === 'COLLECTION' && f.collection?.model === 'FwMenu';
 const isReference = (f: FieldView) => f.type === 'REFERENCE_TABLE' || f.type === 'REFERENCE_TREE' || f.type === 'COLLECTION';
 
 function DetailsView({ build, row }: { build: BuildView; row: Row }) {
@@ -34,7 +37,13 @@ function DetailsView({ build, row }: { build: BuildView; row: Row }) {
         ...fields.map((f) => ({
           key: f.name,
           label: formTitle(f),
-          children: isReference(f) ? <ReferenceLabels model={fw} field={f.name} value={row[f.name]} /> : renderValue(f, row[f.name], undefined, t, { model: fw, rowId: row[key] }),
+          children: isPermissionField(f) ? (
+            <PermissionSummary value={row[f.name]} fallback={<ReferenceLabels model={fw} field={f.name} value={row[f.name]} />} />
+          ) : isReference(f) ? (
+            <ReferenceLabels model={fw} field={f.name} value={row[f.name]} />
+          ) : (
+            renderValue(f, row[f.name], undefined, t, { model: fw, rowId: row[key] })
+          ),
         })),
       ]}
     />
@@ -123,7 +132,7 @@ export function RowDrawer({ build, state, onClose }: { build: BuildView; state: 
     <Drawer
       open
       title={title}
-      size={560}
+      size={fields.some(isPermissionField) ? Math.min(900, window.innerWidth) : 560}
       onClose={onClose}
       destroyOnHidden
       className={`fw-drawer fw-drawer-${state.mode}`}

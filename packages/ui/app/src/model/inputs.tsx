@@ -8,6 +8,8 @@ import dayjs, { type Dayjs } from 'dayjs';
 import type { EditType, FieldView } from '../types';
 import { AttachmentInput } from './attachments';
 import { ReferenceSelect, ReferenceTreeSelect } from './references';
+import { PermissionMatrix } from '../power/PermissionMatrix';
+import { AssignPicker } from '../power/AssignPicker';
 
 /** What every input gets: the value and onChange from the form item, and where it is. */
 export interface InputProps {
@@ -201,8 +203,8 @@ function ReferenceTreeInput({ field, model, value, onChange, id, autoFocus, disa
   );
 }
 
-function CollectionInput({ field, model, value, onChange, id, autoFocus, disabled }: InputProps) {
-  return (
+function CollectionInput({ field, model, value, onChange, id, autoFocus, disabled, inCell }: InputProps) {
+  const picker = (
     <ReferenceSelect
       model={model}
       field={field.name}
@@ -215,6 +217,12 @@ function CollectionInput({ field, model, value, onChange, id, autoFocus, disable
       placeholder={field.placeholder}
     />
   );
+  // A role's menus: the permission matrix (issue 20 §1), the plain picker when it cannot load.
+  if (field.collection?.model === 'FwMenu' && !inCell) return <PermissionMatrix value={value} onChange={onChange} id={id} disabled={disabled} fallback={picker} />;
+  // A user's roles and organisations: a searchable checklist of what the editor may give.
+  if ((field.collection?.model === 'FwRole' || field.collection?.model === 'FwOrg') && !inCell)
+    return <AssignPicker model={model} field={field.name} value={value} onChange={onChange} id={id} disabled={disabled} fallback={picker} />;
+  return picker;
 }
 
 /** The input of each edit type. HIDDEN is a text input for the rare table that shows one; forms carry it hidden. */

@@ -16,6 +16,8 @@ import { ChangePassword } from './ChangePassword';
 import { LocaleSwitch } from './LocaleSwitch';
 import { OnlineUsers } from './OnlineUsers';
 import { MySessions } from './Sessions';
+import { PermissionExplainer } from '../power/PermissionExplainer';
+import { SafetyCertificateOutlined } from '@ant-design/icons';
 import { menuIcon } from './icons';
 import { linkHref, pageSrc } from './menuTargets';
 
@@ -215,6 +217,7 @@ export function Shell() {
   const userMenu: MenuProps['items'] = [
     { key: 'pwd', icon: <KeyOutlined />, label: t('user.changePassword'), onClick: () => navigate('/password') },
     { key: 'sessions', icon: <LaptopOutlined />, label: t('user.sessions'), onClick: () => navigate('/sessions') },
+    { key: 'permissions', icon: <SafetyCertificateOutlined />, label: t('perm.myPermissions'), onClick: () => navigate('/permissions') },
     ...(user.data.isAdmin ? [{ key: 'online', icon: <TeamOutlined />, label: t('user.onlineUsers'), onClick: () => navigate('/online-users') }] : []),
     { type: 'divider' },
     { key: 'logout', icon: <LogoutOutlined />, label: t('user.logout'), onClick: () => void logout() },
@@ -227,6 +230,7 @@ export function Shell() {
   else if (model) content = <ModelPage key={model[1]} fw={decodeURIComponent(model[1]!)} />;
   else if (page) content = <FramePage menus={menus} id={Number(page[1])} />;
   else if (pathname === '/sessions') content = <MySessions />;
+  else if (pathname === '/permissions') content = <PermissionExplainer />;
   else if (pathname === '/online-users' && user.data.isAdmin) content = <OnlineUsers selfId={user.data.id} />;
   else content = <Result status="404" subTitle={t('app.notFound')} />;
 
