@@ -62,7 +62,11 @@ describeEachSql('fwLogin: GET/PUT/DELETE /prefs/{key} (issue 20 §5)', (db: () =
     expect(again.body.value).to.deep.equal(LAYOUT);
     expect(Date.parse(again.body.updatedAt)).to.be.a('number').and.not.NaN;
     // Replacing, not merging; the key is case-sensitive on every dialect.
-    await f.agent.put('/fw-api/prefs/table:Book').set('token', alice).send({ value: { density: 'large' } }).expect(200);
+    await f.agent
+      .put('/fw-api/prefs/table:Book')
+      .set('token', alice)
+      .send({ value: { density: 'large' } })
+      .expect(200);
     expect((await f.agent.get('/fw-api/prefs/table:Book').set('token', alice).expect(200)).body.value).to.deep.equal({ density: 'large' });
     expect((await f.agent.get('/fw-api/prefs/table:book').set('token', alice).expect(200)).body.value).to.equal(null);
     expect(await f.store.knex('fw_user_pref').where({ user_id: f.ids.alice })).to.have.length(1);
@@ -98,7 +102,10 @@ describeEachSql('fwLogin: GET/PUT/DELETE /prefs/{key} (issue 20 §5)', (db: () =
   it('refuses bad keys (400), bad shapes (422) and bodies beyond the limit (413), storing nothing', async () => {
     const alice = await signIn(f, 'alice');
     for (const key of ['Book', 'theme:dark', 'table:', 'table:a b', `table:${'x'.repeat(200)}`]) {
-      const res = await f.agent.get(`/fw-api/prefs/${encodeURIComponent(key)}`).set('token', alice).expect(400);
+      const res = await f.agent
+        .get(`/fw-api/prefs/${encodeURIComponent(key)}`)
+        .set('token', alice)
+        .expect(400);
       expect(res.body.error.details[0].path, key).to.equal('key');
     }
     const bad: Array<[unknown, string]> = [
@@ -113,7 +120,10 @@ describeEachSql('fwLogin: GET/PUT/DELETE /prefs/{key} (issue 20 §5)', (db: () =
     for (const [value, path] of bad) {
       const res = await f.agent.put('/fw-api/prefs/table:Book').set('token', alice).send({ value }).expect(422);
       expect(res.body.error.code).to.equal('VALIDATION_FAILED');
-      expect(res.body.error.details.map((d: { path: string }) => d.path), JSON.stringify(value)).to.include(path);
+      expect(
+        res.body.error.details.map((d: { path: string }) => d.path),
+        JSON.stringify(value),
+      ).to.include(path);
     }
     await f.agent.put('/fw-api/prefs/table:Book').set('token', alice).send({}).expect(422);
     const big = await f.agent

@@ -48,7 +48,8 @@ function columnList(value: unknown, path: string, details: Detail[]): string[] |
  * does not store silently. Pure: throws `VALIDATION_FAILED` (422) with one detail per problem.
  */
 export function parseTablePref(value: unknown): TablePref {
-  if (!isJsonObject(value)) throw new FwError('VALIDATION_FAILED', 'value must be an object', { details: [{ path: 'value', type: 'typeError', message: 'value must be an object' }] });
+  if (!isJsonObject(value))
+    throw new FwError('VALIDATION_FAILED', 'value must be an object', { details: [{ path: 'value', type: 'typeError', message: 'value must be an object' }] });
   const details: Detail[] = [];
   const out: TablePref = {};
   for (const [name, field] of Object.entries(value)) {
