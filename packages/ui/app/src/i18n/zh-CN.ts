@@ -142,4 +142,18 @@ export const zhCN: Messages = {
   'pwd.rule.notCommon': '这是最常见的密码之一，请换一个',
   'pwd.signOut': '退出登录',
   'pwd.required': '必须先修改密码才能继续。',
+  // Issue 20 §5 (H3, tables): the column chooser, resize, density, row actions on phones.
+  'table.columns': '列',
+  'table.columnsTitle': '本表的列',
+  'table.show': '显示 {column}',
+  'table.moveUp': '将 {column} 上移',
+  'table.moveDown': '将 {column} 下移',
+  'table.density': '行高',
+  'table.density.small': '紧凑',
+  'table.density.middle': '中等',
+  'table.density.large': '宽松',
+  'table.reset': '恢复默认',
+  'table.resize': '调整 {column} 的宽度（方向键）',
+  'table.saveFailed': '表格布局未能保存：{error}',
+  'table.moreActions': '行操作',
 };
