@@ -109,13 +109,13 @@ describeBrowser('admin UI: table layout, phones and default sort (issue 20 ยง4/ย
     // Another user: the model's defaults.
     const second = await browse(browser(), ui, reader, '/model/Book');
     expect(await headers(second)).to.deep.equal(['ID', 'Title', 'ISBN', 'Genre', 'Price', 'Published', 'In print']);
-    expect(await second.locator('.ant-table.ant-table-middle').count()).to.equal(1);
+    expect(await second.locator('.ant-table.ant-table-medium').count()).to.equal(1);
     await second.context().close();
 
     // Reset: back to the defaults, and nothing stored.
     await other.locator('.fw-columns').click();
     await other.locator('.fw-col-reset').click();
-    await waitUntil(other, `!!document.querySelector('.ant-table.ant-table-middle')`);
+    await waitUntil(other, `!!document.querySelector('.ant-table.ant-table-medium')`);
     expect(await headers(other)).to.deep.equal(['ID', 'Title', 'ISBN', 'Genre', 'Price', 'Published', 'In print']);
     for (let i = 0; i < 100 && (await stored()) !== undefined; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await stored()).to.equal(undefined);
