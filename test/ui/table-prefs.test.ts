@@ -28,7 +28,10 @@ async function headers(page: Page): Promise<string[]> {
 const th = (page: Page, title: string) => page.locator('.ant-table-thead th', { hasText: new RegExp(`^${title}$`) });
 
 async function box(page: Page, selector: string): Promise<{ left: number; right: number; top: number; width: number }> {
-  const rect = await page.locator(selector).first().evaluate((e) => e.getBoundingClientRect().toJSON() as { left: number; right: number; top: number; width: number });
+  const rect = await page
+    .locator(selector)
+    .first()
+    .evaluate((e) => e.getBoundingClientRect().toJSON() as { left: number; right: number; top: number; width: number });
   return rect;
 }
 
@@ -146,11 +149,16 @@ describeBrowser('admin UI: table layout, phones and default sort (issue 20 ยง4/ย
     const first = '.ant-table-tbody tr.ant-table-row td.fw-col-id';
     const pinned = await box(page, first);
     const title = await box(page, '.ant-table-tbody tr.ant-table-row td.fw-col-title');
-    await page.locator('.ant-table-content, .ant-table-body').first().evaluate((e) => e.scrollTo({ left: 400 }));
+    await page
+      .locator('.ant-table-content, .ant-table-body')
+      .first()
+      .evaluate((e) => e.scrollTo({ left: 400 }));
     await waitUntil(page, `document.querySelector('.ant-table-tbody tr.ant-table-row td.fw-col-title').getBoundingClientRect().left < ${title.left - 100}`);
     expect((await box(page, first)).left).to.equal(pinned.left);
     // What is at the pinned cell's place is the pinned cell (nothing scrolled over it).
-    const atPin = await page.evaluate(`(() => { const r = document.querySelector('${first}').getBoundingClientRect(); return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)?.closest('td')?.className ?? '' })()`);
+    const atPin = await page.evaluate(
+      `(() => { const r = document.querySelector('${first}').getBoundingClientRect(); return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)?.closest('td')?.className ?? '' })()`,
+    );
     expect(atPin).to.contain('fw-col-id');
     // The pinned column, the actions column and the page do not overlap or overflow.
     expect(pinned.right).to.be.at.most((await box(page, '.ant-table-thead th.fw-col-actions')).left);
@@ -182,7 +190,10 @@ describeBrowser('admin UI: table layout, phones and default sort (issue 20 ยง4/ย
     it(`at 1366 px the Actions column covers none of ${fw}'s trailing columns (${trailing.join(', ')})`, async () => {
       const page = await browse(browser(), ui, admin, `/model/${fw}`);
       // Scrolled to the far end, where the Actions column sits beside the last columns.
-      await page.locator('.ant-table-content, .ant-table-body').first().evaluate((e) => e.scrollTo({ left: e.scrollWidth }));
+      await page
+        .locator('.ant-table-content, .ant-table-body')
+        .first()
+        .evaluate((e) => e.scrollTo({ left: e.scrollWidth }));
       await new Promise((resolve) => setTimeout(resolve, 100));
       const actions = await box(page, '.ant-table-thead th.fw-col-actions');
       for (const title of trailing) {

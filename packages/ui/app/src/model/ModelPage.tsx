@@ -147,13 +147,21 @@ function ModelTable({ build }: { build: BuildView }) {
   const rowActions = (row: Row): RowAction[] => {
     const id = Number(row[key]);
     const items: RowAction[] = [];
-    if (can(build, 'viewDetails')) items.push({ key: 'details', label: t('model.details'), icon: <EyeOutlined />, className: 'fw-row-details', onClick: () => setDrawer({ mode: 'details', id }) });
+    if (can(build, 'viewDetails'))
+      items.push({ key: 'details', label: t('model.details'), icon: <EyeOutlined />, className: 'fw-row-details', onClick: () => setDrawer({ mode: 'details', id }) });
     if (can(build, 'edit')) items.push({ key: 'edit', label: t('model.edit'), icon: <EditOutlined />, className: 'fw-row-edit', onClick: () => setDrawer({ mode: 'edit', id }) });
     if (can(build, 'copy')) items.push({ key: 'copy', label: t('model.copy'), icon: <CopyOutlined />, className: 'fw-row-copy', onClick: () => setDrawer({ mode: 'copy', id }) });
     if (can(build, 'print'))
       items.push({ key: 'print', label: t('model.print'), icon: <PrinterOutlined />, className: 'fw-row-print', href: tokenUrl(`/data/print/${encodeURIComponent(fw)}/${id}`) });
     if (can(build, 'delete'))
-      items.push({ key: 'delete', label: t('model.delete'), icon: <DeleteOutlined />, className: 'fw-row-delete', danger: true, confirm: { title: t('model.confirmDelete'), onConfirm: () => remove([id]) } });
+      items.push({
+        key: 'delete',
+        label: t('model.delete'),
+        icon: <DeleteOutlined />,
+        className: 'fw-row-delete',
+        danger: true,
+        confirm: { title: t('model.confirmDelete'), onConfirm: () => remove([id]) },
+      });
     return items;
   };
 

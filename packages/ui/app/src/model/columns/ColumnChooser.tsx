@@ -60,7 +60,15 @@ export function ColumnChooser({ columns, hidden, density, onToggle, onMove, onDe
                 {c.title}
               </Checkbox>
               <span className="fw-col-move">
-                <Button size="small" type="text" icon={<ArrowUpOutlined />} aria-label={t('table.moveUp', { column: c.title })} data-move={`${c.key}:-1`} disabled={i === 0} onClick={() => move(c.key, -1)} />
+                <Button
+                  size="small"
+                  type="text"
+                  icon={<ArrowUpOutlined />}
+                  aria-label={t('table.moveUp', { column: c.title })}
+                  data-move={`${c.key}:-1`}
+                  disabled={i === 0}
+                  onClick={() => move(c.key, -1)}
+                />
                 <Button
                   size="small"
                   type="text"
