@@ -2,6 +2,8 @@
 // row height) kept on the server and found again in another browser, a second user untouched;
 // on a phone the row actions in one "โ€ฆ" menu and the first column pinned while the table
 // scrolls; at 1366 px the Actions column covers no other; the login log newest first.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
@@ -12,7 +14,7 @@ import { apiToken, openSignedIn, shot, startDemo, userWithMenus, waitUntil, type
 async function browse(browser: Browser, ui: UiDemo, token: string, path: string, width = 1366, height = 800): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height } });
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(15_000);
   await openSignedIn(page, ui.url, path, token);
   await page.locator('.ant-table-tbody tr.ant-table-row').first().waitFor();
   return page;
@@ -33,6 +35,16 @@ async function box(page: Page, selector: string): Promise<{ left: number; right:
     .first()
     .evaluate((e) => e.getBoundingClientRect().toJSON() as { left: number; right: number; top: number; width: number });
   return rect;
+}
+
+/** axe-core's serious and critical violations inside `selectors` (the page's own parts are others' to check). */
+async function axeViolations(page: Page, selectors: string[]): Promise<string[]> {
+  // Evaluated as a string: the UI's content security policy lets no script tag in.
+  await page.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
+  const found = await page.evaluate(
+    `axe.run({ include: ${JSON.stringify(selectors.map((s) => [s]))} }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
+  );
+  return found as string[];
 }
 
 describeBrowser('admin UI: table layout, phones and default sort (issue 20 ยง4/ยง5)', (browser) => {
@@ -67,7 +79,9 @@ describeBrowser('admin UI: table layout, phones and default sort (issue 20 ยง4/ย
     await ui?.close();
   });
 
-  it('keeps hidden, reordered and resized columns and the row height per user, in another browser too; reset forgets them', async () => {
+  it('keeps hidden, reordered and resized columns and the row height per user, in another browser too; reset forgets them', async function () {
+    // Three browsers one after the other, each loading the app.
+    this.timeout(90_000);
     const page = await browse(browser(), ui, admin, '/model/Book');
     expect(await headers(page)).to.deep.equal(['ID', 'Title', 'ISBN', 'Genre', 'Price', 'Published', 'In print']);
     await page.locator('.fw-columns').click();
@@ -81,6 +95,7 @@ describeBrowser('admin UI: table layout, phones and default sort (issue 20 ยง4/ย
     expect(await page.evaluate('document.activeElement?.getAttribute("aria-label")')).to.equal('Move Price up');
     await chooser.getByText('Compact').click();
     await shot(page, join(ui.shots, 'table-prefs-chooser-1366.png'));
+    expect(await axeViolations(page, ['.fw-col-chooser', '.ant-table-thead'])).to.deep.equal([]);
     await page.keyboard.press('Escape');
     expect(await headers(page)).to.deep.equal(['ID', 'Price', 'Title', 'Genre', 'Published', 'In print']);
     await page.locator('.ant-table.ant-table-small').waitFor();
@@ -171,6 +186,7 @@ describeBrowser('admin UI: table layout, phones and default sort (issue 20 ยง4/ย
     await menu.waitFor();
     expect((await menu.locator('.ant-dropdown-menu-item').allInnerTexts()).map((s) => s.trim())).to.deep.equal(['Details', 'Edit', 'Copy', 'Print', 'Delete']);
     await shot(page, join(ui.shots, 'table-prefs-390-menu.png'));
+    expect(await axeViolations(page, ['.ant-table-thead', '.ant-table-tbody td.fw-col-actions', '.ant-dropdown'])).to.deep.equal([]);
     await menu.getByText('Edit').click();
     await page.locator('.ant-drawer-open').waitFor();
     await page.keyboard.press('Escape');
@@ -209,7 +225,8 @@ describeBrowser('admin UI: table layout, phones and default sort (issue 20 ยง4/ย
     });
   }
 
-  it('shows a model page at 768, 1366 and 1920 px', async () => {
+  it('shows a model page at 768, 1366 and 1920 px', async function () {
+    this.timeout(60_000);
     for (const width of [768, 1366, 1920]) {
       const page = await browse(browser(), ui, admin, '/model/Book', width, 900);
       expect(await page.locator('.ant-table-tbody .fw-row-more').count(), `${width}`).to.equal(width <= 768 ? 12 : 0);

@@ -1,8 +1,8 @@
 // A table header cell with a drag handle on its right edge (issue 20 §5): drag it with the
 // pointer, or focus it and press the arrow keys. The cell reports widths while dragging and the
 // final one when the drag ends, so only that one is stored.
-import { useRef, type KeyboardEvent, type PointerEvent, type ThHTMLAttributes } from 'react';
-import { clampWidth } from './tablePrefs';
+import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent, type ThHTMLAttributes } from 'react';
+import { WIDTH_MAX, WIDTH_MIN, clampWidth } from './tablePrefs';
 
 /** What `onHeaderCell` passes to a resizable column's header cell. */
 export interface ResizeProps {
@@ -22,11 +22,33 @@ export interface ResizeProps {
 /** Pixels one arrow-key press moves the edge. */
 const KEY_STEP = 16;
 
+type HeaderCellProps = ThHTMLAttributes<HTMLTableCellElement> & ResizeProps;
+
 /** antd's `components.header.cell`: a plain `<th>` unless the column is resizable. */
-export function ResizableTitle({ onResize, onResizeEnd, onResizeStep, resizeLabel, children, ...th }: ThHTMLAttributes<HTMLTableCellElement> & ResizeProps) {
+export function ResizableTitle({ onResize, onResizeEnd, onResizeStep, resizeLabel, ...th }: HeaderCellProps) {
+  if (!onResize || !onResizeEnd || !onResizeStep) return <th {...th} />;
+  return <ResizableTh {...th} onResize={onResize} onResizeEnd={onResizeEnd} onResizeStep={onResizeStep} resizeLabel={resizeLabel} />;
+}
+
+function ResizableTh({
+  onResize,
+  onResizeEnd,
+  onResizeStep,
+  resizeLabel,
+  children,
+  ...th
+}: HeaderCellProps & Required<Pick<ResizeProps, 'onResize' | 'onResizeEnd' | 'onResizeStep'>>) {
   const cell = useRef<HTMLTableCellElement>(null);
   const drag = useRef<{ x: number; width: number; last: number }>(undefined);
-  if (!onResize || !onResizeEnd || !onResizeStep) return <th {...th}>{children}</th>;
+  // The width the handle announces, as the browser reports it (no layout read while rendering).
+  const [width, setWidth] = useState<number>();
+  useEffect(() => {
+    const element = cell.current;
+    if (!element || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(([entry]) => setWidth(Math.round(entry?.borderBoxSize?.[0]?.inlineSize ?? entry?.contentRect.width ?? 0)));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
 
   const current = () => cell.current?.getBoundingClientRect().width ?? 0;
   const down = (event: PointerEvent<HTMLSpanElement>) => {
@@ -55,7 +77,6 @@ export function ResizableTitle({ onResize, onResizeEnd, onResizeStep, resizeLabe
     event.stopPropagation();
     onResizeStep(by, current());
   };
-  const width = Math.round(current());
   return (
     <th {...th} ref={cell}>
       {children}
@@ -63,7 +84,9 @@ export function ResizableTitle({ onResize, onResizeEnd, onResizeStep, resizeLabe
         role="separator"
         aria-orientation="vertical"
         aria-label={resizeLabel}
-        aria-valuenow={width || undefined}
+        aria-valuenow={width}
+        aria-valuemin={WIDTH_MIN}
+        aria-valuemax={WIDTH_MAX}
         tabIndex={0}
         className="fw-col-resize"
         onPointerDown={down}
