@@ -84,9 +84,7 @@ export function ColumnChooser({ columns, hidden, density, onToggle, onMove, onDe
         })}
       </ul>
       <Divider className="fw-col-divider" />
-      <Typography.Text id="fw-density-label">
-        {t('table.density')}
-      </Typography.Text>
+      <Typography.Text id="fw-density-label">{t('table.density')}</Typography.Text>
       <Segmented<Density>
         block
         aria-labelledby="fw-density-label"

@@ -56,8 +56,6 @@ export function useTablePref(fw: string) {
   const pref: TablePref = query.data ?? {};
   return {
     pref,
-    /** The layout has been read (or could not be: the defaults then apply). */
-    ready: !query.isPending,
     /**
      * Merges the change into the layout and stores it. A function is given the latest layout:
      * two key presses before the next render must not both start from the same one.

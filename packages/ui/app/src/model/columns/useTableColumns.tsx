@@ -3,7 +3,7 @@
 // stored widths (and the one being dragged), pins the first column, marks the model's default
 // sort when the URL names none, and adds an Actions column as wide as its buttons (one "…"
 // menu on phones). It also gives the Table its row size and header cell, and the chooser.
-import { useMemo, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { TableProps } from 'antd';
 import { useI18n } from '../../i18n';
 import type { BuildView, Row } from '../../types';
@@ -46,7 +46,7 @@ export function useTableColumns({ build, columns, sort, rowActions, actionCount 
   const { pref, update, reset } = useTablePref(build.model.name);
   // The width of the column being dragged, until the drag ends and the stored one takes over.
   const [dragging, setDragging] = useState<{ key: string; width: number }>();
-  const byKey = useMemo(() => new Map(columns.map((c) => [String(c.key), c])), [columns]);
+  const byKey = new Map(columns.map((c) => [String(c.key), c]));
   const order = orderedKeys([...byKey.keys()], pref.order);
   const hidden = new Set((pref.hidden ?? []).filter((k) => byKey.has(k)));
   // A stored layout that hides every column (the fields changed since) shows them all.
