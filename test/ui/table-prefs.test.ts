@@ -199,6 +199,27 @@ describeBrowser('admin UI: table layout, phones and default sort (issue 20 §4/�
     await page.context().close();
   });
 
+  it('at 390 px in 简体中文: the column panel fits the screen and speaks Chinese', async () => {
+    const page = await browse(browser(), ui, admin, '/model/Book', 390, 844);
+    await page.evaluate(`window.localStorage.setItem('fw-locale', 'zh-CN')`);
+    await page.reload();
+    await page.locator('.ant-table-tbody tr.ant-table-row').first().waitFor();
+    await page.getByRole('button', { name: '列', exact: true }).click();
+    const panel = page.locator('.ant-popover:not(.ant-popover-hidden)');
+    await panel.locator('.fw-col-chooser').waitFor();
+    expect(await panel.innerText())
+      .to.contain('本表的列')
+      .and.contain('行高')
+      .and.contain('紧凑')
+      .and.contain('恢复默认');
+    expect(await panel.getByRole('button', { name: '将 Title 上移' }).count()).to.equal(1);
+    const rect = await panel.evaluate((e) => e.getBoundingClientRect().toJSON() as { left: number; right: number });
+    expect(rect.left).to.be.at.least(0);
+    expect(rect.right).to.be.at.most(390);
+    await shot(page, join(ui.shots, 'table-prefs-chooser-390-zh.png'));
+    await page.context().close();
+  });
+
   for (const [fw, trailing] of [
     ['FwMenu', ['Order', 'Status']],
     ['Author', ['Last seen', 'Photo']],

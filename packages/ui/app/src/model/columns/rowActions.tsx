@@ -1,6 +1,6 @@
 // A row's actions (details, edit, copy, print, delete) as data, drawn two ways (issue 20 §4/§5):
 // a row of icon buttons where there is room, one "…" menu on phones (≤ 768 px).
-import { useSyncExternalStore, type ReactNode } from 'react';
+import { useState, useSyncExternalStore, type ReactNode } from 'react';
 import { App, Button, Dropdown, Popconfirm, Space, Tooltip } from 'antd';
 import { EllipsisOutlined } from '@ant-design/icons';
 import { useI18n } from '../../i18n';
@@ -39,31 +39,38 @@ export function actionsWidth(count: number, narrow: boolean): number {
   return (narrow ? 1 : Math.max(count, 1)) * 24 + 8 * 2 + 8;
 }
 
+/** One icon button with its tooltip; an action that asks first wraps it in its confirmation. */
+function InlineAction({ action: a }: { action: RowAction }) {
+  // The tooltip stays shut while the confirmation is open: it would sit over its buttons.
+  const [asking, setAsking] = useState(false);
+  const button = (
+    <Button
+      size="small"
+      type="text"
+      danger={a.danger}
+      icon={a.icon}
+      aria-label={a.label}
+      className={a.className}
+      {...(a.href ? { href: a.href, target: '_blank', rel: 'noopener noreferrer' } : { onClick: a.confirm ? undefined : a.onClick })}
+    />
+  );
+  if (!a.confirm) return <Tooltip title={a.label}>{button}</Tooltip>;
+  return (
+    <Popconfirm title={a.confirm.title} onConfirm={a.confirm.onConfirm} onOpenChange={setAsking} okButtonProps={{ danger: true, className: 'fw-confirm-delete' }}>
+      <Tooltip title={a.label} {...(asking ? { open: false } : {})}>
+        {button}
+      </Tooltip>
+    </Popconfirm>
+  );
+}
+
 /** The actions as a row of icon buttons, each with its tooltip. */
 export function InlineRowActions({ actions }: { actions: RowAction[] }) {
   return (
     <Space size={0}>
-      {actions.map((a) => {
-        const button = (
-          <Button
-            size="small"
-            type="text"
-            danger={a.danger}
-            icon={a.icon}
-            aria-label={a.label}
-            className={a.className}
-            {...(a.href ? { href: a.href, target: '_blank', rel: 'noopener noreferrer' } : { onClick: a.confirm ? undefined : a.onClick })}
-          />
-        );
-        const tip = <Tooltip title={a.label}>{button}</Tooltip>;
-        return a.confirm ? (
-          <Popconfirm key={a.key} title={a.confirm.title} onConfirm={a.confirm.onConfirm} okButtonProps={{ danger: true, className: 'fw-confirm-delete' }}>
-            {tip}
-          </Popconfirm>
-        ) : (
-          <span key={a.key}>{tip}</span>
-        );
-      })}
+      {actions.map((a) => (
+        <InlineAction key={a.key} action={a} />
+      ))}
     </Space>
   );
 }
