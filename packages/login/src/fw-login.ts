@@ -360,7 +360,8 @@ async function menu(ctx: Context, o: ResolvedOptions): Promise<void> {
  * `GET /login-settings` (open: title, password transfer encoding, captcha threshold, sign-in
  * providers), `POST /open-api/token` (an open-API key's app id and secret exchanged for a token),
  * and the session routes `GET /sessions`, `GET /sessions/online`, `DELETE /sessions/{id}`,
- * `POST /sessions/revoke-others` (see `docs/login.md`).
+ * `POST /sessions/revoke-others`, and the signed-in user's own preferences `GET`, `PUT` and
+ * `DELETE /prefs/{key}` (see `docs/login.md`).
  * Requests to other paths pass through untouched.
  *
  * @throws {FwDefinitionError} at once for a missing store, token service or ephemeral store, a
