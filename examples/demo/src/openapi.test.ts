@@ -254,6 +254,22 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
       await call('post', '/open-api/token', { body: { appId: key.appId, secret } });
       await call('post', '/open-api/token', { body: { appId: key.appId, secret: 'wrong-secret-0123456789' } });
       await call('post', '/open-api/token', { body: { appId: '' }, invalidBody: true });
+      // A person's own table layout (issue 20 §5): stored, read, refused when malformed, forgotten.
+      await call('put', '/prefs/{key}', { token: clerkToken, params: { key: 'table:Book' }, body: { value: { hidden: ['isbn'], density: 'small' } } });
+      expect(json<{ value: unknown }>(await call('get', '/prefs/{key}', { token: clerkToken, params: { key: 'table:Book' } })).value).to.deep.equal({
+        hidden: ['isbn'],
+        density: 'small',
+      });
+      await call('put', '/prefs/{key}', { token: clerkToken, params: { key: 'table:Book' }, body: { value: { density: 'huge' } }, invalidBody: true });
+      await call('put', '/prefs/{key}', {
+        token: clerkToken,
+        params: { key: 'table:Book' },
+        raw: JSON.stringify({ value: { hidden: ['x'.repeat(100)] }, pad: 'x'.repeat(9000) }),
+        type: 'application/json',
+      });
+      await call('get', '/prefs/{key}', { token: clerkToken, params: { key: 'Book' } });
+      await call('get', '/prefs/{key}', { params: { key: 'table:Book' } });
+      await call('delete', '/prefs/{key}', { token: clerkToken, params: { key: 'table:Book' } });
       // Live sessions (issue 19 §6): the clerk's own, an administrator's view of online users.
       const mine = json<{ sessions: Array<{ id: string; current: boolean }> }>(await call('get', '/sessions', { token: clerkToken }));
       await call('get', '/sessions', { token: clerkToken, query: { user: '1' } });

@@ -350,6 +350,11 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         primaryKey: { type: 'string' },
         tree: { type: 'boolean' },
         treeParentField: { type: 'string' },
+        orderBy: {
+          type: 'array',
+          description: 'The sort a table query gets when it names none (defineModel({ orderBy }))',
+          items: { type: 'object', properties: { field: { type: 'string' }, order: { enum: ['asc', 'desc'] } }, required: ['field', 'order'], additionalProperties: false },
+        },
         fields: { type: 'array', items: ref('FwFieldView') },
         rowRules: {
           type: 'array',
@@ -360,7 +365,7 @@ export function sharedSchemas(): Record<string, JsonSchema> {
           },
         },
       },
-      required: ['name', 'title', 'primaryKey', 'tree', 'fields', 'rowRules'],
+      required: ['name', 'title', 'primaryKey', 'tree', 'orderBy', 'fields', 'rowRules'],
       additionalProperties: false,
     },
     FwFieldView: {

@@ -17,6 +17,7 @@ import {
 } from './openapi-http.js';
 import { sessionPaths } from './openapi-sessions.js';
 import { powerPaths } from './openapi-power.js';
+import { prefPaths } from './openapi-prefs.js';
 import { attachmentFields, cellFields, modelSchemas, ref, referenceFields, sharedSchemas, type JsonSchema } from './openapi-schemas.js';
 
 /** The workbook content type of export, import and the import template. */
@@ -289,7 +290,7 @@ export function openApiDocument(options: OpenApiDocumentOptions): OpenApiDocumen
   const models = options.registry.list();
   const schemas: Record<string, JsonSchema> = sharedSchemas();
   const paths: Paths = {};
-  if (options.login !== false) Object.assign(paths, loginPaths(), sessionPaths());
+  if (options.login !== false) Object.assign(paths, loginPaths(), sessionPaths(), prefPaths());
   for (const model of models) {
     Object.assign(schemas, modelSchemas(model));
     Object.assign(paths, modelPaths(model));

@@ -60,6 +60,15 @@ describeEachSql('fwAdmin: a user who must change the password (issue 19 §3)', (
       ['POST /data/table/FwUser', () => agent.post('/fw-api/data/table/FwUser').set('token', token).send({})],
       ['GET /data/export/Book?_token', () => agent.get(`/fw-api/data/export/Book?_token=${token}`)],
       ['GET /data/print/Book/:id?_token', () => agent.get(`/fw-api/data/print/Book/${bookId}?_token=${token}`)],
+      ['GET /prefs/table:Book', () => agent.get('/fw-api/prefs/table:Book').set('token', token)],
+      [
+        'PUT /prefs/table:Book',
+        () =>
+          agent
+            .put('/fw-api/prefs/table:Book')
+            .set('token', token)
+            .send({ value: { density: 'small' } }),
+      ],
       ['GET /openapi.json', () => agent.get('/fw-api/openapi.json').set('token', token)],
       [
         'POST /ai/mcp',

@@ -268,6 +268,11 @@ export const FwLoginLogModel = defineModel({
   title: 'Login log',
   table: 'fw_login_log',
   power: readOnly,
+  // Newest first (issue 20 §5); the id breaks ties between sign-ins of the same millisecond.
+  orderBy: [
+    { field: 'loginTime', order: 'desc' },
+    { field: 'id', order: 'desc' },
+  ],
   fields: {
     userId: { column: 'user_id', views: { title: 'User id' }, edit: { type: 'NUMBER', integer: true, readonly: true } },
     account: { views: { title: 'Account' }, edit: { readonly: true } },
@@ -290,6 +295,10 @@ export const FwOperateLogModel = defineModel({
   title: 'Operation log',
   table: 'fw_operate_log',
   power: readOnly,
+  orderBy: [
+    { field: 'createdAt', order: 'desc' },
+    { field: 'id', order: 'desc' },
+  ],
   fields: {
     userId: { column: 'user_id', views: { title: 'User id' }, edit: { type: 'NUMBER', integer: true, readonly: true } },
     account: { views: { title: 'Account' }, edit: { readonly: true } },

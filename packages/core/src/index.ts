@@ -8,6 +8,8 @@ export { OVERLOADED_RETRY_AFTER, UNAVAILABLE_RETRY_AFTER, connectionReason, isUn
 export { POWER_FLAGS, DEFAULT_POWER, runPowerHandler } from './power.js';
 export type { PowerFlag, PowerFlags, PowerObject, PowerHandler, PowerHandlerFn, PowerHandlerContext, PowerDeclaration } from './power.js';
 export { EditType, CONDITION_OPERATORS, IMAGE_TYPES, defineModel, isModelDefinition } from './model.js';
+export { ORDER_BY_MAX } from './order-by.js';
+export type { OrderByEntry } from './order-by.js';
 export type {
   AttachmentOptions,
   AttachmentValue,

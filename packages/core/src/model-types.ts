@@ -315,6 +315,12 @@ export interface ModelDefinitionInput<R extends Row = Row> {
   dataProxy?: DataProxy<R>;
   /** Tree-shaped models: the field holding the parent id. */
   treeParentField?: string;
+  /**
+   * The table's sort when a query names none: `{ field, order }` entries like a table query's
+   * `sort`, each a sortable field. @default [] (by primary key)
+   * @example orderBy: [{ field: 'created', order: 'desc' }]
+   */
+  orderBy?: ReadonlyArray<{ field: string; order?: 'asc' | 'desc' }>;
 }
 
 /** A field after {@link defineModel} filled in every default. */
@@ -359,6 +365,8 @@ export interface ModelDefinition<R extends Row = Row> {
   readonly rowRules: readonly RowRule[];
   readonly dataProxy: Readonly<DataProxy<R>>;
   readonly treeParentField: string | undefined;
+  /** The default sort, checked, `order` filled in; empty when the model declares none. */
+  readonly orderBy: ReadonlyArray<Readonly<{ field: string; order: 'asc' | 'desc' }>>;
   /** Marks objects made by defineModel. */
   readonly __fwModel: true;
 }

@@ -122,7 +122,8 @@ function positiveInteger(value: unknown, fallback: number, path: string, max: nu
 
 /**
  * Checks a table-query body `{ page, size, sort, conditions }`. `sort` is `[{ field, order }]` or
- * `"field"` / `"field,desc"`. Every field must be declared and queryable.
+ * `"field"` / `"field,desc"`; none (or `[]`) means the model's `orderBy`. Every field must be
+ * declared and queryable.
  * @throws {FwError} 400 `BAD_QUERY` / `UNKNOWN_FIELD` naming the offending part.
  */
 export function parseTableQuery(model: ModelDefinition, body: unknown, limits: QueryLimits = DEFAULT_QUERY_LIMITS): TableQuery {
@@ -140,7 +141,9 @@ export function parseTableQuery(model: ModelDefinition, body: unknown, limits: Q
     if (order !== 'asc' && order !== 'desc') throw bad('order is asc or desc', `sort[${i}].order`);
     return { field: field.name, order: order as 'asc' | 'desc' };
   });
-  return { page, size, sort, conditions: parseConditions(model, input.conditions, limits) };
+  // A request that names no sort gets the model's default (`defineModel({ orderBy })`, issue 20 §5).
+  const sorted = sort.length > 0 ? sort : model.orderBy.map((s) => ({ field: s.field, order: s.order }));
+  return { page, size, sort: sorted, conditions: parseConditions(model, input.conditions, limits) };
 }
 
 /** `value` inside a LIKE pattern, with `!` as the escape character (the same in every dialect). */

@@ -40,6 +40,8 @@ export interface ModelView {
   /** Tree models: the field holding a row's parent. */
   treeParentField?: string;
   fields: FieldView[];
+  /** The sort a table query gets when it names none (`defineModel({ orderBy })`); empty: by primary key. */
+  orderBy: Array<{ field: string; order: 'asc' | 'desc' }>;
   rowRules: Array<{ name: string; fields: string[]; path?: string; message?: string }>;
 }
 
@@ -68,6 +70,7 @@ export function modelView(model: ModelDefinition, registry: ModelRegistry): Mode
     primaryKey: model.primaryKey,
     tree: model.treeParentField !== undefined,
     ...(model.treeParentField !== undefined ? { treeParentField: model.treeParentField } : {}),
+    orderBy: model.orderBy.map((s) => ({ field: s.field, order: s.order })),
     fields: model.fieldNames.map((name) => {
       const f = model.fields[name]!;
       const target = referenceTarget(registry, f);

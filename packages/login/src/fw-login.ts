@@ -12,6 +12,7 @@ import { loginSettings } from './login-settings.js';
 import { decodeTransferredPassword } from './password-transfer.js';
 import { checkedUser, runWithLoginRequest } from './request-context.js';
 import { addSessionRoutes } from './session-routes.js';
+import { addPrefRoutes } from './pref-routes.js';
 import { issueLoginToken } from './sign-in.js';
 import { LOGIN_REASONS } from './user-service.js';
 import { modelMenuTitles } from './menu-titles.js';
@@ -361,7 +362,8 @@ async function menu(ctx: Context, o: ResolvedOptions): Promise<void> {
  * `GET /login-settings` (open: title, password transfer encoding, captcha threshold, sign-in
  * providers), `POST /open-api/token` (an open-API key's app id and secret exchanged for a token),
  * and the session routes `GET /sessions`, `GET /sessions/online`, `DELETE /sessions/{id}`,
- * `POST /sessions/revoke-others` (see `docs/login.md`).
+ * `POST /sessions/revoke-others`, and the signed-in user's own preferences `GET`, `PUT` and
+ * `DELETE /prefs/{key}` (see `docs/login.md`).
  * Requests to other paths pass through untouched.
  *
  * @throws {FwDefinitionError} at once for a missing store, token service or ephemeral store, a
@@ -382,6 +384,7 @@ export function fwLogin(options: FwLoginOptions): Middleware {
   router.get('/login-settings', route(o, settings));
   router.post('/open-api/token', route(o, openApiToken));
   addSessionRoutes(router, { store: o.store, tokens: o.tokens, logout: async (token) => o.proxy.logout(token), requireAuth: (ctx) => requireAuth(ctx, o) });
+  addPrefRoutes(router, { store: o.store, requireAuth: (ctx) => requireAuth(ctx, o) });
   // A login path asked with another method (GET /login) is a 405 naming the right one.
   const routes = routesWithAllowedMethods(router);
   return async function fwLogin(ctx, next) {

@@ -25,6 +25,7 @@ export const BUILTIN_TABLES = Object.freeze([
   'fw_bi_datasource',
   'fw_session',
   'fw_file',
+  'fw_user_pref',
 ] as const);
 
 /** The name of one built-in table. */
@@ -433,6 +434,27 @@ const tokenLastSeen: FwMigration = {
   },
 };
 
+const userPrefs: FwMigration = {
+  name: '0014_h3_user_prefs',
+  up(knex) {
+    // Per-user UI preferences (issue 20 §5: a table's columns, widths, order, density), kept on
+    // the server so they follow the person across browsers. One row per user and key; the value
+    // is a small JSON document the prefs routes bound and validate.
+    return createTable(knex, knex.schema, 'fw_user_pref', (t) => {
+      cascade(userId(t), 'fw_user');
+      const key = t.string('key', 128).notNullable();
+      // Keys name models (`table:Book`), whose names are case-sensitive.
+      if (dialectOfKnex(knex) === 'mysql') key.collate('utf8mb4_bin');
+      t.text('value').notNullable();
+      datetime(t, 'updated_at').notNullable().defaultTo(nowDefault(knex));
+      t.primary(['user_id', 'key']);
+    });
+  },
+  down(knex) {
+    return dropAll(knex, ['fw_user_pref']);
+  },
+};
+
 /** The built-in migrations, oldest first. */
 export const MIGRATIONS: readonly FwMigration[] = Object.freeze([
   builtinTables,
@@ -448,6 +470,7 @@ export const MIGRATIONS: readonly FwMigration[] = Object.freeze([
   file,
   loginLogFailures,
   tokenLastSeen,
+  userPrefs,
 ]);
 
 /**

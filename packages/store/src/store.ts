@@ -9,6 +9,7 @@ import { createLoginLogRepository, createOperateLogRepository, type LoginLogRepo
 import { createGrantsRepository, type GrantsRepository } from './grants.js';
 import { createSessionRepository, type SessionRepository, type SqliteConnection } from './sessions.js';
 import { createFileRepository, type FileRepository } from './files.js';
+import { createUserPrefRepository, type UserPrefRepository } from './prefs.js';
 import { createMenuRepository, type MenuRepository } from './menus.js';
 import { fwMigrationSource, MIGRATION_TABLE, type FwMigration } from './migrations.js';
 import { createModelTables, planModelTables, type ModelTablesPlan } from './model-tables.js';
@@ -131,6 +132,8 @@ export interface FwStore {
   readonly openApis: OpenApiRepository;
   /** `fw_file`: uploaded files of ATTACHMENT fields. */
   readonly files: FileRepository;
+  /** `fw_user_pref`: a user's own UI preferences (table layouts). */
+  readonly prefs: UserPrefRepository;
   /**
    * Creates the missing tables (and COLLECTION join tables) of Fw model definitions and adds the
    * columns of new fields; throws a `ModelTablesError` listing the differences that cannot be
@@ -436,6 +439,7 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
     operateLogs: createOperateLogRepository(ctx),
     openApis: createOpenApiRepository(ctx),
     files: createFileRepository(ctx),
+    prefs: createUserPrefRepository(ctx),
     createModelTables: (models) => withoutLimit((db) => createModelTables(db, models)),
     planModelTables: (models) => planModelTables(knex, models),
     onDestroy(close) {

@@ -48,6 +48,8 @@ export interface ModelView {
   primaryKey: string;
   tree: boolean;
   treeParentField?: string;
+  /** The sort a table query gets when it names none (absent from older servers). */
+  orderBy?: Array<{ field: string; order: 'asc' | 'desc' }>;
   fields: FieldView[];
   rowRules: Array<{ name: string; fields: string[]; path?: string; message?: string }>;
 }

@@ -204,6 +204,21 @@ export const en = {
   'perm.selectedCount': '{count} selected',
   'perm.nothingToChoose': 'Nothing to choose yet',
   'perm.nothingMatches': 'Nothing matches',
+
+  // Issue 20 §5 (H3, tables): the column chooser, resize, density, row actions on phones.
+  'table.columns': 'Columns',
+  'table.columnsTitle': 'Columns of this table',
+  'table.show': 'Show {column}',
+  'table.moveUp': 'Move {column} up',
+  'table.moveDown': 'Move {column} down',
+  'table.density': 'Row height',
+  'table.density.small': 'Compact',
+  'table.density.middle': 'Medium',
+  'table.density.large': 'Large',
+  'table.reset': 'Reset to default',
+  'table.resize': 'Resize {column} (arrow keys)',
+  'table.saveFailed': 'The table layout could not be saved: {error}',
+  'table.moreActions': 'Row actions',
 } as const;
 
 /** The keys of Fw's messages. */

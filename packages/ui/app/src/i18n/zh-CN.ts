@@ -205,4 +205,19 @@ export const zhCN: Messages = {
   'perm.selectedCount': '已选 {count} 项',
   'perm.nothingToChoose': '暂无可选项',
   'perm.nothingMatches': '没有匹配项',
+
+  // Issue 20 §5 (H3, tables): the column chooser, resize, density, row actions on phones.
+  'table.columns': '列',
+  'table.columnsTitle': '本表的列',
+  'table.show': '显示 {column}',
+  'table.moveUp': '将 {column} 上移',
+  'table.moveDown': '将 {column} 下移',
+  'table.density': '行高',
+  'table.density.small': '紧凑',
+  'table.density.middle': '中等',
+  'table.density.large': '宽松',
+  'table.reset': '恢复默认',
+  'table.resize': '调整 {column} 的宽度（方向键）',
+  'table.saveFailed': '表格布局未能保存：{error}',
+  'table.moreActions': '行操作',
 };

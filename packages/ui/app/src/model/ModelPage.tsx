@@ -2,7 +2,7 @@
 // sorted table (a tree table for tree models), the buttons the power object allows, the row
 // drawer and the in-table cell editor.
 import { useMemo, useState, type MouseEvent, type ReactNode } from 'react';
-import { App, Button, Popconfirm, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
+import { App, Button, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
 import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, tokenUrl } from '../api';
@@ -11,6 +11,8 @@ import { navigate, useLocation } from '../router';
 import { invalidateModel, keys, useBuild, useTable, useTreeRows } from '../queries';
 import type { BuildView, FieldView, Row, TablePage, TableQuery } from '../types';
 import { CellEditor, type CellTarget } from './CellEditor';
+import type { RowAction } from './columns/rowActions';
+import { useTableColumns } from './columns/useTableColumns';
 import { renderValue, type Labels } from './cells';
 import { columnFields, columnTitle, keyShown, keyOf, searchFields } from './fields';
 import { ExportButton } from './ExportButton';
@@ -144,56 +146,30 @@ function ModelTable({ build }: { build: BuildView }) {
     };
   };
 
-  const rowActions = (row: Row) => {
+  const rowActions = (row: Row): RowAction[] => {
     const id = Number(row[key]);
-    const items: ReactNode[] = [];
+    const items: RowAction[] = [];
     if (can(build, 'viewDetails'))
-      items.push(
-        <Tooltip key="details" title={t('model.details')}>
-          <Button size="small" type="text" icon={<EyeOutlined />} aria-label={t('model.details')} className="fw-row-details" onClick={() => setDrawer({ mode: 'details', id })} />
-        </Tooltip>,
-      );
-    if (can(build, 'edit'))
-      items.push(
-        <Tooltip key="edit" title={t('model.edit')}>
-          <Button size="small" type="text" icon={<EditOutlined />} aria-label={t('model.edit')} className="fw-row-edit" onClick={() => setDrawer({ mode: 'edit', id })} />
-        </Tooltip>,
-      );
-    if (can(build, 'copy'))
-      items.push(
-        <Tooltip key="copy" title={t('model.copy')}>
-          <Button size="small" type="text" icon={<CopyOutlined />} aria-label={t('model.copy')} className="fw-row-copy" onClick={() => setDrawer({ mode: 'copy', id })} />
-        </Tooltip>,
-      );
+      items.push({ key: 'details', label: t('model.details'), icon: <EyeOutlined />, className: 'fw-row-details', onClick: () => setDrawer({ mode: 'details', id }) });
+    if (can(build, 'edit')) items.push({ key: 'edit', label: t('model.edit'), icon: <EditOutlined />, className: 'fw-row-edit', onClick: () => setDrawer({ mode: 'edit', id }) });
+    if (can(build, 'copy')) items.push({ key: 'copy', label: t('model.copy'), icon: <CopyOutlined />, className: 'fw-row-copy', onClick: () => setDrawer({ mode: 'copy', id }) });
     if (can(build, 'print'))
-      items.push(
-        <Tooltip key="print" title={t('model.print')}>
-          <Button
-            size="small"
-            type="text"
-            icon={<PrinterOutlined />}
-            aria-label={t('model.print')}
-            className="fw-row-print"
-            href={tokenUrl(`/data/print/${encodeURIComponent(fw)}/${id}`)}
-            target="_blank"
-            rel="noopener noreferrer"
-          />
-        </Tooltip>,
-      );
+      items.push({ key: 'print', label: t('model.print'), icon: <PrinterOutlined />, className: 'fw-row-print', href: tokenUrl(`/data/print/${encodeURIComponent(fw)}/${id}`) });
     if (can(build, 'delete'))
-      items.push(
-        <Popconfirm key="delete" title={t('model.confirmDelete')} onConfirm={() => remove([id])} okButtonProps={{ danger: true, className: 'fw-confirm-delete' }}>
-          <Tooltip title={t('model.delete')}>
-            <Button size="small" type="text" danger icon={<DeleteOutlined />} aria-label={t('model.delete')} className="fw-row-delete" />
-          </Tooltip>
-        </Popconfirm>,
-      );
+      items.push({
+        key: 'delete',
+        label: t('model.delete'),
+        icon: <DeleteOutlined />,
+        className: 'fw-row-delete',
+        danger: true,
+        confirm: { title: t('model.confirmDelete'), onConfirm: () => remove([id]) },
+      });
     items.push(...explainAction(id));
     return items;
   };
 
-  const hasRowActions = ['viewDetails', 'edit', 'copy', 'print', 'delete'].some((a) => can(build, a as Parameters<typeof can>[1]));
-  const columns: NonNullable<TableProps<Row>['columns']> = [
+  const actionCount = ['viewDetails', 'edit', 'copy', 'print', 'delete'].filter((a) => can(build, a as Parameters<typeof can>[1])).length + explainAction(0).length;
+  const fieldColumns: NonNullable<TableProps<Row>['columns']> = [
     ...(keyShown(model)
       ? []
       : [
@@ -208,10 +184,9 @@ function ModelTable({ build }: { build: BuildView }) {
           },
         ]),
     ...columnFields(model).map(fieldColumn),
-    ...(hasRowActions
-      ? [{ key: '_actions', title: t('model.actions'), fixed: 'end' as const, width: 40 * 5, render: (_: unknown, row: Row) => <Space size={0}>{rowActions(row)}</Space> }]
-      : []),
   ];
+  // Order, visibility, widths, density and the Actions column, as the person arranged them.
+  const layout = useTableColumns({ build, columns: fieldColumns, sort: state.sort, actionCount, ...(actionCount > 0 ? { rowActions } : {}) });
 
   const onChange: TableProps<Row>['onChange'] = (pagination, _filters, sorter, extra) => {
     if (extra.action === 'sort') {
@@ -258,9 +233,12 @@ function ModelTable({ build }: { build: BuildView }) {
           {can(build, 'export') && <ExportButton fw={fw} params={exportParams} />}
           {can(build, 'import') && <ImportButton fw={fw} />}
         </Space>
-        <Tooltip title={t('model.reload')}>
-          <Button icon={<ReloadOutlined />} aria-label={t('model.reload')} onClick={() => void invalidateModel(queryClient, fw)} />
-        </Tooltip>
+        <Space>
+          {layout.chooser}
+          <Tooltip title={t('model.reload')}>
+            <Button icon={<ReloadOutlined />} aria-label={t('model.reload')} onClick={() => void invalidateModel(queryClient, fw)} />
+          </Tooltip>
+        </Space>
       </div>
       {current.isError && !(current.error instanceof ApiError && current.error.status === 401) && (
         <Result status="warning" subTitle={current.error.message} extra={<Button onClick={() => void current.refetch()}>{t('app.retry')}</Button>} />
@@ -269,8 +247,9 @@ function ModelTable({ build }: { build: BuildView }) {
       {!current.isError && !(asTree && tree.isPending) && (
         <Table<Row>
           rowKey={(r) => String(r[key])}
-          size="middle"
-          columns={columns}
+          size={layout.size}
+          columns={layout.columns}
+          components={layout.components}
           dataSource={rows}
           loading={current.isFetching}
           onChange={onChange}
