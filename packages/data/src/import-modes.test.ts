@@ -93,7 +93,6 @@ describeEachSql('fwData import modes: add, update, upsert', (db) => {
     f = await setup(db().url);
   });
   after(async () => {
-    await f.store.knex('xm_item').delete();
     await f.store.destroy();
   });
   beforeEach(async () => {
