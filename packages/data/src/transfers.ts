@@ -4,7 +4,7 @@
 // transaction, the operate log). The file formats live in ./transfer/.
 import type { Readable } from 'node:stream';
 import { EditType, type FieldDefinition, type ModelDefinition } from '@fw/core';
-import { toFormRow, type FormRow } from '@fw/row-patch';
+import { toFormRow, type FormRow, type StorageDialect } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { AuditedWriter } from './audited-write.js';
 import { applyConditions, parseTableQuery, type QueryLimits } from './query.js';
@@ -14,7 +14,7 @@ import { pkColumn } from './service-util.js';
 import type { Actor } from './service-types.js';
 import { headerCells, sheetNumberFormat, toCsvValue, toSheetValue, transferColumns, type TransferColumn } from './transfer/cells.js';
 import { csvLines, parseCsv } from './transfer/csv.js';
-import { exampleRow, templateCsv, templateWorkbook } from './transfer/template.js';
+import { exampleRow, exampleValue, templateCsv, templateWorkbook } from './transfer/template.js';
 import { runImport, type ImportRequest, type ImportResult } from './transfer-import.js';
 import { readWorkbook, workbookStream } from './transfer/xlsx.js';
 
@@ -55,12 +55,12 @@ export class Transfers {
 
   /** The exported columns: stored fields and collections, never secrets. */
   exportColumns(model: ModelDefinition): TransferColumn[] {
-    return transferColumns(Object.values(model.fields).filter((f) => (f.stored || f.edit.type === EditType.COLLECTION) && !isSecret(f)));
+    return exportColumnsOf(model);
   }
 
   /** The columns of the import template: what an import writes (no key, read-only, secret or attachment field). */
   templateColumns(model: ModelDefinition): TransferColumn[] {
-    return this.exportColumns(model).filter((c) => !c.field.primaryKey && !c.field.edit.readonly && !isAttachment(c.field));
+    return templateColumnsOf(model);
   }
 
   /**
@@ -165,6 +165,25 @@ export class Transfers {
     const read = () => readWorkbook(file, { maxRows: this.#deps.importMaxRows, maxColumns: MAX_COLUMNS });
     return runImport(this.#deps, { model, actor, format: 'xlsx', bytes: file.length, read, ...options });
   }
+}
+
+function exportColumnsOf(model: ModelDefinition): TransferColumn[] {
+  return transferColumns(Object.values(model.fields).filter((f) => (f.stored || f.edit.type === EditType.COLLECTION) && !isSecret(f)));
+}
+
+function templateColumnsOf(model: ModelDefinition): TransferColumn[] {
+  return exportColumnsOf(model).filter((c) => !c.field.primaryKey && !c.field.edit.readonly && !isAttachment(c.field));
+}
+
+/**
+ * The example row of a model's import template (form values by field name) and the fields whose
+ * example the model's rules refused, so the template leaves them empty (a test keeps that list
+ * empty for the built-in and demo models).
+ */
+export async function templateExample(model: ModelDefinition, dialect?: StorageDialect): Promise<{ row: FormRow; emptied: string[] }> {
+  const columns = templateColumnsOf(model);
+  const row = await exampleRow(model, columns, dialect);
+  return { row, emptied: columns.filter((c) => row[c.name] === null && exampleValue(c.field) !== null).map((c) => c.name) };
 }
 
 function isAttachment(field: FieldDefinition): boolean {

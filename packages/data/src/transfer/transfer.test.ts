@@ -2,7 +2,10 @@ import { deflateRawSync } from 'node:zlib';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import ExcelJS from 'exceljs';
-import { FwError, defineModel } from '@fw/core';
+import { BUILTIN_MODELS, FwError, defineModel } from '@fw/core';
+import { validateRow } from '@fw/row-patch';
+import { newRow } from '../row-changes.js';
+import { templateExample } from '../transfers.js';
 import { cellPosition, columnLetter, fromSheetValue, matchHeader, sheetNumberFormat, toCsvValue, toSheetValue, transferColumns, type SheetValue } from './cells.js';
 import { csvCell, csvLine, parseCsv, uncsvCell } from './csv.js';
 import { exampleRow, templateCsv, templateWorkbook } from './template.js';
@@ -174,5 +177,32 @@ describe('transfer/xlsx (exceljs streaming)', () => {
     expect(book.getWorksheet('Lists')!.getCell('A2').value).to.equal('Essay, long');
     // The CSV template writes the same header and values as the workbook.
     expect(templateCsv(columns, example)).to.match(/^Title,Genre,Price,Published,In print\r\nExample Title,Novel,1.5,2025-01-31,true\r\n$/);
+  });
+});
+
+describe('transfer/template example rows', () => {
+  it("pass the model's own rules for every built-in model and for pattern, length, range and row rules", async () => {
+    const Isbn = defineModel({
+      name: 'Isbn',
+      table: 't_isbn',
+      fields: {
+        isbn: { edit: { notNull: true }, rules: [{ type: 'pattern', pattern: '^(97[89])?\\d{9}[\\dX]$' }] },
+        code: { rules: [{ type: 'length', min: 3, max: 5 }] },
+        qty: { edit: { type: 'NUMBER', integer: true }, rules: [{ type: 'range', min: 10, max: 20 }] },
+        url: { rules: [{ type: 'pattern', pattern: '^https?://' }] },
+        start: { edit: { type: 'DATE', notNull: true } },
+        end: { edit: { type: 'DATE' } },
+      },
+      rowRules: [{ name: 'order', fields: ['start', 'end'], test: (row) => row.end == null || String(row.end) >= String(row.start), message: 'end before start' }],
+    });
+    for (const model of [...BUILTIN_MODELS, Isbn]) {
+      const { row, emptied } = await templateExample(model);
+      expect(emptied, model.name).to.deep.equal([]);
+      // Fields a template has no column for (secrets, read-only) are not the example's to fill.
+      const refused = (await validateRow(model, newRow(model, row))).filter((e) => Object.hasOwn(row, e.path ?? ''));
+      expect(refused, model.name).to.deep.equal([]);
+    }
+    const { row } = await templateExample(Isbn);
+    expect(row).to.include({ isbn: '9780441172719', code: 'Examp', qty: 10, url: 'https://example.com' });
   });
 });
