@@ -10,6 +10,7 @@ export const Book = defineModel({
   name: 'Book',
   title: 'Books',
   table: 'demo_book',
+  singularTitle: 'Book',
   power: { export: true, importable: true },
   fields: {
     title: { views: { title: 'Title' }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 200 }] },
@@ -43,6 +44,7 @@ export const Category = defineModel({
   name: 'Category',
   title: 'Categories',
   table: 'demo_category',
+  singularTitle: 'Category',
   treeParentField: 'parentId',
   fields: {
     name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 100 }] },
@@ -59,6 +61,7 @@ export const Author = defineModel({
   name: 'Author',
   title: 'Authors',
   table: 'demo_author',
+  singularTitle: 'Author',
   fields: {
     name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 100 }] },
     bio: { views: { title: 'Biography', show: false }, edit: { type: 'TEXTAREA' }, rules: [{ type: 'length', max: 2000 }] },
@@ -98,6 +101,7 @@ export const Salary = defineModel({
   name: 'Salary',
   title: 'Salaries',
   table: 'demo_salary',
+  singularTitle: 'Salary',
   power: { ai: false, print: false },
   fields: {
     employee: { views: { title: 'Employee' }, edit: { notNull: true } },
@@ -110,6 +114,7 @@ export const Contract = defineModel({
   name: 'Contract',
   title: 'Contracts',
   table: 'demo_contract',
+  singularTitle: 'Contract',
   power: { cellEdit: false },
   fields: {
     party: { views: { title: 'Party' }, edit: { notNull: true } },
@@ -122,6 +127,7 @@ export const Project = defineModel({
   name: 'Project',
   title: 'Projects',
   table: 'demo_project',
+  singularTitle: 'Project',
   fields: {
     name: { views: { title: 'Name' }, edit: { notNull: true } },
     startDate: { views: { title: 'Start' }, edit: { type: 'DATE', notNull: true } },
@@ -159,6 +165,7 @@ export const Task = defineModel({
   name: 'Task',
   title: 'Tasks',
   table: 'demo_task',
+  singularTitle: 'Task',
   power: {
     powerHandler: (power, { user }) => {
       if (!user.isAdmin) power.delete = false;

@@ -341,6 +341,7 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         title: { type: 'string' },
         primaryKey: { type: 'string' },
         tree: { type: 'boolean' },
+        singularTitle: { type: 'string' },
         treeParentField: { type: 'string' },
         fields: { type: 'array', items: ref('FwFieldView') },
         rowRules: {

@@ -288,6 +288,11 @@ export interface ModelDefinitionInput<R extends Row = Row> {
   name: string;
   /** Display name. @default name */
   title?: string;
+  /**
+   * The title of one row (`'Book'` for `'Books'`): the admin UI's drawers read "Add Book", "Edit
+   * Book #3". Without it they read "Books: new entry", "Books: edit #3". A non-empty string.
+   */
+  singularTitle?: string;
   /** Database table. @default the name in snake_case */
   table?: string;
   /** Primary-key field; declared automatically as a hidden integer when absent from `fields`. @default 'id' */
@@ -329,6 +334,8 @@ export interface FieldDefinition {
 export interface ModelDefinition<R extends Row = Row> {
   readonly name: string;
   readonly title: string;
+  /** The title of one row, when declared. */
+  readonly singularTitle: string | undefined;
   readonly table: string;
   readonly primaryKey: string;
   /** The declared switches with defaults applied; what enforcement points check `ai` / `cellEdit` against. */

@@ -43,7 +43,7 @@ type Row = Record<string, unknown>;
 
 const NAME_RE = /^[A-Za-z][A-Za-z0-9_]*$/;
 const DATA_PROXY_HOOKS = ['beforeAdd', 'afterAdd', 'beforeUpdate', 'afterUpdate', 'beforeDelete', 'afterDelete', 'beforeFetch', 'afterFetch', 'validate'] as const;
-const MODEL_KEYS = new Set(['name', 'title', 'table', 'primaryKey', 'power', 'fields', 'rules', 'rowRules', 'dataProxy', 'treeParentField']);
+const MODEL_KEYS = new Set(['name', 'title', 'singularTitle', 'table', 'primaryKey', 'power', 'fields', 'rules', 'rowRules', 'dataProxy', 'treeParentField']);
 
 function snakeCase(name: string): string {
   return name
@@ -176,6 +176,7 @@ export function defineModel<R extends Row = Row>(input: ModelDefinitionInput<R>)
   return Object.freeze({
     name,
     title: optionalString(`${name}.title`, input.title, name),
+    singularTitle: input.singularTitle === undefined ? undefined : optionalString(`${name}.singularTitle`, input.singularTitle, name),
     table,
     primaryKey,
     power: Object.freeze(flags),

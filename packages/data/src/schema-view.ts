@@ -31,6 +31,8 @@ export interface FieldView {
 export interface ModelView {
   name: string;
   title: string;
+  /** The title of one row, when the model declares it (`singularTitle`). */
+  singularTitle?: string;
   primaryKey: string;
   tree: boolean;
   /** Tree models: the field holding a row's parent. */
@@ -60,6 +62,7 @@ export function modelView(model: ModelDefinition, registry: ModelRegistry): Mode
   return {
     name: model.name,
     title: model.title,
+    ...(model.singularTitle !== undefined ? { singularTitle: model.singularTitle } : {}),
     primaryKey: model.primaryKey,
     tree: model.treeParentField !== undefined,
     ...(model.treeParentField !== undefined ? { treeParentField: model.treeParentField } : {}),

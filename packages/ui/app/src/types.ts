@@ -41,6 +41,8 @@ export interface FieldView {
 export interface ModelView {
   name: string;
   title: string;
+  /** The title of one row ("Book"), when the model declares it. */
+  singularTitle?: string;
   primaryKey: string;
   tree: boolean;
   treeParentField?: string;

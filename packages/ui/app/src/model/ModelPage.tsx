@@ -2,7 +2,7 @@
 // sorted table (a tree table for tree models), the buttons the power object allows, the row
 // drawer and the in-table cell editor.
 import { useMemo, useState, type MouseEvent, type ReactNode } from 'react';
-import { App, Button, Popconfirm, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
+import { App, Button, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
 import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, tokenUrl } from '../api';
@@ -13,6 +13,7 @@ import type { BuildView, FieldView, Row, TablePage, TableQuery } from '../types'
 import { CellEditor, type CellTarget } from './CellEditor';
 import { renderValue, type Labels } from './cells';
 import { columnFields, columnTitle, keyShown, keyOf, searchFields } from './fields';
+import { DeleteAction } from './DeleteAction';
 import { ExportButton } from './ExportButton';
 import { ImportButton } from './ImportButton';
 import { can } from './power';
@@ -179,13 +180,7 @@ function ModelTable({ build }: { build: BuildView }) {
         </Tooltip>,
       );
     if (can(build, 'delete'))
-      items.push(
-        <Popconfirm key="delete" title={t('model.confirmDelete')} onConfirm={() => remove([id])} okButtonProps={{ danger: true, className: 'fw-confirm-delete' }}>
-          <Tooltip title={t('model.delete')}>
-            <Button size="small" type="text" danger icon={<DeleteOutlined />} aria-label={t('model.delete')} className="fw-row-delete" />
-          </Tooltip>
-        </Popconfirm>,
-      );
+      items.push(<DeleteAction key="delete" onConfirm={() => remove([id])} />);
     return items;
   };
 
@@ -289,7 +284,7 @@ function ModelTable({ build }: { build: BuildView }) {
           }
         />
       )}
-      {drawer && <RowDrawer build={build} state={drawer} onClose={() => setDrawer(undefined)} />}
+      {drawer && <RowDrawer build={build} state={drawer} onClose={() => setDrawer(undefined)} onSwitch={setDrawer} />}
       {editing && <CellEditor key={`${editing.id}:${editing.field.name}`} fw={fw} target={editing} onClose={() => setEditing(undefined)} onSaved={onCellSaved} />}
     </div>
   );
