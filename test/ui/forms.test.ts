@@ -45,7 +45,7 @@ describeBrowser('admin UI: forms and row buttons', (browser) => {
     try {
       await openSignedIn(page, ui.url, '/model/Project', token);
       await page.locator('.fw-add').click();
-      await page.locator('.ant-drawer-title', { hasText: 'Add Projects' }).waitFor();
+      await page.locator('.ant-drawer-title', { hasText: 'Add Project' }).waitFor();
       // Required marks come from notNull.
       expect(await page.locator('.ant-drawer .fw-field-name .ant-form-item-required').count()).to.equal(1);
       expect(await page.locator('.ant-drawer .fw-field-budget .ant-form-item-required').count()).to.equal(0);
@@ -89,7 +89,7 @@ describeBrowser('admin UI: forms and row buttons', (browser) => {
     try {
       await openSignedIn(page, ui.url, '/model/Book', token);
       await rowWith(page, 'Emma').locator('.fw-row-edit').click();
-      await page.locator('.ant-drawer-title', { hasText: `Edit Books #${book.id}` }).waitFor();
+      await page.locator('.ant-drawer-title', { hasText: `Edit Book #${book.id}` }).waitFor();
       await waitUntil(page, `document.querySelector('#row-edit_title')?.value === 'Emma'`);
       // Someone else saves first.
       await books().where({ id: book.id }).update({ price: 6 });
@@ -141,7 +141,7 @@ describeBrowser('admin UI: forms and row buttons', (browser) => {
       await row.locator('.fw-row-details').click();
       const details = page.locator('.ant-drawer .fw-details');
       await details.waitFor();
-      expect(await page.locator('.ant-drawer-title').innerText()).to.equal(`Authors #${author.id}`);
+      expect(await page.locator('.ant-drawer-title').innerText()).to.equal(`Author #${author.id}`);
       const item = (label: string) => details.locator('tr', { has: page.locator('th', { hasText: new RegExp(`^${label}$`) }) }).locator('td');
       await waitUntil(page, `document.querySelector('.fw-details')?.textContent.includes('Hyperion')`);
       expect(await item('Books').innerText()).to.equal('Dune, Hyperion');
@@ -161,7 +161,7 @@ describeBrowser('admin UI: forms and row buttons', (browser) => {
     try {
       await openSignedIn(page, ui.url, '/model/Book', token);
       await rowWith(page, 'Solaris').locator('.fw-row-copy').click();
-      await page.locator('.ant-drawer-title', { hasText: `Copy Books #${source.id}` }).waitFor();
+      await page.locator('.ant-drawer-title', { hasText: `Copy Book #${source.id}` }).waitFor();
       await waitUntil(page, `document.querySelector('#row-copy_title')?.value === 'Solaris'`);
       await page.locator('#row-copy_title').fill('Solaris (copy)');
       await page.getByRole('button', { name: 'Save' }).click();
