@@ -103,7 +103,11 @@ describeBrowser('admin UI: export and import as CSV and Excel, import template',
     try {
       const [first] = await books().orderBy('id').limit(1);
       if (!first) {
-        const res = await fetch(`${ui.url}/fw-api/data/modify/Book`, { method: 'POST', headers: { 'content-type': 'application/json', token }, body: JSON.stringify({ title: 'Ubik', isbn: '9780441172719', price: 9.5 }) });
+        const res = await fetch(`${ui.url}/fw-api/data/modify/Book`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', token },
+          body: JSON.stringify({ title: 'Ubik', isbn: '9780441172719', price: 9.5 }),
+        });
         expect(res.status).to.equal(200);
       }
       await openSignedIn(page, ui.url, '/model/Book', token);
@@ -116,7 +120,9 @@ describeBrowser('admin UI: export and import as CSV and Excel, import template',
       expect(lines[0]).to.equal('Title,ISBN,Genre,Price,Published,In print,id');
       const [target] = await books().orderBy('id').limit(1);
       const count = Number((await books().count({ n: '*' }))[0]!.n);
-      const edited = lines.map((line) => (line.endsWith(`,${target.id}`) ? line.replace(/,(\d+(\.\d+)?|),(\d{4}-\d{2}-\d{2}|),(true|false|),(\d+)$/, ',77.5,$3,$4,$5') : line)).join('\r\n');
+      const edited = lines
+        .map((line) => (line.endsWith(`,${target.id}`) ? line.replace(/,(\d+(\.\d+)?|),(\d{4}-\d{2}-\d{2}|),(true|false|),(\d+)$/, ',77.5,$3,$4,$5') : line))
+        .join('\r\n');
       expect(edited).to.not.equal(csv.replace(/^\ufeff/, ''));
       await page.locator('.fw-import').click();
       await page.locator('.fw-import-dialog .fw-import-mode-update').click();

@@ -30,7 +30,11 @@ if (demo.generatedAdminPassword) {
   console.log('It is shown only this once; set FW_ADMIN_PASSWORD to choose it yourself on a new database.');
 }
 if (demo.seeded?.seeded) {
-  console.log(`Wrote sample data: ${Object.entries(demo.seeded.counts).map(([model, n]) => `${n} ${model}`).join(', ')} (FW_DEMO_SEED=0 skips it on a new database).`);
+  console.log(
+    `Wrote sample data: ${Object.entries(demo.seeded.counts)
+      .map(([model, n]) => `${n} ${model}`)
+      .join(', ')} (FW_DEMO_SEED=0 skips it on a new database).`,
+  );
 }
 const host = process.env.HOST || '127.0.0.1';
 const server = demo.app.listen(port, host, () => {

@@ -14,7 +14,8 @@ function setup() {
   return { dbUrl: `sqlite:${join(dir, 'demo.db')}`, filesDir: join(dir, 'files'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-const count = async (knex: (table: string) => { count(c: Record<string, string>): Promise<Array<{ n: number | string }>> }, table: string) => Number((await knex(table).count({ n: '*' }))[0]!.n);
+const count = async (knex: (table: string) => { count(c: Record<string, string>): Promise<Array<{ n: number | string }>> }, table: string) =>
+  Number((await knex(table).count({ n: '*' }))[0]!.n);
 
 describe('examples/demo sample data (FW_DEMO_SEED)', () => {
   it('reads FW_DEMO_SEED: on unless 0, false, no or off', () => {
@@ -108,7 +109,10 @@ describe('examples/demo import templates', () => {
       }
       const agent = request(demo.app.callback());
       const ops = await demo.store.users.create({ account: 'ops', name: 'Ops', password: 'ops-password-1', isAdmin: true, mustChangePassword: false });
-      const login = await agent.post('/fw-api/login').send({ account: 'ops', pwd: encodePassword('ops-password-1') }).expect(200);
+      const login = await agent
+        .post('/fw-api/login')
+        .send({ account: 'ops', pwd: encodePassword('ops-password-1') })
+        .expect(200);
       expect(ops.id).to.be.above(0);
       const token = login.body.token as string;
       await agent.post('/fw-api/data/modify/Category').set('token', token).send({ name: 'Fiction' }).expect(200);

@@ -10,7 +10,7 @@ import type { FwStore } from '@fw/store';
 /** The store's knex, or a transaction of it. */
 type Trx = FwStore['knex'];
 import { Author, Book, Category, Contract, Project, Salary, Task, demoModels } from './models.js';
-import { CATEGORY_TREE, CLASSIC_TITLES, CONTRACT_PARTIES, FIRST_NAMES, LANGUAGES, LAST_NAMES, PROJECTS, TASK_SUBJECTS, inventedTitle } from './seed-data.js';
+import { CATEGORY_TREE, CLASSIC_TITLES, classicGenre, CONTRACT_PARTIES, FIRST_NAMES, LANGUAGES, LAST_NAMES, PROJECTS, TASK_SUBJECTS, inventedTitle } from './seed-data.js';
 
 /** How much {@link seedDemo} writes. */
 export interface SeedOptions {
@@ -45,7 +45,7 @@ function randomSequence(seed: number): () => number {
 
 /** A valid ISBN-13 (978 prefix, check digit computed) from a number. */
 export function isbn13(n: number): string {
-  const body = `978${String(100_000_000 + (n * 7919) % 900_000_000).padStart(9, '0')}`;
+  const body = `978${String(100_000_000 + ((n * 2_654_435_761) % 900_000_000)).padStart(9, '0')}`;
   const sum = [...body].reduce((s, d, i) => s + Number(d) * (i % 2 === 0 ? 1 : 3), 0);
   return `${body}${(10 - (sum % 10)) % 10}`;
 }
@@ -107,15 +107,23 @@ export async function seedDemo(store: FwStore, ownerId: number, options: SeedOpt
     const categoryIds: number[] = [];
     for (const top of CATEGORY_TREE) {
       const [parent] = await insertAll(trx, dialect, Category, [{ name: top.name, parentId: null }]);
-      categoryIds.push(parent!, ...(await insertAll(trx, dialect, Category, top.children.map((name) => ({ name, parentId: parent })))));
+      categoryIds.push(
+        parent!,
+        ...(await insertAll(
+          trx,
+          dialect,
+          Category,
+          top.children.map((name) => ({ name, parentId: parent })),
+        )),
+      );
     }
     counts.Category = categoryIds.length;
 
     const books = Array.from({ length: bookCount }, (_, i) => ({
       title: i < CLASSIC_TITLES.length ? CLASSIC_TITLES[i]! : inventedTitle(i),
       isbn: isbn13(i + 1),
-      genre: pick(['novel', 'novel', 'essay', 'poetry']),
-      price: Math.round((4.99 + random() * 35) * 4) / 4 - 0.01,
+      genre: i < CLASSIC_TITLES.length ? classicGenre(CLASSIC_TITLES[i]!) : pick(['novel', 'novel', 'novel', 'essay', 'poetry']),
+      price: Math.floor(4 + random() * 32) + pick([0.99, 0.99, 0.5, 0.95]),
       published: date(1950, 2024),
       inPrint: random() > 0.2,
     }));
@@ -144,9 +152,26 @@ export async function seedDemo(store: FwStore, ownerId: number, options: SeedOpt
 
     const tasks = TASK_SUBJECTS.map((subject, i) => ({ subject, done: i % 3 === 0, ownerId: i % 2 === 0 ? ownerId : alice }));
     counts.Task = (await insertAll(trx, dialect, Task, tasks)).length;
-    counts.Project = (await insertAll(trx, dialect, Project, PROJECTS.map((p) => ({ name: p.name, startDate: p.start, endDate: p.end, budget: p.budget })))).length;
-    counts.Contract = (await insertAll(trx, dialect, Contract, CONTRACT_PARTIES.map((party) => ({ party, signedOn: date(2019, 2025) })))).length;
-    const salaries = Array.from({ length: 12 }, (_, i) => ({ employee: `${FIRST_NAMES[(i * 5) % FIRST_NAMES.length]!} ${LAST_NAMES[(i * 3) % LAST_NAMES.length]!}`, amount: 2800 + Math.round(random() * 40) * 100 }));
+    counts.Project = (
+      await insertAll(
+        trx,
+        dialect,
+        Project,
+        PROJECTS.map((p) => ({ name: p.name, startDate: p.start, endDate: p.end, budget: p.budget })),
+      )
+    ).length;
+    counts.Contract = (
+      await insertAll(
+        trx,
+        dialect,
+        Contract,
+        CONTRACT_PARTIES.map((party) => ({ party, signedOn: date(2019, 2025) })),
+      )
+    ).length;
+    const salaries = Array.from({ length: 12 }, (_, i) => ({
+      employee: `${FIRST_NAMES[(i * 5) % FIRST_NAMES.length]!} ${LAST_NAMES[(i * 3) % LAST_NAMES.length]!}`,
+      amount: 2800 + Math.round(random() * 40) * 100,
+    }));
     counts.Salary = (await insertAll(trx, dialect, Salary, salaries)).length;
   });
   return { seeded: true, counts };

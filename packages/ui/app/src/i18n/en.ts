@@ -153,7 +153,8 @@ export const en = {
   'import.modeUpdateHelp': 'Every row changes the row with its id; a row whose id is missing or unknown is an error, never added.',
   'import.modeUpsert': 'Update or add',
   'import.modeUpsertHelp': 'A row with an id changes that row; a row without one is added.',
-  'import.convention': 'CSV or Excel (.xlsx). The header names each column by its title or its field key, in any case; choices by label or value. Exports write titles and labels, so an export imports back.',
+  'import.convention':
+    'CSV or Excel (.xlsx). The header names each column by its title or its field key, in any case; choices by label or value. Exports write titles and labels, so an export imports back.',
   'import.chooseFile': 'Choose a file and import',
   'import.row': 'Row',
   'import.column': 'Column',

@@ -15,7 +15,11 @@ const ACCEPT = '.csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocumen
 /** How an import writes its rows (the server's `?mode=`). */
 export type ImportMode = 'add' | 'update' | 'upsert';
 
-const MODES: ReadonlyArray<{ mode: ImportMode; label: 'import.modeAdd' | 'import.modeUpdate' | 'import.modeUpsert'; help: 'import.modeAddHelp' | 'import.modeUpdateHelp' | 'import.modeUpsertHelp' }> = [
+const MODES: ReadonlyArray<{
+  mode: ImportMode;
+  label: 'import.modeAdd' | 'import.modeUpdate' | 'import.modeUpsert';
+  help: 'import.modeAddHelp' | 'import.modeUpdateHelp' | 'import.modeUpsertHelp';
+}> = [
   { mode: 'add', label: 'import.modeAdd', help: 'import.modeAddHelp' },
   { mode: 'update', label: 'import.modeUpdate', help: 'import.modeUpdateHelp' },
   { mode: 'upsert', label: 'import.modeUpsert', help: 'import.modeUpsertHelp' },

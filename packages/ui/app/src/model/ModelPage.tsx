@@ -179,8 +179,7 @@ function ModelTable({ build }: { build: BuildView }) {
           />
         </Tooltip>,
       );
-    if (can(build, 'delete'))
-      items.push(<DeleteAction key="delete" onConfirm={() => remove([id])} />);
+    if (can(build, 'delete')) items.push(<DeleteAction key="delete" onConfirm={() => remove([id])} />);
     return items;
   };
 

@@ -38,7 +38,11 @@ function DetailsView({ build, row }: { build: BuildView; row: Row }) {
         ...fields.map((f) => ({
           key: f.name,
           label: formTitle(f),
-          children: isReference(f) ? <ReferenceLabels model={fw} field={f.name} value={row[f.name]} /> : renderValue(f, row[f.name], undefined, t, { model: fw, rowId: row[key], preview: true }),
+          children: isReference(f) ? (
+            <ReferenceLabels model={fw} field={f.name} value={row[f.name]} />
+          ) : (
+            renderValue(f, row[f.name], undefined, t, { model: fw, rowId: row[key], preview: true })
+          ),
         })),
       ]}
     />

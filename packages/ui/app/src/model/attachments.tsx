@@ -100,7 +100,21 @@ function usePreviews(model: string, field: FieldView, rowId: unknown, files: Att
 }
 
 /** The files of a row's ATTACHMENT field: links that download, or a thumbnail for image fields in the table. */
-export function AttachmentList({ model, field, rowId, value, thumbnail, preview }: { model: string; field: FieldView; rowId: unknown; value: unknown; thumbnail?: boolean; preview?: boolean }) {
+export function AttachmentList({
+  model,
+  field,
+  rowId,
+  value,
+  thumbnail,
+  preview,
+}: {
+  model: string;
+  field: FieldView;
+  rowId: unknown;
+  value: unknown;
+  thumbnail?: boolean;
+  preview?: boolean;
+}) {
   const { t } = useI18n();
   const files = filesOf(value);
   if (files.length === 0) return null;
@@ -154,7 +168,10 @@ export function AttachmentInput({ field, model, value, onChange, id, disabled }:
   const accept = (field.attachment?.accept.length ? field.attachment.accept : field.attachment?.image ? IMAGE_TYPES : []).join(',');
   // Failed uploads stay listed (red, removable) but take no place.
   const full = files.length + uploading.filter((u) => u.status === 'uploading').length >= max;
-  const fileList: UploadFile[] = [...files.map((f) => ({ uid: f.id, name: f.name, status: 'done' as const, size: f.size, type: f.type, ...(previews[f.id] ? { thumbUrl: previews[f.id] } : {}) })), ...uploading];
+  const fileList: UploadFile[] = [
+    ...files.map((f) => ({ uid: f.id, name: f.name, status: 'done' as const, size: f.size, type: f.type, ...(previews[f.id] ? { thumbUrl: previews[f.id] } : {}) })),
+    ...uploading,
+  ];
   return (
     <div className="fw-upload" id={id}>
       <Upload

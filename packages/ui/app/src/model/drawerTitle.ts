@@ -15,6 +15,7 @@ export function drawerTitle(t: T, model: Pick<ModelView, 'title' | 'singularTitl
     const key: MessageKey = state.mode === 'add' ? 'form.addTitle' : state.mode === 'edit' ? 'form.editTitle' : state.mode === 'copy' ? 'form.copyTitle' : 'form.detailsTitle';
     return t(key, { model: one, id });
   }
-  const key: MessageKey = state.mode === 'add' ? 'form.addTitlePlural' : state.mode === 'edit' ? 'form.editTitlePlural' : state.mode === 'copy' ? 'form.copyTitlePlural' : 'form.detailsTitle';
+  const key: MessageKey =
+    state.mode === 'add' ? 'form.addTitlePlural' : state.mode === 'edit' ? 'form.editTitlePlural' : state.mode === 'copy' ? 'form.copyTitlePlural' : 'form.detailsTitle';
   return t(key, { model: model.title, id });
 }
