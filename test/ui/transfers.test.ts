@@ -137,6 +137,10 @@ describeBrowser('admin UI: export and import as CSV and Excel, import template',
       await page.locator('.fw-import-file').setInputFiles({ name: 'ghost.csv', mimeType: 'text/csv', buffer: Buffer.from('id,Title\r\n999999,Ghost\r\n') });
       await page.locator('.fw-import-refused .fw-import-errors tbody tr').first().waitFor();
       expect(await page.locator('.fw-import-refused .fw-import-errors tbody tr').first().innerText()).to.match(/^2\s+A \(id\)\s+no Book with id 999999/);
+      // At 390 px the dialog and its table fit the screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await shot(page, join(ui.shots, 'import-refused-390.png'));
+      expect(await page.evaluate('document.documentElement.scrollWidth')).to.be.at.most(390);
       expect(Number((await books().count({ n: '*' }))[0]!.n)).to.equal(count);
     } finally {
       await context.close();
