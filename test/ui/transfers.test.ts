@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import ExcelJS from 'exceljs';
 import { describeBrowser } from '@fw/test-utils';
-import { apiToken, openPage, openSignedIn, rowWith, shot, startDemo, type UiDemo } from './support.js';
+import { apiToken, openPage, openSignedIn, rowWith, shot, startDemo, userWithMenus, type UiDemo } from './support.js';
 
 async function workbook(rows: unknown[][]): Promise<Buffer> {
   const book = new ExcelJS.Workbook();
@@ -142,6 +142,21 @@ describeBrowser('admin UI: export and import as CSV and Excel, import template',
       await shot(page, join(ui.shots, 'import-refused-390.png'));
       expect(await page.evaluate('document.documentElement.scrollWidth')).to.be.at.most(390);
       expect(Number((await books().count({ n: '*' }))[0]!.n)).to.equal(count);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('offers only the modes the power allows: Edit and Import without Add gives Update and Update or add', async () => {
+    const updater = await userWithMenus(ui, 'updater', ['Book', 'Book@EDIT', 'Book@IMPORTABLE']);
+    const { context, page } = await openPage(browser());
+    try {
+      await openSignedIn(page, ui.url, '/model/Book', await apiToken(ui.url, updater.account, updater.password));
+      await page.locator('.fw-import').click();
+      await page.locator('.fw-import-dialog .fw-import-mode-update').waitFor();
+      expect(await page.locator('.fw-import-dialog .fw-import-mode-add').count()).to.equal(0);
+      expect(await page.locator('.fw-import-dialog .fw-import-mode-upsert').count()).to.equal(1);
+      expect(await page.locator('.fw-import-dialog .fw-import-mode-update input').isChecked()).to.equal(true);
     } finally {
       await context.close();
     }

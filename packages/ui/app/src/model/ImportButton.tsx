@@ -28,7 +28,8 @@ async function download(path: string, filename: string): Promise<void> {
 export function ImportButton({ fw }: { fw: string }) {
   const { t } = useI18n();
   const { message } = App.useApp();
-  const title = useBuild(fw).data?.model.title ?? fw;
+  const build = useBuild(fw).data;
+  const title = build?.model.title ?? fw;
   const [open, setOpen] = useState(false);
 
   const template = async (format: 'xlsx' | 'csv') => {
@@ -58,7 +59,7 @@ export function ImportButton({ fw }: { fw: string }) {
           <Button icon={<DownOutlined />} aria-label={t('model.importMore')} className="fw-import-menu" />
         </Dropdown>
       </Space.Compact>
-      <ImportDialog fw={fw} title={title} open={open} onClose={() => setOpen(false)} />
+      <ImportDialog fw={fw} title={title} open={open} onClose={() => setOpen(false)} power={build?.power} />
     </>
   );
 }

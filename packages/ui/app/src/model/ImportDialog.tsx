@@ -46,12 +46,14 @@ function columnText(d: ErrorDetail): string {
 }
 
 /** The import dialog of model `fw`, open while `open`; `title` is the model's title. */
-export function ImportDialog({ fw, title, open, onClose }: { fw: string; title: string; open: boolean; onClose: () => void }) {
+export function ImportDialog({ fw, title, open, onClose, power }: { fw: string; title: string; open: boolean; onClose: () => void; power?: { add: boolean; edit: boolean } }) {
   const { t } = useI18n();
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const input = useRef<HTMLInputElement>(null);
-  const [mode, setMode] = useState<ImportMode>('add');
+  // The modes the power allows: add needs `add`, update `edit`, upsert either (each row its own).
+  const offered = MODES.filter((m) => !power || (m.mode === 'add' ? power.add : m.mode === 'update' ? power.edit : power.add || power.edit));
+  const [mode, setMode] = useState<ImportMode>(offered[0]?.mode ?? 'add');
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<{ message: string; details: ErrorDetail[] }>();
 
@@ -92,7 +94,7 @@ export function ImportDialog({ fw, title, open, onClose }: { fw: string; title: 
       </Typography.Paragraph>
       <Radio.Group value={mode} onChange={(e) => setMode(e.target.value as ImportMode)} aria-labelledby="fw-import-mode-label" className="fw-import-mode">
         <Space direction="vertical" size={6}>
-          {MODES.map((m) => (
+          {offered.map((m) => (
             <Radio key={m.mode} value={m.mode} className={`fw-import-mode-${m.mode}`}>
               <span>{t(m.label)}</span>
               <Typography.Text type="secondary" style={{ display: 'block', fontSize: 13 }}>
