@@ -157,6 +157,13 @@ describeBrowser('admin UI: export and import as CSV and Excel, import template',
       expect(await page.locator('.fw-import-dialog .fw-import-mode-add').count()).to.equal(0);
       expect(await page.locator('.fw-import-dialog .fw-import-mode-upsert').count()).to.equal(1);
       expect(await page.locator('.fw-import-dialog .fw-import-mode-update input').isChecked()).to.equal(true);
+      // In Simplified Chinese, the dialog's words come from the catalog.
+      await page.evaluate(`window.localStorage.setItem('fw-locale', 'zh-CN')`);
+      await page.reload();
+      await page.locator('.fw-import').click();
+      await page.locator('.fw-import-dialog', { hasText: '写入方式' }).waitFor();
+      expect(await page.locator('.fw-import-dialog .fw-import-mode-update').innerText()).to.contain('更新');
+      await shot(page, join(ui.shots, 'import-dialog-zh.png'));
     } finally {
       await context.close();
     }
