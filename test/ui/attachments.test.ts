@@ -61,7 +61,7 @@ describeBrowser('admin UI: attachments', (browser) => {
     try {
       await openSignedIn(page, ui.url, '/model/Author', token);
       await page.locator('.fw-add').click();
-      await page.locator('.ant-drawer-title', { hasText: 'Add Authors' }).waitFor();
+      await page.locator('.ant-drawer-title', { hasText: 'Add Author' }).waitFor();
       await page.locator('#row-add_name').fill('Ursula K. Le Guin');
       // The limits the server applies, said beside the widget.
       const photoHint = await page.locator('.ant-drawer .fw-field-photo .fw-upload-limits').innerText();
@@ -111,7 +111,7 @@ describeBrowser('admin UI: attachments', (browser) => {
 
       // The edit form lists the stored files; removing one and saving deletes it from the storage.
       await rowWith(page, 'Ursula K. Le Guin').locator('.fw-row-edit').click();
-      await page.locator('.ant-drawer-title', { hasText: `Edit Authors #${row.id}` }).waitFor();
+      await page.locator('.ant-drawer-title', { hasText: `Edit Author #${row.id}` }).waitFor();
       const notes = page.locator('.ant-drawer .fw-field-papers .ant-upload-list-item', { hasText: 'notes.txt' });
       await notes.waitFor();
       await notes.hover();
@@ -135,7 +135,7 @@ describeBrowser('admin UI: attachments', (browser) => {
     try {
       await openSignedIn(page, ui.url, '/model/Author', token);
       await page.locator('.fw-add').click();
-      await page.locator('.ant-drawer-title', { hasText: 'Add Authors' }).waitFor();
+      await page.locator('.ant-drawer-title', { hasText: 'Add Author' }).waitFor();
       await page.locator('#row-add_name').fill('Not a photo');
       // An HTML page named .png: the server sniffs the bytes and refuses it (415).
       await page

@@ -111,7 +111,7 @@ describeBrowser('admin UI: the pages under the security headers Fw sends', (brow
 
         // The form with the image field: upload a photo, save, see its thumbnail (a blob: image).
         await page.locator('.fw-add').click();
-        await page.locator('.ant-drawer-title', { hasText: 'Add Authors' }).waitFor();
+        await page.locator('.ant-drawer-title', { hasText: 'Add Author' }).waitFor();
         await page.locator('#row-add_name').fill(`Frank Herbert ${width}`);
         await page.locator('.ant-drawer .fw-field-photo input[type=file]').setInputFiles({ name: 'herbert.png', mimeType: 'image/png', buffer: png() });
         await page.locator('.ant-drawer .fw-field-photo .ant-upload-list-item-done', { hasText: 'herbert.png' }).waitFor();

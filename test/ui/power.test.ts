@@ -12,7 +12,7 @@ async function offered(page: Page): Promise<Record<string, boolean>> {
   return {
     add: await has('.fw-add'),
     export: await has('.fw-export'),
-    import: await has('.fw-import-file'),
+    import: await has('.fw-import'),
     select: await has('.ant-table-selection-column'),
     details: await has('.fw-row-details'),
     edit: await has('.fw-row-edit'),

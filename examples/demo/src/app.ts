@@ -8,6 +8,7 @@ import type { FwDataMiddleware } from '@fw/data';
 import type { FwStore } from '@fw/store';
 import type { FwTokenService } from '@fw/token';
 import { demoModels } from './models.js';
+import { seedDemo, type SeedOptions, type SeedResult } from './seed.js';
 
 /** Options of {@link createDemoApp}. */
 export interface DemoOptions {
@@ -23,6 +24,11 @@ export interface DemoOptions {
   oauth?: FwAdminOptions['oauth'];
   /** Folder of uploaded files (the Author photo and papers). @default `<cwd>/data/files` */
   filesDir?: string;
+  /**
+   * Sample data written into an empty demo (see `seedDemo`): `true` or how much. `npm start`
+   * turns it on unless `FW_DEMO_SEED=0`; tests leave it off. @default false
+   */
+  seed?: boolean | SeedOptions;
 }
 
 /** A running demo: the Koa app and what it is built from. */
@@ -34,6 +40,8 @@ export interface DemoApp {
   config: FwConfig;
   /** The data API; `data.events` carries edit events. */
   data: FwDataMiddleware;
+  /** What the sample-data seed did, when `seed` was asked for. */
+  seeded: SeedResult | undefined;
   /** The generated administrator password, when one was generated (printed once by main). */
   generatedAdminPassword: string | undefined;
   close(): Promise<void>;
@@ -68,6 +76,8 @@ export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp>
   });
   app.use(fw.middleware);
   const generatedAdminPassword = fw.firstAdmin && options.adminPassword === undefined ? candidate : undefined;
+  const admin = options.seed ? await fw.store.users.findByAccount('admin') : undefined;
+  const seeded = options.seed && admin ? await seedDemo(fw.store, admin.id, options.seed === true ? {} : options.seed) : undefined;
 
   const router = new Router();
   router.get('/health', (ctx) => {
@@ -75,5 +85,5 @@ export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp>
   });
   app.use(router.routes()).use(router.allowedMethods());
 
-  return { app, store: fw.store, registry: fw.registry, tokens: fw.tokens, config: fw.config, data: fw.data, generatedAdminPassword, close: () => fw.close() };
+  return { app, store: fw.store, registry: fw.registry, tokens: fw.tokens, config: fw.config, data: fw.data, seeded, generatedAdminPassword, close: () => fw.close() };
 }

@@ -2,6 +2,7 @@
 import { FwStartError } from '@fw/admin';
 import { FwDefinitionError } from '@fw/core';
 import { createDemoApp, type DemoApp } from './app.js';
+import { seedWanted } from './seed.js';
 
 const port = Number(process.env.PORT ?? 3000);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -14,6 +15,8 @@ try {
   demo = await createDemoApp({
     ...(process.env.FW_DB_URL ? { dbUrl: process.env.FW_DB_URL } : {}),
     ...(process.env.FW_ADMIN_PASSWORD ? { adminPassword: process.env.FW_ADMIN_PASSWORD } : {}),
+    // Sample data on first start, so every page shows something; FW_DEMO_SEED=0 skips it.
+    seed: seedWanted(process.env.FW_DEMO_SEED),
   });
 } catch (error) {
   // A database that cannot be opened, or a bad setting, is the operator's to fix: say what and
@@ -25,6 +28,13 @@ try {
 if (demo.generatedAdminPassword) {
   console.log(`Created the administrator account "admin" with the password: ${demo.generatedAdminPassword}`);
   console.log('It is shown only this once; set FW_ADMIN_PASSWORD to choose it yourself on a new database.');
+}
+if (demo.seeded?.seeded) {
+  console.log(
+    `Wrote sample data: ${Object.entries(demo.seeded.counts)
+      .map(([model, n]) => `${n} ${model}`)
+      .join(', ')} (FW_DEMO_SEED=0 skips it on a new database).`,
+  );
 }
 const host = process.env.HOST || '127.0.0.1';
 const server = demo.app.listen(port, host, () => {

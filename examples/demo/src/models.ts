@@ -11,6 +11,7 @@ export const Book = defineModel({
   name: 'Book',
   title: { en: 'Books', 'zh-CN': '图书' },
   table: 'demo_book',
+  singularTitle: { en: 'Book', 'zh-CN': '图书' },
   power: { export: true, importable: true },
   fields: {
     title: { views: { title: { en: 'Title', 'zh-CN': '书名' } }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 200 }] },
@@ -44,6 +45,7 @@ export const Category = defineModel({
   name: 'Category',
   title: { en: 'Categories', 'zh-CN': '分类' },
   table: 'demo_category',
+  singularTitle: { en: 'Category', 'zh-CN': '分类' },
   treeParentField: 'parentId',
   fields: {
     name: { views: { title: { en: 'Name', 'zh-CN': '名称' } }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 100 }] },
@@ -64,6 +66,7 @@ export const Author = defineModel({
   name: 'Author',
   title: { en: 'Authors', 'zh-CN': '作者' },
   table: 'demo_author',
+  singularTitle: { en: 'Author', 'zh-CN': '作者' },
   fields: {
     name: { views: { title: { en: 'Name', 'zh-CN': '名称' } }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 100 }] },
     bio: { views: { title: { en: 'Biography', 'zh-CN': '简介' }, show: false }, edit: { type: 'TEXTAREA' }, rules: [{ type: 'length', max: 2000 }] },
@@ -111,6 +114,7 @@ export const Salary = defineModel({
   name: 'Salary',
   title: { en: 'Salaries', 'zh-CN': '薪资' },
   table: 'demo_salary',
+  singularTitle: { en: 'Salary', 'zh-CN': '薪资' },
   power: { ai: false, print: false },
   fields: {
     employee: { views: { title: { en: 'Employee', 'zh-CN': '员工' } }, edit: { notNull: true } },
@@ -123,6 +127,7 @@ export const Contract = defineModel({
   name: 'Contract',
   title: { en: 'Contracts', 'zh-CN': '合同' },
   table: 'demo_contract',
+  singularTitle: { en: 'Contract', 'zh-CN': '合同' },
   power: { cellEdit: false },
   fields: {
     party: { views: { title: { en: 'Party', 'zh-CN': '签约方' } }, edit: { notNull: true } },
@@ -135,6 +140,7 @@ export const Project = defineModel({
   name: 'Project',
   title: { en: 'Projects', 'zh-CN': '项目' },
   table: 'demo_project',
+  singularTitle: { en: 'Project', 'zh-CN': '项目' },
   fields: {
     name: { views: { title: { en: 'Name', 'zh-CN': '名称' } }, edit: { notNull: true } },
     startDate: { views: { title: { en: 'Start', 'zh-CN': '开始日期' } }, edit: { type: 'DATE', notNull: true } },
@@ -172,6 +178,7 @@ export const Task = defineModel({
   name: 'Task',
   title: { en: 'Tasks', 'zh-CN': '任务' },
   table: 'demo_task',
+  singularTitle: { en: 'Task', 'zh-CN': '任务' },
   power: {
     powerHandler: (power, { user }) => {
       if (!user.isAdmin) power.delete = false;

@@ -349,6 +349,7 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         titles: ref('FwTitles'),
         primaryKey: { type: 'string' },
         tree: { type: 'boolean' },
+        singularTitle: { type: 'string' },
         treeParentField: { type: 'string' },
         orderBy: {
           type: 'array',

@@ -176,12 +176,16 @@ function modelPaths(model: ModelDefinition): Paths {
       },
     });
   }
-  if (p.importable && p.add) {
-    const counted = { type: 'object', properties: { imported: { type: 'integer', minimum: 0 } }, required: ['imported'], additionalProperties: false };
+  if (p.importable && (p.add || p.edit)) {
+    const count = { type: 'integer', minimum: 0 };
+    const counted = { type: 'object', properties: { imported: count, added: count, updated: count }, required: ['imported', 'added', 'updated'], additionalProperties: false };
+    const modes = [...(p.add ? ['add'] : []), ...(p.edit ? ['update'] : []), 'upsert'];
     add(`/data/import/${n}`, 'post', {
       operationId: `import${n}`,
-      summary: `Add the rows of a CSV file or a workbook, all or nothing`,
-      description: 'Errors name the row and column of every failing cell in `details[].path`.',
+      summary: `Add or update the rows of a CSV file or a workbook, all or nothing`,
+      description:
+        'Errors name the row and column of every failing cell in `details[].path`, sorted by row, then column. `mode`: `add` (every row is new), `update` (rows matched by id; an unmatched row is an error), `upsert` (rows with an id update, rows without one are added).',
+      parameters: [queryParam('mode', { enum: modes, default: modes[0] }, 'How rows are written: add, update (by id) or upsert')],
       requestBody: {
         required: true,
         content: {
@@ -198,7 +202,7 @@ function modelPaths(model: ModelDefinition): Paths {
           },
         },
       },
-      responses: { 200: jsonAnswer('How many rows were added', counted), ...errors(400, 401, 403, 409, 413, 415, 422) },
+      responses: { 200: jsonAnswer('How many rows were written, added and updated', counted), ...errors(400, 401, 403, 409, 413, 415, 422) },
     });
     add(`/data/import-template/${n}`, 'get', {
       operationId: `importTemplate${n}`,

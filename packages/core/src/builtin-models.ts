@@ -29,6 +29,7 @@ export const FwUserModel = defineModel({
   name: 'FwUser',
   title: 'Users',
   table: 'fw_user',
+  singularTitle: 'User',
   fields: {
     account: {
       views: { title: 'Account' },
@@ -65,6 +66,7 @@ export const FwRoleModel = defineModel({
   name: 'FwRole',
   title: 'Roles',
   table: 'fw_role',
+  singularTitle: 'Role',
   fields: {
     code: { views: { title: 'Code' }, edit: { notNull: true, cellEdit: false }, rules: [{ type: 'length', min: 1, max: 64 }] },
     name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
@@ -83,6 +85,7 @@ export const FwOrgModel = defineModel({
   name: 'FwOrg',
   title: 'Organisations',
   table: 'fw_org',
+  singularTitle: 'Organisation',
   treeParentField: 'parentId',
   fields: {
     code: { views: { title: 'Code' }, rules: [{ type: 'length', max: 64 }] },
@@ -98,6 +101,7 @@ export const FwMenuModel = defineModel({
   name: 'FwMenu',
   title: 'Menus',
   table: 'fw_menu',
+  singularTitle: 'Menu',
   treeParentField: 'parentId',
   fields: {
     code: { views: { title: 'Code' }, rules: [{ type: 'length', max: 128 }] },
@@ -150,6 +154,7 @@ export const FwOpenApiModel = defineModel({
   name: 'FwOpenApi',
   title: 'Open API keys',
   table: 'fw_open_api',
+  singularTitle: 'Open API key',
   fields: {
     // Generated when the key is added (read-only to clients).
     appId: { column: 'app_id', views: { title: 'App id' }, edit: { readonly: true } },
@@ -178,6 +183,7 @@ export const FwLlmModel = defineModel({
   name: 'FwLlm',
   title: 'Language models',
   table: 'fw_llm',
+  singularTitle: 'Language model',
   fields: {
     name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
     provider: { views: { title: 'Provider' }, rules: [{ type: 'length', max: 64 }] },
@@ -194,6 +200,7 @@ export const FwEmbeddingModelModel = defineModel({
   name: 'FwEmbeddingModel',
   title: 'Embedding models',
   table: 'fw_embedding_model',
+  singularTitle: 'Embedding model',
   fields: {
     name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
     apiDomain: { column: 'api_domain', views: { title: 'API domain' }, edit: { notNull: true, cellEdit: false }, rules: [{ type: 'length', max: 255 }] },
@@ -209,6 +216,7 @@ export const FwAgentModel = defineModel({
   name: 'FwAgent',
   title: 'Agents',
   table: 'fw_agent',
+  singularTitle: 'Agent',
   fields: {
     name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
     url: {
@@ -230,6 +238,7 @@ export const FwBiDatasourceModel = defineModel({
   name: 'FwBiDatasource',
   title: 'BI data sources',
   table: 'fw_bi_datasource',
+  singularTitle: 'BI data source',
   fields: {
     name: { views: { title: 'Name' }, edit: { notNull: true }, rules: [{ type: 'length', max: 128 }] },
     dialect: { views: { title: 'Dialect' }, rules: [{ type: 'length', max: 32 }] },
@@ -267,6 +276,7 @@ export const FwLoginLogModel = defineModel({
   name: 'FwLoginLog',
   title: 'Login log',
   table: 'fw_login_log',
+  singularTitle: 'Login log entry',
   power: readOnly,
   // Newest first (issue 20 §5); the id breaks ties between sign-ins of the same millisecond.
   orderBy: [
@@ -294,6 +304,7 @@ export const FwOperateLogModel = defineModel({
   name: 'FwOperateLog',
   title: 'Operation log',
   table: 'fw_operate_log',
+  singularTitle: 'Operation log entry',
   power: readOnly,
   orderBy: [
     { field: 'createdAt', order: 'desc' },

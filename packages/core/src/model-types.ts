@@ -299,6 +299,12 @@ export interface ModelDefinitionInput<R extends Row = Row> {
   name: string;
   /** Display name; one text, or one per language (`{ en: 'Books', 'zh-CN': '图书' }`). @default name */
   title?: LocalizedText;
+  /**
+   * The title of one row (`'Book'` for `'Books'`), one text or one per language: the admin UI's
+   * drawers read "Add Book", "Edit Book #3". Without it (or without it in the UI's language when
+   * the title is translated) they read "Books: new entry", "Books: edit #3".
+   */
+  singularTitle?: LocalizedText;
   /** Database table. @default the name in snake_case */
   table?: string;
   /** Primary-key field; declared automatically as a hidden integer when absent from `fields`. @default 'id' */
@@ -354,6 +360,10 @@ export interface ModelDefinition<R extends Row = Row> {
   readonly title: string;
   /** The title per language, when declared so. */
   readonly titles?: LocalizedTitles;
+  /** The title of one row, when declared. */
+  readonly singularTitle: string | undefined;
+  /** The singular title per language, when declared so. */
+  readonly singularTitles?: LocalizedTitles;
   readonly table: string;
   readonly primaryKey: string;
   /** The declared switches with defaults applied; what enforcement points check `ai` / `cellEdit` against. */

@@ -29,6 +29,13 @@ function expectDefinitionError(fn: () => unknown, key: string, text?: RegExp): v
 }
 
 describe('defineModel(input)', () => {
+  it('takes an optional singular title (drawer titles: "Add Book"), a non-empty string', () => {
+    expect(defineModel(setup({ title: 'Books', singularTitle: 'Book' })).singularTitle).to.equal('Book');
+    expect(defineModel(setup()).singularTitle).to.equal(undefined);
+    expectDefinitionError(() => defineModel(setup({ singularTitle: '' })), 'Book.singularTitle', /non-empty string/);
+    expectDefinitionError(() => defineModel(setup({ singularTitle: 3 as unknown as string })), 'Book.singularTitle');
+  });
+
   it('applies the reference defaults to every power flag', () => {
     const model = defineModel(setup());
     expect(model.power).to.deep.equal({

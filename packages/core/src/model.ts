@@ -46,7 +46,7 @@ type Row = Record<string, unknown>;
 
 const NAME_RE = /^[A-Za-z][A-Za-z0-9_]*$/;
 const DATA_PROXY_HOOKS = ['beforeAdd', 'afterAdd', 'beforeUpdate', 'afterUpdate', 'beforeDelete', 'afterDelete', 'beforeFetch', 'afterFetch', 'validate'] as const;
-const MODEL_KEYS = new Set(['name', 'title', 'table', 'primaryKey', 'power', 'fields', 'rules', 'rowRules', 'dataProxy', 'treeParentField', 'orderBy']);
+const MODEL_KEYS = new Set(['name', 'title', 'singularTitle', 'table', 'primaryKey', 'power', 'fields', 'rules', 'rowRules', 'dataProxy', 'treeParentField', 'orderBy']);
 
 function snakeCase(name: string): string {
   return name
@@ -177,10 +177,13 @@ export function defineModel<R extends Row = Row>(input: ModelDefinitionInput<R>)
     fields[field.name] = Object.freeze({ ...field, rules: Object.freeze(rulesByField.get(field.name) ?? []) });
   }
   const title = checkLocalizedText(`${name}.title`, input.title, name);
+  const singular = input.singularTitle === undefined ? undefined : checkLocalizedText(`${name}.singularTitle`, input.singularTitle, name);
   return Object.freeze({
     name,
     title: title.text,
     ...(title.translations ? { titles: title.translations } : {}),
+    singularTitle: singular?.text,
+    ...(singular?.translations ? { singularTitles: singular.translations } : {}),
     table,
     primaryKey,
     power: Object.freeze(flags),

@@ -252,38 +252,7 @@ export class AuditedWriter {
         log.before = log.request = state.keyChanged = undefined;
         state.endSessions = false;
       }
-      await this.transaction(model, log, async (trx) => {
-        const context: DataHookContext = { ...outerContext, transaction: trx };
-        const stored = await this.#reader.loadVisible(model, actor, 'update', id, trx, true);
-        log.before = stored;
-        // Read under the row lock, so no save can slip in between this check and the write.
-        refuseStale(model, id, stored, options, state);
-        const next = await build(stored);
-        next[model.primaryKey] = id;
-        // What was asked, in one shape for the edit form and the cell editor: the values that differ.
-        log.request = { id, changes: changes(model, stored, next) };
-        // Refused grants before validation, and again after a hook that may change the row (see insert).
-        if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
-        await extraValidation(model, next, context, this.#store.dialect, this.#passwordPolicy);
-        await model.dataProxy.beforeUpdate?.(next, context);
-        next[model.primaryKey] = id;
-        if (codes && model.dataProxy.beforeUpdate) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
-        await checkReferences(this.#registry, model, trx, next, stored);
-        const files = await this.#attachments.prepare(model, actor.user.id, next, stored, String(id), trx);
-        const changed = changes(model, stored, next);
-        state.endSessions = this.#sessions.endsUserSessions(model, changed);
-        if (endsKeySessions(model, changed)) state.keyChanged = stored;
-        const { row: withSecrets, extraColumns } = await secretsForStorage(model, next);
-        const columns = { ...changedColumns(model, stored, withSecrets), ...extraColumns, ...passwordSetColumns(model, withSecrets, actor.user.id, id) };
-        delete columns[pkColumn(model)];
-        stampUpdate(model, changed, columns, next);
-        if (Object.keys(columns).length > 0) await writing(model, next, () => trx(model.table).where(pkColumn(model), id).update(columns));
-        const collections = new Set(Object.keys(changed).filter((f) => model.fields[f]?.edit.collection));
-        await this.#writeCollections(model, trx, id, next, collections);
-        this.#deleteFilesAfterCommit(trx, await this.#attachments.apply(model, files, String(id), trx));
-        await model.dataProxy.afterUpdate?.(next, context);
-        finishUpdate(model, actor, id, stored, next, changed, state);
-      });
+      await this.transaction(model, log, (trx) => this.#updateRow(model, actor, trx, id, build, options, codes, outerContext, log, state));
     }).catch(async (error: unknown) => {
       const stale = state.stale;
       if (!stale) throw error;
@@ -292,12 +261,80 @@ export class AuditedWriter {
       const version = rowVersion(model, stale);
       throw new FwError('STALE_ROW', (error as Error).message, { headers: { ETag: version }, extra: { current: current ?? stale, version } });
     });
-    if (state.endSessions) await this.#sessions.endUserSessions(id, actor);
-    if (state.keyChanged) await this.#sessions.endKeySessions(model, [state.keyChanged]);
-    if (state.event && state.event.changed.length > 0) this.#emit(state.event);
+    await this.afterUpdate(model, actor, id, state);
     // The answer is the row as written (no second read), shown the way the table shows it.
     const [shown] = await this.#reader.afterFetch(model, actor, 'details', [{ ...state.written! }]);
     return shown ?? state.written!;
+  }
+
+  /**
+   * The general update of one visible row inside `trx` (the edit form's path, also taken by an
+   * import's updated rows): load it under a lock, build, validate, hooks, grant rules, references,
+   * write the changed columns. `state` collects what {@link afterUpdate} needs once `trx` commits.
+   */
+  async updateIn(
+    model: ModelDefinition,
+    actor: Actor,
+    trx: Knex.Transaction,
+    id: number,
+    build: (stored: FormRow) => FormRow | Promise<FormRow>,
+    options: UpdateOptions,
+    codes: ReadonlySet<string> | undefined,
+    outerContext: DataHookContext,
+    state: UpdateState,
+  ): Promise<void> {
+    return this.#updateRow(model, actor, trx, id, build, options, codes, outerContext, undefined, state);
+  }
+
+  /** What follows a committed update: the sessions it ends, its edit event. */
+  async afterUpdate(model: ModelDefinition, actor: Actor, id: number, state: UpdateState): Promise<void> {
+    if (state.endSessions) await this.#sessions.endUserSessions(id, actor);
+    if (state.keyChanged) await this.#sessions.endKeySessions(model, [state.keyChanged]);
+    if (state.event && state.event.changed.length > 0) this.#emit(state.event);
+  }
+
+  async #updateRow(
+    model: ModelDefinition,
+    actor: Actor,
+    trx: Knex.Transaction,
+    id: number,
+    build: (stored: FormRow) => FormRow | Promise<FormRow>,
+    options: UpdateOptions,
+    codes: ReadonlySet<string> | undefined,
+    outerContext: DataHookContext,
+    log: LogNotes | undefined,
+    state: UpdateState,
+  ): Promise<void> {
+    const context: DataHookContext = { ...outerContext, transaction: trx };
+    const stored = await this.#reader.loadVisible(model, actor, 'update', id, trx, true);
+    if (log) log.before = stored;
+    // Read under the row lock, so no save can slip in between this check and the write.
+    refuseStale(model, id, stored, options, state);
+    const next = await build(stored);
+    next[model.primaryKey] = id;
+    // What was asked, in one shape for the edit form and the cell editor: the values that differ.
+    if (log) log.request = { id, changes: changes(model, stored, next) };
+    // Refused grants before validation, and again after a hook that may change the row (see insert).
+    if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
+    await extraValidation(model, next, context, this.#store.dialect, this.#passwordPolicy);
+    await model.dataProxy.beforeUpdate?.(next, context);
+    next[model.primaryKey] = id;
+    if (codes && model.dataProxy.beforeUpdate) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
+    await checkReferences(this.#registry, model, trx, next, stored);
+    const files = await this.#attachments.prepare(model, actor.user.id, next, stored, String(id), trx);
+    const changed = changes(model, stored, next);
+    state.endSessions = this.#sessions.endsUserSessions(model, changed);
+    if (endsKeySessions(model, changed)) state.keyChanged = stored;
+    const { row: withSecrets, extraColumns } = await secretsForStorage(model, next);
+    const columns = { ...changedColumns(model, stored, withSecrets), ...extraColumns, ...passwordSetColumns(model, withSecrets, actor.user.id, id) };
+    delete columns[pkColumn(model)];
+    stampUpdate(model, changed, columns, next);
+    if (Object.keys(columns).length > 0) await writing(model, next, () => trx(model.table).where(pkColumn(model), id).update(columns));
+    const collections = new Set(Object.keys(changed).filter((f) => model.fields[f]?.edit.collection));
+    await this.#writeCollections(model, trx, id, next, collections);
+    this.#deleteFilesAfterCommit(trx, await this.#attachments.apply(model, files, String(id), trx));
+    await model.dataProxy.afterUpdate?.(next, context);
+    finishUpdate(model, actor, id, stored, next, changed, state);
   }
 
   /** Deletes the visible rows `ids`, all or none: `beforeDelete`, collections, rows, `afterDelete`; then ends their sessions. */

@@ -272,7 +272,7 @@ describeEachSql('fwData(options): bad input is a 4xx, never a 500', (db, spec) =
   describe('an export whose first query fails', () => {
     it('answers an error status, not a 200 cut off after the header line', async () => {
       const allowed = await f.agent.get(`${api}/data/export/Book`).set('token', admin).expect(200);
-      expect(allowed.text).to.contain('title,isbn');
+      expect(allowed.text).to.match(/title,isbn/i);
       await f.store.knex.schema.renameTable('t_book', 't_book_away');
       try {
         const res = await f.agent.get(`${api}/data/export/Book`).set('token', admin);

@@ -19,7 +19,10 @@ export { DEFAULT_QUERY_LIMITS, applyConditions, likePattern, parseConditions, pa
 export type { QueryLimits, TableQuery } from './query.js';
 export { csvCell, csvLine, csvLines, parseCsv } from './transfer/csv.js';
 export { XLSX_TYPE, readWorkbook, workbookStream } from './transfer/xlsx.js';
+export { templateExample } from './transfers.js';
 export type { TransferFormat } from './transfers.js';
+export { IMPORT_MODES } from './transfer-import.js';
+export type { ImportMode, ImportResult } from './transfer-import.js';
 export type { CsvLimits } from './transfer/csv.js';
 export { MASK, maskForLog } from './operate-log.js';
 export { escapeHtml, printPage } from './print.js';

@@ -15,6 +15,11 @@ function display(model: ModelDefinition, field: string, value: unknown): string 
   // Attachments print as their file names (the caller escapes them).
   if (def.edit.type === EditType.ATTACHMENT && Array.isArray(value)) return value.map((f: { name?: unknown }) => String(f?.name ?? '')).join(', ');
   if (Array.isArray(value)) return value.join(', ');
+  // Dates read as the admin UI shows them: YYYY-MM-DD; a point in time with its seconds, in UTC.
+  if (def.edit.type === EditType.DATETIME) {
+    const at = new Date(value instanceof Date ? value : String(value));
+    if (!Number.isNaN(at.getTime())) return `${at.toISOString().slice(0, 10)} ${at.toISOString().slice(11, 19)} UTC`;
+  }
   return String(value);
 }
 

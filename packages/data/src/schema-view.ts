@@ -35,6 +35,10 @@ export interface ModelView {
   title: string;
   /** The title per language, when the model declares it so. */
   titles?: LocalizedTitles;
+  /** The title of one row, when the model declares it (`singularTitle`). */
+  singularTitle?: string;
+  /** The singular title per language, when declared so. */
+  singularTitles?: LocalizedTitles;
   primaryKey: string;
   tree: boolean;
   /** Tree models: the field holding a row's parent. */
@@ -67,6 +71,8 @@ export function modelView(model: ModelDefinition, registry: ModelRegistry): Mode
     name: model.name,
     title: model.title,
     ...(model.titles ? { titles: model.titles } : {}),
+    ...(model.singularTitle !== undefined ? { singularTitle: model.singularTitle } : {}),
+    ...(model.singularTitles ? { singularTitles: model.singularTitles } : {}),
     primaryKey: model.primaryKey,
     tree: model.treeParentField !== undefined,
     ...(model.treeParentField !== undefined ? { treeParentField: model.treeParentField } : {}),

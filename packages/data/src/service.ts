@@ -34,6 +34,7 @@ import { hookContext, isObject, rowId } from './service-util.js';
 import type { Actor, DataServiceOptions, TablePage, UpdateOptions } from './service-types.js';
 import { SessionEnds } from './session-ends.js';
 import { Transfers, type TransferFormat } from './transfers.js';
+import type { ImportMode, ImportResult } from './transfer-import.js';
 import { readBody } from './write-checks.js';
 
 export type { Actor, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service-types.js';
@@ -351,22 +352,33 @@ export class DataService {
   }
 
   /**
-   * Imports CSV rows (header = field names or column titles), all or nothing: every row is
-   * converted and validated, and hooks run, inside one transaction. Needs `importable` and `add`.
+   * Imports CSV rows (header = field names or column titles, any case), all or nothing: every row
+   * is converted and validated, and hooks run, inside one transaction. Needs `importable`, and
+   * `add` for added rows, `edit` for updated ones (`mode`: add, update or upsert; see runImport).
    */
-  async importCsv(name: string, actor: Actor, text: string): Promise<{ imported: number }> {
+  async importCsv(name: string, actor: Actor, text: string, mode: ImportMode = 'add'): Promise<ImportResult> {
     const model = this.model(name);
-    await this.require(model, actor, ['importable', 'add']);
-    const codes = await this.#grantCodes(model, actor);
-    return this.#transfers.importCsv(model, actor, text, codes);
+    const power = await this.requireImport(model, actor, mode);
+    return this.#transfers.importCsv(model, actor, text, { mode, power, codes: await this.#grantCodes(model, actor) });
   }
 
-  /** Imports the first sheet of an `.xlsx` workbook, like {@link importCsv}. Needs `importable` and `add`. */
-  async importXlsx(name: string, actor: Actor, file: Buffer): Promise<{ imported: number }> {
+  /** Imports the first sheet of an `.xlsx` workbook, like {@link importCsv}. */
+  async importXlsx(name: string, actor: Actor, file: Buffer, mode: ImportMode = 'add'): Promise<ImportResult> {
     const model = this.model(name);
-    await this.require(model, actor, ['importable', 'add']);
-    const codes = await this.#grantCodes(model, actor);
-    return this.#transfers.importXlsx(model, actor, file, codes);
+    const power = await this.requireImport(model, actor, mode);
+    return this.#transfers.importXlsx(model, actor, file, { mode, power, codes: await this.#grantCodes(model, actor) });
+  }
+
+  /**
+   * The power an import in `mode` needs before its file is read: `importable`, and `add` (mode
+   * add), `edit` (mode update) or either (mode upsert; each row is then held to its own flag).
+   */
+  async requireImport(model: ModelDefinition, actor: Actor, mode: ImportMode): Promise<PowerObject> {
+    if (mode === 'add') return this.require(model, actor, ['importable', 'add']);
+    if (mode === 'update') return this.require(model, actor, ['importable', 'edit']);
+    const power = await this.require(model, actor, 'importable');
+    if (!power.add && !power.edit) assertPower(power, 'add', model.name);
+    return power;
   }
 
   /** The import template (header and one example row) as a workbook or CSV. Needs `importable`. */

@@ -9,6 +9,7 @@ import { fwRoute, readMultipart, readRawBody, readTextBody } from '@fw/http';
 import type { DataService } from './service.js';
 import type { Actor } from './service-types.js';
 import type { TransferFormat } from './transfers.js';
+import { importMode } from './transfer-import.js';
 import { XLSX_TYPE, looksLikeZip } from './transfer/xlsx.js';
 
 /** What {@link transferRoutes} need from fwData. */
@@ -42,7 +43,14 @@ function formatOf(ctx: Context, fallback: TransferFormat): TransferFormat {
   return format;
 }
 
+/**
+ * The header convention of every export and template, said in a response header: column titles
+ * (a field's name where its title would not lead back to it), choices as their labels.
+ */
+export const TRANSFER_HEADER = 'titles; values=labels';
+
 function download(ctx: Context, name: string, format: TransferFormat): void {
+  ctx.set('Fw-Transfer-Header', TRANSFER_HEADER);
   ctx.type = format === 'xlsx' ? XLSX_TYPE : 'text/csv; charset=utf-8';
   ctx.set('Content-Disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}.${format}"`);
   ctx.set('Cache-Control', 'no-store');
@@ -70,7 +78,7 @@ function csvText(bytes: Buffer): string {
 }
 
 /**
- * Adds `GET /data/export/:fw?format=csv|xlsx`, `POST /data/import/:fw` and
+ * Adds `GET /data/export/:fw?format=csv|xlsx`, `POST /data/import/:fw?mode=add|update|upsert` and
  * `GET /data/import-template/:fw?format=xlsx|csv` to the data router.
  */
 export function transferRoutes(router: Router, deps: TransferRouteDeps): void {
@@ -112,14 +120,20 @@ export function transferRoutes(router: Router, deps: TransferRouteDeps): void {
 
   router.post('/data/import/:fw', fwRoute(async (ctx) => {
     const who = await actor(ctx);
-    // Power first: someone who may not import sends no bytes to the memory or the disk.
-    await service.require(service.model(param(ctx)), who, ['importable', 'add']).catch((error: unknown) => {
-      ctx.req.resume();
-      throw error;
-    });
+    // Mode and power first: someone who may not import sends no bytes to the memory or the disk.
+    const mode = await Promise.resolve()
+      .then(async () => {
+        const chosen = importMode(queryValue(ctx, 'mode'));
+        await service.requireImport(service.model(param(ctx)), who, chosen);
+        return chosen;
+      })
+      .catch((error: unknown) => {
+        ctx.req.resume();
+        throw error;
+      });
     const type = ctx.get('content-type');
     if (XLSX_CONTENT_TYPE.test(type)) {
-      ctx.body = await service.importXlsx(param(ctx), who, await readRawBody(ctx, { limit: importBodyLimit }));
+      ctx.body = await service.importXlsx(param(ctx), who, await readRawBody(ctx, { limit: importBodyLimit }), mode);
       return;
     }
     if (MULTIPART_TYPE.test(type)) {
@@ -129,14 +143,14 @@ export function transferRoutes(router: Router, deps: TransferRouteDeps): void {
         if (!file) throw new FwError('BAD_REQUEST', 'The form has no file field "file"', { details: [{ path: 'file', type: 'required', message: 'a file is required' }] });
         const bytes = await readFile(file.path);
         if (bytes.length === 0) throw new FwError('BAD_REQUEST', 'The file is empty', { details: [{ path: 'file', type: 'required', message: 'the file is empty' }] });
-        ctx.body = sniff(bytes, file.name) === 'xlsx' ? await service.importXlsx(param(ctx), who, bytes) : await service.importCsv(param(ctx), who, csvText(bytes));
+        ctx.body = sniff(bytes, file.name) === 'xlsx' ? await service.importXlsx(param(ctx), who, bytes, mode) : await service.importCsv(param(ctx), who, csvText(bytes), mode);
       } finally {
         await body.cleanup();
       }
       return;
     }
     const text = await readTextBody(ctx, { limit: importBodyLimit, type: CSV_TYPE, typeName: ACCEPTED });
-    ctx.body = await service.importCsv(param(ctx), who, text);
+    ctx.body = await service.importCsv(param(ctx), who, text, mode);
   }));
 
   router.get('/data/import-template/:fw', fwRoute(async (ctx) => {

@@ -38,23 +38,38 @@ export function cellPosition(sheetRow: number, columnIndex: number | undefined, 
   return `row ${sheetRow}, column ${columnLetter(columnIndex)}${title ? ` (${title})` : ''}`;
 }
 
+/** One key per text, `null` where two entries share it. */
+function uniqueIndex(entries: ReadonlyArray<[string, string]>): Map<string, string | null> {
+  const index = new Map<string, string | null>();
+  for (const [text, name] of entries) index.set(text, index.has(text) && index.get(text) !== name ? null : name);
+  return index;
+}
+
 /**
- * Matches a header row to fields: a cell names a field by its name or, failing that, by its
- * column title (what the workbook export and the template write). Case-sensitive, trimmed.
+ * Matches a header row to fields, the one convention of CSV and workbook imports: a cell names a
+ * field by its name (exactly, then case-insensitively) or, failing that, by its column title
+ * (case-insensitively). Trimmed. A name or title two fields share names neither.
  * @returns the field name per header cell (`undefined` for an unknown one)
  */
 export function matchHeader(model: ModelDefinition, header: readonly string[]): Array<string | undefined> {
-  const byTitle = new Map<string, string | null>();
-  for (const field of Object.values(model.fields)) {
-    const title = columnTitle(field);
-    // A title two fields share names neither: the header must then use the field name.
-    byTitle.set(title, byTitle.has(title) ? null : field.name);
-  }
+  const fields = Object.values(model.fields);
+  const byName = uniqueIndex(fields.map((f) => [f.name.toLowerCase(), f.name]));
+  const byTitle = uniqueIndex(fields.map((f) => [columnTitle(f).trim().toLowerCase(), f.name]));
   return header.map((cell) => {
     const text = cell.trim();
     if (Object.hasOwn(model.fields, text)) return text;
-    return byTitle.get(text) ?? undefined;
+    const lower = text.toLowerCase();
+    return byName.get(lower) ?? byTitle.get(lower) ?? undefined;
   });
+}
+
+/**
+ * The header an export and a template write, the same for CSV and workbooks: each column's title,
+ * or its field name where the title would not lead back to that field (two columns share it, or
+ * it reads as another field's name), so every exported file imports back.
+ */
+export function headerCells(model: ModelDefinition, columns: readonly TransferColumn[]): string[] {
+  return columns.map((c) => (matchHeader(model, [c.title])[0] === c.name ? c.title : c.name));
 }
 
 function choiceLabel(field: FieldDefinition, value: unknown): unknown {
@@ -63,21 +78,19 @@ function choiceLabel(field: FieldDefinition, value: unknown): unknown {
 }
 
 /**
- * The choice value a cell names. A workbook writes labels, so a label is looked up first there; a
- * CSV file writes values, so a value wins there (a label that spells another choice's value then
- * still means that value, and the export imports back).
+ * The choice value a cell names: exports write labels, so a label is looked up first; a cell that
+ * is no label but spells a choice's value means that value (hand-written files, older exports).
  */
-function choiceValue(field: FieldDefinition, cell: unknown, prefer: CellSource): unknown {
+function choiceValue(field: FieldDefinition, cell: unknown): unknown {
   if (typeof cell !== 'string') return cell;
   const text = cell.trim();
   const choices = field.edit.choices ?? [];
-  if (prefer === 'csv' && choices.some((c) => String(c.value) === text)) return text;
   const byLabel = choices.find((c) => c.label !== undefined && c.label === text);
-  return byLabel ? byLabel.value : text;
+  if (byLabel) return byLabel.value;
+  const byValue = choices.find((c) => String(c.value) === text);
+  return byValue ? byValue.value : text;
 }
 
-/** Where a cell comes from: a workbook (choices as labels) or a CSV file (choices as values). */
-export type CellSource = 'xlsx' | 'csv';
 
 function utcDate(text: string): Date | undefined {
   const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text);
@@ -108,6 +121,16 @@ export function toSheetValue(field: FieldDefinition, value: unknown): SheetValue
   }
 }
 
+/**
+ * A field's form value as a CSV cell: what the workbook holds ({@link toSheetValue}: choice labels,
+ * lists as JSON), with dates as `YYYY-MM-DD` and date-times as ISO text.
+ */
+export function toCsvValue(field: FieldDefinition, value: unknown): unknown {
+  const cell = toSheetValue(field, value);
+  if (!(cell instanceof Date)) return cell;
+  return field.edit.type === EditType.DATE ? cell.toISOString().slice(0, 10) : cell.toISOString();
+}
+
 /** The number format of a typed workbook column, if it has one. */
 export function sheetNumberFormat(field: FieldDefinition): string | undefined {
   if (field.edit.type === EditType.DATE) return 'yyyy-mm-dd';
@@ -124,14 +147,14 @@ const pad = (n: number) => String(n).padStart(2, '0');
  * result (a cached result can be stale or missing, so the import could store a value nobody saw).
  * @returns the input, or the reason the cell is refused
  */
-export function fromSheetValue(field: FieldDefinition, cell: unknown, source: CellSource = 'xlsx'): { value: unknown } | { error: string; type: string } {
+export function fromSheetValue(field: FieldDefinition, cell: unknown): { value: unknown } | { error: string; type: string } {
   if (cell === null || cell === undefined) return { value: null };
   if (typeof cell === 'object' && !(cell instanceof Date)) {
     const object = cell as Record<string, unknown>;
     if ('formula' in object || 'sharedFormula' in object) return { error: 'is a formula; formulas are not imported (paste it as a value)', type: 'formula' };
     if ('error' in object) return { error: `is an error cell (${String(object.error)})`, type: 'typeError' };
-    if (Array.isArray(object.richText)) return fromSheetValue(field, (object.richText as Array<{ text?: unknown }>).map((r) => String(r.text ?? '')).join(''), source);
-    if ('text' in object) return fromSheetValue(field, object.text, source);
+    if (Array.isArray(object.richText)) return fromSheetValue(field, (object.richText as Array<{ text?: unknown }>).map((r) => String(r.text ?? '')).join(''));
+    if ('text' in object) return fromSheetValue(field, object.text);
     return { error: 'is not a value a cell can hold', type: 'typeError' };
   }
   if (cell instanceof Date) {
@@ -142,12 +165,12 @@ export function fromSheetValue(field: FieldDefinition, cell: unknown, source: Ce
   }
   switch (field.edit.type) {
     case EditType.CHOICE:
-      return { value: choiceValue(field, cell, source) };
+      return { value: choiceValue(field, cell) };
     case EditType.MULTI_CHOICE: {
       if (typeof cell !== 'string' || !cell.trim().startsWith('[')) return { value: cell };
       try {
         const list: unknown = JSON.parse(cell);
-        return { value: Array.isArray(list) ? list.map((item) => choiceValue(field, item, source)) : cell };
+        return { value: Array.isArray(list) ? list.map((item) => choiceValue(field, item)) : cell };
       } catch {
         return { value: cell };
       }

@@ -2,10 +2,13 @@ import { deflateRawSync } from 'node:zlib';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import ExcelJS from 'exceljs';
-import { FwError, defineModel } from '@fw/core';
-import { cellPosition, columnLetter, fromSheetValue, matchHeader, sheetNumberFormat, toSheetValue, transferColumns, type SheetValue } from './cells.js';
+import { BUILTIN_MODELS, FwError, defineModel } from '@fw/core';
+import { validateRow } from '@fw/row-patch';
+import { newRow } from '../row-changes.js';
+import { templateExample } from '../transfers.js';
+import { cellPosition, columnLetter, fromSheetValue, matchHeader, sheetNumberFormat, toCsvValue, toSheetValue, transferColumns, type SheetValue } from './cells.js';
 import { csvCell, csvLine, parseCsv, uncsvCell } from './csv.js';
-import { templateCsv, templateWorkbook } from './template.js';
+import { exampleRow, templateCsv, templateWorkbook } from './template.js';
 import { checkUnpackedSize, readWorkbook, workbookStream } from './xlsx.js';
 
 const Item = defineModel({
@@ -87,6 +90,8 @@ describe('transfer/cells', () => {
     expect([0, 1, 25, 26, 27, 701, 702].map(columnLetter)).to.deep.equal(['A', 'B', 'Z', 'AA', 'AB', 'ZZ', 'AAA']);
     expect(cellPosition(3, 1, 'Title')).to.equal('row 3, column B (Title)');
     expect(matchHeader(Item, ['Title', 'price', ' In print ', 'nope'])).to.deep.equal(['title', 'price', 'inPrint', undefined]);
+    // Case-insensitive: the name first, then the title.
+    expect(matchHeader(Item, ['TITLE', 'PRICE', 'in PRINT', 'inprint'])).to.deep.equal(['title', 'price', 'inPrint', 'inPrint']);
   });
 
   it('types workbook cells and reads them back: dates, choice labels, booleans; refuses formulas', () => {
@@ -97,10 +102,11 @@ describe('transfer/cells', () => {
     expect(fromSheetValue(f.published!, new Date('2024-02-29T00:00:00Z'))).to.deep.equal({ value: '2024-02-29' });
     expect(fromSheetValue(f.genre!, 'Essay, long')).to.deep.equal({ value: 'essay' });
     expect(fromSheetValue(f.genre!, 'novel')).to.deep.equal({ value: 'novel' });
-    // Labels that spell another choice's value: a workbook means the label, a CSV file the value.
+    // Labels that spell another choice's value: both formats export labels, so the label wins.
     const Swap = defineModel({ name: 'Swap', table: 't_swap', fields: { k: { edit: { type: 'CHOICE', choices: [{ value: 'a', label: 'b' }, { value: 'b', label: 'a' }] } } } });
-    expect(fromSheetValue(Swap.fields.k!, 'a', 'xlsx')).to.deep.equal({ value: 'b' });
-    expect(fromSheetValue(Swap.fields.k!, 'a', 'csv')).to.deep.equal({ value: 'a' });
+    expect(fromSheetValue(Swap.fields.k!, 'a')).to.deep.equal({ value: 'b' });
+    expect(toCsvValue(f.genre!, 'essay')).to.equal('Essay, long');
+    expect(toCsvValue(f.published!, '2024-02-29')).to.equal('2024-02-29');
     expect(fromSheetValue(f.price!, { formula: 'A1*2', result: 4 })).to.include({ type: 'formula' });
     expect(fromSheetValue(f.title!, { richText: [{ text: 'a' }, { text: 'b' }] })).to.deep.equal({ value: 'ab' });
   });
@@ -155,7 +161,8 @@ describe('transfer/xlsx (exceljs streaming)', () => {
   });
 
   it('builds the template: titles, an example row, drop-down lists on CHOICE and BOOLEAN columns', async () => {
-    const file = await templateWorkbook('Item', columns);
+    const example = await exampleRow(Item, columns);
+    const file = await templateWorkbook('Item', columns, example);
     const { header, rows } = await readWorkbook(file, limits);
     expect(header).to.deep.equal(['Title', 'Genre', 'Price', 'Published', 'In print']);
     expect(rows).to.have.length(1);
@@ -168,6 +175,34 @@ describe('transfer/xlsx (exceljs streaming)', () => {
     expect(validations['B2']!.formulae).to.deep.equal(['Lists!$A$1:$A$2']);
     expect(validations['E2']!.formulae).to.deep.equal(['"TRUE,FALSE"']);
     expect(book.getWorksheet('Lists')!.getCell('A2').value).to.equal('Essay, long');
-    expect(templateCsv(columns)).to.match(/^title,genre,price,published,inPrint\r\n/);
+    // The CSV template writes the same header and values as the workbook.
+    expect(templateCsv(columns, example)).to.match(/^Title,Genre,Price,Published,In print\r\nExample Title,Novel,1.5,2025-01-31,true\r\n$/);
+  });
+});
+
+describe('transfer/template example rows', () => {
+  it("pass the model's own rules for every built-in model and for pattern, length, range and row rules", async () => {
+    const Isbn = defineModel({
+      name: 'Isbn',
+      table: 't_isbn',
+      fields: {
+        isbn: { edit: { notNull: true }, rules: [{ type: 'pattern', pattern: '^(97[89])?\\d{9}[\\dX]$' }] },
+        code: { rules: [{ type: 'length', min: 3, max: 5 }] },
+        qty: { edit: { type: 'NUMBER', integer: true }, rules: [{ type: 'range', min: 10, max: 20 }] },
+        url: { rules: [{ type: 'pattern', pattern: '^https?://' }] },
+        start: { edit: { type: 'DATE', notNull: true } },
+        end: { edit: { type: 'DATE' } },
+      },
+      rowRules: [{ name: 'order', fields: ['start', 'end'], test: (row) => row.end == null || String(row.end) >= String(row.start), message: 'end before start' }],
+    });
+    for (const model of [...BUILTIN_MODELS, Isbn]) {
+      const { row, emptied } = await templateExample(model);
+      expect(emptied, model.name).to.deep.equal([]);
+      // Fields a template has no column for (secrets, read-only) are not the example's to fill.
+      const refused = (await validateRow(model, newRow(model, row))).filter((e) => Object.hasOwn(row, e.path ?? ''));
+      expect(refused, model.name).to.deep.equal([]);
+    }
+    const { row } = await templateExample(Isbn);
+    expect(row).to.include({ isbn: '9780441172719', code: 'Examp', qty: 10, url: 'https://example.com' });
   });
 });

@@ -85,7 +85,16 @@ export function LoginPage() {
           {title}
         </Typography.Title>
         {error && <Alert type="error" showIcon title={error} className="fw-login-error" style={{ marginBottom: 16 }} role="alert" />}
-        <Form form={form} layout="vertical" onFinish={submit} requiredMark={false} name="login">
+        <Form
+          form={form}
+          layout="vertical"
+          onFinish={submit}
+          // A refusal belongs to the attempt it answered: editing a field or trying again clears it.
+          onValuesChange={() => setError(undefined)}
+          onFinishFailed={() => setError(undefined)}
+          requiredMark={false}
+          name="login"
+        >
           <Form.Item name="account" label={t('login.account')} rules={[{ required: true, message: t('login.required', { what: t('login.account') }) }]}>
             <Input prefix={<UserOutlined />} autoComplete="username" autoFocus />
           </Form.Item>

@@ -115,5 +115,7 @@ export function useReference(fw: string, field: string, params: { search?: strin
 
 /** After a write to a model: its table pages, tree, details, and every reference list. */
 export function invalidateModel(client: QueryClient, fw: string): Promise<void> {
-  return Promise.all([client.invalidateQueries({ queryKey: keys.model(fw) }), client.invalidateQueries({ queryKey: ['reference'] })]).then(() => undefined);
+  // A write to the users may change the signed-in person's own name: the header reads userinfo.
+  const own = fw === 'FwUser' ? [client.invalidateQueries({ queryKey: keys.userinfo })] : [];
+  return Promise.all([client.invalidateQueries({ queryKey: keys.model(fw) }), client.invalidateQueries({ queryKey: ['reference'] }), ...own]).then(() => undefined);
 }

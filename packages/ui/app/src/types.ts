@@ -45,6 +45,10 @@ export interface ModelView {
   title: string;
   /** The title per language, when the model declares it so. */
   titles?: Record<string, string>;
+  /** The title of one row ("Book"), when the model declares it. */
+  singularTitle?: string;
+  /** The singular title per language, when declared so. */
+  singularTitles?: Record<string, string>;
   primaryKey: string;
   tree: boolean;
   treeParentField?: string;

@@ -219,6 +219,26 @@ export const en = {
   'table.resize': 'Resize {column} (arrow keys)',
   'table.saveFailed': 'The table layout could not be saved: {error}',
   'table.moreActions': 'Row actions',
+
+  // Issue 20 §11 and the small items (H7): import modes, drawer titles without a singular title.
+  'form.addTitlePlural': '{model}: new entry',
+  'form.editTitlePlural': '{model}: edit #{id}',
+  'form.copyTitlePlural': '{model}: copy of #{id}',
+  'import.title': 'Import into {model}',
+  'import.mode': 'How rows are written',
+  'import.modeAdd': 'Add',
+  'import.modeAddHelp': 'Every row becomes a new row; an id column is ignored.',
+  'import.modeUpdate': 'Update',
+  'import.modeUpdateHelp': 'Every row changes the row with its id; a row whose id is missing or unknown is an error, never added.',
+  'import.modeUpsert': 'Update or add',
+  'import.modeUpsertHelp': 'A row with an id changes that row; a row without one is added.',
+  'import.convention':
+    'CSV or Excel (.xlsx). The header names each column by its title or its field key, in any case; choices by label or value. Exports write titles and labels, so an export imports back.',
+  'import.chooseFile': 'Choose a file and import',
+  'import.row': 'Row',
+  'import.column': 'Column',
+  'import.problem': 'Problem',
+  'import.done': 'Imported {count} rows: {added} added, {updated} updated',
 } as const;
 
 /** The keys of Fw's messages. */

@@ -37,6 +37,18 @@ function hostField(locale: string, field: FieldView): FieldView {
 }
 
 /**
+ * A host model's singular title in `locale`: its own translation; else the plain one, unless the
+ * model's title is translated into `locale` and the singular is not (no English "Book" beside "图书").
+ */
+function withSingular(model: BuildView['model'], locale: string): { singularTitle?: string } {
+  const own = model.singularTitles?.[locale];
+  if (own) return { singularTitle: own };
+  if (locale !== 'en' && model.titles?.[locale]) return {};
+  const plain = model.singularTitles?.en || model.singularTitle;
+  return plain ? { singularTitle: plain } : {};
+}
+
+/**
  * A build answer with every title, column title and choice label in the user's language: from
  * the model catalog for a built-in model, from the declared translations for a host model.
  */
@@ -44,9 +56,13 @@ export function localizeBuild(build: BuildView, locale: string, models: ModelMes
   const { model } = build;
   const builtinTitle = catalogText(models, `title.${model.name}`);
   if (builtinTitle !== undefined) {
-    return { ...build, model: { ...model, title: builtinTitle, fields: model.fields.map((f) => builtinField(models, model.name, f)) } };
+    // A built-in model's singular title is English: other languages use the catalog's title.
+    const { singularTitle, ...rest } = model;
+    const singular = locale === 'en' ? singularTitle : undefined;
+    return { ...build, model: { ...rest, ...(singular ? { singularTitle: singular } : {}), title: builtinTitle, fields: model.fields.map((f) => builtinField(models, model.name, f)) } };
   }
-  return { ...build, model: { ...model, title: pickTitle(model.titles, locale, model.title), fields: model.fields.map((f) => hostField(locale, f)) } };
+  const { singularTitle, ...rest } = model;
+  return { ...build, model: { ...rest, ...withSingular(model, locale), title: pickTitle(model.titles, locale, model.title), fields: model.fields.map((f) => hostField(locale, f)) } };
 }
 
 /**

@@ -220,4 +220,23 @@ export const zhCN: Messages = {
   'table.resize': '调整 {column} 的宽度（方向键）',
   'table.saveFailed': '表格布局未能保存：{error}',
   'table.moreActions': '行操作',
+
+  // Issue 20 §11 和小问题（H7）：导入方式、没有单数标题时的抽屉标题。
+  'form.addTitlePlural': '{model}：新建',
+  'form.editTitlePlural': '{model}：编辑 #{id}',
+  'form.copyTitlePlural': '{model}：复制 #{id}',
+  'import.title': '导入到{model}',
+  'import.mode': '写入方式',
+  'import.modeAdd': '新增',
+  'import.modeAddHelp': '每一行都作为新行添加；忽略 id 列。',
+  'import.modeUpdate': '更新',
+  'import.modeUpdateHelp': '每一行按其 id 更新对应的行；缺少 id 或找不到对应行的行会报错，绝不会被新增。',
+  'import.modeUpsert': '更新或新增',
+  'import.modeUpsertHelp': '有 id 的行更新该行；没有 id 的行作为新行添加。',
+  'import.convention': '支持 CSV 或 Excel（.xlsx）。表头可用列标题或字段名（不区分大小写）；选项可用显示名或取值。导出写入标题和显示名，因此导出的文件可以直接导回。',
+  'import.chooseFile': '选择文件并导入',
+  'import.row': '行',
+  'import.column': '列',
+  'import.problem': '问题',
+  'import.done': '已导入 {count} 行：新增 {added} 行，更新 {updated} 行',
 };

@@ -1,16 +1,13 @@
-// Import: the chosen file (CSV or an Excel workbook) goes as a multipart file field, and the server
-// tells the two apart by their bytes; a refused file lists every failing cell with its row and
-// column. The menu beside it downloads the import template.
-import { useRef, useState } from 'react';
+// Import: the button opens the import dialog (mode, file; see ImportDialog), the menu beside it
+// downloads the import template.
+import { useState } from 'react';
 import { App, Button, Dropdown, Space } from 'antd';
 import { DownOutlined, UploadOutlined } from '@ant-design/icons';
-import { useQueryClient } from '@tanstack/react-query';
-import { api, apiUrl, ApiError } from '../api';
+import { apiUrl, ApiError } from '../api';
 import { getToken } from '../auth';
 import { useI18n } from '../i18n';
-import { invalidateModel } from '../queries';
-
-const ACCEPT = '.csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+import { useBuild } from '../queries';
+import { ImportDialog } from './ImportDialog';
 
 /** Saves a download the API serves only with the token header (the template), through a blob link. */
 async function download(path: string, filename: string): Promise<void> {
@@ -27,57 +24,13 @@ async function download(path: string, filename: string): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
-/** The import button of a model, with the template downloads in its menu. */
+/** The import button of a model (it opens the import dialog), with the template downloads in its menu. */
 export function ImportButton({ fw }: { fw: string }) {
   const { t } = useI18n();
-  const { message, modal } = App.useApp();
-  const queryClient = useQueryClient();
-  const input = useRef<HTMLInputElement>(null);
-  const [busy, setBusy] = useState(false);
-
-  const upload = async (file: File) => {
-    setBusy(true);
-    try {
-      const form = new FormData();
-      form.append('file', file, file.name);
-      const answer = await api<{ imported: number }>(`/data/import/${encodeURIComponent(fw)}`, { body: form });
-      message.success(t('model.imported', { count: answer.imported }));
-      await invalidateModel(queryClient, fw);
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) return;
-      const details = error instanceof ApiError ? error.details : [];
-      modal.error({
-        title: t('model.importRefused'),
-        width: 560,
-        className: 'fw-import-refused',
-        content: (
-          <div>
-            {/* The server's message, when it says more than the title. */}
-            {error instanceof Error && error.message !== t('model.importRefused') && <p>{error.message}</p>}
-            {details.length > 0 && (
-              <ul className="fw-import-errors">
-                {/* A cell error's message starts with its place ("row 3, column B (Price): …"). */}
-                {details.map((d, i) => (
-                  <li key={i}>
-                    {d.row === undefined && d.path ? (
-                      <>
-                        <code>{d.path}</code>: {d.message}
-                      </>
-                    ) : (
-                      d.message
-                    )}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </div>
-        ),
-      });
-    } finally {
-      setBusy(false);
-      if (input.current) input.current.value = '';
-    }
-  };
+  const { message } = App.useApp();
+  const build = useBuild(fw).data;
+  const title = build?.model.title ?? fw;
+  const [open, setOpen] = useState(false);
 
   const template = async (format: 'xlsx' | 'csv') => {
     try {
@@ -89,19 +42,8 @@ export function ImportButton({ fw }: { fw: string }) {
 
   return (
     <>
-      <input
-        ref={input}
-        type="file"
-        accept={ACCEPT}
-        hidden
-        className="fw-import-file"
-        onChange={(e) => {
-          const file = e.target.files?.[0];
-          if (file) void upload(file);
-        }}
-      />
       <Space.Compact>
-        <Button icon={<UploadOutlined />} loading={busy} onClick={() => input.current?.click()} className="fw-import">
+        <Button icon={<UploadOutlined />} onClick={() => setOpen(true)} className="fw-import">
           {t('model.import')}
         </Button>
         <Dropdown
@@ -117,6 +59,7 @@ export function ImportButton({ fw }: { fw: string }) {
           <Button icon={<DownOutlined />} aria-label={t('model.importMore')} className="fw-import-menu" />
         </Dropdown>
       </Space.Compact>
+      <ImportDialog fw={fw} title={title} open={open} onClose={() => setOpen(false)} power={build?.power} />
     </>
   );
 }

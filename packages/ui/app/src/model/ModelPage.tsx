@@ -271,7 +271,7 @@ function ModelTable({ build }: { build: BuildView }) {
           }
         />
       )}
-      {drawer && <RowDrawer build={build} state={drawer} onClose={() => setDrawer(undefined)} />}
+      {drawer && <RowDrawer build={build} state={drawer} onClose={() => setDrawer(undefined)} onSwitch={setDrawer} />}
       {editing && <CellEditor key={`${editing.id}:${editing.field.name}`} fw={fw} target={editing} onClose={() => setEditing(undefined)} onSaved={onCellSaved} />}
     </div>
   );

@@ -2,6 +2,7 @@
 // (If-Match); a 409 STALE_ROW shows what the row holds now and offers to load it.
 import { useEffect, useMemo, useState } from 'react';
 import { Alert, App, Button, Descriptions, Drawer, Form, Result, Space, Spin } from 'antd';
+import { EditOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError, request } from '../api';
 import { useI18n } from '../i18n';
@@ -13,6 +14,9 @@ import { FieldItem } from './FieldItem';
 import { formFields, formTitle, keyOf } from './fields';
 import { ReferenceLabels } from './references';
 import { PermissionSummary } from '../power/PermissionSummary';
+import { drawerTitle } from './drawerTitle';
+import { can } from './power';
+import { FormRowContext } from './rowContext';
 
 /** What the drawer shows. */
 export type DrawerState = { mode: 'add' } | { mode: 'edit' | 'copy' | 'details'; id: number };
@@ -42,7 +46,7 @@ function DetailsView({ build, row }: { build: BuildView; row: Row }) {
           ) : isReference(f) ? (
             <ReferenceLabels model={fw} field={f.name} value={row[f.name]} />
           ) : (
-            renderValue(f, row[f.name], undefined, t, { model: fw, rowId: row[key] })
+            renderValue(f, row[f.name], undefined, t, { model: fw, rowId: row[key], preview: true })
           ),
         })),
       ]}
@@ -59,7 +63,7 @@ function initialValues(build: BuildView, mode: DrawerState['mode'], row: Row | u
 }
 
 /** The add / edit / copy / details drawer. */
-export function RowDrawer({ build, state, onClose }: { build: BuildView; state: DrawerState; onClose: () => void }) {
+export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildView; state: DrawerState; onClose: () => void; onSwitch?: (next: DrawerState) => void }) {
   const { t } = useI18n();
   const { message } = App.useApp();
   const queryClient = useQueryClient();
@@ -83,10 +87,7 @@ export function RowDrawer({ build, state, onClose }: { build: BuildView; state: 
     }
   }, [details.data, state.mode, build, form]);
 
-  const title =
-    state.mode === 'add'
-      ? t('form.addTitle', { model: build.model.title })
-      : t(state.mode === 'edit' ? 'form.editTitle' : state.mode === 'copy' ? 'form.copyTitle' : 'form.detailsTitle', { model: build.model.title, id: state.id });
+  const title = drawerTitle(t, build.model, state);
 
   const submit = async (values: Row) => {
     setBusy(true);
@@ -137,7 +138,15 @@ export function RowDrawer({ build, state, onClose }: { build: BuildView; state: 
       destroyOnHidden
       className={`fw-drawer fw-drawer-${state.mode}`}
       extra={
-        !readOnly && (
+        readOnly ? (
+          // Details → the edit form of the same row, when the power allows editing.
+          onSwitch &&
+          can(build, 'edit') && (
+            <Button type="primary" icon={<EditOutlined />} className="fw-details-edit" onClick={() => onSwitch({ mode: 'edit', id: state.id })}>
+              {t('model.edit')}
+            </Button>
+          )
+        ) : (
           <Space>
             <Button onClick={onClose}>{t('form.cancel')}</Button>
             <Button type="primary" loading={busy} onClick={() => form.submit()} disabled={loading || failed}>
@@ -192,11 +201,13 @@ export function RowDrawer({ build, state, onClose }: { build: BuildView; state: 
             />
           )}
           {problems.length > 0 && <Alert type="error" showIcon style={{ marginBottom: 16 }} title={problems.join('; ')} className="fw-form-error" />}
-          <Form form={form} layout="vertical" onFinish={submit} name={`row-${state.mode}`} scrollToFirstError>
-            {fields.map((f, i) => (
-              <FieldItem key={f.name} field={f} model={fw} autoFocus={i === 0} keepEmptyPassword={state.mode === 'edit'} />
-            ))}
-          </Form>
+          <FormRowContext value={state.mode === 'edit' ? state.id : undefined}>
+            <Form form={form} layout="vertical" onFinish={submit} name={`row-${state.mode}`} scrollToFirstError>
+              {fields.map((f, i) => (
+                <FieldItem key={f.name} field={f} model={fw} autoFocus={i === 0} keepEmptyPassword={state.mode === 'edit'} />
+              ))}
+            </Form>
+          </FormRowContext>
         </>
       )}
     </Drawer>

@@ -10,6 +10,7 @@ import { getToken } from '../auth';
 import { useI18n } from '../i18n';
 import type { AttachmentValue, FieldView } from '../types';
 import type { InputProps } from './inputs';
+import { useFormRowId } from './rowContext';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
@@ -69,8 +70,51 @@ function Thumbnail({ path, name }: { path: string; name: string }) {
   return url ? <img className="fw-thumbnail" src={url} alt={name} title={name} /> : <span className="fw-thumbnail fw-thumbnail-empty" title={name} />;
 }
 
+/**
+ * Blob URLs of image files for the form's preview: files uploaded in this form from the browser's
+ * own copy, stored ones fetched with the token (the page's CSP allows `blob:` images only).
+ */
+function usePreviews(model: string, field: FieldView, rowId: unknown, files: AttachmentValue[], local: Record<string, string>): Record<string, string> {
+  const [stored, setStored] = useState<Record<string, string>>({});
+  const wanted = field.attachment?.image && rowId !== undefined ? files.filter((f) => !local[f.id]).map((f) => f.id) : [];
+  const key = wanted.join(',');
+  useEffect(() => {
+    if (!key) return;
+    let live = true;
+    const made: string[] = [];
+    for (const id of key.split(',')) {
+      fetchFile(filePath(model, field.name, rowId, id), true)
+        .then((blob) => {
+          const url = URL.createObjectURL(blob);
+          made.push(url);
+          if (live) setStored((old) => ({ ...old, [id]: url }));
+        })
+        .catch(() => undefined);
+    }
+    return () => {
+      live = false;
+      for (const url of made) URL.revokeObjectURL(url);
+    };
+  }, [model, field.name, rowId, key]);
+  return { ...stored, ...local };
+}
+
 /** The files of a row's ATTACHMENT field: links that download, or a thumbnail for image fields in the table. */
-export function AttachmentList({ model, field, rowId, value, thumbnail }: { model: string; field: FieldView; rowId: unknown; value: unknown; thumbnail?: boolean }) {
+export function AttachmentList({
+  model,
+  field,
+  rowId,
+  value,
+  thumbnail,
+  preview,
+}: {
+  model: string;
+  field: FieldView;
+  rowId: unknown;
+  value: unknown;
+  thumbnail?: boolean;
+  preview?: boolean;
+}) {
   const { t } = useI18n();
   const files = filesOf(value);
   if (files.length === 0) return null;
@@ -84,12 +128,17 @@ export function AttachmentList({ model, field, rowId, value, thumbnail }: { mode
     );
   }
   const save = (f: AttachmentValue) => download(filePath(model, field.name, rowId, f.id), f.name).catch(() => void message.error(t('upload.downloadFailed')));
+  // The details view of an image field: each file's thumbnail above its download link.
+  const shown = preview && field.attachment?.image;
   return (
     <Space size={[8, 2]} wrap className="fw-attachments">
       {files.map((f) => (
-        <Button key={f.id} type="link" size="small" className="fw-attachment-link" onClick={() => void save(f)} title={`${f.name} (${formatSize(f.size)})`}>
-          {f.name}
-        </Button>
+        <Space key={f.id} direction={shown ? 'vertical' : 'horizontal'} size={2} className={shown ? 'fw-attachment-preview' : undefined}>
+          {shown && <Thumbnail path={filePath(model, field.name, rowId, f.id)} name={f.name} />}
+          <Button type="link" size="small" className="fw-attachment-link" onClick={() => void save(f)} title={`${f.name} (${formatSize(f.size)})`}>
+            {f.name}
+          </Button>
+        </Space>
       ))}
     </Space>
   );
@@ -107,6 +156,10 @@ function limitsText(field: FieldView, t: ReturnType<typeof useI18n>['t']): strin
 export function AttachmentInput({ field, model, value, onChange, id, disabled }: InputProps) {
   const { t } = useI18n();
   const files = filesOf(value);
+  const image = field.attachment?.image === true;
+  // Image fields preview their files: this browser's copy of a new upload, else the stored file.
+  const [local, setLocal] = useState<Record<string, string>>({});
+  const previews = usePreviews(model, field, useFormRowId(), files, local);
   const max = field.attachment?.maxFiles ?? 1;
   const [uploading, setUploading] = useState<UploadFile[]>([]);
   // The latest value, for uploads finishing one after another before the form re-renders.
@@ -115,7 +168,10 @@ export function AttachmentInput({ field, model, value, onChange, id, disabled }:
   const accept = (field.attachment?.accept.length ? field.attachment.accept : field.attachment?.image ? IMAGE_TYPES : []).join(',');
   // Failed uploads stay listed (red, removable) but take no place.
   const full = files.length + uploading.filter((u) => u.status === 'uploading').length >= max;
-  const fileList: UploadFile[] = [...files.map((f) => ({ uid: f.id, name: f.name, status: 'done' as const, size: f.size, type: f.type })), ...uploading];
+  const fileList: UploadFile[] = [
+    ...files.map((f) => ({ uid: f.id, name: f.name, status: 'done' as const, size: f.size, type: f.type, ...(previews[f.id] ? { thumbUrl: previews[f.id] } : {}) })),
+    ...uploading,
+  ];
   return (
     <div className="fw-upload" id={id}>
       <Upload
@@ -124,6 +180,7 @@ export function AttachmentInput({ field, model, value, onChange, id, disabled }:
         accept={accept || undefined}
         disabled={disabled || full}
         fileList={fileList}
+        listType={image ? 'picture' : 'text'}
         showUploadList={{ showPreviewIcon: false, showDownloadIcon: false }}
         onRemove={(file) => {
           latest.current = files.filter((f) => f.id !== file.uid);
@@ -142,6 +199,10 @@ export function AttachmentInput({ field, model, value, onChange, id, disabled }:
             setUploading((list) => list.filter((u) => u.uid !== file.uid));
             // A single-file field replaces its file; a multiple one adds.
             latest.current = max > 1 ? [...latest.current, ...data.files] : data.files;
+            if (image && data.files[0]) {
+              const url = URL.createObjectURL(file);
+              setLocal((old) => ({ ...old, [data.files[0]!.id]: url }));
+            }
             onChange?.(latest.current);
             options.onSuccess?.(data);
           } catch (error) {

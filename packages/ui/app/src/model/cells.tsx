@@ -12,19 +12,22 @@ type T = (key: MessageKey) => string;
 /** id → label of the reference and collection fields of the rows on screen. */
 export type Labels = Record<string, Record<string, string>>;
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: '2-digit', day: '2-digit', timeZone: 'UTC' });
+const pad = (n: number) => String(n).padStart(2, '0');
 
-/** A DATE ("YYYY-MM-DD") in the browser's locale; the calendar day, whatever the time zone. */
+/**
+ * A DATE as `YYYY-MM-DD`, the calendar day whatever the time zone: one format in the table, the
+ * details, the form's date picker, exports and the print page (issue 20).
+ */
 export function formatDate(value: unknown): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(String(value));
-  if (!m) return String(value);
-  return dateFormat.format(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))));
+  return m ? `${m[1]}-${m[2]}-${m[3]}` : String(value);
 }
 
-/** A DATETIME in the UI's language and the browser's time zone. */
+/** A DATETIME as `YYYY-MM-DD HH:mm:ss` in the browser's time zone, as the form's date-time picker shows it. */
 export function formatDateTime(value: unknown): string {
   const d = new Date(String(value));
-  return Number.isNaN(d.getTime()) ? String(value) : uiDateTimeFormat().format(d);
+  if (Number.isNaN(d.getTime())) return String(value);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
 function referenceLabel(labels: Labels | undefined, field: string, id: unknown): string {
@@ -36,6 +39,8 @@ export interface ValuePlace {
   model: string;
   rowId: unknown;
   thumbnail?: boolean;
+  /** The details view: image files show a preview above their download link. */
+  preview?: boolean;
 }
 
 /** The value of `field` as a person reads it. */
@@ -62,7 +67,7 @@ export function renderValue(field: FieldView, value: unknown, labels: Labels | u
     case 'COLLECTION':
       return Array.isArray(value) ? value.map((v) => <Tag key={String(v)}>{referenceLabel(labels, field.name, v)}</Tag>) : String(value);
     case 'ATTACHMENT':
-      if (place) return <AttachmentList model={place.model} field={field} rowId={place.rowId} value={value} thumbnail={place.thumbnail} />;
+      if (place) return <AttachmentList model={place.model} field={field} rowId={place.rowId} value={value} thumbnail={place.thumbnail} preview={place.preview} />;
       return Array.isArray(value) ? value.map((f: { id?: string; name?: string }) => <Tag key={String(f?.id)}>{String(f?.name ?? '')}</Tag>) : null;
     default:
       return typeof value === 'object' ? JSON.stringify(value) : String(value);

@@ -14,7 +14,7 @@ export interface CellPlace {
 
 /**
  * Whether the user may do `action` on the model, as the route that serves it decides:
- * copy needs `copy` and `add`, import needs `importable` and `add`, a cell editor needs `edit`,
+ * copy needs `copy` and `add`, import needs `importable` and `add` or `edit`, a cell editor needs `edit`,
  * `cellEdit`, a flat (not tree) table that is not a sub-table, and a field whose own `cellEdit`
  * (the model's and the field's switches, read-only, key, collection and password combined by the
  * server) is true.
@@ -25,7 +25,8 @@ export function can(build: BuildView, action: UiAction, place?: CellPlace): bool
     case 'copy':
       return p.copy && p.add;
     case 'import':
-      return p.importable && p.add;
+      // Adding rows needs `add`; updating them by id (import modes update, upsert) needs `edit`.
+      return p.importable && (p.add || p.edit);
     case 'cellEdit':
       return p.edit && p.cellEdit && !build.model.tree && !place?.subTable && place?.field.cellEdit === true;
     default:

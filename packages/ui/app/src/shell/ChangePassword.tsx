@@ -5,9 +5,21 @@ import { encodePassword } from '@fw/login/client';
 import { ApiError, api } from '../api';
 import { takeReturn } from '../auth';
 import { useI18n } from '../i18n';
-import { navigate } from '../router';
+import { currentPath, navigate } from '../router';
 import { keys, useLoginSettings } from '../queries';
 import { localPolicyRefusal, policyMessage } from '../passwordPolicy';
+
+/** The password page's path, naming the page to return to afterwards (the one the person is on). */
+export function passwordPath(from: string = currentPath()): string {
+  return from.startsWith('/password') ? from : `/password?back=${encodeURIComponent(from)}`;
+}
+
+/** Where to go after a change: the page named by `back` (an app path), else the sign-in's remembered place, else home. */
+function returnPath(): string {
+  const back = new URLSearchParams(currentPath().split('?')[1] ?? '').get('back');
+  if (back && back.startsWith('/') && !back.startsWith('//') && !back.startsWith('/password')) return back;
+  return takeReturn() ?? '/';
+}
 
 interface Values {
   pwd: string;
@@ -41,7 +53,7 @@ export function ChangePassword({ forced, account, onSignOut }: { forced: boolean
       await queryClient.invalidateQueries({ queryKey: keys.userinfo });
       await queryClient.invalidateQueries({ queryKey: keys.menu });
       form.resetFields();
-      navigate(takeReturn() ?? '/', { replace: true });
+      navigate(returnPath(), { replace: true });
     } catch (e) {
       if (e instanceof ApiError && e.status === 429) setError(t('login.lockedOut', { seconds: e.retryAfter ?? 60 }));
       else if (e instanceof ApiError && e.code === 'PASSWORD_POLICY') {

@@ -12,7 +12,7 @@ import { Link, navigate, useLocation } from '../router';
 import { loadModelPage } from '../prefetch';
 import { keys, useMenu, useUserInfo } from '../queries';
 import type { MenuEntry, UserInfo } from '../types';
-import { ChangePassword } from './ChangePassword';
+import { ChangePassword, passwordPath } from './ChangePassword';
 import { LocaleSwitch } from './LocaleSwitch';
 import { OnlineUsers } from './OnlineUsers';
 import { MySessions } from './Sessions';
@@ -215,7 +215,7 @@ export function Shell() {
   if (pathname === '/password') return <ChangePassword forced={false} account={user.data.account} />;
 
   const userMenu: MenuProps['items'] = [
-    { key: 'pwd', icon: <KeyOutlined />, label: t('user.changePassword'), onClick: () => navigate('/password') },
+    { key: 'pwd', icon: <KeyOutlined />, label: t('user.changePassword'), onClick: () => navigate(passwordPath()) },
     { key: 'sessions', icon: <LaptopOutlined />, label: t('user.sessions'), onClick: () => navigate('/sessions') },
     { key: 'permissions', icon: <SafetyCertificateOutlined />, label: t('perm.myPermissions'), onClick: () => navigate('/permissions') },
     ...(user.data.isAdmin ? [{ key: 'online', icon: <TeamOutlined />, label: t('user.onlineUsers'), onClick: () => navigate('/online-users') }] : []),
