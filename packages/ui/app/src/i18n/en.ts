@@ -141,6 +141,12 @@ export const en = {
   'pwd.rule.notCommon': 'This password is one of the most common ones; choose another',
   'pwd.signOut': 'Sign out instead',
   'pwd.required': 'Your password must be changed before you can go on.',
+  // Issue 20 §2/§3 (H2): the keyboard cell editor and accessibility.
+  'cell.hintKeys': 'Enter saves · Tab saves and moves on · Esc cancels',
+  'cell.label': '{column}, {row}',
+  'cell.editable': 'Editable: Enter or F2 to edit',
+  'cell.readOnly': 'Read only',
+  'a11y.skipToContent': 'Skip to content',
 } as const;
 
 /** The keys of Fw's messages. */

@@ -142,4 +142,10 @@ export const zhCN: Messages = {
   'pwd.rule.notCommon': '这是最常见的密码之一，请换一个',
   'pwd.signOut': '退出登录',
   'pwd.required': '必须先修改密码才能继续。',
+  // Issue 20 §2/§3 (H2)：键盘单元格编辑与无障碍。
+  'cell.hintKeys': '回车保存 · Tab 保存并移到下一格 · Esc 取消',
+  'cell.label': '{column}，{row}',
+  'cell.editable': '可编辑：按回车或 F2 编辑',
+  'cell.readOnly': '只读',
+  'a11y.skipToContent': '跳到主要内容',
 };

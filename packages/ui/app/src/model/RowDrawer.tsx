@@ -4,6 +4,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { Alert, App, Button, Descriptions, Drawer, Form, Result, Space, Spin } from 'antd';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError, request } from '../api';
+import { useReturnFocus } from '../focus';
 import { useI18n } from '../i18n';
 import { invalidateModel, useDetails } from '../queries';
 import type { BuildView, FieldView, Row } from '../types';
@@ -55,6 +56,7 @@ export function RowDrawer({ build, state, onClose }: { build: BuildView; state: 
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const [form] = Form.useForm<Row>();
+  useReturnFocus();
   const fw = build.model.name;
   const id = state.mode === 'add' ? undefined : state.id;
   const details = useDetails(fw, id);

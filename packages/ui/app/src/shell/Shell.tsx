@@ -16,6 +16,7 @@ import { ChangePassword } from './ChangePassword';
 import { LocaleSwitch } from './LocaleSwitch';
 import { OnlineUsers } from './OnlineUsers';
 import { MySessions } from './Sessions';
+import { MAIN_ID, SkipLink } from './SkipLink';
 import { menuIcon } from './icons';
 import { linkHref, pageSrc } from './menuTargets';
 
@@ -232,6 +233,7 @@ export function Shell() {
 
   return (
     <Layout className="fw-shell">
+      <SkipLink />
       <Layout.Header className="fw-header">
         <Link to="/" className="fw-brand">
           {config.title}
@@ -260,7 +262,7 @@ export function Shell() {
             className="fw-nav"
           />
         </Layout.Sider>
-        <Layout.Content className="fw-content">
+        <Layout.Content className="fw-content" id={MAIN_ID} tabIndex={-1}>
           <Suspense fallback={<Spin tip={t('app.loading')} />}>{content}</Suspense>
         </Layout.Content>
       </Layout>
