@@ -53,6 +53,14 @@ function target(root: HTMLElement, from: HTMLElement, move: CellMove): HTMLEleme
   }
 }
 
+/**
+ * antd's hidden measure row (a table with horizontal scroll) copies the header, "select all"
+ * checkbox included, under aria-hidden: out of the Tab order, as aria-hidden content must be.
+ */
+function hideMeasureControls(root: HTMLElement): void {
+  for (const control of root.querySelectorAll<HTMLElement>('.ant-table-measure-row :is(input, button, a[href], [tabindex])')) control.tabIndex = -1;
+}
+
 const KEYS: Record<string, CellMove> = { ArrowLeft: 'left', ArrowRight: 'right', ArrowUp: 'up', ArrowDown: 'down', Home: 'home', End: 'end' };
 
 /** What a cell needs to be part of the grid. */
@@ -81,7 +89,9 @@ export function useCellFocus(scope: RefObject<HTMLElement | null>) {
   // the first cell becomes it.
   useEffect(() => {
     const root = scope.current;
-    if (!root || root.querySelector(`${CELL}[tabindex="0"]`)) return;
+    if (!root) return;
+    hideMeasureControls(root);
+    if (root.querySelector(`${CELL}[tabindex="0"]`)) return;
     const first = root.querySelector<HTMLElement>(CELL);
     if (first && first.id !== active) setActive(first.id);
   });

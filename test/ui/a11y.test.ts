@@ -1,0 +1,139 @@
+// Accessibility of the admin UI (issue 20 §3), in real Chromium: axe-core finds no serious or
+// critical violation on the sign-in page, home, a model page with rows, the add and edit form
+// drawers and the open cell editor; and a keyboard walk: the skip link is the first Tab stop and
+// leads into the content, and a drawer closed with Esc gives the focus back to its opener.
+import { join } from 'node:path';
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { describeBrowser } from '@fw/test-utils';
+import { axeViolations, formatViolations } from './axe.js';
+import { apiToken, openPage, openSignedIn, rowWith, shot, startDemo, waitUntil, type UiDemo } from './support.js';
+
+async function expectNoSerious(page: Page, where: string): Promise<void> {
+  const violations = await axeViolations(page);
+  expect(violations, formatViolations(where, violations)).to.deep.equal([]);
+}
+
+/** A description of the focused element: its tag, class and text, for assertions and failures. */
+function focused(page: Page): Promise<{ tag: string; cls: string; text: string; inMain: boolean; id: string }> {
+  return page.evaluate(
+    `(() => { const e = document.activeElement; return { tag: e.tagName.toLowerCase(), cls: String(e.className), text: (e.textContent || '').trim().slice(0, 60), inMain: Boolean(e.closest('#fw-main')), id: e.id }; })()`,
+  ) as Promise<{ tag: string; cls: string; text: string; inMain: boolean; id: string }>;
+}
+
+describeBrowser('admin UI: accessibility (axe-core) and keyboard', (browser) => {
+  let ui: UiDemo;
+  let token: string;
+  before(async () => {
+    ui = await startDemo();
+    token = await apiToken(ui.url);
+    for (const [title, genre, price] of [
+      ['Dune', 'novel', 9.5],
+      ['Solaris', 'novel', 7.75],
+      ['Silent Spring', 'essay', 12.25],
+    ] as const) {
+      const res = await fetch(`${ui.url}/fw-api/data/modify/Book`, {
+        method: 'POST',
+        headers: { token, 'content-type': 'application/json' },
+        body: JSON.stringify({ title, genre, price }),
+      });
+      expect(res.status).to.equal(200);
+    }
+  });
+  after(async () => {
+    await ui?.close();
+  });
+
+  it('axe: 0 serious or critical violations on sign-in, home, a model page, the add and edit drawers and the open cell editor', async () => {
+    const { context, page } = await openPage(browser());
+    try {
+      await page.goto(`${ui.url}/login`);
+      await page.locator('#login_account').waitFor();
+      await expectNoSerious(page, 'the sign-in page');
+
+      await openSignedIn(page, ui.url, '/', token);
+      await page.locator('.fw-page-title').waitFor();
+      await expectNoSerious(page, 'home');
+
+      await page.goto(`${ui.url}/model/Book`);
+      await rowWith(page, 'Dune').waitFor();
+      await expectNoSerious(page, 'the Books page');
+
+      await page.locator('.fw-add').click();
+      await page.locator('.fw-drawer-add .ant-form').waitFor();
+      await shot(page, join(ui.shots, 'a11y-add-drawer.png'));
+      await expectNoSerious(page, 'the add drawer');
+      await page.keyboard.press('Escape');
+      await page.locator('.fw-drawer-add').waitFor({ state: 'detached' });
+
+      await rowWith(page, 'Dune').locator('.fw-row-edit').click();
+      await page.locator('.fw-drawer-edit .ant-form').waitFor();
+      await waitUntil(page, `document.querySelector('.fw-drawer-edit #row-edit_title')?.value === 'Dune'`);
+      await expectNoSerious(page, 'the edit drawer');
+      await page.keyboard.press('Escape');
+      await page.locator('.fw-drawer-edit').waitFor({ state: 'detached' });
+
+      await rowWith(page, 'Dune').locator('td.fw-col-price').dblclick();
+      await page.locator('.fw-cell-editor').waitFor();
+      await expectNoSerious(page, 'the open cell editor');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('keyboard: the skip link is the first Tab stop and leads into the content; the cells say column, row and editable', async () => {
+    const { context, page } = await openPage(browser());
+    try {
+      await openSignedIn(page, ui.url, '/model/Book', token);
+      await rowWith(page, 'Dune').waitFor();
+      await page.locator('body').focus();
+      await page.keyboard.press('Tab');
+      expect(await focused(page)).to.include({ tag: 'a', cls: 'fw-skip-link', text: 'Skip to content' });
+      // Shown while focused.
+      const box = await page.locator('.fw-skip-link').boundingBox();
+      expect(box!.y).to.be.greaterThanOrEqual(0);
+      await shot(page, join(ui.shots, 'a11y-skip-link.png'));
+      await page.keyboard.press('Enter');
+      expect((await focused(page)).id).to.equal('fw-main');
+      // From the content, the next Tab stop is inside it: 3 stops from the page load, not 22.
+      await page.keyboard.press('Tab');
+      expect((await focused(page)).inMain).to.equal(true);
+
+      // A cell's accessible name and description: column, row, editable or not.
+      const price = rowWith(page, 'Dune').locator('td.fw-col-price');
+      const snapshot = await page.evaluate(
+        `(() => { const td = document.querySelector('td.fw-col-price[aria-label="Price, Dune"]'); return td && { describedby: document.getElementById(td.getAttribute('aria-describedby')).textContent, labelledby: td.getAttribute('aria-labelledby').split(' ').map((id) => document.getElementById(id) === td ? td.getAttribute('aria-label') : document.getElementById(id).textContent).join(' ') }; })()`,
+      );
+      expect(snapshot).to.deep.equal({ describedby: 'Editable: Enter or F2 to edit', labelledby: 'Price, Dune 9.5' });
+      expect(await price.getAttribute('aria-describedby')).to.equal('fw-cell-hint-editable');
+      expect(await rowWith(page, 'Dune').locator('td.fw-col-isbn').getAttribute('aria-describedby')).to.equal('fw-cell-hint-readonly');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('keyboard: a drawer closed with Esc gives the focus back to the button that opened it', async () => {
+    const { context, page } = await openPage(browser());
+    try {
+      await openSignedIn(page, ui.url, '/model/Book', token);
+      await rowWith(page, 'Dune').waitFor();
+      await page.locator('.fw-add').focus();
+      await page.keyboard.press('Enter');
+      await page.locator('.fw-drawer-add .ant-form').waitFor();
+      expect((await focused(page)).cls).to.not.contain('fw-add');
+      await page.keyboard.press('Escape');
+      await page.locator('.fw-drawer-add').waitFor({ state: 'detached' });
+      await waitUntil(page, `document.activeElement.classList.contains('fw-add')`);
+
+      const edit = rowWith(page, 'Solaris').locator('.fw-row-edit');
+      await edit.focus();
+      await page.keyboard.press('Enter');
+      await page.locator('.fw-drawer-edit .ant-form').waitFor();
+      await page.keyboard.press('Escape');
+      await page.locator('.fw-drawer-edit').waitFor({ state: 'detached' });
+      await waitUntil(page, `document.activeElement.classList.contains('fw-row-edit') && document.activeElement.closest('tr').textContent.includes('Solaris')`);
+    } finally {
+      await context.close();
+    }
+  });
+});
