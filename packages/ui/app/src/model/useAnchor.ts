@@ -50,7 +50,6 @@ export function useAnchor(anchorId: string, container: HTMLElement | null): Anch
       window.removeEventListener('resize', update);
     };
     // find reads only anchorId and container.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [anchorId, container]);
   return place;
 }
