@@ -112,7 +112,7 @@ describeBrowser('admin UI: accessibility (axe-core) and keyboard', (browser) => 
     }
   });
 
-  it('keyboard: a drawer closed with Esc gives the focus back to the button that opened it', async () => {
+  it('keyboard: a drawer closed with Esc, and a confirmation cancelled, give the focus back to the button that opened them', async () => {
     const { context, page } = await openPage(browser());
     try {
       await openSignedIn(page, ui.url, '/model/Book', token);
@@ -132,6 +132,12 @@ describeBrowser('admin UI: accessibility (axe-core) and keyboard', (browser) => 
       await page.keyboard.press('Escape');
       await page.locator('.fw-drawer-edit').waitFor({ state: 'detached' });
       await waitUntil(page, `document.activeElement.classList.contains('fw-row-edit') && document.activeElement.closest('tr').textContent.includes('Solaris')`);
+
+      // A delete confirmation answered "Cancel" with the mouse: the focus is back on Delete, not on <body>.
+      await rowWith(page, 'Solaris').locator('.fw-row-delete').focus();
+      await page.keyboard.press('Enter');
+      await page.locator('.ant-popconfirm:not(.ant-popover-hidden) button', { hasText: 'Cancel' }).click();
+      await waitUntil(page, `document.activeElement.classList.contains('fw-row-delete') && document.activeElement.closest('tr').textContent.includes('Solaris')`);
     } finally {
       await context.close();
     }

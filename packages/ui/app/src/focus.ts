@@ -27,3 +27,36 @@ export function useReturnFocus(open = true): void {
     };
   }, [open]);
 }
+
+/** antd's popups and dialogs, which render at the end of the body. */
+const OVERLAYS = '.ant-popover, .ant-modal-root, .ant-modal-wrap, .ant-drawer, .ant-dropdown, .ant-message, .ant-notification';
+
+/**
+ * For popups that do not give the focus back themselves (a Popconfirm answered with a click, a
+ * confirm dialog): when the focus falls to <body> as one of them goes away, it goes back to the
+ * last element focused outside them. Call once, in the shell.
+ */
+export function useFocusRescue(): void {
+  useEffect(() => {
+    let opener: HTMLElement | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onFocusIn = (event: FocusEvent) => {
+      if (event.target instanceof HTMLElement && event.target !== document.body && !event.target.closest(OVERLAYS)) opener = event.target;
+    };
+    const onFocusOut = (event: FocusEvent) => {
+      if (event.relatedTarget !== null || !(event.target instanceof Element) || !event.target.closest(OVERLAYS)) return;
+      clearTimeout(timer);
+      // Let the popup finish closing (and anything else that takes the focus on purpose) first.
+      timer = setTimeout(() => {
+        if ((document.activeElement === document.body || document.activeElement === null) && opener?.isConnected) opener.focus();
+      }, 50);
+    };
+    document.addEventListener('focusin', onFocusIn);
+    document.addEventListener('focusout', onFocusOut);
+    return () => {
+      clearTimeout(timer);
+      document.removeEventListener('focusin', onFocusIn);
+      document.removeEventListener('focusout', onFocusOut);
+    };
+  }, []);
+}

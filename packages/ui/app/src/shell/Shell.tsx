@@ -7,6 +7,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { api, onPasswordChangeRequired } from '../api';
 import { clearToken, takeReturn } from '../auth';
 import { config } from '../config';
+import { useFocusRescue } from '../focus';
 import { useI18n } from '../i18n';
 import { Link, navigate, useLocation } from '../router';
 import { loadModelPage } from '../prefetch';
@@ -187,6 +188,7 @@ export function Shell() {
   const items = useMemo(() => buildItems(menus), [menus]);
   const selected = selectedKey(menus, pathname);
   useAccountChangeNotice(user.data);
+  useFocusRescue();
 
   const logout = async () => {
     try {
