@@ -81,6 +81,28 @@ describeBrowser('admin UI: accessibility (axe-core) and keyboard', (browser) => 
     }
   });
 
+  it('axe: 0 serious or critical violations in 简体中文 on a 390 px phone: home, the Books page, the open cell editor', async () => {
+    const { context, page } = await openPage(browser());
+    try {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${ui.url}/login`);
+      await page.evaluate(`window.localStorage.setItem('fw-locale', 'zh-CN')`);
+      await openSignedIn(page, ui.url, '/', token);
+      await page.locator('.fw-page-title').waitFor();
+      expect(await page.evaluate('document.documentElement.lang')).to.match(/^zh/);
+      await expectNoSerious(page, 'home (zh-CN, 390 px)');
+      await page.goto(`${ui.url}/model/Book`);
+      await rowWith(page, 'Dune').waitFor();
+      await expectNoSerious(page, 'the Books page (zh-CN, 390 px)');
+      await rowWith(page, 'Dune').locator('td.fw-col-title').dblclick();
+      await page.locator('.fw-cell-editor').waitFor();
+      expect(await page.locator('.fw-cell-editor-hint').innerText()).to.equal('回车保存 · Tab 保存并移到下一格 · Esc 取消');
+      await expectNoSerious(page, 'the open cell editor (zh-CN, 390 px)');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('keyboard: the skip link is the first Tab stop and leads into the content; the cells say column, row and editable', async () => {
     const { context, page } = await openPage(browser());
     try {

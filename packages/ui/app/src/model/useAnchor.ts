@@ -18,7 +18,7 @@ function measure(anchor: HTMLElement, container: HTMLElement): Anchored {
   return { top: a.top - c.top + container.scrollTop, left: a.left - c.left + container.scrollLeft, width: a.width, height: a.height };
 }
 
-/** Where the element `anchorId` is inside `container`, kept up to date; undefined while it is not on the page. */
+/** Where the element `anchorId` is inside `container`, kept up to date; undefined until it is first found. */
 export function useAnchor(anchorId: string, container: HTMLElement | null): Anchored | undefined {
   const find = () => {
     const anchor = document.getElementById(anchorId);
@@ -32,8 +32,9 @@ export function useAnchor(anchorId: string, container: HTMLElement | null): Anch
     const update = () => {
       cancelAnimationFrame(frame);
       frame = requestAnimationFrame(() => {
+        // A cell briefly gone (the table drawing again) leaves the box where it was.
         const next = find();
-        setPlace((old) => (JSON.stringify(old) === JSON.stringify(next) ? old : next));
+        setPlace((old) => (next === undefined || JSON.stringify(old) === JSON.stringify(next) ? old : next));
       });
     };
     update();
