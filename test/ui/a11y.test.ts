@@ -44,7 +44,7 @@ describeBrowser('admin UI: accessibility (axe-core) and keyboard', (browser) => 
     await ui?.close();
   });
 
-  it('axe: 0 serious or critical violations on sign-in, home, a model page, the add and edit drawers and the open cell editor', async () => {
+  it('axe: 0 serious or critical violations on sign-in, home, a model page, the add and edit drawers and the open cell editor (also refusing)', async () => {
     const { context, page } = await openPage(browser());
     try {
       await page.goto(`${ui.url}/login`);
@@ -76,6 +76,12 @@ describeBrowser('admin UI: accessibility (axe-core) and keyboard', (browser) => 
       await rowWith(page, 'Dune').locator('td.fw-col-price').dblclick();
       await page.locator('.fw-cell-editor').waitFor();
       await expectNoSerious(page, 'the open cell editor');
+      // …and showing a refusal (the field's own rule, in the form's error colour).
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('-3');
+      await page.keyboard.press('Enter');
+      await page.locator('.fw-cell-editor .ant-form-item-explain-error').waitFor();
+      await expectNoSerious(page, 'the cell editor refusing a value');
     } finally {
       await context.close();
     }

@@ -76,6 +76,7 @@ describeBrowser('admin UI: the cell editor by keyboard, anchored to its cell', (
       await page.keyboard.press('ArrowRight');
       expect(await focusedCell(page)).to.deep.equal({ col: 'price', title: 'Dune' });
       expect(await page.locator('td[data-fw-cell][tabindex="0"]').count()).to.equal(1);
+      await shot(page, join(ui.shots, 'cell-focus.png'));
 
       // Enter opens the editor on the price, the input focused.
       await page.keyboard.press('Enter');
