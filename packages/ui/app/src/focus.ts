@@ -2,10 +2,25 @@
 // focus to the control that opened it, not to <body>.
 import { useEffect, useRef } from 'react';
 
+/** The id of the main content (the shell's Layout.Content), where the skip link leads. */
+export const MAIN_ID = 'fw-main';
+
+/**
+ * Moves the focus to the main content. It is focusable only meanwhile (tabindex -1 until it
+ * loses the focus), so a click in the page does not focus it.
+ */
+export function focusMain(): void {
+  const main = document.getElementById(MAIN_ID);
+  if (!main) return;
+  main.tabIndex = -1;
+  main.addEventListener('blur', () => main.removeAttribute('tabindex'), { once: true });
+  main.focus();
+}
+
 /** Focuses `opener` again if it is still on the page; else the main content. */
 function restore(opener: Element | null): void {
   if (opener instanceof HTMLElement && opener.isConnected && opener !== document.body) opener.focus();
-  else document.getElementById('fw-main')?.focus();
+  else focusMain();
 }
 
 /**

@@ -264,7 +264,7 @@ export function Shell() {
             className="fw-nav"
           />
         </Layout.Sider>
-        <Layout.Content className="fw-content" id={MAIN_ID} tabIndex={-1}>
+        <Layout.Content className="fw-content" id={MAIN_ID}>
           <Suspense fallback={<Spin tip={t('app.loading')} />}>{content}</Suspense>
         </Layout.Content>
       </Layout>
