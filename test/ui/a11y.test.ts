@@ -109,6 +109,26 @@ describeBrowser('admin UI: accessibility (axe-core) and keyboard', (browser) => 
     }
   });
 
+  it('axe: 0 serious or critical violations on the account pages: my sessions, online users and its drawer, change password', async () => {
+    const { context, page } = await openPage(browser());
+    try {
+      await openSignedIn(page, ui.url, '/sessions', token);
+      await page.locator('.fw-page-title').waitFor();
+      await expectNoSerious(page, 'my sessions');
+      await page.goto(`${ui.url}/online-users`);
+      await page.locator('.ant-table-row').first().waitFor();
+      await expectNoSerious(page, 'online users');
+      await page.locator('.ant-table-row button').first().click();
+      await page.locator('.ant-drawer-open').waitFor();
+      await expectNoSerious(page, 'the sessions drawer of online users');
+      await page.goto(`${ui.url}/password`);
+      await page.locator('input[type=password]').first().waitFor();
+      await expectNoSerious(page, 'change password');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('keyboard: the skip link is the first Tab stop and leads into the content; the cells say column, row and editable', async () => {
     const { context, page } = await openPage(browser());
     try {
