@@ -44,7 +44,8 @@ describeBrowser('admin UI: the cell editor by keyboard, anchored to its cell', (
     await ui?.close();
   });
 
-  it('arrows move the cell focus; Enter opens, Tab saves and moves on, F2 opens, Esc cancels, Shift+Tab goes back', async () => {
+  it('arrows move the cell focus; Enter opens, Tab saves and moves on, F2 opens, Esc cancels, Shift+Tab goes back', async function () {
+    this.timeout(120_000); // some forty key presses, each a round trip to the browser
     const { context, page } = await openPage(browser());
     const cells: unknown[] = [];
     page.on('request', (r) => {
@@ -132,7 +133,8 @@ describeBrowser('admin UI: the cell editor by keyboard, anchored to its cell', (
     }
   });
 
-  it('the open editor stays on its cell when the page scrolls 300 px and the table sideways, in the app’s font; screenshots at 1366 and 390 px', async () => {
+  it('the open editor stays on its cell when the page scrolls 300 px and the table sideways, in the app’s font; screenshots at 1366 and 390 px', async function () {
+    this.timeout(120_000);
     const { context, page } = await openPage(browser());
     try {
       await page.setViewportSize({ width: 1366, height: 768 });
