@@ -195,7 +195,7 @@ describeBrowser('admin UI: accessibility (axe-core) and keyboard', (browser) => 
     }
   });
 
-  it('keyboard: a drawer closed with Esc, and a confirmation cancelled, give the focus back to the button that opened them', async () => {
+  it('keyboard: a drawer closed with Esc, and a confirmation cancelled, give the focus back to the button that opened them (the page when it is gone)', async () => {
     const { context, page } = await openPage(browser());
     try {
       await openSignedIn(page, ui.url, '/model/Book', token);
@@ -221,6 +221,13 @@ describeBrowser('admin UI: accessibility (axe-core) and keyboard', (browser) => 
       await page.keyboard.press('Enter');
       await page.locator('.ant-popconfirm:not(.ant-popover-hidden) button', { hasText: 'Cancel' }).click();
       await waitUntil(page, `document.activeElement.classList.contains('fw-row-delete') && document.activeElement.closest('tr').textContent.includes('Solaris')`);
+
+      // Confirmed, the row and its button are gone: the focus goes to the page's content, not to <body>.
+      await rowWith(page, 'Silent Spring').locator('.fw-row-delete').focus();
+      await page.keyboard.press('Enter');
+      await page.locator('.ant-popconfirm:not(.ant-popover-hidden) .fw-confirm-delete').click();
+      await rowWith(page, 'Silent Spring').waitFor({ state: 'detached' });
+      await waitUntil(page, `document.activeElement.id === 'fw-main'`);
     } finally {
       await context.close();
     }

@@ -46,30 +46,50 @@ export function useReturnFocus(open = true): void {
 /** antd's popups and dialogs, which render at the end of the body. */
 const OVERLAYS = '.ant-popover, .ant-modal-root, .ant-modal-wrap, .ant-drawer, .ant-dropdown, .ant-message, .ant-notification';
 
+/** Whether nothing has the focus (it fell to <body>). */
+const lost = () => document.activeElement === document.body || document.activeElement === null;
+
 /**
- * For popups that do not give the focus back themselves (a Popconfirm answered with a click, a
- * confirm dialog): when the focus falls to <body> as one of them goes away, it goes back to the
- * last element focused outside them. Call once, in the shell.
+ * Keeps the focus from falling to <body>. For popups that do not give the focus back themselves
+ * (a Popconfirm answered with a click, a confirm dialog): when the focus falls to <body> as one of
+ * them goes away, it goes back to the last element focused outside them. And when the focused
+ * element itself leaves the page (the row a confirmed Delete removed, with its button), the focus
+ * goes to the main content. Call once, in the shell.
  */
 export function useFocusRescue(): void {
   useEffect(() => {
     let opener: HTMLElement | undefined;
+    let last: Element | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let pending = false;
     const onFocusIn = (event: FocusEvent) => {
-      if (event.target instanceof HTMLElement && event.target !== document.body && !event.target.closest(OVERLAYS)) opener = event.target;
+      if (!(event.target instanceof HTMLElement) || event.target === document.body) return;
+      last = event.target;
+      if (!event.target.closest(OVERLAYS)) opener = event.target;
     };
     const onFocusOut = (event: FocusEvent) => {
       if (event.relatedTarget !== null || !(event.target instanceof Element) || !event.target.closest(OVERLAYS)) return;
       clearTimeout(timer);
       // Let the popup finish closing (and anything else that takes the focus on purpose) first.
       timer = setTimeout(() => {
-        if ((document.activeElement === document.body || document.activeElement === null) && opener?.isConnected) opener.focus();
+        if (lost()) restore(opener ?? null);
       }, 50);
     };
+    // Checked a little later, after whoever closed a drawer or an editor has put the focus back.
+    const removed = new MutationObserver(() => {
+      if (pending || !last || last.isConnected) return;
+      pending = true;
+      setTimeout(() => {
+        pending = false;
+        if (last && !last.isConnected && lost()) focusMain();
+      }, 80);
+    });
+    removed.observe(document.body, { childList: true, subtree: true });
     document.addEventListener('focusin', onFocusIn);
     document.addEventListener('focusout', onFocusOut);
     return () => {
       clearTimeout(timer);
+      removed.disconnect();
       document.removeEventListener('focusin', onFocusIn);
       document.removeEventListener('focusout', onFocusOut);
     };

@@ -102,13 +102,14 @@ function ModelTable({ build }: { build: BuildView }) {
   const fieldColumn = (f: FieldView): NonNullable<TableProps<Row>['columns']>[number] => {
     const editable = can(build, 'cellEdit', { field: f });
     const sortOrder = state.sort.find((s) => s.field === f.name)?.order;
+    const firstField = columnFields(model)[0];
     // The cell as part of the keyboard grid: named by column and row, editable or not.
     const gridCell = (row: Row) => ({
       row,
       rowKey: row[key],
       field: f,
       column: columnTitle(f),
-      rowLabel: rowName(row, columnFields(model)[0], row[key]),
+      rowLabel: rowName(row, firstField, row[key]),
       onEdit: editable ? () => setEditing({ row, id: Number(row[key]), field: f, cellId: cellId(row[key], f.name) }) : undefined,
     });
     return {
