@@ -239,6 +239,13 @@ export const en = {
   'import.column': 'Column',
   'import.problem': 'Problem',
   'import.done': 'Imported {count} rows: {added} added, {updated} updated',
+
+  // Issue 20 §2/§3 (H2): the keyboard cell editor and accessibility.
+  'cell.hintKeys': 'Enter saves · Tab saves and moves on · Esc cancels',
+  'cell.label': '{column}, {row}',
+  'cell.editable': 'Editable: Enter or F2 to edit',
+  'cell.readOnly': 'Read only',
+  'a11y.skipToContent': 'Skip to content',
 } as const;
 
 /** The keys of Fw's messages. */

@@ -239,4 +239,11 @@ export const zhCN: Messages = {
   'import.column': '列',
   'import.problem': '问题',
   'import.done': '已导入 {count} 行：新增 {added} 行，更新 {updated} 行',
+
+  // Issue 20 §2/§3 (H2)：键盘单元格编辑与无障碍。
+  'cell.hintKeys': '回车保存 · Tab 保存并移到下一格 · Esc 取消',
+  'cell.label': '{column}，{row}',
+  'cell.editable': '可编辑：按回车或 F2 编辑',
+  'cell.readOnly': '只读',
+  'a11y.skipToContent': '跳到主要内容',
 };

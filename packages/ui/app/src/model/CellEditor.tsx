@@ -1,7 +1,9 @@
-// The in-table cell editor (spec, Power rule 7): a floating editor over the cell holding the
-// form's own input for the field's edit type, inside a form of that one field, seeded from the
-// row the table query returned. Enter or leaving it saves through update-cell; Esc cancels; a
-// refusal keeps it open with the server's message; the answered row replaces the table row.
+// The in-table cell editor (spec, Power rule 7): an editor over the cell holding the form's own
+// input for the field's edit type, inside a form of that one field, seeded from the row the table
+// query returned. It is placed inside the model page, on its cell (useAnchor), so it scrolls and
+// resizes with the table and takes the app's font and theme. Enter or leaving it saves through
+// update-cell; Tab saves and moves on (Shift+Tab back); Esc cancels; a refusal keeps it open with
+// the server's message; the answered row replaces the table row.
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { createPortal } from 'react-dom';
 import { App, Form } from 'antd';
@@ -9,6 +11,7 @@ import { api, ApiError } from '../api';
 import { useI18n } from '../i18n';
 import type { FieldView, Row } from '../types';
 import { FieldItem } from './FieldItem';
+import { useAnchor } from './useAnchor';
 
 /** Popups that belong to the editor although antd renders them at the end of the body. */
 const POPUPS = '.ant-select-dropdown, .ant-picker-dropdown, .ant-picker-panel-container, .ant-tree-select-dropdown';
@@ -23,25 +26,40 @@ export interface CellTarget {
   row: Row;
   id: number;
   field: FieldView;
-  /** The cell's box on screen when it was opened. */
-  rect: { top: number; left: number; width: number; height: number };
+  /** The id of the cell's `<td>` (see useCellFocus), which the editor stays on. */
+  cellId: string;
 }
 
+/**
+ * Why the editor closed, and so where the focus goes: back to its cell (Enter, Esc), to the next
+ * or previous editable cell (Tab, Shift+Tab), or nowhere (a click elsewhere already moved it).
+ */
+export type CellClose = 'cell' | 'next' | 'prev' | 'none';
+
 /** The floating editor of one cell. */
-export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; target: CellTarget; onClose: () => void; onSaved: (row: Row) => void }) {
+export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; target: CellTarget; onClose: (then: CellClose) => void; onSaved: (row: Row) => void }) {
   const { t } = useI18n();
   const { message } = App.useApp();
   const [form] = Form.useForm();
   const box = useRef<HTMLDivElement>(null);
   const saving = useRef(false);
+  // Set once the editor has asked to close: a focus moving out afterwards must not save again.
+  const closed = useRef(false);
+  const [container] = useState(() => document.getElementById(target.cellId)?.closest<HTMLElement>('.fw-model') ?? null);
+  const place = useAnchor(target.cellId, container);
   const [busy, setBusy] = useState(false);
   // The server's refusal, shown above the input: a picker's popup opens below it.
   const [refusal, setRefusal] = useState<string[]>([]);
   const { field, row, id } = target;
   const initial = row[field.name] ?? null;
 
-  const save = async () => {
-    if (saving.current) return;
+  const close = (then: CellClose) => {
+    closed.current = true;
+    onClose(then);
+  };
+
+  const save = async (then: CellClose) => {
+    if (saving.current || closed.current) return;
     let value: unknown;
     try {
       value = (await form.validateFields())[field.name];
@@ -50,7 +68,7 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
     }
     if (value === undefined) value = null;
     if (same(value, initial)) {
-      onClose();
+      close(then);
       return;
     }
     saving.current = true;
@@ -59,7 +77,7 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
     try {
       const answered = await api<Row>(`/data/modify/${encodeURIComponent(fw)}/update-cell`, { body: { id, field: field.name, value } });
       onSaved(answered);
-      onClose();
+      close(then);
     } catch (error) {
       if (error instanceof ApiError && error.status !== 401) {
         // Every message, also a row rule's that names another field: this editor is the only place to show it.
@@ -77,10 +95,10 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
     // Leaving the editor (a click or a focus elsewhere) saves, like Enter.
     const outside = (node: EventTarget | null) => node instanceof Node && !box.current?.contains(node) && !(node instanceof Element && node.closest(POPUPS));
     const onPointer = (event: PointerEvent) => {
-      if (outside(event.target)) void saveRef.current();
+      if (outside(event.target)) void saveRef.current('none');
     };
     const onFocus = (event: FocusEvent) => {
-      if (outside(event.target)) void saveRef.current();
+      if (outside(event.target)) void saveRef.current('none');
     };
     document.addEventListener('pointerdown', onPointer, true);
     document.addEventListener('focusin', onFocus, true);
@@ -98,15 +116,20 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
     const expanded = Boolean(target?.closest('[aria-expanded="true"]')) || typing;
     if (event.key === 'Escape' && !expanded) {
       event.preventDefault();
-      onClose();
+      close('cell');
     } else if (event.key === 'Enter' && !expanded && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
-      void save();
+      void save('cell');
+    } else if (event.key === 'Tab' && !event.nativeEvent.isComposing) {
+      // Like a spreadsheet: Tab saves and goes on to the next editable cell, not to the next control.
+      event.preventDefault();
+      void save(event.shiftKey ? 'prev' : 'next');
     }
   };
 
-  const width = Math.max(target.rect.width + 16, field.type === 'DATETIME' ? 260 : 220);
-  const left = Math.min(target.rect.left - 8, window.innerWidth - width - 8);
+  if (!container) return null;
+  const width = Math.max((place?.width ?? 0) + 16, field.type === 'DATETIME' ? 260 : 220);
+  const left = Math.min((place?.left ?? 0) - 8, container.clientWidth - width);
   return createPortal(
     <div
       ref={box}
@@ -114,7 +137,7 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
       role="dialog"
       aria-label={t('model.editCell')}
       data-field={field.name}
-      style={{ top: target.rect.top - 8, left: Math.max(8, left), width }}
+      style={{ top: (place?.top ?? 0) - 8, left: Math.max(0, left), width }}
       onKeyDown={onKeyDown}
     >
       {refusal.length > 0 && (
@@ -127,8 +150,8 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
       <Form form={form} initialValues={{ [field.name]: initial }} component="div" disabled={busy} onValuesChange={() => setRefusal([])}>
         <FieldItem field={field} model={fw} autoFocus inCell />
       </Form>
-      <div className="fw-cell-editor-hint">{t('cell.hint')}</div>
+      <div className="fw-cell-editor-hint">{t('cell.hintKeys')}</div>
     </div>,
-    document.body,
+    container,
   );
 }

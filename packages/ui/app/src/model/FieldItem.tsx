@@ -38,7 +38,8 @@ export function FieldItem({
   return (
     <Form.Item
       name={field.name}
-      label={inCell ? undefined : formTitle(field)}
+      // In a cell too: there the label is read out but not shown (app.css), the column says it.
+      label={formTitle(field)}
       rules={[
         ...rulesFor(field, t, { keepEmptyPassword }),
         ...(signIn

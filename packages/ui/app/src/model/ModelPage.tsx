@@ -1,7 +1,7 @@
 // The page of one model, drawn from GET /build/{fw} alone: search form, server-side paged and
 // sorted table (a tree table for tree models), the buttons the power object allows, the row
 // drawer and the in-table cell editor.
-import { useMemo, useState, type MouseEvent, type ReactNode } from 'react';
+import { useMemo, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import { App, Button, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
 import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
@@ -13,6 +13,7 @@ import type { BuildView, FieldView, Row, TablePage, TableQuery } from '../types'
 import { CellEditor, type CellTarget } from './CellEditor';
 import type { RowAction } from './columns/rowActions';
 import { useTableColumns } from './columns/useTableColumns';
+import { EditableCell } from './EditableCell';
 import { renderValue, type Labels } from './cells';
 import { columnFields, columnTitle, keyShown, keyOf, searchFields } from './fields';
 import { ExportButton } from './ExportButton';
@@ -22,6 +23,7 @@ import { useExplainAction } from '../power/ExplainAction';
 import { RowDrawer, type DrawerState } from './RowDrawer';
 import { SearchForm, toConditions } from './SearchForm';
 import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
+import { cellId, rowName, useCellFocus } from './useCellFocus';
 
 function writeState(fw: string, state: TableState) {
   const q = new URLSearchParams();
@@ -34,24 +36,6 @@ function writeState(fw: string, state: TableState) {
   if (Object.keys(search).length) q.set('s', JSON.stringify(search));
   const qs = q.toString();
   navigate(`/model/${encodeURIComponent(fw)}${qs ? `?${qs}` : ''}`, { replace: true });
-}
-
-/** A table cell: the value, and where the cell editor is allowed, its icon and double-click. */
-function Cell({ children, onEdit, editLabel }: { children: ReactNode; onEdit?: (cell: HTMLElement) => void; editLabel: string }) {
-  const open = (event: MouseEvent<HTMLElement>) => {
-    const cell = event.currentTarget.closest('td') ?? event.currentTarget;
-    onEdit?.(cell as HTMLElement);
-  };
-  return (
-    <div className="fw-cell" onDoubleClick={onEdit ? open : undefined} data-editable={onEdit ? 'true' : undefined}>
-      <span className="fw-cell-value">{children}</span>
-      {onEdit && (
-        <button type="button" className="fw-cell-edit" aria-label={editLabel} title={editLabel} onClick={open}>
-          <EditOutlined />
-        </button>
-      )}
-    </div>
-  );
 }
 
 interface TreeRow extends Row {
@@ -95,6 +79,8 @@ function ModelTable({ build }: { build: BuildView }) {
   const [selected, setSelected] = useState<number[]>([]);
   const [drawer, setDrawer] = useState<DrawerState>();
   const [editing, setEditing] = useState<CellTarget>();
+  const scope = useRef<HTMLDivElement>(null);
+  const grid = useCellFocus(scope);
 
   const labels: Labels | undefined = asTree ? tree.data?.labels : flat.data?.labels;
   const rows: Row[] = useMemo(() => (asTree ? nest(tree.data?.rows ?? [], key, parentField!) : (flat.data?.rows ?? [])), [asTree, tree.data, flat.data, key, parentField]);
@@ -120,6 +106,16 @@ function ModelTable({ build }: { build: BuildView }) {
   const fieldColumn = (f: FieldView): NonNullable<TableProps<Row>['columns']>[number] => {
     const editable = can(build, 'cellEdit', { field: f });
     const sortOrder = state.sort.find((s) => s.field === f.name)?.order;
+    const firstField = columnFields(model)[0];
+    // The cell as part of the keyboard grid: named by column and row, editable or not.
+    const gridCell = (row: Row) => ({
+      row,
+      rowKey: row[key],
+      field: f,
+      column: columnTitle(f),
+      rowLabel: rowName(row, firstField, row[key]),
+      onEdit: editable ? () => setEditing({ row, id: Number(row[key]), field: f, cellId: cellId(row[key], f.name) }) : undefined,
+    });
     return {
       key: f.name,
       dataIndex: f.name,
@@ -127,21 +123,11 @@ function ModelTable({ build }: { build: BuildView }) {
       sorter: f.views.sortable && f.type !== 'COLLECTION' ? { multiple: undefined } : false,
       sortOrder: sortOrder === 'desc' ? 'descend' : sortOrder === 'asc' ? 'ascend' : null,
       ellipsis: f.type === 'TEXTAREA',
-      onCell: () => ({ className: `fw-col-${f.name}` }),
+      onCell: (row: Row) => ({ className: `fw-col-${f.name}`, ...grid.cellProps(gridCell(row)) }),
       render: (value: unknown, row: Row) => (
-        <Cell
-          editLabel={t('model.editCell')}
-          onEdit={
-            editable
-              ? (cell) => {
-                  const r = cell.getBoundingClientRect();
-                  setEditing({ row, id: Number(row[key]), field: f, rect: { top: r.top, left: r.left, width: r.width, height: r.height } });
-                }
-              : undefined
-          }
-        >
+        <EditableCell id={cellId(row[key], f.name)} editLabel={t('model.editCell')} onEdit={gridCell(row).onEdit}>
           {renderValue(f, value, labels, t, { model: fw, rowId: row[key], thumbnail: true })}
-        </Cell>
+        </EditableCell>
       ),
     };
   };
@@ -205,7 +191,8 @@ function ModelTable({ build }: { build: BuildView }) {
   const current = asTree ? tree : flat;
 
   return (
-    <div className="fw-model" data-model={fw}>
+    <div className="fw-model" data-model={fw} ref={scope}>
+      {grid.hints}
       <SearchForm model={fw} fields={asTree && !model.tree ? [] : filterFields} values={state.search} onSearch={(search) => writeState(fw, { ...state, page: 1, search })} />
       <div className="fw-toolbar">
         <Space wrap>
@@ -272,7 +259,18 @@ function ModelTable({ build }: { build: BuildView }) {
         />
       )}
       {drawer && <RowDrawer build={build} state={drawer} onClose={() => setDrawer(undefined)} onSwitch={setDrawer} />}
-      {editing && <CellEditor key={`${editing.id}:${editing.field.name}`} fw={fw} target={editing} onClose={() => setEditing(undefined)} onSaved={onCellSaved} />}
+      {editing && (
+        <CellEditor
+          key={`${editing.id}:${editing.field.name}`}
+          fw={fw}
+          target={editing}
+          onClose={(then) => {
+            setEditing(undefined);
+            grid.afterEdit(editing.cellId, then);
+          }}
+          onSaved={onCellSaved}
+        />
+      )}
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { Alert, App, Button, Descriptions, Drawer, Form, Result, Space, Spin } f
 import { EditOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError, request } from '../api';
+import { useReturnFocus } from '../focus';
 import { useI18n } from '../i18n';
 import { invalidateModel, useDetails } from '../queries';
 import type { BuildView, FieldView, Row } from '../types';
@@ -68,6 +69,7 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
   const { message } = App.useApp();
   const queryClient = useQueryClient();
   const [form] = Form.useForm<Row>();
+  useReturnFocus();
   const fw = build.model.name;
   const id = state.mode === 'add' ? undefined : state.id;
   const details = useDetails(fw, id);

@@ -2,6 +2,7 @@
 // drawer and a way to end them.
 import { useState } from 'react';
 import { App, Button, Drawer, Popconfirm, Space, Table, Typography, type TableColumnsType } from 'antd';
+import { useReturnFocus } from '../focus';
 import { useI18n } from '../i18n';
 import { useEndOtherSessions, useOnlineUsers, type OnlineUserEntry } from '../sessions';
 import { SessionList, when } from './SessionList';
@@ -14,6 +15,7 @@ export function OnlineUsers({ selfId }: { selfId: number }) {
   const { message } = App.useApp();
   const [page, setPage] = useState(1);
   const [open, setOpen] = useState<OnlineUserEntry>();
+  useReturnFocus(open !== undefined);
   const online = useOnlineUsers(page, PAGE_SIZE);
   const endAll = useEndOtherSessions();
   const label = (u: OnlineUserEntry) => u.name || u.account || `#${u.userId}`;

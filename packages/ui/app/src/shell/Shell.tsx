@@ -7,6 +7,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { api, onPasswordChangeRequired } from '../api';
 import { clearToken, takeReturn } from '../auth';
 import { config } from '../config';
+import { useFocusRescue } from '../focus';
 import { useI18n } from '../i18n';
 import { Link, navigate, useLocation } from '../router';
 import { loadModelPage } from '../prefetch';
@@ -18,6 +19,7 @@ import { OnlineUsers } from './OnlineUsers';
 import { MySessions } from './Sessions';
 import { PermissionExplainer } from '../power/PermissionExplainer';
 import { SafetyCertificateOutlined } from '@ant-design/icons';
+import { MAIN_ID, SkipLink } from './SkipLink';
 import { menuIcon } from './icons';
 import { linkHref, pageSrc } from './menuTargets';
 
@@ -188,6 +190,7 @@ export function Shell() {
   const items = useMemo(() => buildItems(menus), [menus]);
   const selected = selectedKey(menus, pathname);
   useAccountChangeNotice(user.data);
+  useFocusRescue();
 
   const logout = async () => {
     try {
@@ -236,6 +239,7 @@ export function Shell() {
 
   return (
     <Layout className="fw-shell">
+      <SkipLink />
       <Layout.Header className="fw-header">
         <Link to="/" className="fw-brand">
           {config.title}
@@ -264,7 +268,7 @@ export function Shell() {
             className="fw-nav"
           />
         </Layout.Sider>
-        <Layout.Content className="fw-content">
+        <Layout.Content className="fw-content" id={MAIN_ID}>
           <Suspense fallback={<Spin tip={t('app.loading')} />}>{content}</Suspense>
         </Layout.Content>
       </Layout>
