@@ -433,6 +433,21 @@ const tokenLastSeen: FwMigration = {
   },
 };
 
+const operateLogUser: FwMigration = {
+  name: '0014_h4_operate_log_user',
+  up(knex) {
+    // A person's own recent edits on the home page (issue 20 §6), read without scanning the log.
+    return knex.schema.alterTable('fw_operate_log', (t) => {
+      t.index(['user_id', 'created_at'], 'fw_operate_log_user_index');
+    });
+  },
+  down(knex) {
+    return knex.schema.alterTable('fw_operate_log', (t) => {
+      t.dropIndex(['user_id', 'created_at'], 'fw_operate_log_user_index');
+    });
+  },
+};
+
 /** The built-in migrations, oldest first. */
 export const MIGRATIONS: readonly FwMigration[] = Object.freeze([
   builtinTables,
@@ -448,6 +463,7 @@ export const MIGRATIONS: readonly FwMigration[] = Object.freeze([
   file,
   loginLogFailures,
   tokenLastSeen,
+  operateLogUser,
 ]);
 
 /**
