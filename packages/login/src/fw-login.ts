@@ -11,6 +11,7 @@ import { resolveOptions, type FwLoginOptions, type ResolvedOptions } from './log
 import { loginSettings } from './login-settings.js';
 import { decodeTransferredPassword } from './password-transfer.js';
 import { checkedUser, runWithLoginRequest } from './request-context.js';
+import { addActivityRoutes } from './activity-routes.js';
 import { addSessionRoutes } from './session-routes.js';
 import { issueLoginToken } from './sign-in.js';
 import { LOGIN_REASONS } from './user-service.js';
@@ -380,6 +381,7 @@ export function fwLogin(options: FwLoginOptions): Middleware {
   router.get('/login-settings', route(o, settings));
   router.post('/open-api/token', route(o, openApiToken));
   addSessionRoutes(router, { store: o.store, tokens: o.tokens, logout: async (token) => o.proxy.logout(token), requireAuth: (ctx) => requireAuth(ctx, o) });
+  addActivityRoutes(router, { store: o.store, requireAuth: (ctx) => requireAuth(ctx, o) });
   // A login path asked with another method (GET /login) is a 405 naming the right one.
   const routes = routesWithAllowedMethods(router);
   return async function fwLogin(ctx, next) {

@@ -449,7 +449,7 @@ describeEachSql('FwStore repositories', (db) => {
       expect(await rejection(store.operateLogs.insert({ model: modelName, action: 'add', status: 'maybe' as 'success' }))).to.include({ code: 'VALIDATION_FAILED' });
     });
 
-    it('lists one user\'s operations, newest first (issue 20 §6)', async function () {
+    it("lists one user's operations, newest first (issue 20 §6)", async function () {
       const modelName = unique('Mine');
       await store.operateLogs.insert({ userId: 7001, model: modelName, action: 'add', status: 'success', createdAt: new Date('2030-01-02T00:00:00.000Z') });
       await store.operateLogs.insert({ userId: 7002, model: modelName, action: 'update', status: 'success', createdAt: new Date('2030-01-02T00:00:01.000Z') });
