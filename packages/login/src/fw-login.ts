@@ -12,6 +12,7 @@ import { loginSettings } from './login-settings.js';
 import { decodeTransferredPassword } from './password-transfer.js';
 import { checkedUser, runWithLoginRequest } from './request-context.js';
 import { addActivityRoutes } from './activity-routes.js';
+import { withFolders } from './menu-folders.js';
 import { addSessionRoutes } from './session-routes.js';
 import { issueLoginToken } from './sign-in.js';
 import { LOGIN_REASONS } from './user-service.js';
@@ -341,7 +342,7 @@ async function settings(ctx: Context, o: ResolvedOptions): Promise<void> {
 
 async function menu(ctx: Context, o: ResolvedOptions): Promise<void> {
   const { user } = await requireAuth(ctx, o);
-  const menus = user.isAdmin ? (await o.store.menus.allMenus()).filter((m) => m.status !== 'disabled') : await o.store.menus.menusForUser(user.id);
+  const menus = user.isAdmin ? (await o.store.menus.allMenus()).filter((m) => m.status !== 'disabled') : await withFolders(o.store, await o.store.menus.menusForUser(user.id));
   ctx.body = menus.map((m) => ({
     id: m.id,
     code: m.code ?? null,
