@@ -3,7 +3,10 @@ import { encodePassword } from './client.js';
 import { setup, type LoginFixture } from './test-setup.js';
 
 async function menuOf(f: LoginFixture, account: string): Promise<Array<{ code: string; parentId: number | null; type: string }>> {
-  const login = await f.agent.post('/fw-api/login').send({ account, pwd: encodePassword(`${account}-pass`) }).expect(200);
+  const login = await f.agent
+    .post('/fw-api/login')
+    .send({ account, pwd: encodePassword(`${account}-pass`) })
+    .expect(200);
   return (await f.agent.get('/fw-api/menu').set('token', login.body.token).expect(200)).body;
 }
 

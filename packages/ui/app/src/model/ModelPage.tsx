@@ -17,6 +17,7 @@ import { ExportButton } from './ExportButton';
 import { ImportButton } from './ImportButton';
 import { can } from './power';
 import { RowDrawer, type DrawerState } from './RowDrawer';
+import { rowFromQuery } from './rowLink';
 import { SearchForm, toConditions } from './SearchForm';
 import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
 
@@ -89,7 +90,7 @@ function ModelTable({ build }: { build: BuildView }) {
   const flat = useTable(fw, query, !asTree);
   const tree = useTreeRows(fw, { ...(query.sort ? { sort: query.sort } : {}) }, asTree);
   const [selected, setSelected] = useState<number[]>([]);
-  const [drawer, setDrawer] = useState<DrawerState>();
+  const [drawer, setDrawer] = useState<DrawerState | undefined>(() => rowFromQuery(params));
   const [editing, setEditing] = useState<CellTarget>();
 
   const labels: Labels | undefined = asTree ? tree.data?.labels : flat.data?.labels;

@@ -1,11 +1,11 @@
 // The frame around every signed-in screen: the menu tree from GET /menu, the user menu and the
 // locale switch; the content follows the app path.
 import { lazy, Suspense, useEffect, useMemo, useRef } from 'react';
-import { App, Button, Dropdown, Layout, Menu, Result, Spin, Typography, type MenuProps } from 'antd';
+import { App, Button, Dropdown, Layout, Result, Spin, type MenuProps } from 'antd';
 import { DownOutlined, KeyOutlined, LaptopOutlined, LogoutOutlined, TeamOutlined, UserOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, onPasswordChangeRequired } from '../api';
-import { clearToken, takeReturn } from '../auth';
+import { clearToken } from '../auth';
 import { config } from '../config';
 import { useI18n } from '../i18n';
 import { Link, navigate, useLocation } from '../router';
@@ -16,6 +16,9 @@ import { ChangePassword } from './ChangePassword';
 import { LocaleSwitch } from './LocaleSwitch';
 import { OnlineUsers } from './OnlineUsers';
 import { MySessions } from './Sessions';
+import { NavToggle, ShellNav, useShellNav } from './ShellNav';
+import { Breadcrumbs, folderKeys } from './Breadcrumbs';
+import { HomePage } from './HomePage';
 import { menuIcon } from './icons';
 import { linkHref, pageSrc } from './menuTargets';
 
@@ -96,31 +99,6 @@ function openKeys(menus: MenuEntry[], key: string | undefined): string[] {
   return out;
 }
 
-function Home({ name, menus }: { name: string; menus: MenuEntry[] }) {
-  const { t } = useI18n();
-  useEffect(() => {
-    // Back from a provider's sign-on (through /auth.html, which opens the root): go on where the person was.
-    const back = takeReturn();
-    if (back && back !== '/') navigate(back, { replace: true });
-  }, []);
-  const models = navigable(menus).filter((m) => (m.type === 'table' || m.type === 'tree') && m.value);
-  return (
-    <div>
-      <Typography.Title level={3} className="fw-page-title">
-        {t('app.welcome', { name })}
-      </Typography.Title>
-      <Typography.Paragraph type="secondary">{t('app.welcomeHint')}</Typography.Paragraph>
-      <ul className="fw-home-models">
-        {models.map((m) => (
-          <li key={m.id}>
-            <Link to={modelPath(m.value!)}>{m.name}</Link>
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
-}
-
 function FramePage({ menus, id }: { menus: MenuEntry[]; id: number }) {
   const { t } = useI18n();
   const entry = navigable(menus).find((m) => m.id === id && m.type === 'page');
@@ -185,6 +163,9 @@ export function Shell() {
   const menus = useMemo(() => menu.data ?? [], [menu.data]);
   const items = useMemo(() => buildItems(menus), [menus]);
   const selected = selectedKey(menus, pathname);
+  const folders = useMemo(() => folderKeys(menus), [menus]);
+  const current = useMemo(() => openKeys(menus, selected).reverse(), [menus, selected]);
+  const nav = useShellNav();
   useAccountChangeNotice(user.data);
 
   const logout = async () => {
@@ -223,7 +204,7 @@ export function Shell() {
   const model = /^\/model\/([^/?]+)$/.exec(pathname);
   const page = /^\/page\/(\d+)$/.exec(pathname);
   let content;
-  if (pathname === '/') content = <Home name={user.data.name || user.data.account} menus={menus} />;
+  if (pathname === '/') content = <HomePage name={user.data.name || user.data.account} menus={menus} />;
   else if (model) content = <ModelPage key={model[1]} fw={decodeURIComponent(model[1]!)} />;
   else if (page) content = <FramePage menus={menus} id={Number(page[1])} />;
   else if (pathname === '/sessions') content = <MySessions />;
@@ -233,6 +214,7 @@ export function Shell() {
   return (
     <Layout className="fw-shell">
       <Layout.Header className="fw-header">
+        <NavToggle nav={nav} />
         <Link to="/" className="fw-brand">
           {config.title}
         </Link>
@@ -246,21 +228,9 @@ export function Shell() {
         </div>
       </Layout.Header>
       <Layout className="fw-body">
-        <Layout.Sider width={220} className="fw-sider" breakpoint="lg" collapsedWidth={0}>
-          <Menu
-            mode="inline"
-            items={items}
-            selectedKeys={selected ? [selected] : []}
-            defaultOpenKeys={[
-              ...openKeys(menus, selected),
-              ...navigable(menus)
-                .filter((m) => m.type === 'dir')
-                .map((m) => `m${m.id}`),
-            ]}
-            className="fw-nav"
-          />
-        </Layout.Sider>
+        <ShellNav nav={nav} items={items} selected={selected} folders={folders} current={current} />
         <Layout.Content className="fw-content">
+          <Breadcrumbs menus={menus} selected={selected} />
           <Suspense fallback={<Spin tip={t('app.loading')} />}>{content}</Suspense>
         </Layout.Content>
       </Layout>
