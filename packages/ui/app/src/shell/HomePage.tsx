@@ -11,9 +11,35 @@ import type { MenuEntry } from '../types';
 import { HomeActivity } from './HomeActivity';
 import { menuIcon } from './icons';
 
-/** The model menus a person navigates to (no folders, functions, hidden or disabled entries). */
-function modelMenus(menus: MenuEntry[]): MenuEntry[] {
-  return menus.filter((m) => (m.type === 'table' || m.type === 'tree') && m.status === 'open' && m.value);
+/** A folder of the menu (or the top level) and the model menus directly or deeper inside it. */
+interface Group {
+  folder: MenuEntry | undefined;
+  models: MenuEntry[];
+}
+
+const isModel = (m: MenuEntry) => (m.type === 'table' || m.type === 'tree') && m.status === 'open' && Boolean(m.value);
+
+/**
+ * The model menus a person navigates to, in the menu's own order (depth first), grouped by their
+ * outermost folder; models at the top level come first, as the menu shows them.
+ */
+export function modelGroups(menus: MenuEntry[]): Group[] {
+  const ids = new Set(menus.filter((m) => m.status === 'open').map((m) => m.id));
+  const children = new Map<number | null, MenuEntry[]>();
+  for (const m of menus) {
+    if (m.status !== 'open' || m.type === 'function') continue;
+    const parent = m.parentId !== null && ids.has(m.parentId) ? m.parentId : null;
+    children.set(parent, [...(children.get(parent) ?? []), m]);
+  }
+  const below = (id: number, depth = 0): MenuEntry[] =>
+    depth > 32 ? [] : (children.get(id) ?? []).flatMap((m) => (m.type === 'dir' ? below(m.id, depth + 1) : isModel(m) ? [m] : []));
+  const top: Group = { folder: undefined, models: [] };
+  const groups: Group[] = [top];
+  for (const m of children.get(null) ?? []) {
+    if (m.type === 'dir') groups.push({ folder: m, models: below(m.id) });
+    else if (isModel(m)) top.models.push(m);
+  }
+  return groups.filter((g) => g.models.length > 0);
 }
 
 function CountTile({ menu, count }: { menu: MenuEntry; count: number | undefined }) {
@@ -43,13 +69,12 @@ export function HomePage({ name, menus }: { name: string; menus: MenuEntry[] }) 
     const back = takeReturn();
     if (back && back !== '/') navigate(back, { replace: true });
   }, []);
-  const models = useMemo(() => modelMenus(menus), [menus]);
+  const groups = useMemo(() => modelGroups(menus), [menus]);
+  const models = useMemo(() => groups.flatMap((g) => g.models), [groups]);
   const counts = useCounts(models.map((m) => m.value!));
+  const countOf = new Map(models.map((m, i) => [m.id, counts[i]]));
   // A model the person may open but not query (403) gets no tile: it has nothing to count.
-  const tiles = models.flatMap((menu, i) => {
-    const count = counts[i];
-    return count === null ? [] : [{ menu, count }];
-  });
+  const shown = groups.map((g) => ({ ...g, models: g.models.filter((m) => countOf.get(m.id) !== null) })).filter((g) => g.models.length > 0);
   return (
     <div className="fw-home">
       <Typography.Title level={3} className="fw-page-title">
@@ -60,14 +85,23 @@ export function HomePage({ name, menus }: { name: string; menus: MenuEntry[] }) 
         <Typography.Title level={4} id="fw-home-counts-title" className="fw-home-section">
           {t('home.counts')}
         </Typography.Title>
-        {tiles.length === 0 ? (
+        {shown.length === 0 ? (
           <Typography.Paragraph type="secondary">{t('home.noModels')}</Typography.Paragraph>
         ) : (
-          <div className="fw-home-counts">
-            {tiles.map(({ menu, count }) => (
-              <CountTile key={menu.id} menu={menu} count={count} />
-            ))}
-          </div>
+          shown.map((g) => (
+            <div key={g.folder?.id ?? 'top'} className="fw-home-group">
+              {g.folder && (
+                <Typography.Title level={5} className="fw-home-folder">
+                  {menuIcon(g.folder.icon, g.folder.type)} {g.folder.name}
+                </Typography.Title>
+              )}
+              <div className="fw-home-counts">
+                {g.models.map((menu) => (
+                  <CountTile key={menu.id} menu={menu} count={countOf.get(menu.id) ?? undefined} />
+                ))}
+              </div>
+            </div>
+          ))
         )}
       </section>
       <HomeActivity menus={models} />

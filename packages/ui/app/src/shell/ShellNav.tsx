@@ -73,8 +73,18 @@ export function NavToggle({ nav }: { nav: ShellNavState }) {
   const { t } = useI18n();
   if (nav.phone)
     return (
-      <Button ref={nav.toggleRef} type="text" icon={<MenuOutlined />} className="fw-nav-toggle" aria-expanded={nav.drawerOpen} aria-controls="fw-nav-drawer" onClick={nav.toggle}>
-        {t('nav.menu')}
+      <Button
+        ref={nav.toggleRef}
+        type="text"
+        icon={<MenuOutlined />}
+        className="fw-nav-toggle"
+        aria-label={t('nav.menu')}
+        title={t('nav.menu')}
+        aria-expanded={nav.drawerOpen}
+        aria-controls="fw-nav-drawer"
+        onClick={nav.toggle}
+      >
+        <span className="fw-nav-toggle-text">{t('nav.menu')}</span>
       </Button>
     );
   const label = nav.collapsed ? t('nav.expand') : t('nav.collapse');
