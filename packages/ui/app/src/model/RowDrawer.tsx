@@ -141,8 +141,9 @@ export function RowDrawer({ build, state, onClose }: { build: BuildView; state: 
     >
       {loading && <Spin />}
       {failed && <Result status="warning" subTitle={details.error.message} />}
-      {readOnly && details.data && <DetailsView build={build} row={details.data.row} />}
+      {/* An operate-log row: what changed first (issue 20 §7), then the rest of the row. */}
       {readOnly && details.data && fw === OPERATE_LOG_MODEL && <OperateLogDiff row={details.data.row} />}
+      {readOnly && details.data && <DetailsView build={build} row={details.data.row} />}
       {!readOnly && !loading && !failed && (
         <>
           {stale && (
