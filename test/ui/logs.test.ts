@@ -69,7 +69,7 @@ describeBrowser('admin UI: readable logs (operate-log diff, login-log filters)',
         const update = rowWith(page, 'Book').filter({ has: page.locator('td', { hasText: /^update$/ }) });
         await update.waitFor();
         await update.locator('.fw-row-details').click();
-        await page.locator('.fw-log-diff').waitFor();
+        await page.locator('.fw-log-diff .fw-diff-changed').waitFor();
         // Only the changed field at first, highlighted, with the model's own title.
         expect(await diffLines(page)).to.deep.equal([['Price', '9.5', '12', true]]);
         // No raw JSON in the details list itself; it stays one click away, collapsed.
@@ -87,7 +87,7 @@ describeBrowser('admin UI: readable logs (operate-log diff, login-log filters)',
         // A password change: masked on both sides, the new password nowhere on the page.
         const pwd = rowWith(page, 'FwUser').filter({ has: page.locator('td', { hasText: /^update$/ }) });
         await pwd.locator('.fw-row-details').click();
-        await page.locator('.fw-log-diff').waitFor();
+        await waitUntil(page, `[...document.querySelectorAll('.fw-log-diff td.fw-diff-field')].some((td) => td.textContent.trim() === 'Password')`);
         const lines = await diffLines(page);
         expect(lines.find((l) => l[0] === 'Password')?.[2]).to.equal('hidden');
         expect(await page.locator('body').innerText()).to.not.contain('brand-new-secret-42');

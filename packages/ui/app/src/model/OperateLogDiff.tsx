@@ -2,7 +2,7 @@
 // line per field with the model's own titles and choice labels, changed fields highlighted and
 // first, secrets masked, unchanged fields behind a switch. What was recorded stays one click away.
 import { useMemo, useState } from 'react';
-import { Switch, Table, Typography } from 'antd';
+import { Skeleton, Switch, Table, Typography } from 'antd';
 import { useI18n } from '../i18n';
 import { useBuild } from '../queries';
 import type { FieldView, Row } from '../types';
@@ -45,6 +45,8 @@ export function OperateLogDiff({ row }: { row: Row }) {
     </details>
   );
   if (!lines) return raw;
+  // Wait for the titles, so the lines do not change their names under the reader.
+  if (build.isPending) return <Skeleton active paragraph={{ rows: 2 }} className="fw-log-diff-loading" />;
   const changed = lines.filter((l) => l.changed).length;
   const shown = all ? lines : lines.filter((l) => l.changed);
   return (
