@@ -2,6 +2,8 @@
 // to its icons (remembered), and on a phone is a drawer that closes after navigation and covers
 // nothing; a breadcrumb says where the person is; the home page counts what they may query, lists
 // their recent edits (linking to the row) and the sign-ins to their account, failed ones too.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
@@ -14,6 +16,24 @@ interface Box {
   y: number;
   width: number;
   height: number;
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Serious and critical accessibility violations (axe-core) in the shell's own parts — header, menu,
+ * drawer, breadcrumb, home page — as "rule: target" lines. Colour contrast is the theme's (antd's
+ * tokens, issue 20 §3/§9) and is checked where the theme is; the model page's table is §2's.
+ */
+async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated through the debugging protocol, which the page's CSP does not govern.
+  await page.evaluate(AXE);
+  return (await page.evaluate(`(() => {
+    const include = ['.fw-header', '.fw-sider', '.fw-nav-drawer', '.fw-breadcrumb', '.fw-home'].filter((s) => document.querySelector(s)).map((s) => [s]);
+    return axe.run({ include }, { resultTypes: ['violations'], rules: { 'color-contrast': { enabled: false } } }).then((r) => r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .flatMap((v) => v.nodes.map((n) => v.id + ': ' + n.target.join(' '))));
+  })()`)) as string[];
 }
 
 const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
@@ -80,6 +100,7 @@ describeBrowser('admin UI: the shell (menu tree, breadcrumb, phone drawer, home 
       expect(crumbs).to.deep.equal(['Home', 'System', 'Users']);
       expect(await nav.locator('.ant-menu-item-selected').innerText()).to.equal('Users');
       await shot(page, join(ui.shots, 'shell-menu-tree-1366.png'));
+      expect(await axeViolations(page), 'axe on the shell with the menu tree').to.deep.equal([]);
 
       // Closing a folder is remembered; the current page's folder still opens on its page.
       const ai = nav.locator(':scope > li.ant-menu-submenu').filter({ has: page.locator('.ant-menu-submenu-title', { hasText: /^AI$/ }) });
@@ -138,6 +159,7 @@ describeBrowser('admin UI: the shell (menu tree, breadcrumb, phone drawer, home 
       await drawer.getByRole('menuitem', { name: 'Authors' }).waitFor();
       expect(await toggle.getAttribute('aria-expanded')).to.equal('true');
       await shot(page, join(ui.shots, 'shell-phone-drawer-390.png'));
+      expect(await axeViolations(page), 'axe with the menu drawer open').to.deep.equal([]);
       await drawer.getByRole('menuitem', { name: 'Authors' }).click();
       await page.waitForURL(`${ui.url}/model/Author`);
       await waitUntil(page, `!document.querySelector('.fw-nav-drawer .ant-drawer-content')?.checkVisibility()`);
@@ -213,6 +235,7 @@ describeBrowser('admin UI: the shell (menu tree, breadcrumb, phone drawer, home 
         expect(await signIns.first().getAttribute('class')).to.contain('fw-home-signin-ok');
         expect(await page.locator('.fw-home-signin-ok a', { hasText: 'Signed in' }).first().getAttribute('href')).to.equal('/sessions');
         await shot(page, join(ui.shots, `shell-home-clerk-${width}.png`));
+        expect(await axeViolations(page), 'axe on the home page').to.deep.equal([]);
 
         // An edit links to its row: the Books page with the row's details open.
         await page.locator('.fw-home-edit a').first().click();
