@@ -184,6 +184,9 @@ export const en = {
   'log.raw': 'As recorded',
   'log.secret': 'hidden',
   'log.empty': '(empty)',
+  'nav.folder.system': 'System',
+  'nav.folder.ai': 'AI',
+  'nav.folder.logs': 'Logs',
 } as const;
 
 /** The keys of Fw's messages. */

@@ -185,4 +185,7 @@ export const zhCN: Messages = {
   'log.raw': '原始记录',
   'log.secret': '已隐藏',
   'log.empty': '（空）',
+  'nav.folder.system': '系统',
+  'nav.folder.ai': 'AI',
+  'nav.folder.logs': '日志',
 };

@@ -6,6 +6,7 @@ import { useI18n } from '../i18n';
 import { Link } from '../router';
 import type { MenuEntry } from '../types';
 import { menuIcon } from './icons';
+import { menuLabel } from './menuLabel';
 
 /** The menus from the outermost folder down to the entry of `key` ("m<id>"); empty when unknown. */
 export function trailOf(menus: MenuEntry[], key: string | undefined): MenuEntry[] {
@@ -48,7 +49,7 @@ export function Breadcrumbs({ menus, selected }: { menus: MenuEntry[]; selected:
           key: m.id,
           title: (
             <span className={i === trail.length - 1 ? 'fw-breadcrumb-current' : 'fw-breadcrumb-folder'} aria-current={i === trail.length - 1 ? 'page' : undefined}>
-              {menuIcon(m.icon, m.type)} {m.name}
+              {menuIcon(m.icon, m.type)} {menuLabel(m, t)}
             </span>
           ),
         })),

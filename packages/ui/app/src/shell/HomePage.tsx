@@ -10,6 +10,7 @@ import { Link, navigate } from '../router';
 import type { MenuEntry } from '../types';
 import { HomeActivity } from './HomeActivity';
 import { menuIcon } from './icons';
+import { menuLabel } from './menuLabel';
 
 /** A folder of the menu (or the top level) and the model menus directly or deeper inside it. */
 interface Group {
@@ -92,7 +93,7 @@ export function HomePage({ name, menus }: { name: string; menus: MenuEntry[] }) 
             <div key={g.folder?.id ?? 'top'} className="fw-home-group">
               {g.folder && (
                 <Typography.Title level={5} className="fw-home-folder">
-                  {menuIcon(g.folder.icon, g.folder.type)} {g.folder.name}
+                  {menuIcon(g.folder.icon, g.folder.type)} {menuLabel(g.folder, t)}
                 </Typography.Title>
               )}
               <div className="fw-home-counts">

@@ -8,6 +8,7 @@ import { api, onPasswordChangeRequired } from '../api';
 import { clearToken } from '../auth';
 import { config } from '../config';
 import { useI18n } from '../i18n';
+import type { MessageKey } from '../i18n/en';
 import { Link, navigate, useLocation } from '../router';
 import { loadModelPage } from '../prefetch';
 import { keys, useMenu, useUserInfo } from '../queries';
@@ -20,6 +21,7 @@ import { NavToggle, ShellNav, useShellNav } from './ShellNav';
 import { Breadcrumbs, folderKeys } from './Breadcrumbs';
 import { HomePage } from './HomePage';
 import { menuIcon } from './icons';
+import { menuLabel } from './menuLabel';
 import { linkHref, pageSrc } from './menuTargets';
 
 // The model page (table, forms, pickers) is loaded when first needed, keeping the first screen small.
@@ -37,7 +39,7 @@ export function modelPath(fw: string): string {
   return `/model/${encodeURIComponent(fw)}`;
 }
 
-function buildItems(menus: MenuEntry[]): MenuItem[] {
+function buildItems(menus: MenuEntry[], t: (key: MessageKey) => string): MenuItem[] {
   const shown = navigable(menus);
   const ids = new Set(shown.map((m) => m.id));
   const children = new Map<number | null, MenuEntry[]>();
@@ -52,7 +54,7 @@ function buildItems(menus: MenuEntry[]): MenuItem[] {
       const key = `m${m.id}`;
       if (m.type === 'dir') {
         const items = build(m.id);
-        return items.length > 0 ? [{ key, icon, label: m.name, children: items }] : [];
+        return items.length > 0 ? [{ key, icon, label: menuLabel(m, t), children: items }] : [];
       }
       if ((m.type === 'table' || m.type === 'tree') && m.value) return [{ key, icon, label: <Link to={modelPath(m.value)}>{m.name}</Link> }];
       // A link opens in a new tab, never in the app's frame; a page is framed only when it is a
@@ -161,7 +163,7 @@ export function Shell() {
     [queryClient],
   );
   const menus = useMemo(() => menu.data ?? [], [menu.data]);
-  const items = useMemo(() => buildItems(menus), [menus]);
+  const items = useMemo(() => buildItems(menus, t), [menus, t]);
   const selected = selectedKey(menus, pathname);
   const folders = useMemo(() => folderKeys(menus), [menus]);
   const current = useMemo(() => openKeys(menus, selected).reverse(), [menus, selected]);
