@@ -173,6 +173,32 @@ describeBrowser('admin UI: the shell (menu tree, breadcrumb, phone drawer, home 
     }
   });
 
+  it('speaks Chinese: the built-in folders, the breadcrumb and the home page', async function () {
+    this.timeout(60_000);
+    const { context, page, errors } = await openPage(browser());
+    try {
+      await page.goto(`${ui.url}/login`);
+      await page.evaluate(`localStorage.setItem('fw-locale', 'zh-CN')`);
+      await openSignedIn(page, ui.url, '/model/FwOperateLog', adminToken);
+      const nav = page.locator('.fw-sider .fw-nav');
+      await nav.waitFor();
+      const folders = (await nav.locator(':scope > li.ant-menu-submenu > .ant-menu-submenu-title').allInnerTexts()).map((s) => s.trim());
+      expect(folders).to.include.members(['系统', 'AI', '日志']);
+      expect(
+        (await page.locator('.fw-breadcrumb li').allInnerTexts())
+          .map((s) => s.trim())
+          .filter((s) => s && s !== '/')
+          .slice(0, 2),
+      ).to.deep.equal(['首页', '日志']);
+      await page.locator('.fw-breadcrumb a').click();
+      await page.locator('.fw-home-section', { hasText: '您的数据' }).waitFor();
+      expect((await page.locator('.fw-home-folder').allInnerTexts()).map((s) => s.trim())).to.include.members(['系统', 'AI', '日志']);
+      expect(errors).to.deep.equal([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   for (const width of [768, 1920]) {
     it(`keeps the sider at ${width} px`, async function () {
       this.timeout(60_000);
