@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { logDiff, parseLogged } from '../../packages/ui/app/src/model/logDiff';
+import { logDiff, parseLogged } from '../../packages/ui/app/src/model/logDiff.js';
 
 describe('logDiff(action, beforeData, request) (issue 20 §7)', () => {
   it('shows an update field by field: the changed ones first, the rest as they were', () => {
