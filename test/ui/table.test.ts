@@ -58,8 +58,10 @@ describeBrowser('admin UI: menu and table', (browser) => {
       const nav = page.locator('.fw-nav');
       await nav.waitFor();
       const top = (await nav.locator(':scope > li').allInnerTexts()).map((s) => s.trim()).filter(Boolean);
-      // The server's order (sort, then id): the built-in models first, the demo's next, the folder last.
-      expect(top.slice(0, 2)).to.deep.equal(['Users', 'Roles']);
+      // The server's order (sort, then id): the demo's models first, then the built-in models'
+      // folders (issue 20 §6), the host's own folder last.
+      expect(top.slice(0, 2)).to.deep.equal(['Books', 'Authors']);
+      expect(top.map((s) => s.split('\n')[0])).to.include.members(['System', 'AI', 'Logs']);
       expect(top.at(-1)).to.match(/^Help/);
       const names = (await nav.locator('.ant-menu-title-content').allInnerTexts()).map((s) => s.trim());
       expect(names).to.include.members(['Books', 'Authors', 'Categories', 'Projects', 'Health page', 'Project site']);

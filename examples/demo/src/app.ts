@@ -7,6 +7,7 @@ import type { FwConfig, ModelRegistry } from '@fw/core';
 import type { FwDataMiddleware } from '@fw/data';
 import type { FwStore } from '@fw/store';
 import type { FwTokenService } from '@fw/token';
+import { demoMenuIcons } from './menu-icons.js';
 import { demoModels } from './models.js';
 import { seedDemo, type SeedOptions, type SeedResult } from './seed.js';
 
@@ -68,6 +69,7 @@ export async function createDemoApp(options: DemoOptions = {}): Promise<DemoApp>
   const fw = await fwAdmin(app, {
     db: options.dbUrl ?? defaultDbUrl(),
     models: demoModels,
+    menuIcons: demoMenuIcons,
     config: { 'fw-app.title': 'Fw demo', ...options.config },
     ...(options.ui !== undefined ? { ui: options.ui } : {}),
     ...(options.oauth ? { oauth: options.oauth } : {}),

@@ -275,6 +275,9 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
       await call('get', '/sessions', { token: clerkToken, query: { user: '1' } });
       await call('get', '/sessions/online', { token });
       await call('get', '/sessions/online', { token: clerkToken });
+      // The home page's own activity (issue 20 §6).
+      await call('get', '/my/activity', { token: clerkToken });
+      await call('get', '/my/activity', { token: clerkToken, query: { limit: '0' } });
       const spare = json<{ token: string }>(await call('post', '/login', { body: { account: clerk.account, pwd: encodePassword('clerk-pass-2') } })).token;
       const other = json<{ sessions: Array<{ id: string; current: boolean }> }>(await call('get', '/sessions', { token: spare })).sessions.find((x) => x.current)!;
       await call('delete', '/sessions/{id}', { token: clerkToken, params: { id: other.id } });

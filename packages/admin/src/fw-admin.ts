@@ -38,6 +38,7 @@ import {
 } from '@fw/token';
 import { fwUi, type FwUiOptions } from '@fw/ui';
 import { fwWeb, type FwWebOptions } from '@fw/web';
+import { checkMenuIcons, createDefaultMenus } from './default-menus.js';
 import { checkFirstAdmin, ensureFirstAdmin, type FwFirstAdmin } from './first-admin.js';
 import { openApiDocument } from './openapi.js';
 import { fwOpenApi } from './openapi-route.js';
@@ -60,6 +61,12 @@ export interface FwAdminOptions {
   config?: Record<string, unknown>;
   /** Migrate the built-in tables, create missing model tables and their menus. @default true */
   migrate?: boolean;
+  /**
+   * Icon names of the menus created for the host's models (`{ Book: 'book' }`; antd names such as
+   * `'BookOutlined'` work too); built-in models have their own and sit in folders. Applies only
+   * to menus not created yet. @default {}
+   */
+  menuIcons?: Record<string, string>;
   /**
    * Redis shared by every instance: tokens, failed-login counters and browser sessions go there.
    * Without it they live in the database (also shared by instances on it).
@@ -272,6 +279,7 @@ function shedRoutes(prefix: string, oauth: FwAdminOptions['oauth']): Pick<FwLoad
 export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmin> {
   if (!app || typeof app.use !== 'function') throw new FwDefinitionError('fwAdmin.app', 'pass the Koa app: fwAdmin(app, options)');
   if (!options || (typeof options.db !== 'string' && !options.db?.knex)) throw new FwDefinitionError('fwAdmin.db', 'a database URL or an FwStore is required');
+  const menuIcons = checkMenuIcons(options.menuIcons);
   const purgeIntervalMs = options.purgeIntervalMs ?? 600_000;
   if (purgeIntervalMs !== false && (!Number.isInteger(purgeIntervalMs) || purgeIntervalMs < 10 || purgeIntervalMs > 86_400_000)) {
     throw new FwDefinitionError('fwAdmin.purgeIntervalMs', `must be false or a whole number of milliseconds from 10 to 86400000, got ${String(purgeIntervalMs)}`);
@@ -337,7 +345,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
         const shown = typeof options.db === 'string' ? redactUrl(options.db) : undefined;
         throw new FwStartError(`fwAdmin: cannot start on ${shown ? `database ${shown}` : 'the database'}: ${error.message}`, shown, error);
       }
-      for (const [i, model] of registry.list().entries()) await store.menus.createModelMenu(model, { sort: i });
+      await createDefaultMenus(store, registry.list(), menuIcons);
     }
     const createdAdmin = firstAdmin ? await ensureFirstAdmin(store, firstAdmin, passwordPolicy) : undefined;
     if (typeof redisOption === 'string' || clusterNodes !== undefined) {

@@ -112,5 +112,57 @@ export function sessionPaths(): Record<string, Record<string, Operation>> {
         },
       },
     },
+    '/my/activity': {
+      get: {
+        operationId: 'myActivity',
+        tags,
+        summary: "The caller's own latest sign-ins (failed ones included) and successful edits, newest first (the home page)",
+        security: TOKEN_SECURITY,
+        parameters: [queryParam('limit', { type: 'integer', minimum: 1, maximum: 50, default: 10 }, 'Most rows per list')],
+        responses: {
+          200: jsonAnswer('The two lists', {
+            type: 'object',
+            properties: {
+              signIns: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    id: { type: 'integer' },
+                    time: { type: 'string', format: 'date-time' },
+                    success: { type: 'boolean' },
+                    reason: { type: ['string', 'null'] },
+                    ip: { type: ['string', 'null'] },
+                    userAgent: { type: ['string', 'null'] },
+                    method: { type: 'string' },
+                  },
+                  required: ['id', 'time', 'success', 'reason', 'ip', 'userAgent', 'method'],
+                  additionalProperties: false,
+                },
+              },
+              edits: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    id: { type: 'integer' },
+                    time: { type: 'string', format: 'date-time' },
+                    model: { type: 'string' },
+                    action: { type: 'string' },
+                    source: { type: 'string' },
+                    targetId: { type: ['string', 'null'] },
+                  },
+                  required: ['id', 'time', 'model', 'action', 'source', 'targetId'],
+                  additionalProperties: false,
+                },
+              },
+            },
+            required: ['signIns', 'edits'],
+            additionalProperties: false,
+          }),
+          ...errors(400, 401),
+        },
+      },
+    },
   };
 }

@@ -116,6 +116,7 @@ describe('openApiDocument(options)', () => {
       '/sessions/{id}',
       '/sessions/revoke-others',
       '/sessions/online',
+      '/my/activity',
       '/ai/mcp',
       '/openapi.json',
     ]) {

@@ -11,6 +11,8 @@ import { resolveOptions, type FwLoginOptions, type ResolvedOptions } from './log
 import { loginSettings } from './login-settings.js';
 import { decodeTransferredPassword } from './password-transfer.js';
 import { checkedUser, runWithLoginRequest } from './request-context.js';
+import { addActivityRoutes } from './activity-routes.js';
+import { withFolders } from './menu-folders.js';
 import { addSessionRoutes } from './session-routes.js';
 import { addPrefRoutes } from './pref-routes.js';
 import { issueLoginToken } from './sign-in.js';
@@ -342,7 +344,7 @@ async function settings(ctx: Context, o: ResolvedOptions): Promise<void> {
 
 async function menu(ctx: Context, o: ResolvedOptions): Promise<void> {
   const { user } = await requireAuth(ctx, o);
-  const menus = user.isAdmin ? (await o.store.menus.allMenus()).filter((m) => m.status !== 'disabled') : await o.store.menus.menusForUser(user.id);
+  const menus = user.isAdmin ? (await o.store.menus.allMenus()).filter((m) => m.status !== 'disabled') : await withFolders(o.store, await o.store.menus.menusForUser(user.id));
   ctx.body = menus.map((m) => ({
     id: m.id,
     code: m.code ?? null,
@@ -385,6 +387,7 @@ export function fwLogin(options: FwLoginOptions): Middleware {
   router.post('/open-api/token', route(o, openApiToken));
   addSessionRoutes(router, { store: o.store, tokens: o.tokens, logout: async (token) => o.proxy.logout(token), requireAuth: (ctx) => requireAuth(ctx, o) });
   addPrefRoutes(router, { store: o.store, requireAuth: (ctx) => requireAuth(ctx, o) });
+  addActivityRoutes(router, { store: o.store, requireAuth: (ctx) => requireAuth(ctx, o) });
   // A login path asked with another method (GET /login) is a 405 naming the right one.
   const routes = routesWithAllowedMethods(router);
   return async function fwLogin(ctx, next) {

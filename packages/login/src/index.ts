@@ -28,3 +28,4 @@ export { allowedMethods, methodNotAllowed, routesWithAllowedMethods } from '@fw/
 export type { FwErrorHandlerOptions, ReadJsonOptions } from '@fw/http';
 export { issueLoginToken } from './sign-in.js';
 export type { SignInRequest, SignInServices } from './sign-in.js';
+export type { ActivityView, EditView, SignInView } from './activity-routes.js';

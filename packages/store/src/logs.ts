@@ -172,6 +172,8 @@ export interface OperateLogInput {
 export interface OperateLogListOptions {
   /** Only operations on this model. */
   model?: string;
+  /** Only operations of this user (issue 20 §6: a person's recent edits on the home page). */
+  userId?: number;
   /** @default 100 */
   limit?: number;
 }
@@ -319,6 +321,10 @@ export function createOperateLogRepository(ctx: RepositoryContext): OperateLogRe
     async list(options = {}) {
       let query = knex('fw_operate_log').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(checkLimit(options.limit, 100)).select('*');
       if (options.model !== undefined) query = query.where('model', options.model);
+      if (options.userId !== undefined) {
+        if (!isRowId(options.userId)) return [];
+        query = query.where('user_id', options.userId);
+      }
       return (await query).map(toOperateLog);
     },
   };

@@ -89,6 +89,18 @@ describeEachSql('FwStore.migrate', (db, spec) => {
     expect(names).to.include('fw_login_log_token_hash_index');
   });
 
+  it('indexes the operate log by user, for the home page (0015_operate_log_user)', async () => {
+    const plan: Record<string, string> = {
+      sqlite: `select name as index_name from pragma_index_list('fw_operate_log')`,
+      postgres: `select indexname as index_name from pg_indexes where tablename = 'fw_operate_log'`,
+      mysql: `select index_name as index_name from information_schema.statistics where table_schema = database() and table_name = 'fw_operate_log'`,
+      mssql: `select name as index_name from sys.indexes where object_id = object_id('fw_operate_log')`,
+    };
+    const result = await store.knex.raw(plan[store.dialect]!);
+    const rows: Array<Record<string, unknown>> = store.dialect === 'postgres' ? result.rows : store.dialect === 'mysql' ? result[0] : result;
+    expect(rows.map((row) => String(row.index_name ?? row.INDEX_NAME))).to.include('fw_operate_log_user_index');
+  });
+
   it('fw_token keeps epoch milliseconds beyond 32 bits exactly', async function () {
     const expiresAt = 4_102_444_800_123; // 2100-01-01T00:00:00.123Z
     await store.knex('fw_token').insert({ token_hash: 'f'.repeat(64), user_id: 1, expires_at: expiresAt, created_at: expiresAt - 1 });

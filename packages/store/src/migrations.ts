@@ -435,7 +435,7 @@ const tokenLastSeen: FwMigration = {
 };
 
 const userPrefs: FwMigration = {
-  name: '0014_h3_user_prefs',
+  name: '0014_user_prefs',
   up(knex) {
     // Per-user UI preferences (issue 20 §5: a table's columns, widths, order, density), kept on
     // the server so they follow the person across browsers. One row per user and key; the value
@@ -455,6 +455,21 @@ const userPrefs: FwMigration = {
   },
 };
 
+const operateLogUser: FwMigration = {
+  name: '0015_operate_log_user',
+  up(knex) {
+    // A person's own recent edits on the home page (issue 20 §6), read without scanning the log.
+    return knex.schema.alterTable('fw_operate_log', (t) => {
+      t.index(['user_id', 'created_at'], 'fw_operate_log_user_index');
+    });
+  },
+  down(knex) {
+    return knex.schema.alterTable('fw_operate_log', (t) => {
+      t.dropIndex(['user_id', 'created_at'], 'fw_operate_log_user_index');
+    });
+  },
+};
+
 /** The built-in migrations, oldest first. */
 export const MIGRATIONS: readonly FwMigration[] = Object.freeze([
   builtinTables,
@@ -471,6 +486,7 @@ export const MIGRATIONS: readonly FwMigration[] = Object.freeze([
   loginLogFailures,
   tokenLastSeen,
   userPrefs,
+  operateLogUser,
 ]);
 
 /**

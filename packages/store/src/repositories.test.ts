@@ -448,6 +448,20 @@ describeEachSql('FwStore repositories', (db) => {
       expect(logs[0]?.createdAt).to.be.instanceOf(Date);
       expect(await rejection(store.operateLogs.insert({ model: modelName, action: 'add', status: 'maybe' as 'success' }))).to.include({ code: 'VALIDATION_FAILED' });
     });
+
+    it("lists one user's operations, newest first (issue 20 §6)", async function () {
+      const modelName = unique('Mine');
+      await store.operateLogs.insert({ userId: 7001, model: modelName, action: 'add', status: 'success', createdAt: new Date('2030-01-02T00:00:00.000Z') });
+      await store.operateLogs.insert({ userId: 7002, model: modelName, action: 'update', status: 'success', createdAt: new Date('2030-01-02T00:00:01.000Z') });
+      await store.operateLogs.insert({ userId: 7001, model: modelName, action: 'delete', status: 'success', createdAt: new Date('2030-01-02T00:00:02.000Z') });
+      const mine = await store.operateLogs.list({ model: modelName, userId: 7001 });
+      expect(mine.map((l) => [l.userId, l.action])).to.deep.equal([
+        [7001, 'delete'],
+        [7001, 'add'],
+      ]);
+      expect(await store.operateLogs.list({ model: modelName, userId: 7001, limit: 1 })).to.have.length(1);
+      expect(await store.operateLogs.list({ userId: 0 })).to.deep.equal([]);
+    });
   });
 
   describe('openApis', function () {

@@ -21,6 +21,7 @@ import { ImportButton } from './ImportButton';
 import { can } from './power';
 import { useExplainAction } from '../power/ExplainAction';
 import { RowDrawer, type DrawerState } from './RowDrawer';
+import { rowFromQuery } from './rowLink';
 import { SearchForm, toConditions } from './SearchForm';
 import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
 import { cellId, rowName, useCellFocus } from './useCellFocus';
@@ -77,7 +78,7 @@ function ModelTable({ build }: { build: BuildView }) {
   const flat = useTable(fw, query, !asTree);
   const tree = useTreeRows(fw, { ...(query.sort ? { sort: query.sort } : {}) }, asTree);
   const [selected, setSelected] = useState<number[]>([]);
-  const [drawer, setDrawer] = useState<DrawerState>();
+  const [drawer, setDrawer] = useState<DrawerState | undefined>(() => rowFromQuery(params));
   const [editing, setEditing] = useState<CellTarget>();
   const scope = useRef<HTMLDivElement>(null);
   const grid = useCellFocus(scope);

@@ -12,6 +12,7 @@ import type { BuildView, FieldView, Row } from '../types';
 import { renderValue } from './cells';
 import { showServerErrors } from './errors';
 import { FieldItem } from './FieldItem';
+import { OPERATE_LOG_MODEL, OperateLogDiff, shownAsDiff } from './OperateLogDiff';
 import { formFields, formTitle, keyOf } from './fields';
 import { ReferenceLabels } from './references';
 import { PermissionSummary } from '../power/PermissionSummary';
@@ -30,7 +31,7 @@ function DetailsView({ build, row }: { build: BuildView; row: Row }) {
   const { t } = useI18n();
   const fw = build.model.name;
   const key = keyOf(build.model);
-  const fields = build.model.fields.filter((f) => f.type !== 'PASSWORD' && f.name !== key);
+  const fields = build.model.fields.filter((f) => f.type !== 'PASSWORD' && f.name !== key && !shownAsDiff(fw, f.name));
   return (
     <Descriptions
       column={1}
@@ -160,6 +161,8 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
     >
       {loading && <Spin />}
       {failed && <Result status="warning" subTitle={details.error.message} />}
+      {/* An operate-log row: what changed first (issue 20 §7), then the rest of the row. */}
+      {readOnly && details.data && fw === OPERATE_LOG_MODEL && <OperateLogDiff row={details.data.row} />}
       {readOnly && details.data && <DetailsView build={build} row={details.data.row} />}
       {!readOnly && !loading && !failed && (
         <>

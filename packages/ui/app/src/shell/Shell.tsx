@@ -1,14 +1,15 @@
 // The frame around every signed-in screen: the menu tree from GET /menu, the user menu and the
 // locale switch; the content follows the app path.
 import { lazy, Suspense, useEffect, useMemo, useRef } from 'react';
-import { App, Button, Dropdown, Layout, Menu, Result, Spin, Typography, type MenuProps } from 'antd';
+import { App, Button, Dropdown, Layout, Result, Spin, type MenuProps } from 'antd';
 import { DownOutlined, KeyOutlined, LaptopOutlined, LogoutOutlined, TeamOutlined, UserOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, onPasswordChangeRequired } from '../api';
-import { clearToken, takeReturn } from '../auth';
+import { clearToken } from '../auth';
 import { config } from '../config';
 import { useFocusRescue } from '../focus';
 import { useI18n } from '../i18n';
+import type { MessageKey } from '../i18n/en';
 import { Link, navigate, useLocation } from '../router';
 import { loadModelPage } from '../prefetch';
 import { keys, useMenu, useUserInfo } from '../queries';
@@ -20,7 +21,11 @@ import { MySessions } from './Sessions';
 import { PermissionExplainer } from '../power/PermissionExplainer';
 import { SafetyCertificateOutlined } from '@ant-design/icons';
 import { MAIN_ID, SkipLink } from './SkipLink';
+import { NavToggle, ShellNav, useShellNav } from './ShellNav';
+import { Breadcrumbs, folderKeys } from './Breadcrumbs';
+import { HomePage } from './HomePage';
 import { menuIcon } from './icons';
+import { menuLabel } from './menuLabel';
 import { linkHref, pageSrc } from './menuTargets';
 
 // The model page (table, forms, pickers) is loaded when first needed, keeping the first screen small.
@@ -38,7 +43,7 @@ export function modelPath(fw: string): string {
   return `/model/${encodeURIComponent(fw)}`;
 }
 
-function buildItems(menus: MenuEntry[]): MenuItem[] {
+function buildItems(menus: MenuEntry[], t: (key: MessageKey) => string): MenuItem[] {
   const shown = navigable(menus);
   const ids = new Set(shown.map((m) => m.id));
   const children = new Map<number | null, MenuEntry[]>();
@@ -53,7 +58,7 @@ function buildItems(menus: MenuEntry[]): MenuItem[] {
       const key = `m${m.id}`;
       if (m.type === 'dir') {
         const items = build(m.id);
-        return items.length > 0 ? [{ key, icon, label: m.name, children: items }] : [];
+        return items.length > 0 ? [{ key, icon, label: menuLabel(m, t), children: items }] : [];
       }
       if ((m.type === 'table' || m.type === 'tree') && m.value) return [{ key, icon, label: <Link to={modelPath(m.value)}>{m.name}</Link> }];
       // A link opens in a new tab, never in the app's frame; a page is framed only when it is a
@@ -98,31 +103,6 @@ function openKeys(menus: MenuEntry[], key: string | undefined): string[] {
     entry = byId.get(entry.parentId);
   }
   return out;
-}
-
-function Home({ name, menus }: { name: string; menus: MenuEntry[] }) {
-  const { t } = useI18n();
-  useEffect(() => {
-    // Back from a provider's sign-on (through /auth.html, which opens the root): go on where the person was.
-    const back = takeReturn();
-    if (back && back !== '/') navigate(back, { replace: true });
-  }, []);
-  const models = navigable(menus).filter((m) => (m.type === 'table' || m.type === 'tree') && m.value);
-  return (
-    <div>
-      <Typography.Title level={3} className="fw-page-title">
-        {t('app.welcome', { name })}
-      </Typography.Title>
-      <Typography.Paragraph type="secondary">{t('app.welcomeHint')}</Typography.Paragraph>
-      <ul className="fw-home-models">
-        {models.map((m) => (
-          <li key={m.id}>
-            <Link to={modelPath(m.value!)}>{m.name}</Link>
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
 }
 
 function FramePage({ menus, id }: { menus: MenuEntry[]; id: number }) {
@@ -187,8 +167,11 @@ export function Shell() {
     [queryClient],
   );
   const menus = useMemo(() => menu.data ?? [], [menu.data]);
-  const items = useMemo(() => buildItems(menus), [menus]);
+  const items = useMemo(() => buildItems(menus, t), [menus, t]);
   const selected = selectedKey(menus, pathname);
+  const folders = useMemo(() => folderKeys(menus), [menus]);
+  const current = useMemo(() => openKeys(menus, selected).reverse(), [menus, selected]);
+  const nav = useShellNav();
   useAccountChangeNotice(user.data);
   useFocusRescue();
 
@@ -229,7 +212,7 @@ export function Shell() {
   const model = /^\/model\/([^/?]+)$/.exec(pathname);
   const page = /^\/page\/(\d+)$/.exec(pathname);
   let content;
-  if (pathname === '/') content = <Home name={user.data.name || user.data.account} menus={menus} />;
+  if (pathname === '/') content = <HomePage name={user.data.name || user.data.account} menus={menus} />;
   else if (model) content = <ModelPage key={model[1]} fw={decodeURIComponent(model[1]!)} />;
   else if (page) content = <FramePage menus={menus} id={Number(page[1])} />;
   else if (pathname === '/sessions') content = <MySessions />;
@@ -241,6 +224,7 @@ export function Shell() {
     <Layout className="fw-shell">
       <SkipLink />
       <Layout.Header className="fw-header">
+        <NavToggle nav={nav} />
         <Link to="/" className="fw-brand">
           {config.title}
         </Link>
@@ -254,21 +238,9 @@ export function Shell() {
         </div>
       </Layout.Header>
       <Layout className="fw-body">
-        <Layout.Sider width={220} className="fw-sider" breakpoint="lg" collapsedWidth={0}>
-          <Menu
-            mode="inline"
-            items={items}
-            selectedKeys={selected ? [selected] : []}
-            defaultOpenKeys={[
-              ...openKeys(menus, selected),
-              ...navigable(menus)
-                .filter((m) => m.type === 'dir')
-                .map((m) => `m${m.id}`),
-            ]}
-            className="fw-nav"
-          />
-        </Layout.Sider>
+        <ShellNav nav={nav} items={items} selected={selected} folders={folders} current={current} />
         <Layout.Content className="fw-content" id={MAIN_ID}>
+          <Breadcrumbs menus={menus} selected={selected} />
           <Suspense fallback={<Spin tip={t('app.loading')} />}>{content}</Suspense>
         </Layout.Content>
       </Layout>

@@ -1,7 +1,10 @@
 // Menu icons by name. A menu row stores a name ("BookOutlined", or "book"); only the icons listed
-// here are bundled, so the menu costs a few kB instead of every antd icon.
+// here are bundled, so the menu costs a few kB instead of every antd icon. An unknown name falls
+// back to the icon of the menu's type (folder, table, tree, page, link). fwAdmin's built-in menus
+// use these names (packages/admin/src/default-menus.ts).
 import type { ReactNode } from 'react';
 import {
+  ApartmentOutlined,
   ApiOutlined,
   AppstoreOutlined,
   BarChartOutlined,
@@ -14,21 +17,26 @@ import {
   DatabaseOutlined,
   DollarOutlined,
   FileOutlined,
+  FileSearchOutlined,
   FileTextOutlined,
   FolderOutlined,
   GlobalOutlined,
+  HistoryOutlined,
   HomeOutlined,
   KeyOutlined,
   LinkOutlined,
   LockOutlined,
+  LoginOutlined,
   MenuOutlined,
   MessageOutlined,
   ProjectOutlined,
+  QuestionOutlined,
   RobotOutlined,
   SafetyOutlined,
   SettingOutlined,
   ShopOutlined,
   SolutionOutlined,
+  StarOutlined,
   TableOutlined,
   TagsOutlined,
   TeamOutlined,
@@ -38,6 +46,7 @@ import {
 } from '@ant-design/icons';
 
 const ICONS: Record<string, ReactNode> = {
+  apartment: <ApartmentOutlined />,
   api: <ApiOutlined />,
   appstore: <AppstoreOutlined />,
   'bar-chart': <BarChartOutlined />,
@@ -50,21 +59,26 @@ const ICONS: Record<string, ReactNode> = {
   database: <DatabaseOutlined />,
   dollar: <DollarOutlined />,
   file: <FileOutlined />,
+  'file-search': <FileSearchOutlined />,
   'file-text': <FileTextOutlined />,
   folder: <FolderOutlined />,
   global: <GlobalOutlined />,
+  history: <HistoryOutlined />,
   home: <HomeOutlined />,
   key: <KeyOutlined />,
   link: <LinkOutlined />,
   lock: <LockOutlined />,
+  login: <LoginOutlined />,
   menu: <MenuOutlined />,
   message: <MessageOutlined />,
   project: <ProjectOutlined />,
+  question: <QuestionOutlined />,
   robot: <RobotOutlined />,
   safety: <SafetyOutlined />,
   setting: <SettingOutlined />,
   shop: <ShopOutlined />,
   solution: <SolutionOutlined />,
+  star: <StarOutlined />,
   table: <TableOutlined />,
   tags: <TagsOutlined />,
   team: <TeamOutlined />,
@@ -93,6 +107,7 @@ export function menuIcon(name: string | null, type: string): ReactNode {
   if (type === 'dir') return <FolderOutlined />;
   if (type === 'link') return <LinkOutlined />;
   if (type === 'page') return <FileOutlined />;
-  if (type === 'table' || type === 'tree') return <TableOutlined />;
+  if (type === 'tree') return <ApartmentOutlined />;
+  if (type === 'table') return <TableOutlined />;
   return undefined;
 }

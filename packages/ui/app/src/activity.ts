@@ -1,0 +1,56 @@
+// The signed-in person's own recent activity for the home page (issue 20 §6): their latest
+// sign-ins, failed ones included, and their latest edits, from `GET /my/activity` (the server
+// answers the caller's own rows only), and the row counts of the models they may query.
+import { useQueries, useQuery } from '@tanstack/react-query';
+import { api, ApiError } from './api';
+import { tableQuery } from './queries';
+
+/** One sign-in to the person's account. */
+export interface SignInEntry {
+  id: number;
+  time: string;
+  success: boolean;
+  reason: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  method: string;
+}
+
+/** One successful data operation of the person. */
+export interface EditEntry {
+  id: number;
+  time: string;
+  model: string;
+  action: string;
+  source: string;
+  targetId: string | null;
+}
+
+/** `GET /my/activity`. */
+export interface Activity {
+  signIns: SignInEntry[];
+  edits: EditEntry[];
+}
+
+/** The person's latest sign-ins and edits; asked again whenever the home page opens. */
+export function useActivity() {
+  return useQuery({ queryKey: ['my-activity'], queryFn: () => api<Activity>('/my/activity?limit=8'), staleTime: 0 });
+}
+
+/** A model's row count: a number, or `undefined` while loading; `null` when the user may not query it. */
+export type Count = number | null | undefined;
+
+/**
+ * The row count of each model: the table route's `total` for a page of one row, so the count is
+ * exactly what the person's table would say (their row visibility applied). Shares the table's
+ * cache keys, so a write to a model refreshes its count.
+ */
+export function useCounts(models: string[]): Count[] {
+  return useQueries({
+    queries: models.map((fw) => ({
+      ...tableQuery(fw, { page: 1, size: 1 }),
+      retry: (failures: number, error: Error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
+    })),
+    combine: (results) => results.map((r) => (r.isSuccess ? r.data.total : r.isError ? null : undefined)),
+  });
+}
