@@ -350,6 +350,7 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         primaryKey: { type: 'string' },
         tree: { type: 'boolean' },
         singularTitle: { type: 'string' },
+        singularTitles: ref('FwTitles'),
         treeParentField: { type: 'string' },
         orderBy: {
           type: 'array',
