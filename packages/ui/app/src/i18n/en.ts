@@ -141,6 +141,12 @@ export const en = {
   'pwd.rule.notCommon': 'This password is one of the most common ones; choose another',
   'pwd.signOut': 'Sign out instead',
   'pwd.required': 'Your password must be changed before you can go on.',
+
+  // Issue 20 §9 (H6): the theme switch in the header.
+  'theme.label': 'Theme',
+  'theme.system': 'System',
+  'theme.light': 'Light',
+  'theme.dark': 'Dark',
 } as const;
 
 /** The keys of Fw's messages. */

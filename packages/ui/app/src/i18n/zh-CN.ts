@@ -142,4 +142,10 @@ export const zhCN: Messages = {
   'pwd.rule.notCommon': '这是最常见的密码之一，请换一个',
   'pwd.signOut': '退出登录',
   'pwd.required': '必须先修改密码才能继续。',
+
+  // Issue 20 §9 (H6): the theme switch in the header.
+  'theme.label': '主题',
+  'theme.system': '跟随系统',
+  'theme.light': '浅色',
+  'theme.dark': '深色',
 };
