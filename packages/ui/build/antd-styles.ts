@@ -16,7 +16,7 @@ import type { Plugin } from 'vite';
  * model page) comes with the second one; a rule naming no component always goes first.
  */
 export const FIRST_SCREEN_COMPONENTS: readonly string[] = [
-  'alert', 'btn', 'card', 'col', 'row', 'css', 'divider', 'empty', 'fade', 'form', 'input', 'move', 'select', 'slide',
+  'alert', 'btn', 'col', 'row', 'css', 'divider', 'empty', 'fade', 'form', 'input', 'move', 'select', 'slide',
   'space', 'typography', 'wave', 'zoom', 'motion', 'virtual',
 ];
 
@@ -121,7 +121,8 @@ async function renderedTokenCss(dark: boolean, key: string): Promise<string> {
   } finally {
     console.error = warn;
   }
-  return extractStyle(cache, { plain: true, types: ['cssVar'] });
+  // 'token': the global design tokens' block; 'cssVar': each component's own.
+  return extractStyle(cache, { plain: true, types: ['token', 'cssVar'] });
 }
 
 /**
@@ -134,6 +135,7 @@ export async function darkThemeCss(key: string): Promise<string> {
   const out: string[] = [':root[data-theme=dark]{color-scheme:dark;}'];
   for (const [selector, decls] of dark!) {
     const before = light!.get(selector);
+    if (selector.includes('cssinjs-cache-path')) continue;
     const changed = [...decls].filter(([name, value]) => before?.get(name) !== value);
     if (changed.length === 0) continue;
     // cssinjs writes the key as a bare class (`._key_`); antd.css's blocks name it `.css-var-_key_`.

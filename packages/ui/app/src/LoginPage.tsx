@@ -2,7 +2,7 @@
 // captcha once the server asks for it, the lockout message with its wait, "Sign in with …" per
 // OAuth provider; then the forced password change when the account still has its first password.
 import { useState } from 'react';
-import { Alert, Button, Card, Divider, Form, Input, Space, Typography } from 'antd';
+import { Alert, Button, Divider, Form, Input, Space, Typography } from 'antd';
 import { LockOutlined, UserOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { encodePassword } from '@fw/login/client';
@@ -80,7 +80,8 @@ export function LoginPage() {
 
   return (
     <div className="fw-center">
-      <Card className="fw-login-card">
+      {/* A plain panel, not antd's Card: Card brings Tabs, Menu and Skeleton into the first load (issue 20 §10). */}
+      <section className="fw-login-card">
         <Typography.Title level={3} className="fw-login-title">
           {title}
         </Typography.Title>
@@ -121,7 +122,7 @@ export function LoginPage() {
         <div style={{ marginTop: 16, textAlign: 'center' }}>
           <LocaleSwitch />
         </div>
-      </Card>
+      </section>
     </div>
   );
 }
