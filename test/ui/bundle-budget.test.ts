@@ -72,7 +72,10 @@ describeBrowser('admin UI: first-load budgets', (browser) => {
       expect(scripts.length).to.be.greaterThan(1);
       // Every file big enough to gain came compressed (the build leaves files under 1 kB as they are).
       for (const l of scripts.filter((s) => s.decoded >= 1024)) expect(l.encoding, l.path).to.be.oneOf(['br', 'gzip']);
-      expect(loads.map((l) => l.path).filter((p) => /\/(ModelPage|route)-/.test(p)), 'shell or model page code on the sign-in page').to.deep.equal([]);
+      expect(
+        loads.map((l) => l.path).filter((p) => /\/(ModelPage|route)-/.test(p)),
+        'shell or model page code on the sign-in page',
+      ).to.deep.equal([]);
       expect(total, `sign-in page ${kB(total)}`).to.be.at.most(SIGN_IN_BUDGET);
       expect(errors).to.deep.equal([]);
     } finally {
@@ -92,7 +95,10 @@ describeBrowser('admin UI: first-load budgets', (browser) => {
       await page.waitForLoadState('networkidle');
       const loads = await rec.done();
       const total = report('model page /model/Book', loads);
-      expect(loads.some((l) => /\/ModelPage-/.test(l.path)), 'the model page chunk was loaded').to.equal(true);
+      expect(
+        loads.some((l) => /\/ModelPage-/.test(l.path)),
+        'the model page chunk was loaded',
+      ).to.equal(true);
       expect(total, `model page ${kB(total)}`).to.be.at.most(MODEL_PAGE_BUDGET);
       expect(errors).to.deep.equal([]);
     } finally {

@@ -16,8 +16,25 @@ import type { Plugin } from 'vite';
  * model page) comes with the second one; a rule naming no component always goes first.
  */
 export const FIRST_SCREEN_COMPONENTS: readonly string[] = [
-  'alert', 'btn', 'col', 'row', 'css', 'divider', 'empty', 'fade', 'form', 'input', 'move', 'select', 'slide',
-  'space', 'typography', 'wave', 'zoom', 'motion', 'virtual',
+  'alert',
+  'btn',
+  'col',
+  'row',
+  'css',
+  'divider',
+  'empty',
+  'fade',
+  'form',
+  'input',
+  'move',
+  'select',
+  'slide',
+  'space',
+  'typography',
+  'wave',
+  'zoom',
+  'motion',
+  'virtual',
 ];
 
 /** The top-level rules of a stylesheet (an at-rule with its block counts as one). */
@@ -73,7 +90,9 @@ export function splitAntdCss(css: string, key: string, first: readonly string[] 
       continue;
     }
     // The component: the first `.ant-` class of the rule (inside an at-rule, of its first rule).
-    const component = /\.ant-([a-z]+(?:-number|-(?:xs|sm|md|lg|xl|xxl|xxxl|offset|push|pull|order|\d+)\b)?)/.exec(selector.startsWith('@') && !selector.startsWith('@keyframes') ? rule : selector)?.[1];
+    const component = /\.ant-([a-z]+(?:-number|-(?:xs|sm|md|lg|xl|xxl|xxxl|offset|push|pull|order|\d+)\b)?)/.exec(
+      selector.startsWith('@') && !selector.startsWith('@keyframes') ? rule : selector,
+    )?.[1];
     out[component === undefined || firstSet.has(component) ? 'first' : 'rest'].push(rule);
   }
   return { first: out.first.join('\n'), rest: out.rest.join('\n') };

@@ -31,7 +31,10 @@ function Themed() {
   // as <style> elements: they go into a detached node, where no policy refuses them.
   return (
     <StyleProvider container={detached}>
-      <ConfigProvider locale={antdLocale} theme={{ zeroRuntime: true, cssVar: { key: __ANTD_CSS_VAR_KEY__ }, algorithm: dark ? antdTheme.darkAlgorithm : antdTheme.defaultAlgorithm }}>
+      <ConfigProvider
+        locale={antdLocale}
+        theme={{ zeroRuntime: true, cssVar: { key: __ANTD_CSS_VAR_KEY__ }, algorithm: dark ? antdTheme.darkAlgorithm : antdTheme.defaultAlgorithm }}
+      >
         <App />
       </ConfigProvider>
     </StyleProvider>
