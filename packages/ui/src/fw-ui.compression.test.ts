@@ -195,6 +195,10 @@ describe('fwUi: compressed responses', () => {
         expect(res.body.toString(), path).not.to.contain('secret');
         expect(res.body.toString(), path).not.to.contain('not for you');
       }
+      // A deep link that merely ends in .gz is still a page of the UI.
+      const page = await s.send('/admin/model/Archive.gz', { accept: HTML, 'accept-encoding': 'identity' });
+      expect(page.status).to.equal(200);
+      expect(page.body.toString()).to.contain('<base href="/admin/">');
     } finally {
       await s.cleanup();
     }

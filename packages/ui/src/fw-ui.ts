@@ -261,13 +261,16 @@ export function fwUi(options?: FwUiOptions): Middleware {
       return next();
     }
     if (decoded.includes('\0') || decoded.split('/').some((s) => s === '..' || s === '.' || s.includes('\\'))) return next();
-    // The .br and .gz files are encodings of the others, sent only as such (never as files of their own).
-    if (ENCODED_VARIANT.test(decoded)) return next();
     // Mounted at `/`, a path that is no file belongs to the host first: the page only answers
-    // what nothing else did.
-    await at(ctx, rel, files, async () => {
+    // what nothing else did. The .br and .gz files are encodings of the others, sent only as
+    // such: never as files of their own.
+    if (ENCODED_VARIANT.test(decoded)) {
       if (o.mount === '') await next();
-    });
+    } else {
+      await at(ctx, rel, files, async () => {
+        if (o.mount === '') await next();
+      });
+    }
     if (ctx.body != null || ctx.status !== 404) return;
     // A deep link of the UI (not a missing asset: the page is no answer for a script or an image).
     if (wantsHtml(ctx) && !rel.startsWith(`/${ASSETS_DIR}/`)) return sendPage(ctx);

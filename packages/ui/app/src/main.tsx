@@ -8,7 +8,7 @@ import { StyleProvider } from '@ant-design/cssinjs';
 // antd's styles as stylesheets, nothing generated at run time: the app works under
 // `Content-Security-Policy: default-src 'self'` (no inline <style>, no inline script). Made at build
 // time from antd/dist/antd.css (build/antd-styles.ts): the sign-in page's part here, the rest with
-// the shell's chunk (shell/route.ts), and antd's dark algorithm as CSS variables.
+// the shell's chunk (shell/route.tsx), and antd's dark algorithm as CSS variables.
 import 'virtual:fw-antd/first.css';
 import 'virtual:fw-antd/dark.css';
 import './app.css';
