@@ -175,6 +175,8 @@ describeBrowser('admin UI: dark mode', (browser) => {
       await waitUntil(page, `document.documentElement.dataset.theme === 'dark'`);
       expect(await backgroundLuminance(page, '.fw-header')).to.be.lessThan(0.05);
       expect(await page.locator('.fw-theme-switch').innerText()).to.contain('深色');
+      await page.setViewportSize({ width: 390, height: 800 });
+      await shot(page, join(ui.shots, 'dark-model-zh-390.png'));
       expect(errors).to.deep.equal([]);
     } finally {
       await context.close();
