@@ -11,6 +11,7 @@ import { setToken, takeReturn, rememberReturn } from './auth';
 import { config } from './config';
 import { useI18n } from './i18n';
 import { navigate } from './router';
+import { loadShell } from './prefetch';
 import { useLoginSettings } from './queries';
 import { LocaleSwitch } from './shell/LocaleSwitch';
 
@@ -44,6 +45,8 @@ export function LoginPage() {
   const encode = settings.data?.pwdTransferEncrypt ?? true;
 
   const submit = async (values: { account: string; password: string; verifyCode?: string }) => {
+    // The shell's code comes while the server checks the password (it is not part of this page's load).
+    void loadShell().catch(() => undefined);
     setBusy(true);
     setError(undefined);
     try {
