@@ -25,6 +25,8 @@ async function setup(options: Omit<FwUiOptions, 'dist'> = {}) {
   writeFileSync(join(dist, 'assets', 'index-Ab12Cd34.js'), SCRIPT);
   writeFileSync(join(dist, 'assets', 'index-Ef56Gh78.css'), STYLE);
   writeFileSync(join(dist, 'assets', 'tiny-Aa11Bb22.js'), 'export {};\n');
+  mkdirSync(join(dist, '.vite'));
+  writeFileSync(join(dist, '.vite', 'manifest.json'), '{"secret": "the build manifest"}');
   writeFileSync(join(root, 'secret.txt'), 'secret '.repeat(400));
   writeFileSync(join(root, 'secret.txt.br'), 'not for you');
   precompressDir(dist);
@@ -189,6 +191,8 @@ describe('fwUi: compressed responses', () => {
         '/admin/assets/..%2f..%2fsecret.txt',
         '/admin/..%2fsecret.txt.br',
         '/admin/%2e%2e%2fsecret.txt',
+        // Vite's manifest (read by the budget test) is no file of the UI.
+        '/admin/.vite/manifest.json',
       ]) {
         const res = await s.send(path, { 'accept-encoding': 'br, gzip' });
         expect(res.status, path).to.equal(404);
