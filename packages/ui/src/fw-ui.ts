@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Context, Middleware, Next } from 'koa';
 import serve from 'koa-static';
 import { CONFIG_KEYS, DEFAULT_FRAME_ANCESTORS, FwDefinitionError, checkFrameAncestors, loadConfig, pageContentSecurityPolicy, type FwConfig } from '@fw/core';
@@ -66,6 +67,8 @@ const PATH_RE = /^(\/[A-Za-z0-9._~-]+)*$/;
 /** Vite puts every content-hashed file here: a new build means new names, so they never change. */
 const ASSETS_DIR = 'assets';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** The precompressed variants the build writes beside its files (build/precompress.ts). */
+const ENCODED_VARIANT = /\.(br|gz)$/i;
 // The web pages a browser opens from a sign-on: served under the mount path too, so that their
 // relative `./` and `auth.js` stay inside the UI.
 const WEB_FILES = new Set(['/auth.html', '/auth.js']);
@@ -123,15 +126,24 @@ export function injectUiConfig(html: string, config: FwUiConfig): string {
   return html.slice(0, at) + tags + rest;
 }
 
-/** Reads the page once per change of the file (a rebuild while the server runs is picked up). */
-function pageReader(file: string, config: FwUiConfig): () => string {
-  let cached: { mtimeMs: number; size: number; html: string } | undefined;
+/** The page in each encoding fwUi sends it in. */
+interface PageBodies {
+  html: string;
+  br: Buffer;
+  gzip: Buffer;
+}
+
+/** Reads the page once per change of the file (a rebuild while the server runs is picked up), compressed once too. */
+function pageReader(file: string, config: FwUiConfig): () => PageBodies {
+  let cached: { mtimeMs: number; size: number; bodies: PageBodies } | undefined;
   return () => {
     const stat = statSync(file);
     if (!cached || cached.mtimeMs !== stat.mtimeMs || cached.size !== stat.size) {
-      cached = { mtimeMs: stat.mtimeMs, size: stat.size, html: injectUiConfig(readFileSync(file, 'utf8'), config) };
+      const html = injectUiConfig(readFileSync(file, 'utf8'), config);
+      const br = brotliCompressSync(html, { params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY } });
+      cached = { mtimeMs: stat.mtimeMs, size: stat.size, bodies: { html, br, gzip: gzipSync(html, { level: 9 }) } };
     }
-    return cached.html;
+    return cached.bodies;
   };
 }
 
@@ -176,6 +188,10 @@ async function at(ctx: Context, path: string, middleware: Middleware, next: Next
  * such as `/admin`):
  * - hashed files under `assets/` with `Cache-Control: public, max-age=31536000, immutable`, other
  *   files `no-cache`;
+ * - compressed when the browser accepts it: the build's precompressed `<file>.br` (brotli) or
+ *   `<file>.gz` (gzip) with `Content-Encoding` and `Vary: Accept-Encoding`, the original's
+ *   `Content-Type`; the page too (compressed once per change of the build); requests for the
+ *   `.br`/`.gz` files themselves are not answered;
  * - the page (`index.html`, also at the mount path itself) `no-store`, with `<base href="{path}/">`
  *   and `<meta name="fw-config" content="{apiPrefix, base, title}">` put into its head, and
  *   `Content-Security-Policy: default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' blob: data:; object-src 'none';
@@ -199,18 +215,27 @@ export function fwUi(options?: FwUiOptions): Middleware {
   const setHeaders = (res: ServerResponse, file: string) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', file.startsWith(assets) ? IMMUTABLE : 'no-cache');
+    // koa-send picked `<file>.br` or `<file>.gz` by the request's Accept-Encoding: caches must keep them apart.
+    res.setHeader('Vary', 'Accept-Encoding');
   };
   const files = serve(o.dist, { index: false, hidden: false, format: false, setHeaders });
   const web = fwWeb({ onWarning: () => undefined, frameAncestors: [...o.frameAncestors] });
   const policy = pageContentSecurityPolicy('ui', o.frameAncestors);
 
   const sendPage = (ctx: Context) => {
+    const bodies = page();
     ctx.status = 200;
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Content-Security-Policy', policy);
-    ctx.body = page();
+    ctx.vary('Accept-Encoding');
+    // Brotli first whenever accepted (browsers list it after gzip at the same weight), as koa-send does.
+    const encoding = ctx.acceptsEncodings('br', 'identity') === 'br' ? 'br' : ctx.acceptsEncodings('gzip', 'identity') === 'gzip' ? 'gzip' : undefined;
+    if (encoding) {
+      ctx.set('Content-Encoding', encoding);
+      ctx.body = bodies[encoding];
+    } else ctx.body = bodies.html;
   };
 
   return async function fwUi(ctx, next) {
@@ -237,10 +262,15 @@ export function fwUi(options?: FwUiOptions): Middleware {
     }
     if (decoded.includes('\0') || decoded.split('/').some((s) => s === '..' || s === '.' || s.includes('\\'))) return next();
     // Mounted at `/`, a path that is no file belongs to the host first: the page only answers
-    // what nothing else did.
-    await at(ctx, rel, files, async () => {
+    // what nothing else did. The .br and .gz files are encodings of the others, sent only as
+    // such: never as files of their own.
+    if (ENCODED_VARIANT.test(decoded)) {
       if (o.mount === '') await next();
-    });
+    } else {
+      await at(ctx, rel, files, async () => {
+        if (o.mount === '') await next();
+      });
+    }
     if (ctx.body != null || ctx.status !== 404) return;
     // A deep link of the UI (not a missing asset: the page is no answer for a script or an image).
     if (wantsHtml(ctx) && !rel.startsWith(`/${ASSETS_DIR}/`)) return sendPage(ctx);

@@ -1,9 +1,13 @@
-import { useEffect, useRef } from 'react';
+import { lazy, Suspense, useEffect, useRef } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { rememberReturn, useToken } from './auth';
 import { navigate, useLocation } from './router';
-import { LoginPage } from './LoginPage';
-import { Shell } from './shell/Shell';
+import { loadLoginPage, loadShell } from './prefetch';
+
+// Each screen's code (and its part of antd's stylesheet) is a chunk of its own: the sign-in page
+// loads nothing of the shell or the model page.
+const LoginPage = lazy(() => loadLoginPage().then((m) => ({ default: m.LoginPage })));
+const Shell = lazy(() => loadShell().then((m) => ({ default: m.Shell })));
 
 /** Top-level routing: the sign-in page, else (with a token) the shell. */
 export function App() {
@@ -28,7 +32,16 @@ export function App() {
       navigate('/login', { replace: true });
     }
   }, [onLogin, signedIn]);
-  if (onLogin) return <LoginPage />;
+  if (onLogin)
+    return (
+      <Suspense fallback={null}>
+        <LoginPage />
+      </Suspense>
+    );
   if (!signedIn) return null;
-  return <Shell />;
+  return (
+    <Suspense fallback={null}>
+      <Shell />
+    </Suspense>
+  );
 }

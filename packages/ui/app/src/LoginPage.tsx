@@ -2,7 +2,7 @@
 // captcha once the server asks for it, the lockout message with its wait, "Sign in with …" per
 // OAuth provider; then the forced password change when the account still has its first password.
 import { useState } from 'react';
-import { Alert, Button, Card, Divider, Form, Input, Space, Typography } from 'antd';
+import { Alert, Button, Divider, Form, Input, Space, Typography } from 'antd';
 import { LockOutlined, UserOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { encodePassword } from '@fw/login/client';
@@ -11,6 +11,7 @@ import { setToken, takeReturn, rememberReturn } from './auth';
 import { config } from './config';
 import { useI18n } from './i18n';
 import { navigate } from './router';
+import { loadShell } from './prefetch';
 import { useLoginSettings } from './queries';
 import { LocaleSwitch } from './shell/LocaleSwitch';
 
@@ -44,6 +45,8 @@ export function LoginPage() {
   const encode = settings.data?.pwdTransferEncrypt ?? true;
 
   const submit = async (values: { account: string; password: string; verifyCode?: string }) => {
+    // The shell's code comes while the server checks the password (it is not part of this page's load).
+    void loadShell().catch(() => undefined);
     setBusy(true);
     setError(undefined);
     try {
@@ -80,7 +83,8 @@ export function LoginPage() {
 
   return (
     <div className="fw-center">
-      <Card className="fw-login-card">
+      {/* A plain panel, not antd's Card: Card brings Tabs, Menu and Skeleton into the first load (issue 20 §10). */}
+      <section className="fw-login-card">
         <Typography.Title level={3} className="fw-login-title">
           {title}
         </Typography.Title>
@@ -130,7 +134,7 @@ export function LoginPage() {
         <div style={{ marginTop: 16, textAlign: 'center' }}>
           <LocaleSwitch />
         </div>
-      </Card>
+      </section>
     </div>
   );
 }

@@ -3,12 +3,16 @@ import './startPrefetch';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClientProvider } from '@tanstack/react-query';
-import { App as AntdApp, ConfigProvider } from 'antd';
+import { ConfigProvider, theme as antdTheme } from 'antd';
 import { StyleProvider } from '@ant-design/cssinjs';
-// antd's styles as a stylesheet, nothing generated at run time: the app works under
-// `Content-Security-Policy: default-src 'self'` (no inline <style>, no inline script).
-import 'antd/dist/antd.css';
+// antd's styles as stylesheets, nothing generated at run time: the app works under
+// `Content-Security-Policy: default-src 'self'` (no inline <style>, no inline script). Made at build
+// time from antd/dist/antd.css (build/antd-styles.ts): the sign-in page's part here, the rest with
+// the shell's chunk (shell/route.tsx), and antd's dark algorithm as CSS variables.
+import 'virtual:fw-antd/first.css';
+import 'virtual:fw-antd/dark.css';
 import './app.css';
+import { useTheme } from './theme';
 import { config } from './config';
 import { queryClient } from './prefetch';
 import { I18nProvider, useI18n } from './i18n';
@@ -21,15 +25,17 @@ const detached = document.createElement('div');
 
 function Themed() {
   const { antdLocale } = useI18n();
+  const { dark } = useTheme();
   // zeroRuntime: antd generates no component styles; the same cssVar key as antd.css, so its
   // variables apply. antd still writes its CSS-variable blocks (the same values antd.css holds)
   // as <style> elements: they go into a detached node, where no policy refuses them.
   return (
     <StyleProvider container={detached}>
-      <ConfigProvider locale={antdLocale} theme={{ zeroRuntime: true, cssVar: { key: __ANTD_CSS_VAR_KEY__ } }}>
-        <AntdApp>
-          <App />
-        </AntdApp>
+      <ConfigProvider
+        locale={antdLocale}
+        theme={{ zeroRuntime: true, cssVar: { key: __ANTD_CSS_VAR_KEY__ }, algorithm: dark ? antdTheme.darkAlgorithm : antdTheme.defaultAlgorithm }}
+      >
+        <App />
       </ConfigProvider>
     </StyleProvider>
   );

@@ -25,6 +25,10 @@ export const queryClient = new QueryClient({
 
 /** The model page's code, loaded once (the shell's lazy route awaits the same promise). */
 export const loadModelPage = () => import('./model/ModelPage');
+/** The signed-in shell's code with the rest of antd's stylesheet (App's lazy route awaits the same promise). */
+export const loadShell = () => import('./shell/route');
+/** The sign-in page's code. */
+export const loadLoginPage = () => import('./LoginPage');
 
 /** Starts the first screen's requests for the current URL (signed in only). */
 export function prefetchFirstScreen(client: QueryClient = queryClient): void {
@@ -33,6 +37,7 @@ export function prefetchFirstScreen(client: QueryClient = queryClient): void {
   const q = path.indexOf('?');
   const pathname = q === -1 ? path : path.slice(0, q);
   if (pathname === '/login') return;
+  void loadShell().catch(() => undefined);
   void client.prefetchQuery(userInfoQuery);
   void client.prefetchQuery(menuQuery);
   const model = /^\/model\/([^/?]+)$/.exec(pathname);

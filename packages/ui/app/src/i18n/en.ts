@@ -292,6 +292,12 @@ export const en = {
   'nav.folder.system': 'System',
   'nav.folder.ai': 'AI',
   'nav.folder.logs': 'Logs',
+
+  // Issue 20 §9 (H6): the theme switch in the header.
+  'theme.label': 'Theme',
+  'theme.system': 'System',
+  'theme.light': 'Light',
+  'theme.dark': 'Dark',
 } as const;
 
 /** The keys of Fw's messages. */

@@ -292,4 +292,10 @@ export const zhCN: Messages = {
   'nav.folder.system': '系统',
   'nav.folder.ai': 'AI',
   'nav.folder.logs': '日志',
+
+  // Issue 20 §9 (H6): the theme switch in the header.
+  'theme.label': '主题',
+  'theme.system': '跟随系统',
+  'theme.light': '浅色',
+  'theme.dark': '深色',
 };

@@ -16,6 +16,7 @@ import { keys, useMenu, useUserInfo } from '../queries';
 import type { MenuEntry, UserInfo } from '../types';
 import { ChangePassword, passwordPath } from './ChangePassword';
 import { LocaleSwitch } from './LocaleSwitch';
+import { ThemeSwitch } from './ThemeSwitch';
 import { OnlineUsers } from './OnlineUsers';
 import { MySessions } from './Sessions';
 import { PermissionExplainer } from '../power/PermissionExplainer';
@@ -230,6 +231,7 @@ export function Shell() {
         </Link>
         <div className="fw-header-right">
           <LocaleSwitch />
+          <ThemeSwitch />
           <Dropdown menu={{ items: userMenu }} trigger={['click']}>
             <Button type="text" icon={<UserOutlined />} className="fw-user-menu" title={signedInAs(user.data)}>
               <AccountName user={user.data} /> <DownOutlined className="fw-user-caret" />
