@@ -118,10 +118,16 @@ function declarationsBySelector(css: string): Map<string, Map<string, string>> {
  */
 async function renderedTokenCss(dark: boolean, key: string): Promise<string> {
   const require = createRequire(import.meta.url);
-  const { createElement: h } = require('react') as typeof import('react');
-  const { renderToString } = require('react-dom/server') as typeof import('react-dom/server');
-  const antd = require('antd') as typeof import('antd') & Record<string, unknown>;
-  const { createCache, extractStyle, StyleProvider } = require('@ant-design/cssinjs') as typeof import('@ant-design/cssinjs');
+  // Loose local types: importing React's own types here would bring its empty DOM declarations
+  // into the root type check (this file is type-checked with the tests, which have no DOM lib).
+  const { createElement: h } = require('react') as { createElement(type: unknown, props?: unknown, ...children: unknown[]): unknown };
+  const { renderToString } = require('react-dom/server') as { renderToString(element: unknown): string };
+  const antd = require('antd') as { theme: { darkAlgorithm: unknown; defaultAlgorithm: unknown }; ConfigProvider: unknown } & Record<string, unknown>;
+  const { createCache, extractStyle, StyleProvider } = require('@ant-design/cssinjs') as {
+    createCache(): unknown;
+    extractStyle(cache: unknown, options: { plain: boolean; types: string[] }): string;
+    StyleProvider: unknown;
+  };
   const cache = createCache();
   const skip = new Set(['ConfigProvider', 'App', 'Grid']);
   const theme = { algorithm: dark ? antd.theme.darkAlgorithm : antd.theme.defaultAlgorithm, cssVar: { key }, zeroRuntime: true };
