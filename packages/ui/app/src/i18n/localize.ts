@@ -59,10 +59,16 @@ export function localizeBuild(build: BuildView, locale: string, models: ModelMes
     // A built-in model's singular title is English: other languages use the catalog's title.
     const { singularTitle, ...rest } = model;
     const singular = locale === 'en' ? singularTitle : undefined;
-    return { ...build, model: { ...rest, ...(singular ? { singularTitle: singular } : {}), title: builtinTitle, fields: model.fields.map((f) => builtinField(models, model.name, f)) } };
+    return {
+      ...build,
+      model: { ...rest, ...(singular ? { singularTitle: singular } : {}), title: builtinTitle, fields: model.fields.map((f) => builtinField(models, model.name, f)) },
+    };
   }
-  const { singularTitle, ...rest } = model;
-  return { ...build, model: { ...rest, ...withSingular(model, locale), title: pickTitle(model.titles, locale, model.title), fields: model.fields.map((f) => hostField(locale, f)) } };
+  const { singularTitle: _plain, ...rest } = model;
+  return {
+    ...build,
+    model: { ...rest, ...withSingular(model, locale), title: pickTitle(model.titles, locale, model.title), fields: model.fields.map((f) => hostField(locale, f)) },
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 // The page of one model, drawn from GET /build/{fw} alone: search form, server-side paged and
 // sorted table (a tree table for tree models), the buttons the power object allows, the row
 // drawer and the in-table cell editor.
-import { useMemo, useRef, useState, type MouseEvent, type ReactNode } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { App, Button, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
 import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';

@@ -5,7 +5,6 @@ import type { MessageKey } from '../i18n';
 import type { FieldView } from '../types';
 import { AttachmentList } from './attachments';
 import { choiceLabel } from './fields';
-import { uiDateTimeFormat } from '../i18n/dates';
 
 type T = (key: MessageKey) => string;
 
