@@ -17,12 +17,12 @@ export type ImportMode = 'add' | 'update' | 'upsert';
 
 const MODES: ReadonlyArray<{
   mode: ImportMode;
-  label: 'import.modeAdd' | 'import.modeUpdate' | 'import.modeUpsert';
-  help: 'import.modeAddHelp' | 'import.modeUpdateHelp' | 'import.modeUpsertHelp';
+  labelKey: 'import.modeAdd' | 'import.modeUpdate' | 'import.modeUpsert';
+  helpKey: 'import.modeAddHelp' | 'import.modeUpdateHelp' | 'import.modeUpsertHelp';
 }> = [
-  { mode: 'add', label: 'import.modeAdd', help: 'import.modeAddHelp' },
-  { mode: 'update', label: 'import.modeUpdate', help: 'import.modeUpdateHelp' },
-  { mode: 'upsert', label: 'import.modeUpsert', help: 'import.modeUpsertHelp' },
+  { mode: 'add', labelKey: 'import.modeAdd', helpKey: 'import.modeAddHelp' },
+  { mode: 'update', labelKey: 'import.modeUpdate', helpKey: 'import.modeUpdateHelp' },
+  { mode: 'upsert', labelKey: 'import.modeUpsert', helpKey: 'import.modeUpsertHelp' },
 ];
 
 /** A spreadsheet column letter's order: A < Z < AA. */
@@ -96,9 +96,9 @@ export function ImportDialog({ fw, title, open, onClose, power }: { fw: string; 
         <Space direction="vertical" size={6}>
           {offered.map((m) => (
             <Radio key={m.mode} value={m.mode} className={`fw-import-mode-${m.mode}`}>
-              <span>{t(m.label)}</span>
+              <span>{t(m.labelKey)}</span>
               <Typography.Text type="secondary" style={{ display: 'block', fontSize: 13 }}>
-                {t(m.help)}
+                {t(m.helpKey)}
               </Typography.Text>
             </Radio>
           ))}
