@@ -290,4 +290,9 @@ export const de: Messages = {
   'nav.folder.system': 'System',
   'nav.folder.ai': 'KI',
   'nav.folder.logs': 'Protokolle',
+  // Issue 20 §9 (H6): the theme switch.
+  'theme.label': 'Design',
+  'theme.system': 'System',
+  'theme.light': 'Hell',
+  'theme.dark': 'Dunkel',
 };

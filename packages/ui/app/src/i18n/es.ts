@@ -290,4 +290,9 @@ export const es: Messages = {
   'nav.folder.system': 'Sistema',
   'nav.folder.ai': 'IA',
   'nav.folder.logs': 'Registros',
+  // Issue 20 §9 (H6): the theme switch.
+  'theme.label': 'Tema',
+  'theme.system': 'Sistema',
+  'theme.light': 'Claro',
+  'theme.dark': 'Oscuro',
 };

@@ -290,4 +290,9 @@ export const fr: Messages = {
   'nav.folder.system': 'Système',
   'nav.folder.ai': 'IA',
   'nav.folder.logs': 'Journaux',
+  // Issue 20 §9 (H6): the theme switch.
+  'theme.label': 'Thème',
+  'theme.system': 'Système',
+  'theme.light': 'Clair',
+  'theme.dark': 'Sombre',
 };

@@ -290,4 +290,9 @@ export const ja: Messages = {
   'nav.folder.system': 'システム',
   'nav.folder.ai': 'AI',
   'nav.folder.logs': 'ログ',
+  // Issue 20 §9 (H6): the theme switch.
+  'theme.label': 'テーマ',
+  'theme.system': 'システムに合わせる',
+  'theme.light': 'ライト',
+  'theme.dark': 'ダーク',
 };
