@@ -8,7 +8,7 @@ import { deflateSync } from 'node:zlib';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeBrowser } from '@fw/test-utils';
-import { apiToken, rowWith, shot, signIn, startDemo, waitUntil, type UiDemo } from './support.js';
+import { apiToken, rowAction, rowWith, shot, signIn, startDemo, waitUntil, type UiDemo } from './support.js';
 
 /** A 24×24 one-colour PNG (enough for a thumbnail to show). */
 function png(): Buffer {
@@ -131,7 +131,8 @@ describeBrowser('admin UI: the pages under the security headers Fw sends', (brow
         await rowWith(page, HOSTILE).waitFor();
 
         // The print page of that row, opened as the row's print link opens it (with _token).
-        const href = await rowWith(page, HOSTILE).locator('.fw-row-print').getAttribute('href');
+        const printAction = await rowAction(page, rowWith(page, HOSTILE), 'fw-row-print');
+        const href = await (width <= 768 ? printAction.locator('a') : printAction).getAttribute('href');
         expect(href).to.match(/\/fw-api\/data\/print\/Book\/\d+\?_token=/);
         const print = await context.newPage();
         const answer = await print.goto(new URL(href!, ui.url).href);

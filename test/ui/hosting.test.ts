@@ -95,7 +95,7 @@ describeBrowser('admin UI: hosting and sign-on', (browser) => {
         await signIn(page);
         await page.locator('.fw-add').waitFor();
         // antd's primary colour and the table's layout come from the stylesheet, not from injected styles.
-        expect(await page.evaluate('getComputedStyle(document.querySelector(".fw-add")).backgroundColor')).to.equal('rgb(22, 119, 255)');
+        expect(await page.evaluate('getComputedStyle(document.querySelector(".fw-add")).backgroundColor')).to.equal('rgb(9, 88, 217)'); // antd's primary, one step darker for contrast (app.css)
         expect(await page.evaluate('getComputedStyle(document.querySelector(".ant-table-thead th")).fontWeight')).to.equal('600');
         expect(refused).to.deep.equal([]);
         expect(errors).to.deep.equal([]);

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { encodePassword } from '@fw/login/client';
 import { describeBrowser } from '@fw/test-utils';
-import { apiToken, openPage, openSignedIn, rowWith, shot, startDemo, tableTexts, userWithMenus, waitUntil, type UiDemo } from './support.js';
+import { apiToken, openPage, openSignedIn, rowAction, rowWith, shot, startDemo, tableTexts, userWithMenus, waitUntil, type UiDemo } from './support.js';
 
 async function post<T>(url: string, path: string, token: string, body: unknown): Promise<T> {
   const res = await fetch(`${url}/fw-api${path}`, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -68,7 +68,7 @@ describeBrowser('admin UI: readable logs (operate-log diff, login-log filters)',
         await openSignedIn(page, ui.url, '/model/FwOperateLog', token);
         const update = rowWith(page, 'Book').filter({ has: page.locator('td', { hasText: /^update$/ }) });
         await update.waitFor();
-        await update.locator('.fw-row-details').click();
+        await (await rowAction(page, update, 'fw-row-details')).click();
         await page.locator('.fw-log-diff .fw-diff-changed').waitFor();
         // Only the changed field at first, highlighted, with the model's own title.
         expect(await diffLines(page)).to.deep.equal([['Price', '9.5', '12', true]]);
@@ -86,7 +86,7 @@ describeBrowser('admin UI: readable logs (operate-log diff, login-log filters)',
 
         // A password change: masked on both sides, the new password nowhere on the page.
         const pwd = rowWith(page, 'FwUser').filter({ has: page.locator('td', { hasText: /^update$/ }) });
-        await pwd.locator('.fw-row-details').click();
+        await (await rowAction(page, pwd, 'fw-row-details')).click();
         await waitUntil(page, `[...document.querySelectorAll('.fw-log-diff td.fw-diff-field')].some((td) => td.textContent.trim() === 'Password')`);
         const lines = await diffLines(page);
         expect(lines.find((l) => l[0] === 'Password')?.[2]).to.equal('hidden');

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { encodePassword } from '@fw/login/client';
 import { createDemoApp, type DemoApp, type DemoOptions } from '../../examples/demo/src/app.js';
 
@@ -127,6 +127,20 @@ export async function tableTexts(page: Page): Promise<string[][]> {
 /** The table row whose cells include `text`. */
 export function rowWith(page: Page, text: string) {
   return page.locator('.ant-table-tbody tr.ant-table-row').filter({ has: page.locator('td', { hasText: new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) });
+}
+
+/**
+ * A row's action (`fw-row-edit`, `fw-row-print`, …): its button on a wide screen; on a phone, where
+ * row actions collapse into one "…" menu, that menu is opened and its entry returned (a link
+ * action's entry holds the `<a>`).
+ */
+export async function rowAction(page: Page, row: Locator, className: string): Promise<Locator> {
+  const more = row.locator('.fw-row-more');
+  if ((await more.count()) === 0) return row.locator(`.${className}`);
+  await more.click();
+  const entry = page.locator(`.ant-dropdown:not(.ant-dropdown-hidden) .${className}`);
+  await entry.waitFor();
+  return entry;
 }
 
 /**

@@ -212,7 +212,7 @@ describeBrowser('admin UI: table layout, phones and default sort (issue 20 §4/�
       .and.contain('行高')
       .and.contain('紧凑')
       .and.contain('恢复默认');
-    expect(await panel.getByRole('button', { name: '将 Title 上移' }).count()).to.equal(1);
+    expect(await panel.getByRole('button', { name: '将 书名 上移' }).count()).to.equal(1);
     const rect = await panel.evaluate((e) => e.getBoundingClientRect().toJSON() as { left: number; right: number });
     expect(rect.left).to.be.at.least(0);
     expect(rect.right).to.be.at.most(390);

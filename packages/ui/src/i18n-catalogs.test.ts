@@ -43,6 +43,7 @@ function builtinKeys(): string[] {
   const keys: string[] = [];
   for (const model of BUILTIN_MODELS) {
     keys.push(`title.${model.name}`);
+    if (model.singularTitle !== undefined) keys.push(`singular.${model.name}`);
     for (const name of model.fieldNames) {
       keys.push(`field.${model.name}.${name}`);
       for (const choice of model.fields[name]!.edit.choices ?? []) keys.push(`choice.${model.name}.${name}.${String(choice.value)}`);

@@ -56,9 +56,8 @@ export function localizeBuild(build: BuildView, locale: string, models: ModelMes
   const { model } = build;
   const builtinTitle = catalogText(models, `title.${model.name}`);
   if (builtinTitle !== undefined) {
-    // A built-in model's singular title is English: other languages use the catalog's title.
-    const { singularTitle, ...rest } = model;
-    const singular = locale === 'en' ? singularTitle : undefined;
+    const { singularTitle: _english, ...rest } = model;
+    const singular = catalogText(models, `singular.${model.name}`);
     return {
       ...build,
       model: { ...rest, ...(singular ? { singularTitle: singular } : {}), title: builtinTitle, fields: model.fields.map((f) => builtinField(models, model.name, f)) },

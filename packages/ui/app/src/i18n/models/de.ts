@@ -3,6 +3,7 @@ import type { ModelMessages } from './en';
 
 export const modelsDe: ModelMessages = {
   'title.FwUser': 'Benutzer',
+  'singular.FwUser': 'Benutzer',
   'field.FwUser.account': 'Konto',
   'field.FwUser.name': 'Name',
   'field.FwUser.password': 'Passwort',
@@ -20,6 +21,7 @@ export const modelsDe: ModelMessages = {
   'field.FwUser.id': 'ID',
 
   'title.FwRole': 'Rollen',
+  'singular.FwRole': 'Rolle',
   'field.FwRole.code': 'Code',
   'field.FwRole.name': 'Name',
   'field.FwRole.status': 'Status',
@@ -32,6 +34,7 @@ export const modelsDe: ModelMessages = {
   'field.FwRole.id': 'ID',
 
   'title.FwOrg': 'Organisationen',
+  'singular.FwOrg': 'Organisation',
   'field.FwOrg.code': 'Code',
   'field.FwOrg.name': 'Name',
   'field.FwOrg.parentId': 'Übergeordnete Organisation',
@@ -41,6 +44,7 @@ export const modelsDe: ModelMessages = {
   'field.FwOrg.id': 'ID',
 
   'title.FwMenu': 'Menüs',
+  'singular.FwMenu': 'Menü',
   'field.FwMenu.code': 'Code',
   'field.FwMenu.name': 'Name',
   'field.FwMenu.type': 'Typ',
@@ -63,6 +67,7 @@ export const modelsDe: ModelMessages = {
   'field.FwMenu.id': 'ID',
 
   'title.FwOpenApi': 'Open-API-Schlüssel',
+  'singular.FwOpenApi': 'Open-API-Schlüssel',
   'field.FwOpenApi.appId': 'App-ID',
   'field.FwOpenApi.name': 'Name',
   'field.FwOpenApi.secret': 'Geheimnis',
@@ -76,6 +81,7 @@ export const modelsDe: ModelMessages = {
   'field.FwOpenApi.id': 'ID',
 
   'title.FwLlm': 'Sprachmodelle',
+  'singular.FwLlm': 'Sprachmodell',
   'field.FwLlm.name': 'Name',
   'field.FwLlm.provider': 'Anbieter',
   'field.FwLlm.apiDomain': 'API-Domain',
@@ -87,6 +93,7 @@ export const modelsDe: ModelMessages = {
   'field.FwLlm.id': 'ID',
 
   'title.FwEmbeddingModel': 'Embedding-Modelle',
+  'singular.FwEmbeddingModel': 'Embedding-Modell',
   'field.FwEmbeddingModel.name': 'Name',
   'field.FwEmbeddingModel.apiDomain': 'API-Domain',
   'field.FwEmbeddingModel.apiKey': 'API-Schlüssel',
@@ -97,6 +104,7 @@ export const modelsDe: ModelMessages = {
   'field.FwEmbeddingModel.id': 'ID',
 
   'title.FwAgent': 'Agenten',
+  'singular.FwAgent': 'Agent',
   'field.FwAgent.name': 'Name',
   'field.FwAgent.url': 'URL',
   'field.FwAgent.description': 'Beschreibung',
@@ -106,6 +114,7 @@ export const modelsDe: ModelMessages = {
   'field.FwAgent.id': 'ID',
 
   'title.FwBiDatasource': 'BI-Datenquellen',
+  'singular.FwBiDatasource': 'BI-Datenquelle',
   'field.FwBiDatasource.name': 'Name',
   'field.FwBiDatasource.dialect': 'Dialekt',
   'field.FwBiDatasource.connectionString': 'Verbindungszeichenfolge',
@@ -114,6 +123,7 @@ export const modelsDe: ModelMessages = {
   'field.FwBiDatasource.id': 'ID',
 
   'title.FwLoginLog': 'Anmeldeprotokoll',
+  'singular.FwLoginLog': 'Anmeldeprotokoll-Eintrag',
   'field.FwLoginLog.userId': 'Benutzer-ID',
   'field.FwLoginLog.account': 'Konto',
   'field.FwLoginLog.loginTime': 'Zeit',
@@ -137,6 +147,7 @@ export const modelsDe: ModelMessages = {
   'field.FwLoginLog.id': 'ID',
 
   'title.FwOperateLog': 'Vorgangsprotokoll',
+  'singular.FwOperateLog': 'Vorgangsprotokoll-Eintrag',
   'field.FwOperateLog.userId': 'Benutzer-ID',
   'field.FwOperateLog.account': 'Konto',
   'field.FwOperateLog.ip': 'IP',

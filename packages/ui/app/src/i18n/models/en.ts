@@ -1,10 +1,11 @@
 // Titles of Fw's built-in models, their fields and choices, and of the function menus, in English
 // (issue 20 §8). The server describes these models in English; the UI shows them from these
-// catalogs: `title.<Model>`, `field.<Model>.<field>`, `choice.<Model>.<field>.<value>`,
+// catalogs: `title.<Model>`, `singular.<Model>` (one row, for the drawers' titles), `field.<Model>.<field>`, `choice.<Model>.<field>.<value>`,
 // `function.<SUFFIX>` (a model's function menu, `<Model>@<SUFFIX>`). Every key here must exist in
 // each language's file (the type checks it; i18n-catalogs.test.ts checks it against the models).
 export const modelsEn = {
   'title.FwUser': 'Users',
+  'singular.FwUser': 'User',
   'field.FwUser.account': 'Account',
   'field.FwUser.name': 'Name',
   'field.FwUser.password': 'Password',
@@ -22,6 +23,7 @@ export const modelsEn = {
   'field.FwUser.id': 'ID',
 
   'title.FwRole': 'Roles',
+  'singular.FwRole': 'Role',
   'field.FwRole.code': 'Code',
   'field.FwRole.name': 'Name',
   'field.FwRole.status': 'Status',
@@ -34,6 +36,7 @@ export const modelsEn = {
   'field.FwRole.id': 'ID',
 
   'title.FwOrg': 'Organisations',
+  'singular.FwOrg': 'Organisation',
   'field.FwOrg.code': 'Code',
   'field.FwOrg.name': 'Name',
   'field.FwOrg.parentId': 'Parent',
@@ -43,6 +46,7 @@ export const modelsEn = {
   'field.FwOrg.id': 'ID',
 
   'title.FwMenu': 'Menus',
+  'singular.FwMenu': 'Menu',
   'field.FwMenu.code': 'Code',
   'field.FwMenu.name': 'Name',
   'field.FwMenu.type': 'Type',
@@ -65,6 +69,7 @@ export const modelsEn = {
   'field.FwMenu.id': 'ID',
 
   'title.FwOpenApi': 'Open API keys',
+  'singular.FwOpenApi': 'Open API key',
   'field.FwOpenApi.appId': 'App id',
   'field.FwOpenApi.name': 'Name',
   'field.FwOpenApi.secret': 'Secret',
@@ -78,6 +83,7 @@ export const modelsEn = {
   'field.FwOpenApi.id': 'ID',
 
   'title.FwLlm': 'Language models',
+  'singular.FwLlm': 'Language model',
   'field.FwLlm.name': 'Name',
   'field.FwLlm.provider': 'Provider',
   'field.FwLlm.apiDomain': 'API domain',
@@ -89,6 +95,7 @@ export const modelsEn = {
   'field.FwLlm.id': 'ID',
 
   'title.FwEmbeddingModel': 'Embedding models',
+  'singular.FwEmbeddingModel': 'Embedding model',
   'field.FwEmbeddingModel.name': 'Name',
   'field.FwEmbeddingModel.apiDomain': 'API domain',
   'field.FwEmbeddingModel.apiKey': 'API key',
@@ -99,6 +106,7 @@ export const modelsEn = {
   'field.FwEmbeddingModel.id': 'ID',
 
   'title.FwAgent': 'Agents',
+  'singular.FwAgent': 'Agent',
   'field.FwAgent.name': 'Name',
   'field.FwAgent.url': 'URL',
   'field.FwAgent.description': 'Description',
@@ -108,6 +116,7 @@ export const modelsEn = {
   'field.FwAgent.id': 'ID',
 
   'title.FwBiDatasource': 'BI data sources',
+  'singular.FwBiDatasource': 'BI data source',
   'field.FwBiDatasource.name': 'Name',
   'field.FwBiDatasource.dialect': 'Dialect',
   'field.FwBiDatasource.connectionString': 'Connection string',
@@ -116,6 +125,7 @@ export const modelsEn = {
   'field.FwBiDatasource.id': 'ID',
 
   'title.FwLoginLog': 'Login log',
+  'singular.FwLoginLog': 'Login log entry',
   'field.FwLoginLog.userId': 'User id',
   'field.FwLoginLog.account': 'Account',
   'field.FwLoginLog.loginTime': 'Time',
@@ -139,6 +149,7 @@ export const modelsEn = {
   'field.FwLoginLog.id': 'ID',
 
   'title.FwOperateLog': 'Operation log',
+  'singular.FwOperateLog': 'Operation log entry',
   'field.FwOperateLog.userId': 'User id',
   'field.FwOperateLog.account': 'Account',
   'field.FwOperateLog.ip': 'IP',

@@ -3,6 +3,7 @@ import type { ModelMessages } from './en';
 
 export const modelsEs: ModelMessages = {
   'title.FwUser': 'Usuarios',
+  'singular.FwUser': 'Usuario',
   'field.FwUser.account': 'Cuenta',
   'field.FwUser.name': 'Nombre',
   'field.FwUser.password': 'Contraseña',
@@ -20,6 +21,7 @@ export const modelsEs: ModelMessages = {
   'field.FwUser.id': 'ID',
 
   'title.FwRole': 'Roles',
+  'singular.FwRole': 'Rol',
   'field.FwRole.code': 'Código',
   'field.FwRole.name': 'Nombre',
   'field.FwRole.status': 'Estado',
@@ -32,6 +34,7 @@ export const modelsEs: ModelMessages = {
   'field.FwRole.id': 'ID',
 
   'title.FwOrg': 'Organizaciones',
+  'singular.FwOrg': 'Organización',
   'field.FwOrg.code': 'Código',
   'field.FwOrg.name': 'Nombre',
   'field.FwOrg.parentId': 'Organización superior',
@@ -41,6 +44,7 @@ export const modelsEs: ModelMessages = {
   'field.FwOrg.id': 'ID',
 
   'title.FwMenu': 'Menús',
+  'singular.FwMenu': 'Menú',
   'field.FwMenu.code': 'Código',
   'field.FwMenu.name': 'Nombre',
   'field.FwMenu.type': 'Tipo',
@@ -63,6 +67,7 @@ export const modelsEs: ModelMessages = {
   'field.FwMenu.id': 'ID',
 
   'title.FwOpenApi': 'Claves de API abierta',
+  'singular.FwOpenApi': 'Clave de API abierta',
   'field.FwOpenApi.appId': 'ID de aplicación',
   'field.FwOpenApi.name': 'Nombre',
   'field.FwOpenApi.secret': 'Secreto',
@@ -76,6 +81,7 @@ export const modelsEs: ModelMessages = {
   'field.FwOpenApi.id': 'ID',
 
   'title.FwLlm': 'Modelos de lenguaje',
+  'singular.FwLlm': 'Modelo de lenguaje',
   'field.FwLlm.name': 'Nombre',
   'field.FwLlm.provider': 'Proveedor',
   'field.FwLlm.apiDomain': 'Dominio de la API',
@@ -87,6 +93,7 @@ export const modelsEs: ModelMessages = {
   'field.FwLlm.id': 'ID',
 
   'title.FwEmbeddingModel': 'Modelos de embeddings',
+  'singular.FwEmbeddingModel': 'Modelo de embeddings',
   'field.FwEmbeddingModel.name': 'Nombre',
   'field.FwEmbeddingModel.apiDomain': 'Dominio de la API',
   'field.FwEmbeddingModel.apiKey': 'Clave de API',
@@ -97,6 +104,7 @@ export const modelsEs: ModelMessages = {
   'field.FwEmbeddingModel.id': 'ID',
 
   'title.FwAgent': 'Agentes',
+  'singular.FwAgent': 'Agente',
   'field.FwAgent.name': 'Nombre',
   'field.FwAgent.url': 'URL',
   'field.FwAgent.description': 'Descripción',
@@ -106,6 +114,7 @@ export const modelsEs: ModelMessages = {
   'field.FwAgent.id': 'ID',
 
   'title.FwBiDatasource': 'Orígenes de datos de BI',
+  'singular.FwBiDatasource': 'Origen de datos de BI',
   'field.FwBiDatasource.name': 'Nombre',
   'field.FwBiDatasource.dialect': 'Dialecto',
   'field.FwBiDatasource.connectionString': 'Cadena de conexión',
@@ -114,6 +123,7 @@ export const modelsEs: ModelMessages = {
   'field.FwBiDatasource.id': 'ID',
 
   'title.FwLoginLog': 'Registro de inicios de sesión',
+  'singular.FwLoginLog': 'Entrada del registro de inicios de sesión',
   'field.FwLoginLog.userId': 'ID de usuario',
   'field.FwLoginLog.account': 'Cuenta',
   'field.FwLoginLog.loginTime': 'Fecha',
@@ -137,6 +147,7 @@ export const modelsEs: ModelMessages = {
   'field.FwLoginLog.id': 'ID',
 
   'title.FwOperateLog': 'Registro de operaciones',
+  'singular.FwOperateLog': 'Entrada del registro de operaciones',
   'field.FwOperateLog.userId': 'ID de usuario',
   'field.FwOperateLog.account': 'Cuenta',
   'field.FwOperateLog.ip': 'IP',

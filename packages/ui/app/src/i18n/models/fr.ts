@@ -3,6 +3,7 @@ import type { ModelMessages } from './en';
 
 export const modelsFr: ModelMessages = {
   'title.FwUser': 'Utilisateurs',
+  'singular.FwUser': 'Utilisateur',
   'field.FwUser.account': 'Compte',
   'field.FwUser.name': 'Nom',
   'field.FwUser.password': 'Mot de passe',
@@ -20,6 +21,7 @@ export const modelsFr: ModelMessages = {
   'field.FwUser.id': 'ID',
 
   'title.FwRole': 'Rôles',
+  'singular.FwRole': 'Rôle',
   'field.FwRole.code': 'Code',
   'field.FwRole.name': 'Nom',
   'field.FwRole.status': 'Statut',
@@ -32,6 +34,7 @@ export const modelsFr: ModelMessages = {
   'field.FwRole.id': 'ID',
 
   'title.FwOrg': 'Organisations',
+  'singular.FwOrg': 'Organisation',
   'field.FwOrg.code': 'Code',
   'field.FwOrg.name': 'Nom',
   'field.FwOrg.parentId': 'Organisation parente',
@@ -41,6 +44,7 @@ export const modelsFr: ModelMessages = {
   'field.FwOrg.id': 'ID',
 
   'title.FwMenu': 'Menus',
+  'singular.FwMenu': 'Menu',
   'field.FwMenu.code': 'Code',
   'field.FwMenu.name': 'Nom',
   'field.FwMenu.type': 'Type',
@@ -63,6 +67,7 @@ export const modelsFr: ModelMessages = {
   'field.FwMenu.id': 'ID',
 
   'title.FwOpenApi': 'Clés d’API ouverte',
+  'singular.FwOpenApi': 'Clé d’API ouverte',
   'field.FwOpenApi.appId': 'ID d’application',
   'field.FwOpenApi.name': 'Nom',
   'field.FwOpenApi.secret': 'Secret',
@@ -76,6 +81,7 @@ export const modelsFr: ModelMessages = {
   'field.FwOpenApi.id': 'ID',
 
   'title.FwLlm': 'Modèles de langage',
+  'singular.FwLlm': 'Modèle de langage',
   'field.FwLlm.name': 'Nom',
   'field.FwLlm.provider': 'Fournisseur',
   'field.FwLlm.apiDomain': 'Domaine de l’API',
@@ -87,6 +93,7 @@ export const modelsFr: ModelMessages = {
   'field.FwLlm.id': 'ID',
 
   'title.FwEmbeddingModel': 'Modèles d’embedding',
+  'singular.FwEmbeddingModel': 'Modèle d’embedding',
   'field.FwEmbeddingModel.name': 'Nom',
   'field.FwEmbeddingModel.apiDomain': 'Domaine de l’API',
   'field.FwEmbeddingModel.apiKey': 'Clé d’API',
@@ -97,6 +104,7 @@ export const modelsFr: ModelMessages = {
   'field.FwEmbeddingModel.id': 'ID',
 
   'title.FwAgent': 'Agents',
+  'singular.FwAgent': 'Agent',
   'field.FwAgent.name': 'Nom',
   'field.FwAgent.url': 'URL',
   'field.FwAgent.description': 'Description',
@@ -106,6 +114,7 @@ export const modelsFr: ModelMessages = {
   'field.FwAgent.id': 'ID',
 
   'title.FwBiDatasource': 'Sources de données BI',
+  'singular.FwBiDatasource': 'Source de données BI',
   'field.FwBiDatasource.name': 'Nom',
   'field.FwBiDatasource.dialect': 'Dialecte',
   'field.FwBiDatasource.connectionString': 'Chaîne de connexion',
@@ -114,6 +123,7 @@ export const modelsFr: ModelMessages = {
   'field.FwBiDatasource.id': 'ID',
 
   'title.FwLoginLog': 'Journal des connexions',
+  'singular.FwLoginLog': 'Entrée du journal des connexions',
   'field.FwLoginLog.userId': 'ID utilisateur',
   'field.FwLoginLog.account': 'Compte',
   'field.FwLoginLog.loginTime': 'Date',
@@ -137,6 +147,7 @@ export const modelsFr: ModelMessages = {
   'field.FwLoginLog.id': 'ID',
 
   'title.FwOperateLog': 'Journal des opérations',
+  'singular.FwOperateLog': 'Entrée du journal des opérations',
   'field.FwOperateLog.userId': 'ID utilisateur',
   'field.FwOperateLog.account': 'Compte',
   'field.FwOperateLog.ip': 'IP',

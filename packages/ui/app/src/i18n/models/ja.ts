@@ -3,6 +3,7 @@ import type { ModelMessages } from './en';
 
 export const modelsJa: ModelMessages = {
   'title.FwUser': 'ユーザー',
+  'singular.FwUser': 'ユーザー',
   'field.FwUser.account': 'アカウント',
   'field.FwUser.name': '名前',
   'field.FwUser.password': 'パスワード',
@@ -20,6 +21,7 @@ export const modelsJa: ModelMessages = {
   'field.FwUser.id': 'ID',
 
   'title.FwRole': 'ロール',
+  'singular.FwRole': 'ロール',
   'field.FwRole.code': 'コード',
   'field.FwRole.name': '名前',
   'field.FwRole.status': '状態',
@@ -32,6 +34,7 @@ export const modelsJa: ModelMessages = {
   'field.FwRole.id': 'ID',
 
   'title.FwOrg': '組織',
+  'singular.FwOrg': '組織',
   'field.FwOrg.code': 'コード',
   'field.FwOrg.name': '名前',
   'field.FwOrg.parentId': '親組織',
@@ -41,6 +44,7 @@ export const modelsJa: ModelMessages = {
   'field.FwOrg.id': 'ID',
 
   'title.FwMenu': 'メニュー',
+  'singular.FwMenu': 'メニュー',
   'field.FwMenu.code': 'コード',
   'field.FwMenu.name': '名前',
   'field.FwMenu.type': '種類',
@@ -63,6 +67,7 @@ export const modelsJa: ModelMessages = {
   'field.FwMenu.id': 'ID',
 
   'title.FwOpenApi': 'オープン API キー',
+  'singular.FwOpenApi': 'オープン API キー',
   'field.FwOpenApi.appId': 'アプリ ID',
   'field.FwOpenApi.name': '名前',
   'field.FwOpenApi.secret': 'シークレット',
@@ -76,6 +81,7 @@ export const modelsJa: ModelMessages = {
   'field.FwOpenApi.id': 'ID',
 
   'title.FwLlm': '言語モデル',
+  'singular.FwLlm': '言語モデル',
   'field.FwLlm.name': '名前',
   'field.FwLlm.provider': 'プロバイダー',
   'field.FwLlm.apiDomain': 'API ドメイン',
@@ -87,6 +93,7 @@ export const modelsJa: ModelMessages = {
   'field.FwLlm.id': 'ID',
 
   'title.FwEmbeddingModel': '埋め込みモデル',
+  'singular.FwEmbeddingModel': '埋め込みモデル',
   'field.FwEmbeddingModel.name': '名前',
   'field.FwEmbeddingModel.apiDomain': 'API ドメイン',
   'field.FwEmbeddingModel.apiKey': 'API キー',
@@ -97,6 +104,7 @@ export const modelsJa: ModelMessages = {
   'field.FwEmbeddingModel.id': 'ID',
 
   'title.FwAgent': 'エージェント',
+  'singular.FwAgent': 'エージェント',
   'field.FwAgent.name': '名前',
   'field.FwAgent.url': 'URL',
   'field.FwAgent.description': '説明',
@@ -106,6 +114,7 @@ export const modelsJa: ModelMessages = {
   'field.FwAgent.id': 'ID',
 
   'title.FwBiDatasource': 'BI データソース',
+  'singular.FwBiDatasource': 'BI データソース',
   'field.FwBiDatasource.name': '名前',
   'field.FwBiDatasource.dialect': 'データベース方言',
   'field.FwBiDatasource.connectionString': '接続文字列',
@@ -114,6 +123,7 @@ export const modelsJa: ModelMessages = {
   'field.FwBiDatasource.id': 'ID',
 
   'title.FwLoginLog': 'ログイン履歴',
+  'singular.FwLoginLog': 'ログイン履歴の項目',
   'field.FwLoginLog.userId': 'ユーザー ID',
   'field.FwLoginLog.account': 'アカウント',
   'field.FwLoginLog.loginTime': '日時',
@@ -137,6 +147,7 @@ export const modelsJa: ModelMessages = {
   'field.FwLoginLog.id': 'ID',
 
   'title.FwOperateLog': '操作履歴',
+  'singular.FwOperateLog': '操作履歴の項目',
   'field.FwOperateLog.userId': 'ユーザー ID',
   'field.FwOperateLog.account': 'アカウント',
   'field.FwOperateLog.ip': 'IP',

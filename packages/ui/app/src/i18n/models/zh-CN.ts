@@ -3,6 +3,7 @@ import type { ModelMessages } from './en';
 
 export const modelsZhCN: ModelMessages = {
   'title.FwUser': '用户',
+  'singular.FwUser': '用户',
   'field.FwUser.account': '账号',
   'field.FwUser.name': '名称',
   'field.FwUser.password': '密码',
@@ -20,6 +21,7 @@ export const modelsZhCN: ModelMessages = {
   'field.FwUser.id': 'ID',
 
   'title.FwRole': '角色',
+  'singular.FwRole': '角色',
   'field.FwRole.code': '编码',
   'field.FwRole.name': '名称',
   'field.FwRole.status': '状态',
@@ -32,6 +34,7 @@ export const modelsZhCN: ModelMessages = {
   'field.FwRole.id': 'ID',
 
   'title.FwOrg': '组织',
+  'singular.FwOrg': '组织',
   'field.FwOrg.code': '编码',
   'field.FwOrg.name': '名称',
   'field.FwOrg.parentId': '上级组织',
@@ -41,6 +44,7 @@ export const modelsZhCN: ModelMessages = {
   'field.FwOrg.id': 'ID',
 
   'title.FwMenu': '菜单',
+  'singular.FwMenu': '菜单',
   'field.FwMenu.code': '编码',
   'field.FwMenu.name': '名称',
   'field.FwMenu.type': '类型',
@@ -63,6 +67,7 @@ export const modelsZhCN: ModelMessages = {
   'field.FwMenu.id': 'ID',
 
   'title.FwOpenApi': '开放 API 密钥',
+  'singular.FwOpenApi': '开放 API 密钥',
   'field.FwOpenApi.appId': '应用 ID',
   'field.FwOpenApi.name': '名称',
   'field.FwOpenApi.secret': '密钥',
@@ -76,6 +81,7 @@ export const modelsZhCN: ModelMessages = {
   'field.FwOpenApi.id': 'ID',
 
   'title.FwLlm': '语言模型',
+  'singular.FwLlm': '语言模型',
   'field.FwLlm.name': '名称',
   'field.FwLlm.provider': '提供商',
   'field.FwLlm.apiDomain': 'API 域名',
@@ -87,6 +93,7 @@ export const modelsZhCN: ModelMessages = {
   'field.FwLlm.id': 'ID',
 
   'title.FwEmbeddingModel': '嵌入模型',
+  'singular.FwEmbeddingModel': '嵌入模型',
   'field.FwEmbeddingModel.name': '名称',
   'field.FwEmbeddingModel.apiDomain': 'API 域名',
   'field.FwEmbeddingModel.apiKey': 'API 密钥',
@@ -97,6 +104,7 @@ export const modelsZhCN: ModelMessages = {
   'field.FwEmbeddingModel.id': 'ID',
 
   'title.FwAgent': '智能体',
+  'singular.FwAgent': '智能体',
   'field.FwAgent.name': '名称',
   'field.FwAgent.url': 'URL',
   'field.FwAgent.description': '描述',
@@ -106,6 +114,7 @@ export const modelsZhCN: ModelMessages = {
   'field.FwAgent.id': 'ID',
 
   'title.FwBiDatasource': 'BI 数据源',
+  'singular.FwBiDatasource': 'BI 数据源',
   'field.FwBiDatasource.name': '名称',
   'field.FwBiDatasource.dialect': '数据库方言',
   'field.FwBiDatasource.connectionString': '连接字符串',
@@ -114,6 +123,7 @@ export const modelsZhCN: ModelMessages = {
   'field.FwBiDatasource.id': 'ID',
 
   'title.FwLoginLog': '登录日志',
+  'singular.FwLoginLog': '登录日志条目',
   'field.FwLoginLog.userId': '用户 ID',
   'field.FwLoginLog.account': '账号',
   'field.FwLoginLog.loginTime': '时间',
@@ -137,6 +147,7 @@ export const modelsZhCN: ModelMessages = {
   'field.FwLoginLog.id': 'ID',
 
   'title.FwOperateLog': '操作日志',
+  'singular.FwOperateLog': '操作日志条目',
   'field.FwOperateLog.userId': '用户 ID',
   'field.FwOperateLog.account': '账号',
   'field.FwOperateLog.ip': 'IP',
