@@ -197,6 +197,17 @@ describeBrowser('admin UI: menu and table', (browser) => {
       await page.locator('tr', { hasText: 'Non-fiction' }).waitFor();
       await page.locator('tr.ant-table-row-level-0', { hasText: 'Fiction' }).first().locator('.ant-table-row-expand-icon').click();
       await page.locator('tr', { hasText: 'Space opera' }).waitFor({ state: 'hidden' });
+      // A child added under a closed parent opens its ancestors: never added out of sight.
+      await k(cats.table).insert({ name: 'Cyberpunk', parent_id: sfId });
+      await page.getByRole('button', { name: 'Reload' }).click();
+      await page.locator('tr.ant-table-row-level-2', { hasText: 'Cyberpunk' }).waitFor();
+      expect(await page.locator('tr', { hasText: 'Space opera' }).isVisible()).to.equal(true);
+      // A parent closed again stays closed across a reload that brings nothing new.
+      await page.locator('tr.ant-table-row-level-0', { hasText: 'Fiction' }).first().locator('.ant-table-row-expand-icon').click();
+      await page.locator('tr', { hasText: 'Cyberpunk' }).waitFor({ state: 'hidden' });
+      await Promise.all([page.waitForResponse((r) => r.url().includes('/Category')), page.getByRole('button', { name: 'Reload' }).click()]);
+      await waitUntil(page, `!document.querySelector('.ant-table .ant-spin-spinning')`);
+      expect(await page.locator('tr', { hasText: 'Cyberpunk' }).isVisible()).to.equal(false);
       // Tree tables offer no cell editing (spec rule 7), though the user may edit.
       expect(await page.locator('.fw-cell-edit').count()).to.equal(0);
       await page.locator('td.fw-col-name', { hasText: 'Non-fiction' }).dblclick();

@@ -1,7 +1,7 @@
 // The page of one model, drawn from GET /build/{fw} alone: search form, server-side paged and
 // sorted table (a tree table for tree models), the buttons the power object allows, the row
 // drawer and the in-table cell editor.
-import { useMemo, useRef, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { App, Button, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
 import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
@@ -21,6 +21,7 @@ import { ImportButton } from './ImportButton';
 import { can } from './power';
 import { useExplainAction } from '../power/ExplainAction';
 import { RowDrawer, type DrawerState } from './RowDrawer';
+import { useTreeExpansion, type TreeRow } from './treeExpansion';
 import { rowFromQuery } from './rowLink';
 import { SearchForm, toConditions } from './SearchForm';
 import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
@@ -39,9 +40,8 @@ function writeState(fw: string, state: TableState) {
   navigate(`/model/${encodeURIComponent(fw)}${qs ? `?${qs}` : ''}`, { replace: true });
 }
 
-interface TreeRow extends Row {
-  children?: TreeRow[];
-}
+/** The rows of a table that is not a tree, as far as tree expansion goes. */
+const NO_ROWS: TreeRow[] = [];
 
 function nest(rows: Row[], key: string, parentField: string): TreeRow[] {
   const byId = new Map<unknown, TreeRow>(rows.map((r) => [r[key], { ...r }]));
@@ -85,6 +85,8 @@ function ModelTable({ build }: { build: BuildView }) {
 
   const labels: Labels | undefined = asTree ? tree.data?.labels : flat.data?.labels;
   const rows: Row[] = useMemo(() => (asTree ? nest(tree.data?.rows ?? [], key, parentField!) : (flat.data?.rows ?? [])), [asTree, tree.data, flat.data, key, parentField]);
+  const rowKeyOf = useCallback((r: Row) => String(r[key]), [key]);
+  const expansion = useTreeExpansion(asTree ? rows : NO_ROWS, rowKeyOf);
 
   const remove = async (ids: number[]) => {
     try {
@@ -234,7 +236,7 @@ function ModelTable({ build }: { build: BuildView }) {
       {asTree && tree.isPending && <Spin />}
       {!current.isError && !(asTree && tree.isPending) && (
         <Table<Row>
-          rowKey={(r) => String(r[key])}
+          rowKey={rowKeyOf}
           size={layout.size}
           columns={layout.columns}
           components={layout.components}
@@ -244,7 +246,7 @@ function ModelTable({ build }: { build: BuildView }) {
           scroll={{ x: 'max-content' }}
           showSorterTooltip={false}
           rowSelection={can(build, 'delete') ? { selectedRowKeys: selected.map(String), onChange: (keysSelected) => setSelected(keysSelected.map(Number)) } : undefined}
-          expandable={asTree ? { defaultExpandAllRows: true } : undefined}
+          expandable={asTree ? expansion : undefined}
           pagination={
             asTree
               ? false
