@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import request from 'supertest';
 import { loadConfig } from '@fw/core';
@@ -8,6 +9,7 @@ import { describeEachSql, type TestDatabase } from '@fw/test-utils';
 import { FwTokenService, KnexTokenStore, MemoryEphemeralStore } from '@fw/token';
 import { encodePassword } from './client.js';
 import { fwLogin } from './fw-login.js';
+import { PREF_BODY_LIMIT } from './pref-routes.js';
 
 // Red-team probes of GET/PUT/DELETE /prefs/{key} (issue 20 §5): crafted keys, bodies and tokens.
 interface Fixture {
@@ -16,7 +18,7 @@ interface Fixture {
   ids: { alice: number; bob: number; must: number };
 }
 
-async function build(db: TestDatabase): Promise<Fixture> {
+async function build(db: TestDatabase, hostParser = false): Promise<Fixture> {
   const store = createStore(db.url);
   await store.migrate.latest();
   for (const table of ['fw_token', 'fw_login_log', 'fw_user_pref', 'fw_user']) await store.knex(table).del();
@@ -30,6 +32,8 @@ async function build(db: TestDatabase): Promise<Fixture> {
   const app = new Koa();
   app.silent = true;
   app.use(fwErrorHandler());
+  // A host that parses JSON bodies itself, with a far larger limit than the prefs routes allow.
+  if (hostParser) app.use(bodyParser({ jsonLimit: '2mb' }));
   app.use(fwLogin({ store, tokens, config, ephemeral: new MemoryEphemeralStore() }));
   return { store, agent: request(app.callback()), ids };
 }
@@ -194,5 +198,41 @@ describeEachSql('prefs red team', (db: () => TestDatabase) => {
     expect((await f.agent.get('/fw-api/prefs/table:book').set('token', alice)).body.value).to.deep.equal({ density: 'small' });
     await f.agent.delete('/fw-api/prefs/table:BOOK').set('token', alice).expect(200, { ok: true, deleted: false });
     expect(await f.store.knex('fw_user_pref')).to.have.length(2);
+  });
+
+  it('holds the 8 KiB cap behind a body parser the host mounted first', async () => {
+    await f.store.destroy();
+    f = await build(db(), true);
+    const alice = await signIn(f, 'alice');
+    const long = (i: number) => `column_with_a_rather_long_name_number_${i}_${'x'.repeat(60)}`;
+    const value = { order: Array.from({ length: 300 }, (_, i) => long(i)), hidden: Array.from({ length: 300 }, (_, i) => long(i)) };
+    expect(JSON.stringify({ value }).length).to.be.above(4 * PREF_BODY_LIMIT);
+    const res = await put(alice, 'table:Book', { value });
+    expect(res.status).to.equal(413);
+    expect(res.body.error.code).to.equal('PAYLOAD_TOO_LARGE');
+    expect(await f.store.knex('fw_user_pref')).to.have.length(0);
+    // A layout within the cap is stored as without the host's parser.
+    expect((await put(alice, 'table:Book', { value: { density: 'small' } })).status).to.equal(200);
+  });
+
+  it('bounds how many preferences one user keeps: keys need not name a model, so storage must not grow without end', async () => {
+    const alice = await signIn(f, 'alice');
+    let refused: request.Response | undefined;
+    for (let i = 0; i < 1000 && !refused; i += 1) {
+      const res = await put(alice, `table:M${i}`, { value: { density: 'small' } });
+      if (res.status !== 200) refused = res;
+    }
+    expect(refused, 'some PUT of a new key is refused').to.not.equal(undefined);
+    expect(refused!.status).to.equal(409);
+    expect(refused!.body.error.code).to.equal('CONFLICT');
+    const count = (await f.store.knex('fw_user_pref').where('user_id', f.ids.alice)).length;
+    expect(count).to.be.below(1000);
+    // Replacing an existing key still works at the cap, and after a DELETE a new key fits again.
+    expect((await put(alice, 'table:M0', { value: { density: 'large' } })).status).to.equal(200);
+    await f.agent.delete('/fw-api/prefs/table:M0').set('token', alice).expect(200);
+    expect((await put(alice, 'table:Other', { value: { density: 'large' } })).status).to.equal(200);
+    // Another user is not held to alice's count.
+    const bob = await signIn(f, 'bob');
+    expect((await put(bob, 'table:M0', { value: { density: 'large' } })).status).to.equal(200);
   });
 });
