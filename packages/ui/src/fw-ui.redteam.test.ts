@@ -75,3 +75,30 @@ for (const mount of ['/admin', '/']) {
     }
   });
 }
+
+describe('fwUi red team: Accept-Encoding is honoured, q=0 included', () => {
+  for (const [accept, expected] of [
+    ['br;q=0, gzip', 'gzip'],
+    ['gzip;q=0, br;q=0', undefined],
+    ['br;q=0, gzip;q=0, identity', undefined],
+    ['BR', 'br'],
+    ['gzip, deflate', 'gzip'],
+    ['x-gzip', undefined],
+    ['compress, deflate', undefined],
+  ] as const) {
+    it(`${accept} → ${expected ?? 'none'} (asset and page)`, async () => {
+      const s = await setup('/admin');
+      try {
+        for (const path of ['/admin/assets/index-Ab12Cd34.js', '/admin/', '/admin/model/Book']) {
+          const res = await s.send(path, { accept: 'text/html', 'accept-encoding': accept });
+          expect(res.status, path).to.equal(200);
+          expect(res.headers['content-encoding'], `${path} ${accept}`).to.equal(expected);
+          expect(String(res.headers.vary), path).to.match(/accept-encoding/i);
+          expect(text(res).length, path).to.be.above(0);
+        }
+      } finally {
+        await s.cleanup();
+      }
+    });
+  }
+});
