@@ -208,4 +208,15 @@ describeEachSql('import modes red team', (db) => {
     expect(String(stored.password_hash)).to.not.contain('BBBB-password');
     expect((await f.agent.get(`${api}/build/Book`).set('token', carolToken)).status).to.equal(401);
   });
+
+  it('an empty password cell in an update import keeps the stored password (an export imports back)', async () => {
+    const before = await f.store.knex('fw_user').where('id', f.users.carol.id).first();
+    for (const text of [`id,name,password\n${f.users.carol.id},Carol C,\n`, `id,name,password\n${f.users.carol.id},Carol D,"   "\n`]) {
+      const res = await csv(mgrToken, 'FwUser', text, '?mode=update');
+      expect(res.status, JSON.stringify(res.body)).to.be.oneOf([200, 422]);
+      const after = await f.store.knex('fw_user').where('id', f.users.carol.id).first();
+      expect(after.password_hash, text).to.equal(before.password_hash);
+      expect(after.password_salt, text).to.equal(before.password_salt);
+    }
+  });
 });
