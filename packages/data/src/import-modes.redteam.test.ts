@@ -219,4 +219,17 @@ describeEachSql('import modes red team', (db) => {
       expect(after.password_salt, text).to.equal(before.password_salt);
     }
   });
+
+  it('refuses an import to a token whose user must change the password (403) and to no token (401), writing nothing', async () => {
+    const row = await f.store.users.create({ account: `rt-must-${Date.now()}`, name: 'Must', password: 'x-password-1', mustChangePassword: true, isAdmin: true });
+    const must = (await f.tokens.loginToken({ id: row.id, account: row.account, name: 'Must', isAdmin: true })).token;
+    for (const mode of ['add', 'update', 'upsert']) {
+      const res = await csv(must, 'RtItem', 'title\nsneaked\n', `?mode=${mode}`);
+      expect(res.status, mode).to.equal(403);
+      expect(res.body.error?.code).to.equal('PASSWORD_CHANGE_REQUIRED');
+      const anon = (await f.agent.post(`${api}/data/import/RtItem?mode=${mode}`).set('Content-Type', 'text/csv').send('title\nsneaked\n')) as unknown as Res;
+      expect(anon.status, mode).to.equal(401);
+    }
+    expect(await items()).to.deep.equal([]);
+  });
 });
