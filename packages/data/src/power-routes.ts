@@ -21,6 +21,8 @@ export interface PowerRouteDeps {
 
 const USER_ID = /^[1-9][0-9]{0,9}$/;
 const MAX_ID = 2147483647;
+/** The flags of which GET /build needs one, else it is 403. */
+const UI_FLAGS = ['query', 'add', 'edit', 'delete', 'viewDetails'] as const;
 
 /** The role model (over `fw_role`) and its field over `fw_role_menu`, if the registry has them. */
 function roleMenus(service: DataService): { model: ModelDefinition; field: string } | undefined {
@@ -90,7 +92,14 @@ export async function explain(service: DataService, actor: Actor, fw: string, ra
   const power = await service.power(model, user, own ? actor.grantsVersion : undefined);
   const held = user.isAdmin ? new Set<string>() : await service.store.grants.codesForUser(user.id);
   const roles = user.isAdmin ? new Map() : await grantingRoles(service.store.knex, user.id);
-  return explainPower({ model, user, held, roles, power });
+  const explained = await explainPower({ model, user, held, roles, power });
+  // A non-administrator who may not open the model at all (GET /build is 403 to them) learns why,
+  // but nothing of its schema: no title, no field names.
+  if (actor.user.isAdmin !== true && !UI_FLAGS.some((flag) => power[flag] === true)) {
+    explained.model = { name: model.name, title: model.name };
+    for (const entry of explained.flags) for (const step of entry.steps) if (step.fields) step.fields = [];
+  }
+  return explained;
 }
 
 /** Mounts the three routes on the data router. */

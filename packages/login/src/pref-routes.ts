@@ -12,6 +12,12 @@ import type { FwRequestState } from './auth.js';
 export const PREF_BODY_LIMIT = 8 * 1024;
 
 /** A preference key: `table:<model name>` (the only kind so far). */
+/**
+ * The most preferences one user keeps. Keys are checked for shape only (fwLogin knows no models),
+ * so without a bound one account could fill the table; a new key beyond it is 409 `CONFLICT`.
+ */
+export const MAX_PREFS_PER_USER = 500;
+
 const TABLE_KEY = /^table:[A-Za-z_][A-Za-z0-9_.-]{0,120}$/;
 const COLUMN_KEY = /^[A-Za-z0-9_.:$-]{1,128}$/;
 const MAX_COLUMNS = 300;
@@ -108,7 +114,13 @@ async function putPref(ctx: Context, s: PrefRouteServices): Promise<void> {
   if (!isJsonObject(body) || !('value' in body) || Object.keys(body).length !== 1) {
     throw new FwError('VALIDATION_FAILED', 'The body is { value }', { details: [{ path: 'value', type: 'required', message: 'value is required, and nothing else' }] });
   }
-  const saved = await s.store.prefs.put(user.id, key, parseTablePref(body.value));
+  // A host's own body parser may have read the body already, with its own larger limit.
+  if (Buffer.byteLength(JSON.stringify(body)) > PREF_BODY_LIMIT) throw new FwError('PAYLOAD_TOO_LARGE', `The request body is larger than ${PREF_BODY_LIMIT} bytes`);
+  const value = parseTablePref(body.value);
+  if ((await s.store.prefs.count(user.id)) >= MAX_PREFS_PER_USER && !(await s.store.prefs.get(user.id, key))) {
+    throw new FwError('CONFLICT', `You keep ${MAX_PREFS_PER_USER} preferences already: delete one before storing another`);
+  }
+  const saved = await s.store.prefs.put(user.id, key, value);
   ctx.body = { key, value: saved.value, updatedAt: saved.updatedAt.toISOString() };
 }
 

@@ -442,9 +442,14 @@ const userPrefs: FwMigration = {
     // is a small JSON document the prefs routes bound and validate.
     return createTable(knex, knex.schema, 'fw_user_pref', (t) => {
       cascade(userId(t), 'fw_user');
-      const key = t.string('key', 128).notNullable();
-      // Keys name models (`table:Book`), whose names are case-sensitive.
-      if (dialectOfKnex(knex) === 'mysql') key.collate('utf8mb4_bin');
+      // Keys name models (`table:Book`), whose names are case-sensitive: a binary collation where
+      // the default one folds case (MariaDB/MySQL, SQL Server).
+      const dialect = dialectOfKnex(knex);
+      if (dialect === 'mssql') t.specificType('key', 'nvarchar(128) collate Latin1_General_BIN2').notNullable();
+      else {
+        const key = t.string('key', 128).notNullable();
+        if (dialect === 'mysql') key.collate('utf8mb4_bin');
+      }
       t.text('value').notNullable();
       datetime(t, 'updated_at').notNullable().defaultTo(nowDefault(knex));
       t.primary(['user_id', 'key']);

@@ -23,6 +23,8 @@ export interface UserPrefRepository {
   put(userId: number, key: string, value: unknown): Promise<FwUserPrefRecord>;
   /** Removes the preference. @returns false when there was none. */
   delete(userId: number, key: string): Promise<boolean>;
+  /** How many preferences the user keeps. */
+  count(userId: number): Promise<number>;
 }
 
 type Row = Record<string, unknown>;
@@ -66,6 +68,12 @@ export function createUserPrefRepository(ctx: RepositoryContext): UserPrefReposi
     async delete(userId, key) {
       if (!isRowId(userId)) return false;
       return (await table().where({ user_id: userId, key }).delete()) > 0;
+    },
+
+    async count(userId) {
+      if (!isRowId(userId)) return 0;
+      const [row] = (await table().where({ user_id: userId }).count({ n: '*' })) as Array<{ n: unknown }>;
+      return Number(row?.n ?? 0);
     },
   };
 }

@@ -260,6 +260,9 @@ export function fwUi(options?: FwUiOptions): Middleware {
     } catch {
       return next();
     }
+    // The page by any other spelling (`/%69ndex.html`) is the page, never the raw build file
+    // koa-send would find for it (no CSP, no base, no config).
+    if (decoded === '/index.html') return sendPage(ctx);
     if (decoded.includes('\0') || decoded.split('/').some((s) => s === '..' || s === '.' || s.includes('\\'))) return next();
     // Mounted at `/`, a path that is no file belongs to the host first: the page only answers
     // what nothing else did. The .br and .gz files are encodings of the others, sent only as
