@@ -1,5 +1,6 @@
 // The cell editor by keyboard and on its cell (issue 20 §2), in real Chromium: arrow keys move a
-// single cell focus (one Tab stop for the whole table), Enter or F2 opens the editor, Tab saves
+// single cell focus (one Tab stop for the whole table), Enter or F2 opens the editor (typing on a
+// text or number cell opens it holding what is typed), Tab saves
 // and moves to the next editable cell, Shift+Tab to the previous, Esc cancels, and the focus is
 // back on a cell each time. The open editor stays on its cell while the page scrolls 300 px and
 // while the table scrolls sideways on a phone, and it is in the app's font.
@@ -128,6 +129,30 @@ describeBrowser('admin UI: the cell editor by keyboard, anchored to its cell', (
       await page.locator('.fw-cell-editor').waitFor({ state: 'detached' });
       await waitUntil(page, `document.activeElement.matches('td.fw-col-title') && document.activeElement.textContent === 'Solaris (1961)'`);
       expect(cells).to.have.length(2);
+
+      // Typing on a text cell opens its editor holding what is typed, as a spreadsheet does.
+      await page.keyboard.type('Lem');
+      await page.locator('.fw-cell-editor[data-field="title"]').waitFor();
+      await waitUntil(page, `document.querySelector('.fw-cell-editor input')?.value === 'Lem'`);
+      await page.keyboard.type(' 1');
+      await page.keyboard.press('Enter');
+      await page.locator('.fw-cell-editor').waitFor({ state: 'detached' });
+      expect(cells[2]).to.deep.include({ field: 'title', value: 'Lem 1' });
+      // On a number cell a digit starts the number; on a list cell typing opens nothing.
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('ArrowRight');
+      expect(await focusedCell(page)).to.deep.include({ col: 'price' });
+      await page.keyboard.type('42');
+      await waitUntil(page, `document.querySelector('.fw-cell-editor input')?.value === '42'`);
+      await page.keyboard.press('Enter');
+      await page.locator('.fw-cell-editor').waitFor({ state: 'detached' });
+      expect(cells[3]).to.deep.include({ field: 'price', value: 42 });
+      await page.keyboard.press('ArrowLeft');
+      expect(await focusedCell(page)).to.deep.include({ col: 'genre' });
+      await page.keyboard.type('x');
+      expect(await page.locator('.fw-cell-editor').count()).to.equal(0);
+      expect(cells).to.have.length(4);
     } finally {
       await context.close();
     }

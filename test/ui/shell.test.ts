@@ -279,6 +279,12 @@ describeBrowser('admin UI: the shell (menu tree, breadcrumb, phone drawer, home 
         expect(await page.locator('.fw-drawer-details .fw-details').innerText())
           .to.contain('Ubik')
           .and.contain('12');
+        // Closed, the details leave the address: a reload does not open them again.
+        await page.keyboard.press('Escape');
+        await page.waitForURL(`${ui.url}/model/Book`);
+        await page.reload();
+        await page.locator('.ant-table-tbody tr.ant-table-row').first().waitFor();
+        expect(await page.locator('.fw-drawer-details .fw-details').count()).to.equal(0);
         expect(errors).to.deep.equal([]);
       } finally {
         await context.close();

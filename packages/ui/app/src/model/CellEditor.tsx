@@ -28,6 +28,18 @@ export interface CellTarget {
   field: FieldView;
   /** The id of the cell's `<td>` (see useCellFocus), which the editor stays on. */
   cellId: string;
+  /** What the editor starts with instead of the stored value: the character typed on the cell. */
+  seed?: string | number;
+}
+
+/**
+ * The value a character typed on a cell of `field` starts its editor with: the text itself in a
+ * text input, a digit's number in a number input; undefined where typing does not start an edit.
+ */
+export function typedSeed(field: FieldView, text: string): string | number | undefined {
+  if (field.type === 'INPUT' || field.type === 'TEXTAREA') return text;
+  if (field.type === 'NUMBER' && /^[0-9]$/.test(text)) return Number(text);
+  return undefined;
 }
 
 /**
@@ -92,6 +104,22 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
   saveRef.current = save;
 
   useEffect(() => {
+    // Typed into: the caret goes after the typed character, so typing goes on from there.
+    if (target.seed === undefined) return;
+    const frame = requestAnimationFrame(() => {
+      const input = box.current?.querySelector<HTMLInputElement | HTMLTextAreaElement>('input, textarea');
+      if (!input) return;
+      input.focus();
+      try {
+        input.setSelectionRange(input.value.length, input.value.length);
+      } catch {
+        // An input kind without a text selection keeps the browser's caret.
+      }
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [target.seed]);
+
+  useEffect(() => {
     // Leaving the editor (a click or a focus elsewhere) saves, like Enter.
     const outside = (node: EventTarget | null) => node instanceof Node && !box.current?.contains(node) && !(node instanceof Element && node.closest(POPUPS));
     const onPointer = (event: PointerEvent) => {
@@ -147,7 +175,7 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
           ))}
         </div>
       )}
-      <Form form={form} initialValues={{ [field.name]: initial }} component="div" disabled={busy} onValuesChange={() => setRefusal([])}>
+      <Form form={form} initialValues={{ [field.name]: target.seed ?? initial }} component="div" disabled={busy} onValuesChange={() => setRefusal([])}>
         <FieldItem field={field} model={fw} autoFocus inCell />
       </Form>
       <div className="fw-cell-editor-hint">{t('cell.hintKeys')}</div>

@@ -10,7 +10,7 @@ import { useI18n } from '../i18n';
 import { navigate, useLocation } from '../router';
 import { invalidateModel, keys, useBuild, useTable, useTreeRows } from '../queries';
 import type { BuildView, FieldView, Row, TablePage, TableQuery } from '../types';
-import { CellEditor, type CellTarget } from './CellEditor';
+import { CellEditor, typedSeed, type CellTarget } from './CellEditor';
 import type { RowAction } from './columns/rowActions';
 import { useTableColumns } from './columns/useTableColumns';
 import { EditableCell } from './EditableCell';
@@ -22,7 +22,7 @@ import { can } from './power';
 import { useExplainAction } from '../power/ExplainAction';
 import { RowDrawer, type DrawerState } from './RowDrawer';
 import { useTreeExpansion, type TreeRow } from './treeExpansion';
-import { rowFromQuery } from './rowLink';
+import { dropRowFromAddress, rowFromQuery } from './rowLink';
 import { SearchForm, toConditions } from './SearchForm';
 import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
 import { cellId, rowName, useCellFocus } from './useCellFocus';
@@ -118,6 +118,13 @@ function ModelTable({ build }: { build: BuildView }) {
       column: columnTitle(f),
       rowLabel: rowName(row, firstField, row[key]),
       onEdit: editable ? () => setEditing({ row, id: Number(row[key]), field: f, cellId: cellId(row[key], f.name) }) : undefined,
+      onType:
+        editable && typedSeed(f, '0') !== undefined
+          ? (text: string) => {
+              const seed = typedSeed(f, text);
+              if (seed !== undefined) setEditing({ row, id: Number(row[key]), field: f, cellId: cellId(row[key], f.name), seed });
+            }
+          : undefined,
     });
     return {
       key: f.name,
@@ -128,7 +135,7 @@ function ModelTable({ build }: { build: BuildView }) {
       ellipsis: f.type === 'TEXTAREA',
       onCell: (row: Row) => ({ className: `fw-col-${f.name}`, ...grid.cellProps(gridCell(row)) }),
       render: (value: unknown, row: Row) => (
-        <EditableCell id={cellId(row[key], f.name)} editLabel={t('model.editCell')} onEdit={gridCell(row).onEdit}>
+        <EditableCell id={cellId(row[key], f.name)} editLabel={t('model.editCell')} onEdit={editable ? () => gridCell(row).onEdit?.() : undefined}>
           {renderValue(f, value, labels, t, { model: fw, rowId: row[key], thumbnail: true })}
         </EditableCell>
       ),
@@ -261,7 +268,17 @@ function ModelTable({ build }: { build: BuildView }) {
           }
         />
       )}
-      {drawer && <RowDrawer build={build} state={drawer} onClose={() => setDrawer(undefined)} onSwitch={setDrawer} />}
+      {drawer && (
+        <RowDrawer
+          build={build}
+          state={drawer}
+          onClose={() => {
+            setDrawer(undefined);
+            dropRowFromAddress();
+          }}
+          onSwitch={setDrawer}
+        />
+      )}
       {editing && (
         <CellEditor
           key={`${editing.id}:${editing.field.name}`}

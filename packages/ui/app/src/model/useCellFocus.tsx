@@ -1,5 +1,6 @@
 // The table body as a keyboard grid (issue 20 §2): one cell is a Tab stop (roving tabindex),
 // arrow keys, Home and End move the cell focus, Enter or F2 opens the cell editor on an editable
+// cell (typing a character on a text or number cell opens it holding that character),
 // cell. Each cell tells a screen reader its column, its row and whether it is editable.
 import { useCallback, useEffect, useState, type KeyboardEvent, type RefObject } from 'react';
 import { useI18n } from '../i18n';
@@ -74,6 +75,11 @@ export interface GridCell {
   rowLabel: string;
   /** Opens the cell editor; absent when the cell is not editable. */
   onEdit?: () => void;
+  /**
+   * Opens the cell editor holding the typed character instead of the value, as a spreadsheet
+   * does; absent where typing cannot start an edit (not editable, or a list, date or file input).
+   */
+  onType?: (text: string) => void;
 }
 
 /**
@@ -149,6 +155,9 @@ export function useCellFocus(scope: RefObject<HTMLElement | null>) {
         } else if ((event.key === 'Enter' || event.key === 'F2') && cell.onEdit) {
           event.preventDefault();
           cell.onEdit();
+        } else if (cell.onType && event.key.length === 1 && event.key !== ' ' && !event.nativeEvent.isComposing) {
+          event.preventDefault();
+          cell.onType(event.key);
         }
       },
     };
