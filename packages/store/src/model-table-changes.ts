@@ -8,6 +8,8 @@ export type ModelTableChangeKind =
   | 'missingJoinTable'
   /** A stored field has no column: the column is added, nullable, with the field's default (safe). */
   | 'missingColumn'
+  /** A declared index does not exist (no index starts with its columns): it is created (safe). */
+  | 'missingIndex'
   /** The column's type is not the one the field needs (unsafe: converting may lose data). */
   | 'typeChanged'
   /** A column no field maps to holds values (unsafe: the field was dropped or renamed while it had data). */
@@ -27,8 +29,10 @@ export interface ModelTableChange {
   readonly table: string;
   /** The field concerned, when there is one. */
   readonly field?: string;
-  /** The column concerned, when there is one. */
+  /** The column concerned, when there is one (an index's first column). */
   readonly column?: string;
+  /** A `missingIndex`'s name. */
+  readonly index?: string;
   readonly kind: ModelTableChangeKind;
   /** One line a person can act on. */
   readonly message: string;
@@ -42,7 +46,7 @@ export interface ModelTableChange {
 
 /** The differences between models and the database, sorted by what start-up does with them. */
 export interface ModelTablesPlan {
-  /** Applied by {@link createModelTables} (tables created, columns added). */
+  /** Applied by {@link createModelTables} (tables created, columns added, indexes created). */
   readonly safe: ModelTableChange[];
   /** Each stops {@link createModelTables} with a {@link ModelTablesError}; nothing is applied. */
   readonly unsafe: ModelTableChange[];
