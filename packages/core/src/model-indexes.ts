@@ -28,14 +28,7 @@ export const MAX_INDEX_NAME_LENGTH = 63;
 // Long text (unbounded on PostgreSQL, nvarchar(max) on SQL Server, TEXT on MySQL) cannot be an
 // index key everywhere, and a long value would make an insert fail where it can. Secrets and files
 // are never filtered or sorted on.
-const NOT_INDEXABLE: ReadonlySet<string> = new Set([
-  EditType.TEXTAREA,
-  EditType.MULTI_CHOICE,
-  EditType.TAGS,
-  EditType.ATTACHMENT,
-  EditType.PASSWORD,
-  EditType.COLLECTION,
-]);
+const NOT_INDEXABLE: ReadonlySet<string> = new Set([EditType.TEXTAREA, EditType.MULTI_CHOICE, EditType.TAGS, EditType.ATTACHMENT, EditType.PASSWORD, EditType.COLLECTION]);
 
 // 32-bit FNV-1a, in hex: enough to tell apart the few long names one database holds.
 function fnv1a(text: string): string {

@@ -59,7 +59,11 @@ describeEachSql('Declared indexes (createModelTables / planModelTables)', (db) =
 
   it('plans a missing index on a table with rows as a safe change, and creates it (concurrently on PostgreSQL)', async function () {
     const plain = model('ix_old', FIELDS, []);
-    const withoutFieldIndexes = defineModel({ name: 'Ticket', table: 'ix_old', fields: { ...FIELDS, status: { edit: FIELDS.status!.edit! }, score: { edit: { type: 'NUMBER' } } } });
+    const withoutFieldIndexes = defineModel({
+      name: 'Ticket',
+      table: 'ix_old',
+      fields: { ...FIELDS, status: { edit: FIELDS.status!.edit! }, score: { edit: { type: 'NUMBER' } } },
+    });
     await store.createModelTables([withoutFieldIndexes]);
     await store.knex('ix_old').insert([
       { title: 'a', status: 'new', score: 1 },
@@ -98,7 +102,12 @@ describeEachSql('Declared indexes (createModelTables / planModelTables)', (db) =
 
   it('shortens a long name with a hash, within 63 characters, and creates it', async function () {
     const long = 'ix_a_table_whose_name_is_rather_long_for_an_index';
-    const m = defineModel({ name: 'Long', table: long, fields: { someRatherLongFieldName: { index: true }, anotherQuiteLongFieldName: {} }, indexes: [['someRatherLongFieldName', 'anotherQuiteLongFieldName']] });
+    const m = defineModel({
+      name: 'Long',
+      table: long,
+      fields: { someRatherLongFieldName: { index: true }, anotherQuiteLongFieldName: {} },
+      indexes: [['someRatherLongFieldName', 'anotherQuiteLongFieldName']],
+    });
     const names = m.indexes.map((i) => i.name);
     for (const name of names) expect(name.length).to.be.at.most(63);
     expect(new Set(names).size).to.equal(2);
@@ -117,3 +126,39 @@ describeEachSql('Declared indexes (createModelTables / planModelTables)', (db) =
     expect(await store.knex('ix_plain').where('status', 'on')).to.have.length(1);
   });
 });
+
+describeEachSql(
+  'Declared indexes on PostgreSQL: an index a failed concurrent build left invalid',
+  (db) => {
+    let store: FwStore;
+    before(function () {
+      store = createStore(db().url);
+    });
+    after(async function () {
+      await store.destroy();
+    });
+
+    it('is dropped and built again, not skipped by "if not exists"', async function () {
+      const bare = defineModel({ name: 'Inv', table: 'ix_inv', fields: { status: {} } });
+      await store.createModelTables([bare]);
+      await store.knex('ix_inv').insert([{ status: 'same' }, { status: 'same' }]);
+      // A unique build over duplicates fails half-way and leaves an INVALID index of that name.
+      const failed = await store.knex.raw('create unique index concurrently "fw_ix_ix_inv_status" on "ix_inv" ("status")').then(
+        () => false,
+        () => true,
+      );
+      expect(failed).to.equal(true);
+      expect((await readIndexes(store.knex, 'ix_inv')).find((i) => i.name === 'fw_ix_ix_inv_status')?.valid).to.equal(false);
+      const declared = defineModel({ name: 'Inv', table: 'ix_inv', fields: { status: { index: true } } });
+      const plan = await planModelTables(store, [declared]);
+      expect(plan.safe.map((c) => c.sql)).to.deep.equal([
+        'drop index concurrently if exists "fw_ix_ix_inv_status";\ncreate index concurrently if not exists "fw_ix_ix_inv_status" on "ix_inv" ("status");',
+      ]);
+      await store.createModelTables([declared]);
+      const index = (await readIndexes(store.knex, 'ix_inv')).find((i) => i.name === 'fw_ix_ix_inv_status');
+      expect(index).to.deep.equal({ name: 'fw_ix_ix_inv_status', columns: ['status'], valid: true });
+      expect((await planModelTables(store, [declared])).safe).to.deep.equal([]);
+    });
+  },
+  ['postgres'],
+);

@@ -140,7 +140,10 @@ export function planIndexes(knex: Knex, model: ModelDefinition, indexes: readonl
       index: index.name,
       kind: 'missingIndex',
       message: `${model.name}: index ${index.name} on ${model.table} (${index.columns.join(', ')}) does not exist; it is created${concurrently ? ' concurrently (writes go on meanwhile)' : ''}`,
-      sql: [drop, create].filter((s) => s !== undefined).map((s) => `${s};`).join('\n'),
+      sql: [drop, create]
+        .filter((s) => s !== undefined)
+        .map((s) => `${s};`)
+        .join('\n'),
       apply: async () => {
         if (drop !== undefined) await knex.raw(drop);
         try {
