@@ -53,6 +53,11 @@ export function indexName(table: string, columns: readonly string[]): string {
   return `${full.slice(0, MAX_INDEX_NAME_LENGTH - 9)}_${fnv1a(full)}`;
 }
 
+/** Whether a field may be an index key: a stored field that is not long text, a secret or files. */
+export function isIndexable(field: FieldDefinition): boolean {
+  return field.stored && !NOT_INDEXABLE.has(field.edit.type);
+}
+
 function isStringColumn(field: FieldDefinition): boolean {
   const type = field.edit.type;
   if (field.primaryKey) return !field.edit.integer;
@@ -102,7 +107,7 @@ export function checkIndexes(
         const field = fields[name]!;
         const where = names.length === 1 && key.endsWith('.index') ? key : `${key}[${j}]`;
         if (names.indexOf(name) !== j) throw new FwDefinitionError(where, `field ${name} is listed twice`);
-        if (!field.stored || NOT_INDEXABLE.has(field.edit.type)) {
+        if (!isIndexable(field)) {
           throw new FwDefinitionError(where, `a ${field.edit.type} field cannot be indexed (${name}): long text, secrets, files and collections are never an index key`);
         }
         return field;
