@@ -19,7 +19,9 @@ export type ModelTableChangeKind =
   /** The table exists without the model's primary-key column (unsafe: no safe SQL adds a key to a table with rows). */
   | 'missingPrimaryKey'
   /** A column no field maps to, empty: left alone, reported as a note. */
-  | 'extraColumn';
+  | 'extraColumn'
+  /** A declared index over a column SQL Server cannot index (nvarchar(max)): not created, reported as a note. */
+  | 'indexNotPossible';
 
 /** One difference between a model definition and the database. */
 export interface ModelTableChange {
@@ -50,7 +52,7 @@ export interface ModelTablesPlan {
   readonly safe: ModelTableChange[];
   /** Each stops {@link createModelTables} with a {@link ModelTablesError}; nothing is applied. */
   readonly unsafe: ModelTableChange[];
-  /** Reported only (empty columns no field maps to). */
+  /** Reported only (empty columns no field maps to, indexes SQL Server cannot make). */
   readonly notes: ModelTableChange[];
 }
 

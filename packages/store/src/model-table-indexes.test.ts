@@ -100,6 +100,22 @@ describeEachSql('Declared indexes (createModelTables / planModelTables)', (db) =
     expect((await readIndexes(store.knex, 'ix_hand')).find((i) => i.name === 'hand_made')?.columns).to.deep.equal(['status', 'title']);
   });
 
+  it('indexes a varchar field kept in a text column made by hand (a prefix of 191 characters on MySQL/MariaDB)', async function () {
+    await store.knex.schema.createTable('ix_text', (t) => {
+      t.increments('id');
+      t.text('status');
+    });
+    await store.knex('ix_text').insert({ status: 'x'.repeat(300) });
+    const m = defineModel({ name: 'Text', table: 'ix_text', fields: { status: { index: true } } });
+    const plan = await planModelTables(store, [m]);
+    expect(plan.unsafe).to.deep.equal([]);
+    expect(plan.safe.map((c) => c.kind)).to.deep.equal(['missingIndex']);
+    if (store.dialect === 'mysql') expect(plan.safe[0]!.sql).to.equal('create index `fw_ix_ix_text_status` on `ix_text` (`status`(191));');
+    await store.createModelTables([m]);
+    expect((await readIndexes(store.knex, 'ix_text')).map((i) => i.name)).to.include('fw_ix_ix_text_status');
+    expect((await planModelTables(store, [m])).safe).to.deep.equal([]);
+  });
+
   it('shortens a long name with a hash, within 63 characters, and creates it', async function () {
     const long = 'ix_a_table_whose_name_is_rather_long_for_an_index';
     const m = defineModel({

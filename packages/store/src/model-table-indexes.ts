@@ -96,10 +96,12 @@ export function covered(indexes: readonly TableIndex[], columns: readonly string
  * (or a new table, empty) gets a plain `CREATE INDEX`. SQLite and PostgreSQL skip an index of that
  * name that exists; MySQL and SQL Server have no such clause, and their caller checks first.
  */
-export function createIndexSql(knex: Knex, tableName: string, index: ModelIndex, concurrently: boolean): string {
+export function createIndexSql(knex: Knex, tableName: string, index: ModelIndex, concurrently: boolean, longColumns: ReadonlySet<string> = new Set()): string {
   const dialect = dialectOfKnex(knex);
   const { schema, table } = splitTable(tableName);
-  const columns = index.columns.map(() => '??').join(', ');
+  // MySQL indexes a text column only by a prefix: 191 characters, 764 bytes in utf8mb4, so three
+  // of them stay within InnoDB's 3,072-byte key.
+  const columns = index.columns.map((c) => (dialect === 'mysql' && longColumns.has(c.toLowerCase()) ? `??(${MYSQL_TEXT_PREFIX})` : '??')).join(', ');
   switch (dialect) {
     case 'sqlite':
       // SQLite names the schema on the index, never on its table.
@@ -112,6 +114,9 @@ export function createIndexSql(knex: Knex, tableName: string, index: ModelIndex,
   }
 }
 
+/** Characters of a text column a MySQL index keeps (a varchar field stored in a `text` column). */
+export const MYSQL_TEXT_PREFIX = 191;
+
 function dropInvalidSql(knex: Knex, tableName: string, indexName: string): string {
   const { schema } = splitTable(tableName);
   return knex.raw('drop index concurrently if exists ??', [schema === undefined ? indexName : `${schema}.${indexName}`]).toQuery();
@@ -119,18 +124,42 @@ function dropInvalidSql(knex: Knex, tableName: string, indexName: string): strin
 
 /**
  * The `missingIndex` changes of one model: each declared index no usable index of the table
- * starts with. `indexes` is what the table has (empty for a table about to be created).
+ * starts with. `indexes` is what the table has (empty for a table about to be created);
+ * `longColumns` its columns (lower case) of an unbounded text type, which a varchar field may sit
+ * on (a wider column is accepted).
  */
-export function planIndexes(knex: Knex, model: ModelDefinition, indexes: readonly TableIndex[], tableIsNew: boolean): PlannedChange[] {
+export function planIndexes(
+  knex: Knex,
+  model: ModelDefinition,
+  indexes: readonly TableIndex[],
+  tableIsNew: boolean,
+  longColumns: ReadonlySet<string> = new Set(),
+): { safe: PlannedChange[]; notes: PlannedChange[] } {
   const dialect = dialectOfKnex(knex);
   const concurrently = dialect === 'postgres' && !tableIsNew && !knex.isTransaction;
   const changes: PlannedChange[] = [];
+  const notes: PlannedChange[] = [];
   for (const index of model.indexes) {
     if (covered(indexes, index.columns)) continue;
+    const long = index.columns.find((c) => longColumns.has(c.toLowerCase()));
+    if (dialect === 'mssql' && long !== undefined) {
+      // nvarchar(max) cannot be an index key at all: a person converts the column first.
+      notes.push({
+        model: model.name,
+        table: model.table,
+        field: index.fields[index.columns.indexOf(long)],
+        column: long,
+        index: index.name,
+        kind: 'indexNotPossible',
+        message: `${model.name}: index ${index.name} on ${model.table} (${index.columns.join(', ')}) is not created: column ${long} is nvarchar(max), which SQL Server cannot index; convert it to nvarchar(255) (the field's column type)`,
+        sql: `${knex.raw('alter table ?? alter column ?? nvarchar(255)', [model.table, long]).toQuery()};\n${createIndexSql(knex, model.table, index, false)};`,
+      });
+      continue;
+    }
     // A PostgreSQL build that failed half-way leaves an invalid index of that name, which
     // `if not exists` would keep skipping: it goes first.
     const invalid = dialect === 'postgres' && indexes.some((i) => !i.valid && i.name === index.name);
-    const create = createIndexSql(knex, model.table, index, concurrently);
+    const create = createIndexSql(knex, model.table, index, concurrently, longColumns);
     const drop = invalid ? dropInvalidSql(knex, model.table, index.name) : undefined;
     changes.push({
       model: model.name,
@@ -156,5 +185,5 @@ export function planIndexes(knex: Knex, model: ModelDefinition, indexes: readonl
       },
     });
   }
-  return changes;
+  return { safe: changes, notes };
 }

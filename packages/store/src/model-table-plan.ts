@@ -49,7 +49,7 @@ async function planModel(knex: Knex, model: ModelDefinition, plan: Plan): Promis
       sql: createSql(knex, name, build),
       apply: () => createIfMissing(knex, name, build),
     });
-    if (!BUILTIN_TABLES.has(name)) plan.safe.push(...planIndexes(knex, model, [], true));
+    if (!BUILTIN_TABLES.has(name)) plan.safe.push(...planIndexes(knex, model, [], true).safe);
     return;
   }
   if (BUILTIN_TABLES.has(name)) return;
@@ -191,7 +191,12 @@ async function planModel(knex: Knex, model: ModelDefinition, plan: Plan): Promis
     }
   }
   // After the columns: an index may cover a column added above.
-  if (model.indexes.length > 0) plan.safe.push(...planIndexes(knex, model, await readIndexes(knex, name), false));
+  if (model.indexes.length > 0) {
+    const long = new Set(Object.entries(info).flatMap(([column, i]) => (actualFamily(i) === 'text' ? [column.toLowerCase()] : [])));
+    const { safe, notes } = planIndexes(knex, model, await readIndexes(knex, name), false, long);
+    plan.safe.push(...safe);
+    plan.notes.push(...notes);
+  }
 }
 
 export async function plan(knex: Knex, models: readonly ModelDefinition[]): Promise<Plan> {
