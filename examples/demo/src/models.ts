@@ -17,6 +17,8 @@ export const Book = defineModel({
     title: { views: { title: { en: 'Title', 'zh-CN': '书名' } }, edit: { notNull: true }, rules: [{ type: 'length', min: 1, max: 200 }] },
     isbn: {
       views: { title: 'ISBN' },
+      // Looked up by ISBN (issue 21 §3: declared indexes are created at start-up).
+      index: true,
       edit: { cellEdit: false },
       rules: [{ type: 'pattern', pattern: '^(97[89])?\\d{9}[\\dX]$', message: 'ISBN must be 10 or 13 digits' }],
     },
@@ -35,6 +37,11 @@ export const Book = defineModel({
     published: { views: { title: { en: 'Published', 'zh-CN': '出版日期' } }, edit: { type: 'DATE' } },
     inPrint: { views: { title: { en: 'In print', 'zh-CN': '在印' } }, edit: { type: 'BOOLEAN', defaultValue: true } },
   },
+  // The book list filtered by genre, newest first; and sorted by price.
+  indexes: [
+    ['genre', 'published'],
+    ['price', 'id'],
+  ],
 });
 
 /**
@@ -53,6 +60,8 @@ export const Category = defineModel({
       column: 'parent_id',
       views: { title: { en: 'Parent', 'zh-CN': '上级分类' } },
       edit: { type: 'REFERENCE_TREE', reference: { model: 'Category', labelField: 'name' } },
+      // The tree table reads each node's children.
+      index: true,
     },
   },
 });
@@ -97,7 +106,7 @@ export const Author = defineModel({
         ],
       },
     },
-    lastSeen: { column: 'last_seen', views: { title: { en: 'Last seen', 'zh-CN': '最近活动' } }, edit: { type: 'DATETIME' } },
+    lastSeen: { column: 'last_seen', views: { title: { en: 'Last seen', 'zh-CN': '最近活动' } }, edit: { type: 'DATETIME' }, index: true },
     photo: { views: { title: { en: 'Photo', 'zh-CN': '照片' } }, edit: { type: 'ATTACHMENT', attachment: { image: true, maxSize: 2 * 1024 * 1024 } } },
     papers: {
       views: { title: { en: 'Papers', 'zh-CN': '文稿' }, show: false },
@@ -189,6 +198,8 @@ export const Task = defineModel({
     done: { views: { title: { en: 'Done', 'zh-CN': '已完成' } }, edit: { type: 'BOOLEAN', defaultValue: false } },
     ownerId: { views: { title: { en: 'Owner', 'zh-CN': '负责人' }, show: false }, edit: { type: 'HIDDEN', readonly: true, cellEdit: false, integer: true } },
   },
+  // Every read of a non-administrator filters on the owner (beforeFetch below), paged by id.
+  indexes: [['ownerId', 'id']],
   dataProxy: {
     beforeFetch: ({ user }) => (user.isAdmin ? [] : [{ field: 'ownerId', op: 'eq', value: user.id }]),
     beforeAdd: (row, { user }) => {

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BUILTIN_MODELS, FwDefinitionError, connectionReason, createRegistry, loadConfig, passwordPolicyFromConfig, type ModelDefinition } from '@fw/core';
 import { ModelTablesError, createStore, describeModelTableChanges, redactUrl, type FwStore, type ModelTableChange } from '@fw/store';
+import { indexAdvice, largeTableRows } from './doctor-indexes.js';
 import { KnexTokenStore, RedisTokenStore, createRedis, createRedisCluster, parseRedisClusterNodes, redisReady, type TokenStore } from '@fw/token';
 import { CliError, hidePassword } from './errors.js';
 import { readNewPassword, type PasswordInput, type PromptOutput } from './password.js';
@@ -31,8 +32,10 @@ Commands:
                                    --no-password: an account that signs in only through sign-on or a directory
   user passwd <account>            set a user's password (prompt or stdin)
   token revoke --user <account>    end every session of a user
-  doctor                           check the connection, pending migrations and every model's table;
-                                   exits 1 when something differs
+  doctor [--large-table-rows N]    check the connection, pending migrations and every model's table;
+                                   exits 1 when something differs. Also advises an index for each field
+                                   the table page filters or sorts on, in tables of N rows or more
+                                   (default 100000) with no index starting with it (advice only)
   help                             this text
 
 Options:
@@ -54,6 +57,7 @@ const OPTIONS = {
   user: { type: 'string' },
   redis: { type: 'string' },
   'redis-prefix': { type: 'string' },
+  'large-table-rows': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   // Declared only to refuse it with a reason instead of "unknown option".
   password: { type: 'string' },
@@ -68,6 +72,7 @@ interface Values {
   user?: string | undefined;
   redis?: string | undefined;
   'redis-prefix'?: string | undefined;
+  'large-table-rows'?: string | undefined;
   help?: boolean | undefined;
   password?: string | undefined;
 }
@@ -107,9 +112,11 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       case 'migrate':
         expectArgs(key, [sub, ...rest], 0);
         return await withStore(url, (store) => migrate(store, values, io));
-      case 'doctor':
+      case 'doctor': {
         expectArgs(key, [sub, ...rest], 0);
-        return await withStore(url, (store) => doctor(store, url!, values, io));
+        const large = largeTableRows(values['large-table-rows']);
+        return await withStore(url, (store) => doctor(store, url!, values, io, large));
+      }
       case 'user': {
         if (sub !== 'add' && sub !== 'passwd') throw new CliError(`unknown command "fw ${key}": use "fw user add <account>" or "fw user passwd <account>"`, 2);
         expectArgs(key, rest, 1, '<account>');
@@ -212,7 +219,7 @@ async function migrate(store: FwStore, values: Values, io: CliIo): Promise<numbe
   return 0;
 }
 
-async function doctor(store: FwStore, url: string, values: Values, io: CliIo): Promise<number> {
+async function doctor(store: FwStore, url: string, values: Values, io: CliIo, largeRows: number): Promise<number> {
   const models = await loadModels(values, io);
   io.stdout.write(`Database: ${redactUrl(url)} (${store.dialect}) answers.\n`);
   let differs = false;
@@ -238,6 +245,8 @@ async function doctor(store: FwStore, url: string, values: Values, io: CliIo): P
     }
     for (const note of plan.notes) io.stdout.write(`Note: ${note.message}\n`);
     if (plan.safe.length === 0 && plan.unsafe.length === 0) io.stdout.write(`Models: the tables of all ${models.length} models match their definitions.\n`);
+    // Advice, not a difference: the exit code stays as the checks above set it.
+    for (const line of await indexAdvice(store, models, largeRows)) io.stdout.write(`${line}\n`);
   }
   io.stdout.write(differs ? 'Something differs (see above).\n' : 'Everything matches.\n');
   return differs ? 1 : 0;

@@ -13,4 +13,20 @@ export const models = [
       ...(process.env.FW_CLI_TEST_VARIANT === 'v2' ? { pages: { edit: { type: EditType.NUMBER, integer: true } } } : {}),
     },
   }),
+  // FW_CLI_TEST_INDEXES (issue 21 §3): a model for doctor's index advice; "declared" indexes status.
+  ...(process.env.FW_CLI_TEST_INDEXES
+    ? [
+        defineModel({
+          name: 'CliTicket',
+          table: 'cli_ticket',
+          fields: {
+            status: { index: process.env.FW_CLI_TEST_INDEXES === 'declared' },
+            score: { edit: { type: EditType.NUMBER }, views: { show: false } },
+            note: { edit: { type: EditType.TEXTAREA } },
+            secret: { edit: { type: EditType.PASSWORD } },
+            internal: { views: { show: false, sortable: false } },
+          },
+        }),
+      ]
+    : []),
 ];

@@ -283,6 +283,14 @@ export const FwLoginLogModel = defineModel({
     { field: 'loginTime', order: 'desc' },
     { field: 'id', order: 'desc' },
   ],
+  // What the page reads (issue 21 §3): newest first, one account's or user's sign-ins newest
+  // first, failures newest first. The migrations create them (0002, 0012, 0016).
+  indexes: [
+    ['loginTime', 'id'],
+    ['userId', 'loginTime', 'id'],
+    ['account', 'loginTime', 'id'],
+    ['success', 'loginTime'],
+  ],
   fields: {
     userId: { column: 'user_id', views: { title: 'User id' }, edit: { type: 'NUMBER', integer: true, readonly: true } },
     account: { views: { title: 'Account' }, edit: { readonly: true } },
@@ -309,6 +317,13 @@ export const FwOperateLogModel = defineModel({
   orderBy: [
     { field: 'createdAt', order: 'desc' },
     { field: 'id', order: 'desc' },
+  ],
+  // Newest first, one user's operations, one model's operations (issue 21 §3); created by the
+  // migrations (0002, 0015, 0016).
+  indexes: [
+    ['createdAt', 'id'],
+    ['userId', 'createdAt'],
+    ['model', 'createdAt'],
   ],
   fields: {
     userId: { column: 'user_id', views: { title: 'User id' }, edit: { type: 'NUMBER', integer: true, readonly: true } },

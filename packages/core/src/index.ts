@@ -9,6 +9,8 @@ export { POWER_FLAGS, DEFAULT_POWER, runPowerHandler } from './power.js';
 export type { PowerFlag, PowerFlags, PowerObject, PowerHandler, PowerHandlerFn, PowerHandlerContext, PowerDeclaration } from './power.js';
 export { EditType, CONDITION_OPERATORS, IMAGE_TYPES, defineModel, isModelDefinition } from './model.js';
 export { ORDER_BY_MAX } from './order-by.js';
+export { MAX_INDEX_COLUMNS, MAX_INDEX_NAME_LENGTH, MAX_INDEX_STRING_COLUMNS, indexName, isIndexable } from './model-indexes.js';
+export type { ModelIndex } from './model-indexes.js';
 export type { OrderByEntry } from './order-by.js';
 export type {
   AttachmentOptions,

@@ -1,6 +1,7 @@
 import type { PowerDeclaration, PowerFlags, PowerHandler } from './power.js';
 import type { FwUser } from './user.js';
 import type { LocalizedText, LocalizedTitles } from './localized-text.js';
+import type { ModelIndex } from './model-indexes.js';
 
 /**
  * The edit types a field can have: they decide the form widget, how an incoming value is
@@ -226,6 +227,13 @@ export interface FieldDefinitionInput {
   views?: FieldViews;
   edit?: FieldEdit;
   rules?: readonly FieldRule[];
+  /**
+   * Ask for an index on this field's column, for tables large enough that filtering or sorting on
+   * it would read every row; `createModelTables` creates it. Not for long text (TEXTAREA, TAGS,
+   * MULTI_CHOICE), PASSWORD, ATTACHMENT or COLLECTION fields, nor the primary key. See the model's
+   * `indexes` for an index over several fields. @default false
+   */
+  index?: boolean;
 }
 
 /** Filter operators usable in conditions (table query, `beforeFetch`, AI queries). */
@@ -327,6 +335,13 @@ export interface ModelDefinitionInput<R extends Row = Row> {
    * @example orderBy: [{ field: 'created', order: 'desc' }]
    */
   orderBy?: ReadonlyArray<{ field: string; order?: 'asc' | 'desc' }>;
+  /**
+   * Indexes over several fields, each a list of field names in key order (at most 4, at most 3 of
+   * them text): a filter on the first with a sort on the next reads only the rows it shows.
+   * `createModelTables` creates each one missing. @default []
+   * @example indexes: [['status', 'createdAt']]
+   */
+  indexes?: ReadonlyArray<readonly string[]>;
 }
 
 /** A field after {@link defineModel} filled in every default. */
@@ -377,6 +392,8 @@ export interface ModelDefinition<R extends Row = Row> {
   readonly treeParentField: string | undefined;
   /** The default sort, checked, `order` filled in; empty when the model declares none. */
   readonly orderBy: ReadonlyArray<Readonly<{ field: string; order: 'asc' | 'desc' }>>;
+  /** Every declared index (fields' `index: true` first, then the model's `indexes`), named. */
+  readonly indexes: readonly ModelIndex[];
   /** Marks objects made by defineModel. */
   readonly __fwModel: true;
 }

@@ -12,6 +12,7 @@ import {
   type RowRule,
   type DataProxy,
 } from './model-types.js';
+import { checkIndexes } from './model-indexes.js';
 import { checkOrderBy } from './order-by.js';
 import { DEFAULT_POWER, POWER_FLAGS, type PowerFlags, type PowerHandler } from './power.js';
 
@@ -46,7 +47,7 @@ type Row = Record<string, unknown>;
 
 const NAME_RE = /^[A-Za-z][A-Za-z0-9_]*$/;
 const DATA_PROXY_HOOKS = ['beforeAdd', 'afterAdd', 'beforeUpdate', 'afterUpdate', 'beforeDelete', 'afterDelete', 'beforeFetch', 'afterFetch', 'validate'] as const;
-const MODEL_KEYS = new Set(['name', 'title', 'singularTitle', 'table', 'primaryKey', 'power', 'fields', 'rules', 'rowRules', 'dataProxy', 'treeParentField', 'orderBy']);
+const MODEL_KEYS = new Set(['name', 'title', 'singularTitle', 'table', 'primaryKey', 'power', 'fields', 'rules', 'rowRules', 'dataProxy', 'treeParentField', 'orderBy', 'indexes']);
 
 function snakeCase(name: string): string {
   return name
@@ -194,6 +195,7 @@ export function defineModel<R extends Row = Row>(input: ModelDefinitionInput<R>)
     dataProxy: Object.freeze({ ...dataProxy }) as Readonly<DataProxy<R>>,
     treeParentField,
     orderBy: checkOrderBy(name, input.orderBy, fields),
+    indexes: checkIndexes(name, table, declared, fields, input.indexes),
     __fwModel: true as const,
   });
 }

@@ -38,6 +38,8 @@ export { OPEN_API_STATUS } from './open-apis.js';
 export type { CreateOpenApiInput, CreatedOpenApi, FwOpenApiRecord, OpenApiRepository, OpenApiStatus } from './open-apis.js';
 export { ModelTablesError, createModelTables, describeModelTableChanges, planModelTables } from './model-tables.js';
 export type { ModelTableChange, ModelTableChangeKind, ModelTablesPlan } from './model-tables.js';
+export { DEFAULT_LARGE_TABLE_ROWS, adviseIndexes } from './index-advice.js';
+export type { IndexAdvice, IndexAdviceOptions } from './index-advice.js';
 export { classifyDbError, violationConcerns } from './db-errors.js';
 export type { DbViolation, DbViolationKind } from './db-errors.js';
 export { DEFAULT_QUERY_TIMEOUT_MS } from './store.js';

@@ -1,4 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
+import { logIndexes } from './0016_h3_log_indexes.js';
 import { dialectOfKnex, KNEX_CLIENT, nowDefault, type FwDialect } from './dialect.js';
 
 /** knex's bookkeeping table for Fw's migrations (its lock table is `fw_migrations_lock`). */
@@ -41,6 +42,11 @@ export interface FwMigration {
   readonly name: string;
   up(knex: Knex): Knex.SchemaBuilder;
   down(knex: Knex): Knex.SchemaBuilder;
+  /**
+   * `false`: runs outside a transaction (PostgreSQL's `CREATE INDEX CONCURRENTLY` refuses one).
+   * @default true
+   */
+  readonly transaction?: boolean;
 }
 
 // Datetimes keep milliseconds everywhere (MySQL's DATETIME would otherwise round them away);
@@ -492,6 +498,7 @@ export const MIGRATIONS: readonly FwMigration[] = Object.freeze([
   tokenLastSeen,
   userPrefs,
   operateLogUser,
+  logIndexes,
 ]);
 
 /**
@@ -502,7 +509,11 @@ export function fwMigrationSource(): Knex.MigrationSource<FwMigration> {
   return {
     getMigrations: async () => [...MIGRATIONS],
     getMigrationName: (migration) => migration.name,
-    getMigration: async (migration) => ({ up: (knex: Knex) => migration.up(knex), down: (knex: Knex) => migration.down(knex) }),
+    getMigration: async (migration) => ({
+      up: (knex: Knex) => migration.up(knex),
+      down: (knex: Knex) => migration.down(knex),
+      ...(migration.transaction === false ? { config: { transaction: false } } : {}),
+    }),
   };
 }
 

@@ -8,6 +8,8 @@ export type ModelTableChangeKind =
   | 'missingJoinTable'
   /** A stored field has no column: the column is added, nullable, with the field's default (safe). */
   | 'missingColumn'
+  /** A declared index does not exist (no index starts with its columns): it is created (safe). */
+  | 'missingIndex'
   /** The column's type is not the one the field needs (unsafe: converting may lose data). */
   | 'typeChanged'
   /** A column no field maps to holds values (unsafe: the field was dropped or renamed while it had data). */
@@ -17,7 +19,9 @@ export type ModelTableChangeKind =
   /** The table exists without the model's primary-key column (unsafe: no safe SQL adds a key to a table with rows). */
   | 'missingPrimaryKey'
   /** A column no field maps to, empty: left alone, reported as a note. */
-  | 'extraColumn';
+  | 'extraColumn'
+  /** A declared index over a column SQL Server cannot index (nvarchar(max)): not created, reported as a note. */
+  | 'indexNotPossible';
 
 /** One difference between a model definition and the database. */
 export interface ModelTableChange {
@@ -27,8 +31,10 @@ export interface ModelTableChange {
   readonly table: string;
   /** The field concerned, when there is one. */
   readonly field?: string;
-  /** The column concerned, when there is one. */
+  /** The column concerned, when there is one (an index's first column). */
   readonly column?: string;
+  /** A `missingIndex`'s name. */
+  readonly index?: string;
   readonly kind: ModelTableChangeKind;
   /** One line a person can act on. */
   readonly message: string;
@@ -42,11 +48,11 @@ export interface ModelTableChange {
 
 /** The differences between models and the database, sorted by what start-up does with them. */
 export interface ModelTablesPlan {
-  /** Applied by {@link createModelTables} (tables created, columns added). */
+  /** Applied by {@link createModelTables} (tables created, columns added, indexes created). */
   readonly safe: ModelTableChange[];
   /** Each stops {@link createModelTables} with a {@link ModelTablesError}; nothing is applied. */
   readonly unsafe: ModelTableChange[];
-  /** Reported only (empty columns no field maps to). */
+  /** Reported only (empty columns no field maps to, indexes SQL Server cannot make). */
   readonly notes: ModelTableChange[];
 }
 

@@ -17,6 +17,7 @@ import {
   sqliteRetype,
   type Family,
 } from './model-table-columns.js';
+import { planIndexes, readIndexes } from './model-table-indexes.js';
 import { blocksInserts, createIfMissing, createSql, hasRows, hasTable, schemaFor, splitTable, statements } from './model-table-sql.js';
 
 export interface PlannedChange extends ModelTableChange {
@@ -48,6 +49,7 @@ async function planModel(knex: Knex, model: ModelDefinition, plan: Plan): Promis
       sql: createSql(knex, name, build),
       apply: () => createIfMissing(knex, name, build),
     });
+    if (!BUILTIN_TABLES.has(name)) plan.safe.push(...planIndexes(knex, model, [], true).safe);
     return;
   }
   if (BUILTIN_TABLES.has(name)) return;
@@ -187,6 +189,13 @@ async function planModel(knex: Knex, model: ModelDefinition, plan: Plan): Promis
         sql: `${drop};`,
       });
     }
+  }
+  // After the columns: an index may cover a column added above.
+  if (model.indexes.length > 0) {
+    const long = new Set(Object.entries(info).flatMap(([column, i]) => (actualFamily(i) === 'text' ? [column.toLowerCase()] : [])));
+    const { safe, notes } = planIndexes(knex, model, await readIndexes(knex, name), false, long);
+    plan.safe.push(...safe);
+    plan.notes.push(...notes);
   }
 }
 

@@ -31,7 +31,9 @@ export async function planModelTables(db: Knex | { readonly knex: Knex }, models
  * Brings the database in line with `models`, at each start-up: creates every missing table from
  * its field definitions, then every missing join table of their COLLECTION fields (the two key
  * columns and their composite primary key), and adds the column of each new field to a table that
- * exists (nullable, with the field's `edit.defaultValue` as its default when it has one).
+ * exists (nullable, with the field's `edit.defaultValue` as its default when it has one), then
+ * each declared index (`index: true`, `indexes`) no index of the table starts with — on
+ * PostgreSQL `CONCURRENTLY` when the table already exists, so writes go on meanwhile.
  *
  * A difference that cannot be applied safely (a column of another type, a column no field maps to
  * that holds values, a new required field without a default on a table with rows) throws a

@@ -217,6 +217,54 @@ describe('FwStore on SQL Server, compiled (no server)', function () {
     ]);
   });
 
+  it('createModelTables creates declared indexes after a new table, and those missing on an existing one (issue 21 §3)', async function () {
+    let exists = false;
+    const { store, sent } = setup((sql) => {
+      if (exists && sql.startsWith('SELECT TABLE_NAME')) return [{ TABLE_NAME: 'ticket' }];
+      if (sql.includes('INFORMATION_SCHEMA.COLUMNS'))
+        return [
+          ['id', 'int'],
+          ['status', 'nvarchar'],
+          ['created_at', 'datetime2'],
+        ].map((c) => [c[0], null, c[1], null, 'YES'].map((value) => ({ value })));
+      // sys.indexes: the table already has its status index, under another name.
+      if (sql.includes('sys.indexes')) return [{ name: 'by_hand', col: 'status' }];
+      return [];
+    });
+    const Ticket = defineModel({
+      name: 'Ticket',
+      fields: { status: { index: true }, createdAt: { column: 'created_at', edit: { type: 'DATETIME' } } },
+      indexes: [['createdAt', 'id']],
+    });
+    expect(await store.createModelTables([Ticket])).to.deep.equal(['ticket']);
+    const creates = () => sent.map((s) => s.sql).filter((sql) => sql.startsWith('create index'));
+    expect(creates()).to.deep.equal(['create index [fw_ix_ticket_status] on [ticket] ([status])', 'create index [fw_ix_ticket_created_at_id] on [ticket] ([created_at], [id])']);
+    sent.length = 0;
+    exists = true;
+    expect(await store.createModelTables([Ticket])).to.deep.equal([]);
+    expect(sent.some((s) => s.sql.includes('object_id(@p0)') && s.bindings[0] === 'ticket')).to.equal(true);
+    expect(creates()).to.deep.equal(['create index [fw_ix_ticket_created_at_id] on [ticket] ([created_at], [id])']);
+  });
+
+  it('createModelTables leaves a declared index over an nvarchar(max) column as a note with the SQL to convert it', async function () {
+    const { store, sent } = setup((sql) => {
+      if (sql.startsWith('SELECT TABLE_NAME')) return [{ TABLE_NAME: 'memo' }];
+      if (sql.includes('INFORMATION_SCHEMA.COLUMNS'))
+        return [
+          ['id', 'int', null],
+          ['status', 'nvarchar', -1],
+        ].map((c) => [c[0], null, c[1], c[2], 'YES'].map((value) => ({ value })));
+      return [];
+    });
+    const Memo = defineModel({ name: 'Memo', fields: { status: { index: true } } });
+    const plan = await store.planModelTables([Memo]);
+    expect(plan.safe).to.deep.equal([]);
+    expect(plan.notes.map((n) => [n.kind, n.index, n.column])).to.deep.equal([['indexNotPossible', 'fw_ix_memo_status', 'status']]);
+    expect(plan.notes[0]!.sql).to.equal('alter table [memo] alter column [status] nvarchar(255);\ncreate index [fw_ix_memo_status] on [memo] ([status]);');
+    expect(await store.createModelTables([Memo])).to.deep.equal([]);
+    expect(sent.some((s) => s.sql.startsWith('create index'))).to.equal(false);
+  });
+
   it("createModelTables adds a new field's column to an existing table, and reports a type change with SQL Server SQL", async function () {
     // INFORMATION_SCHEMA.COLUMNS rows as tedious gives them: [name, default, type, max length, nullable].
     const column = (name: string, type: string, maxLength: number | null = null) => [name, null, type, maxLength, 'YES'].map((value) => ({ value }));
