@@ -1,12 +1,12 @@
 import { FwLoginLogModel, FwOperateLogModel, indexName } from '@fw/core';
 import { describeEachSql } from '@fw/test-utils';
 import { expect } from 'chai';
-import { LOG_INDEXES } from './0016_h3_log_indexes.js';
+import { LOG_INDEXES } from './0016_log_indexes.js';
 import { compileMigrations } from './migrations.js';
 import { covered, readIndexes } from './model-table-indexes.js';
 import { createStore, type FwStore } from './store.js';
 
-describeEachSql('Migration 0016_h3_log_indexes: the indexes of the log pages', (db) => {
+describeEachSql('Migration 0016_log_indexes: the indexes of the log pages', (db) => {
   let store: FwStore;
   before(async function () {
     store = createStore(db().url);
@@ -61,9 +61,9 @@ describeEachSql('Migration 0016_h3_log_indexes: the indexes of the log pages', (
   });
 });
 
-describe('Migration 0016_h3_log_indexes, compiled', function () {
+describe('Migration 0016_log_indexes, compiled', function () {
   it('builds the indexes concurrently on PostgreSQL, outside a transaction', async function () {
-    const migration = (await compileMigrations('postgres')).find((m) => m.name === '0016_h3_log_indexes')!;
+    const migration = (await compileMigrations('postgres')).find((m) => m.name === '0016_log_indexes')!;
     expect(migration.up).to.deep.equal([
       'create index concurrently if not exists "fw_ix_fw_operate_log_created_at_id" on "fw_operate_log" ("created_at", "id")',
       'create index concurrently if not exists "fw_ix_fw_login_log_login_time_id" on "fw_login_log" ("login_time", "id")',
@@ -74,7 +74,7 @@ describe('Migration 0016_h3_log_indexes, compiled', function () {
   });
 
   it('compiles plain CREATE INDEX statements for SQL Server', async function () {
-    const migration = (await compileMigrations('mssql')).find((m) => m.name === '0016_h3_log_indexes')!;
+    const migration = (await compileMigrations('mssql')).find((m) => m.name === '0016_log_indexes')!;
     expect(migration.up).to.include('CREATE INDEX [fw_ix_fw_operate_log_created_at_id] ON [fw_operate_log] ([created_at], [id])');
     expect(migration.up).to.include('CREATE INDEX [fw_ix_fw_login_log_account_login_time_id] ON [fw_login_log] ([account], [login_time], [id])');
     expect(migration.down).to.include('DROP INDEX [fw_ix_fw_login_log_login_time_id] ON [fw_login_log]');

@@ -1,5 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
-import { logIndexes } from './0016_h3_log_indexes.js';
+import { logIndexes } from './0016_log_indexes.js';
 import { dialectOfKnex, KNEX_CLIENT, nowDefault, type FwDialect } from './dialect.js';
 
 /** knex's bookkeeping table for Fw's migrations (its lock table is `fw_migrations_lock`). */

@@ -20,7 +20,7 @@ export const LOG_INDEXES: ReadonlyArray<{ table: 'fw_login_log' | 'fw_operate_lo
 ]);
 
 export const logIndexes: FwMigration = {
-  name: '0016_h3_log_indexes',
+  name: '0016_log_indexes',
   // A busy deployment's logs are large: on PostgreSQL each index is built CONCURRENTLY, so sign-ins
   // and edits keep writing log rows meanwhile; that cannot run inside a transaction. (MySQL/MariaDB
   // build them online anyway; SQLite and SQL Server lock the table while they build.)
