@@ -26,6 +26,8 @@ const MODES: readonly string[] = ['auto', 'exact', 'none'] satisfies CountMode[]
 const FRESH_MS = 60_000;
 /** …and served as an estimate, while it is counted again, for at most this long. */
 const KEEP_MS = 15 * 60_000;
+/** A count made dirty by writes is counted again at most this often: a busy table is not counted without pause. */
+const RECOUNT_MS = 5000;
 /** Most cached counts (model and conditions), and most counts running in the background at once. */
 const MAX_CACHED = 1000;
 const MAX_BACKGROUND = 2;
@@ -85,7 +87,7 @@ export class Counts {
   #cached = 0;
   // Bumped by every Fw write of a model: a count that spans a write is not trusted to be current.
   readonly #generation = new Map<string, number>();
-  readonly #running = new Set<string>();
+  readonly #running = new Map<string, Promise<void>>();
   // When a background count last ran out of time or failed, by key: not tried again at once.
   readonly #failed = new Map<string, number>();
 
@@ -116,6 +118,11 @@ export class Counts {
     }
     const estimate = this.#cachedEstimate(page.model, key) ?? (await statisticsEstimate(this.#source, page.model, page.conditions)) ?? 0;
     return { total: Math.max(estimate, seen, page.bounded ?? 0), totalIsEstimate: true };
+  }
+
+  /** Resolves once the background counts running now have finished (for tests, and before closing a store). */
+  async settled(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all(this.#running.values());
   }
 
   /** Fw committed `rows` new rows (positive) or deleted rows (negative) of `model`. */
@@ -165,28 +172,27 @@ export class Counts {
   #refresh(model: ModelDefinition, key: string, conditions: readonly Condition[]): void {
     const now = this.#now();
     const entry = this.#cache.get(model.name)?.get(key);
-    if (entry && !entry.dirty && now - entry.at < FRESH_MS) return;
+    if (entry && now - entry.at < (entry.dirty ? RECOUNT_MS : FRESH_MS)) return;
     const id = `${model.name}\u0000${key}`;
     const failed = this.#failed.get(id);
     if (this.#running.has(id) || this.#running.size >= MAX_BACKGROUND || (failed !== undefined && now - failed < FRESH_MS)) return;
-    this.#running.add(id);
     const generation = this.#generationOf(model);
     const fail = () => {
       if (this.#failed.size >= MAX_CACHED) this.#failed.clear();
       this.#failed.set(id, this.#now());
     };
     // Off the request path: the request that asked answers with what is known now.
-    setImmediate(() => {
-      exactCount(this.#source, model, conditions, this.#limits.countTimeLimitMs)
-        .then((counted) => {
-          if (counted === undefined) return fail();
-          this.#failed.delete(id);
-          this.#store(model, key, conditions.length > 0, counted, generation);
-        })
-        // A background count that fails (a closed store, a lock) leaves the estimates to the
-        // statistics; it is no request's error, so nothing is reported.
-        .catch(fail)
-        .finally(() => this.#running.delete(id));
-    });
+    const running = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => exactCount(this.#source, model, conditions, this.#limits.countTimeLimitMs))
+      .then((counted) => {
+        if (counted === undefined) return fail();
+        this.#failed.delete(id);
+        this.#store(model, key, conditions.length > 0, counted, generation);
+      })
+      // A background count that fails (a closed store, a lock) leaves the estimates to the
+      // statistics; it is no request's error, so nothing is reported.
+      .catch(fail)
+      .finally(() => this.#running.delete(id));
+    this.#running.set(id, running);
   }
 }
