@@ -177,16 +177,22 @@ describeEachSql('table totals (count: auto, exact, none)', (db) => {
     );
   });
 
+  /** 200,000 rows in one statement, kinds alternating a, b (n from 1). */
+  async function bulk(): Promise<number> {
+    const knex = store.knex;
+    const kind = "case when g % 2 = 1 then 'a' else 'b' end";
+    if (db().dialect === 'postgres') await knex.raw(`insert into cn_entry (kind, n) select ${kind}, g from generate_series(1, 200000) g`);
+    else {
+      // 1,000 numbers from a recursive query (MariaDB's default recursion limit), crossed with the
+      // first 200 of themselves.
+      await knex.raw(`insert into cn_entry (kind, n) with recursive s(i) as (select 0 union all select i + 1 from s where i < 999), t(g) as (select x.i * 1000 + y.i + 1 from s x cross join s y where x.i < 200) select ${kind}, g from t`);
+    }
+    return 200_000;
+  }
+
   it("falls back to a labelled estimate when count: 'exact' runs out of time", async function () {
     this.timeout(120_000);
-    const rows = 200_000;
-    const knex = store.knex;
-    if (db().dialect === 'postgres') await knex.raw(`insert into cn_entry (kind, n) select 'a', g from generate_series(1, ${rows}) g`);
-    else {
-      // One statement instead of 200,000 inserts: 1,000 numbers from a recursive query (MariaDB's
-      // default recursion limit), crossed with the first 200 of themselves.
-      await knex.raw('insert into cn_entry (kind, n) with recursive s(g) as (select 0 union all select g + 1 from s where g < 999) select ?, x.g * 1000 + y.g + 1 from s x cross join s y where x.g < ?', ['a', rows / 1000]);
-    }
+    const rows = await bulk();
     const { page } = await setup({ exactCountLimit: 50, countTimeLimitMs: 1 });
     const answer = await page({ count: 'exact', size: 20 });
     expect(answer.totalIsEstimate).to.equal(true);
@@ -194,5 +200,31 @@ describeEachSql('table totals (count: auto, exact, none)', (db) => {
     // With time enough, the same request is counted.
     const patient = await setup({ exactCountLimit: 50, countTimeLimitMs: 60_000 });
     expect(await patient.page({ count: 'exact' })).to.include({ total: rows, totalIsEstimate: false });
+  });
+
+  it("never answers a torn exact count while rows change under it (count: 'exact' beside concurrent writes)", async function () {
+    this.timeout(180_000);
+    await bulk();
+    // Each swap turns the first b into an a and the last a into a b (or back) in one statement:
+    // 100,000 rows of kind a at every instant, but a count that read the table in pieces could
+    // see both rows as a, or neither.
+    const low = Number((await store.knex('cn_entry').where('kind', 'b').min({ id: 'id' }).first())?.id);
+    const high = Number((await store.knex('cn_entry').where('kind', 'a').max({ id: 'id' }).first())?.id);
+    let swapped = false;
+    const swap = async () => {
+      const [lowKind, highKind] = swapped ? ['b', 'a'] : ['a', 'b'];
+      await store.knex('cn_entry').whereIn('id', [low, high]).update({ kind: store.knex.raw('case when id = ? then ? else ? end', [low, lowKind, highKind]) });
+      swapped = !swapped;
+    };
+    const { page } = await setup({ exactCountLimit: 50, countTimeLimitMs: 60_000 });
+    for (let round = 0; round < 6; round++) {
+      const counting = page({ count: 'exact', conditions: ofKind('a') });
+      for (let i = 0; i <= round; i++) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await swap();
+      expect(await counting).to.include({ total: 100_000, totalIsEstimate: false });
+    }
+    expect(await truth(ofKind('a'))).to.equal(100_000);
   });
 });
