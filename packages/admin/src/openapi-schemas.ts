@@ -208,7 +208,8 @@ export function modelSchemas(model: ModelDefinition): Record<string, JsonSchema>
       type: 'object',
       properties: {
         rows: { type: 'array', items: ref(`${n}Row`) },
-        total: { type: 'integer', minimum: 0 },
+        total: { type: 'integer', minimum: 0, description: 'The matching rows; an estimate (at least the rows seen so far) when totalIsEstimate' },
+        totalIsEstimate: { type: 'boolean', description: 'True when total is an estimate (statistics, a cached count, a lower bound), false when counted exact' },
         page: { type: 'integer', minimum: 1 },
         size: { type: 'integer', minimum: 1 },
         labels: {
@@ -219,7 +220,7 @@ export function modelSchemas(model: ModelDefinition): Record<string, JsonSchema>
           additionalProperties: false,
         },
       },
-      required: ['rows', 'total', 'page', 'size', 'labels'],
+      required: ['rows', 'total', 'totalIsEstimate', 'page', 'size', 'labels'],
       additionalProperties: false,
     },
   };
@@ -270,6 +271,12 @@ function tableQuery(sortable: string[], filterable: string[]): JsonSchema {
           required: ['field'],
           additionalProperties: false,
         },
+      },
+      count: {
+        enum: ['auto', 'exact', 'none'],
+        default: 'auto',
+        description:
+          'How the total is counted: auto is exact up to limits.exactCountLimit (10000) and an estimate beyond; exact counts within limits.countTimeLimitMs (3000 ms), else an estimate; none runs no count (an estimate, exact only when the page proves it)',
       },
     },
     additionalProperties: false,

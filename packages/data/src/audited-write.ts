@@ -220,6 +220,8 @@ export class AuditedWriter {
     this.#deleteFilesAfterCommit(trx, await this.#attachments.apply(model, files, String(id), trx));
     row[model.primaryKey] = id;
     await model.dataProxy.afterAdd?.(row, context);
+    // Cached counts follow Fw's own writes (counts.ts), once they are committed.
+    this.afterCommit(trx, () => this.#reader.counts.changed(model, 1));
     return id;
   }
 
@@ -288,6 +290,7 @@ export class AuditedWriter {
 
   /** What follows a committed update: the sessions it ends, its edit event. */
   async afterUpdate(model: ModelDefinition, actor: Actor, id: number, state: UpdateState): Promise<void> {
+    this.#reader.counts.updated(model);
     if (state.endSessions) await this.#sessions.endUserSessions(id, actor);
     if (state.keyChanged) await this.#sessions.endKeySessions(model, [state.keyChanged]);
     if (state.event && state.event.changed.length > 0) this.#emit(state.event);
@@ -355,6 +358,7 @@ export class AuditedWriter {
           if (c) await trx(c.joinTable).whereIn(c.ownKey, ids).delete();
         }
         const deleted = await writing(model, undefined, () => trx(model.table).whereIn(pkColumn(model), ids).delete());
+        this.afterCommit(trx, () => this.#reader.counts.changed(model, -deleted));
         this.#deleteFilesAfterCommit(trx, await this.#attachments.release(model, ids.map(String), trx));
         await model.dataProxy.afterDelete?.(rows, context);
         return { deleted };

@@ -17,6 +17,7 @@ export { DataEvents } from './events.js';
 export type { DataEventMap, EditEvent } from './events.js';
 export { DEFAULT_QUERY_LIMITS, applyConditions, likePattern, parseConditions, parseTableQuery, queryableField } from './query.js';
 export type { QueryLimits, TableQuery } from './query.js';
+export type { CountMode } from './counts.js';
 export { csvCell, csvLine, csvLines, parseCsv } from './transfer/csv.js';
 export { XLSX_TYPE, readWorkbook, workbookStream } from './transfer/xlsx.js';
 export { templateExample } from './transfers.js';

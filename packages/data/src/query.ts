@@ -21,10 +21,18 @@ export interface QueryLimits {
   maxConditions: number;
   /** Most values of one `in` condition. @default 1000 */
   maxInValues: number;
+  /**
+   * Largest total a table page counts exactly on its own (`count: 'auto'`): the page counts at most
+   * this many rows plus one; a larger total is answered as a labelled estimate (see counts.ts).
+   * @default 10000
+   */
+  exactCountLimit: number;
+  /** Longest a full count (`count: 'exact'`, and a background count) may run, in milliseconds; past it the answer is an estimate. @default 3000 */
+  countTimeLimitMs: number;
 }
 
 /** Defaults of {@link QueryLimits}. */
-export const DEFAULT_QUERY_LIMITS: QueryLimits = Object.freeze({ defaultSize: 20, maxSize: 200, maxConditions: 50, maxInValues: 1000 });
+export const DEFAULT_QUERY_LIMITS: QueryLimits = Object.freeze({ defaultSize: 20, maxSize: 200, maxConditions: 50, maxInValues: 1000, exactCountLimit: 10_000, countTimeLimitMs: 3000 });
 
 const OPERATORS = new Set<string>(CONDITION_OPERATORS);
 /** What every dialect's DATE and DATETIME columns can hold; conditions stay within it. */

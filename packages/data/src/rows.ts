@@ -7,6 +7,8 @@ import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import { applyConditions, applyStoredConditions, parseTableQuery, storedConditions, type QueryLimits } from './query.js';
 import { PgWriter } from './pg-write.js';
+import { boundedCountQuery, rawRows } from './count-sources.js';
+import { Counts, countMode } from './counts.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { bindingsOf, planOf, slot, type Plan } from './sqlite-write.js';
 import { tableLabels, type ReferenceDeps } from './references.js';
@@ -22,13 +24,6 @@ interface PagePlan {
 
 /** Stands for the offset in a compiled page query until the real one is put in its place. */
 const OFFSET_SLOT = 999_999_937;
-
-/** Rows of a `knex.raw` result, whatever the driver wraps them in. */
-function rawRows(dialect: string, result: unknown): Array<Record<string, unknown>> {
-  if (dialect === 'postgres') return (result as { rows: Array<Record<string, unknown>> }).rows;
-  if (dialect === 'mysql') return (result as [Array<Record<string, unknown>>])[0];
-  return result as Array<Record<string, unknown>>;
-}
 
 /** What a {@link RowReader} reads with. */
 export interface RowReaderDeps {
@@ -48,6 +43,8 @@ export class RowReader {
   readonly #sqlite: SqliteReader | undefined;
   // Pages on PostgreSQL: named prepared statements (undefined elsewhere).
   readonly #pg: PgWriter | undefined;
+  /** The totals of table pages (counts.ts); the writes tell it what they added and deleted. */
+  readonly counts: Counts;
 
   constructor(deps: RowReaderDeps) {
     this.#store = deps.store;
@@ -60,6 +57,7 @@ export class RowReader {
       deps.store.onDestroy?.(() => reader.close());
     }
     this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
+    this.counts = new Counts({ knex: deps.store.knex, dialect: deps.store.dialect, sqlite: this.#sqlite }, deps.limits);
   }
 
   /** Row-visibility conditions from `beforeFetch`, checked to name declared fields. */
@@ -125,6 +123,7 @@ export class RowReader {
   /** One page of visible rows for a table query body (power already checked). */
   async page(model: ModelDefinition, actor: Actor, body: unknown): Promise<TablePage> {
     const query = parseTableQuery(model, body, this.#limits);
+    const mode = countMode(body);
     const conditions = [...query.conditions, ...(await this.visibility(model, actor, 'query'))];
     const knex = this.#store.knex;
     const pk = `${model.table}.${pkColumn(model)}`;
@@ -149,7 +148,7 @@ export class RowReader {
       for (const s of query.sort) select.orderBy(`${model.table}.${model.fields[s.field]!.column}`, s.order);
       select.orderBy(pk, 'asc').limit(query.size);
       if (offset > 0) select.offset(OFFSET_SLOT);
-      const count = applyStoredConditions(knex(model.table).count({ n: '*' }), model, slotted);
+      const count = boundedCountQuery(knex, model, slotted, this.#limits.exactCountLimit + 1);
       // PostgreSQL runs them as named prepared statements, so in its own $n form.
       const compile = (q: Knex.QueryBuilder) => planOf(this.#pg ? q.toSQL().toNative() : q.toSQL());
       plan = { page: compile(select), count: compile(count) };
@@ -157,24 +156,27 @@ export class RowReader {
       this.#pagePlans.set(key, plan);
     }
     const atOffset = (b: unknown) => (b === OFFSET_SLOT ? offset : b);
-    let [rows, counted] = this.#sqlite?.read(plan.page, plan.count, values, atOffset) ?? [];
+    // The bounded count runs beside the page, unless the request wants no counting query at all.
+    const countPlan = mode === 'none' ? undefined : plan.count;
+    let [rows, counted] = this.#sqlite?.read(plan.page, countPlan, values, atOffset) ?? [];
     if (this.#pg) {
       const pg = this.#pg;
       const run = (p: Plan) => pg.rows({ ...p, name: pg.nameOf(p.sql) }, values, atOffset);
-      [rows, counted] = await Promise.all([run(plan.page), run(plan.count)]);
-    } else if (!rows || !counted) {
+      [rows, counted] = await Promise.all([run(plan.page), countPlan && run(countPlan)]);
+    } else if (!rows) {
       const fill = (p: Plan) => bindingsOf(p, values).map(atOffset) as Knex.RawBinding[];
-      const [pageResult, countResult] = await Promise.all([knex.raw(plan.page.sql, fill(plan.page)), knex.raw(plan.count.sql, fill(plan.count))]);
+      const [pageResult, countResult] = await Promise.all([knex.raw(plan.page.sql, fill(plan.page)), countPlan && knex.raw(countPlan.sql, fill(countPlan))]);
       rows = rawRows(this.#store.dialect, pageResult);
-      counted = rawRows(this.#store.dialect, countResult);
+      counted = countResult === undefined ? undefined : rawRows(this.#store.dialect, countResult);
     }
-    const total = Number(counted[0]?.n ?? 0);
+    const bounded = counted ? Number(counted[0]?.n ?? 0) : undefined;
+    const { total, totalIsEstimate } = await this.counts.total({ model, mode, conditions: stored, bounded, offset, rows: rows.length, size: query.size });
     const form = rows.map((row) => toFormRow(model, row));
     // Collections too, one query per field for the page, so a table can show them by label.
     const ids = form.map((row) => row[model.primaryKey]).filter((id): id is number => typeof id === 'number');
     const links = await this.collections(model, knex, ids);
     for (const row of form) Object.assign(row, links.get(row[model.primaryKey] as number));
     const shown = await this.afterFetch(model, actor, 'query', form);
-    return { rows: shown, total, page: query.page, size: query.size, labels: await tableLabels(this.referenceDeps(actor), model, shown) };
+    return { rows: shown, total, totalIsEstimate, page: query.page, size: query.size, labels: await tableLabels(this.referenceDeps(actor), model, shown) };
   }
 }

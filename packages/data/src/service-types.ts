@@ -79,7 +79,10 @@ export interface DataServiceOptions {
 export interface TablePage {
   /** The rows, COLLECTION fields included (as arrays of ids). */
   rows: FormRow[];
+  /** The number of matching rows: exact, or an estimate at least the rows seen so far when {@link totalIsEstimate}. */
   total: number;
+  /** True when `total` is an estimate (statistics, a cached count, or a lower bound), false when it was counted or proven exact. */
+  totalIsEstimate: boolean;
   page: number;
   size: number;
   /** Labels of the reference and collection values in `rows`: field → id → label (rows the user may not see left out). */

@@ -67,23 +67,30 @@ export class SqliteReader {
   }
 
   /**
-   * The rows of the page plan and of its count plan, with `values` in their slots and
-   * `fill` applied last (the offset); undefined when there is no connection.
+   * The rows of the page plan and of its count plan (none when `count` is undefined), with
+   * `values` in their slots and `fill` applied last (the offset); undefined when there is no connection.
    */
-  read(page: Plan, count: Plan, values: readonly unknown[], fill: (binding: unknown) => unknown): [Array<Record<string, unknown>>, Array<Record<string, unknown>>] | undefined {
+  read(page: Plan, count: Plan | undefined, values: readonly unknown[], fill: (binding: unknown) => unknown): [Array<Record<string, unknown>>, Array<Record<string, unknown>> | undefined] | undefined {
     const connection = this.#open();
     if (!connection) return undefined;
     const bind = (plan: Plan) => this.#client._formatBindings(bindingsOf(plan, values).map(fill));
     const pageStatement = this.#statement(connection, page.sql);
-    const countStatement = this.#statement(connection, count.sql);
+    const countStatement = count && this.#statement(connection, count.sql);
     const begin = this.#statement(connection, 'begin');
     const commit = this.#statement(connection, 'commit');
     begin.run([]);
     try {
-      return [pageStatement.all(bind(page)) as Array<Record<string, unknown>>, countStatement.all(bind(count)) as Array<Record<string, unknown>>];
+      return [pageStatement.all(bind(page)) as Array<Record<string, unknown>>, count && (countStatement!.all(bind(count)) as Array<Record<string, unknown>>)];
     } finally {
       commit.run([]);
     }
+  }
+
+  /** The rows of one statement (knex-compiled SQL and bindings), outside any transaction; undefined when there is no connection. */
+  all(sql: string, bindings: readonly unknown[]): Array<Record<string, unknown>> | undefined {
+    const connection = this.#open();
+    if (!connection) return undefined;
+    return this.#statement(connection, sql).all(this.#client._formatBindings([...bindings])) as Array<Record<string, unknown>>;
   }
 
   /** Closes the connection, if open. */
