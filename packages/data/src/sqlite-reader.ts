@@ -86,6 +86,13 @@ export class SqliteReader {
     }
   }
 
+  /** The rows of one plan with `values` in its slots; undefined when there is no connection. */
+  all(plan: Plan, values: readonly unknown[]): Array<Record<string, unknown>> | undefined {
+    const connection = this.#open();
+    if (!connection) return undefined;
+    return this.#statement(connection, plan.sql).all(this.#client._formatBindings(bindingsOf(plan, values))) as Array<Record<string, unknown>>;
+  }
+
   /** Closes the connection, if open. */
   close(): void {
     this.#connection?.close();

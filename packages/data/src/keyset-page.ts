@@ -1,0 +1,97 @@
+// The keyset side of a table page: which keys order it, how a cursor's seek and the (possibly
+// reversed) ORDER BY go into the query, and which cursors the answer carries. rows.ts compiles
+// and runs the queries; this module only says what they are.
+import type { ModelDefinition } from '@fw/core';
+import type { FwDialect } from '@fw/store';
+import type { Knex } from 'knex';
+import { encodeCursor, type PageSeek, type SortEntry } from './cursor.js';
+import { applySeek, type SeekKey, type SeekDirection } from './keyset.js';
+
+/** The cursors of a page: where the page before it ends and where the page after it starts. */
+export interface PageCursors {
+  /** Hand back as `before` for the page before this one; null when no row precedes the first row. */
+  prev: string | null;
+  /** Hand back as `after` for the page after this one; null when no row follows the last row. */
+  next: string | null;
+}
+
+/**
+ * The keys of a page's order: the sort fields, then the primary key ascending, which makes the
+ * order total (and is what an ORDER BY of the table query has always ended with).
+ */
+export function pageKeys(model: ModelDefinition, sort: readonly SortEntry[]): SeekKey[] {
+  const pk = model.fields[model.primaryKey]!;
+  // Columns Fw creates are nullable (see @fw/store addColumn), so every sort field is taken as
+  // one: correct on a NOT NULL column too, only a little less direct for the planner.
+  const keys: SeekKey[] = sort.map((s) => {
+    const field = model.fields[s.field]!;
+    return { column: `${model.table}.${field.column}`, order: s.order, nullable: !field.primaryKey };
+  });
+  keys.push({ column: `${model.table}.${pk.column}`, order: 'asc', nullable: false });
+  return keys;
+}
+
+/** Whether a page is read from its end backwards (then its rows are reversed back). */
+export function readsBackward(seek: PageSeek | undefined): boolean {
+  return seek?.direction === 'before' || seek?.direction === 'last';
+}
+
+/**
+ * Orders `qb` by `keys` and, for a cursor, limits it to the rows after or before the cursor's
+ * row (`values`, each a value or a slot standing for one). Read backward (`before`, `last`), the
+ * order is reversed so that a LIMIT takes the rows nearest the cursor or the end. Reversing each
+ * key also moves NULLs to the other end, exactly as the reversed order needs.
+ */
+export function orderAndSeek(qb: Knex.QueryBuilder, keys: readonly SeekKey[], seek: PageSeek | undefined, values: readonly unknown[] | undefined, dialect: FwDialect): Knex.QueryBuilder {
+  if (seek && seek.direction !== 'last') applySeek(qb, keys, values ?? [], seek.direction, dialect);
+  const backward = readsBackward(seek);
+  for (const key of keys) qb.orderBy(key.column, backward ? (key.order === 'asc' ? 'desc' : 'asc') : key.order);
+  return qb;
+}
+
+/** A query that says whether any row lies beyond a row (`values`) in `direction`: one key, at most one row. */
+export function probeQuery(qb: Knex.QueryBuilder, keys: readonly SeekKey[], values: readonly unknown[], direction: SeekDirection, dialect: FwDialect): Knex.QueryBuilder {
+  return applySeek(qb.select(keys[keys.length - 1]!.column), keys, values, direction, dialect).limit(1);
+}
+
+/** What {@link pageEnds} needs to know of how a page was read. */
+export interface PageRead {
+  /** The rows read, in the order read (backward for `before` / `last`), at most size + 1 of them. */
+  rows: Array<Record<string, unknown>>;
+  size: number;
+  seek: PageSeek | undefined;
+  /** The OFFSET of a page by number (0 for the first page and for keyset pages). */
+  offset: number;
+}
+
+/** The page's rows in the requested order, and which of its ends still need a probe. */
+export function pageRows(read: PageRead): { rows: Array<Record<string, unknown>>; before: boolean | 'probe'; after: boolean | 'probe' } {
+  // One row more than the page was read, to know without counting whether another follows.
+  const more = read.rows.length > read.size;
+  const rows = read.rows.slice(0, read.size);
+  const direction = read.seek?.direction;
+  if (readsBackward(read.seek)) rows.reverse();
+  if (rows.length === 0) return { rows, before: false, after: false };
+  switch (direction) {
+    case 'last':
+      return { rows, before: more, after: false };
+    case 'before':
+      // The cursor's row came after this page once; whether anything still does, a probe says.
+      return { rows, before: more, after: 'probe' };
+    case 'after':
+      return { rows, before: 'probe', after: more };
+    default:
+      // A page by number: the OFFSET skipped rows that precede it in the same read.
+      return { rows, before: read.offset > 0, after: more };
+  }
+}
+
+/** The cursors of a page whose rows (raw, in order) are `rows`, given which of its ends have rows beyond. */
+export function pageCursors(model: ModelDefinition, sort: readonly SortEntry[], rows: ReadonlyArray<Record<string, unknown>>, before: boolean, after: boolean): PageCursors {
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  return {
+    prev: before && first ? (encodeCursor(model, sort, first) ?? null) : null,
+    next: after && last ? (encodeCursor(model, sort, last) ?? null) : null,
+  };
+}
