@@ -3,7 +3,9 @@
 //
 // A cursor is base64url of the JSON `[1, sortHash, [v1, …, vn, pk]]`: a format version, a short
 // hash of the model and the sort it belongs to, and the row's values of the sort fields and the
-// primary key. The values travel in a form that survives JSON exactly (text as given, numbers
+// primary key. When those values do not fit in 2 KB (long texts in the sort), the cursor names
+// the row by its primary key alone, `[1, sortHash, null, pk]`, and the page looks the row's
+// values up (see resolveSeek in keyset-page.ts). The values travel in a form that survives JSON exactly (text as given, numbers
 // as numbers or as the decimal text the driver gave, dates as `YYYY-MM-DD`, times as ISO 8601
 // with milliseconds) and are turned back into the values the database compares (a `Date` for a
 // time, as conditions bind them). The hash is no secret: it only makes a cursor of another
@@ -25,7 +27,10 @@ export interface SortEntry {
 }
 
 /** Where a keyset page starts: after or before a row (its key values, as bound), or at the end. */
-export type PageSeek = { direction: 'after' | 'before'; values: unknown[] } | { direction: 'last' };
+export type ResolvedSeek = { direction: 'after' | 'before'; values: unknown[] } | { direction: 'last' };
+
+/** A {@link ResolvedSeek}, or one from a cursor that names its row by primary key only (`row`, as bound). */
+export type PageSeek = ResolvedSeek | { direction: 'after' | 'before'; row: unknown };
 
 /** How a value of a column travels in a cursor. */
 type Kind = 'text' | 'integer' | 'number' | 'boolean' | 'date' | 'datetime';
@@ -114,9 +119,14 @@ export function rowKeyValues(model: ModelDefinition, sort: readonly SortEntry[],
  * sort); the page then cannot be continued by cursor from that row.
  */
 export function encodeCursor(model: ModelDefinition, sort: readonly SortEntry[], row: Readonly<Record<string, unknown>>): string | undefined {
-  const values = keyFields(model, sort).map((field) => travelling(model, field, row[field.column]));
-  const cursor = Buffer.from(JSON.stringify([FORMAT, sortHash(model, sort), values]), 'utf8').toString('base64url');
-  return cursor.length <= MAX_CURSOR_LENGTH ? cursor : undefined;
+  const fields = keyFields(model, sort);
+  const values = fields.map((field) => travelling(model, field, row[field.column]));
+  const seal = (content: unknown[]) => Buffer.from(JSON.stringify(content), 'utf8').toString('base64url');
+  const cursor = seal([FORMAT, sortHash(model, sort), values]);
+  if (cursor.length <= MAX_CURSOR_LENGTH) return cursor;
+  // Too long to carry the values: the row by its primary key (a text key could be long too).
+  const byKey = seal([FORMAT, sortHash(model, sort), null, values[values.length - 1]]);
+  return byKey.length <= MAX_CURSOR_LENGTH ? byKey : undefined;
 }
 
 function bad(message: string, path: string): Error {
@@ -164,11 +174,12 @@ function bindable(field: FieldDefinition, value: unknown): { ok: true; value: un
 
 /**
  * The key values of a cursor handed back at `path`, checked and in the form the database
- * compares (one per sort field, then the primary key).
+ * compares (one per sort field, then the primary key); `{ row }` (the primary key) for a cursor
+ * that names its row by key only.
  * @throws {FwError} 400 `BAD_QUERY` at `path` for anything that is not a cursor of this model
  * and sort: malformed, too long, truncated, tampered into wrong types, or of another sort.
  */
-export function decodeCursor(model: ModelDefinition, sort: readonly SortEntry[], cursor: unknown, path: string): unknown[] {
+export function decodeCursor(model: ModelDefinition, sort: readonly SortEntry[], cursor: unknown, path: string): unknown[] | { row: unknown } {
   if (typeof cursor !== 'string' || cursor.length === 0) throw bad('a cursor is a non-empty string from an earlier answer', path);
   if (cursor.length > MAX_CURSOR_LENGTH) throw bad(`a cursor has at most ${MAX_CURSOR_LENGTH} characters`, path);
   if (!BASE64URL.test(cursor)) throw bad('not a cursor (base64url expected)', path);
@@ -178,9 +189,17 @@ export function decodeCursor(model: ModelDefinition, sort: readonly SortEntry[],
   } catch {
     throw bad('not a cursor (damaged or truncated)', path);
   }
-  if (!Array.isArray(parsed) || parsed.length !== 3 || parsed[0] !== FORMAT || typeof parsed[1] !== 'string' || !Array.isArray(parsed[2])) throw bad('not a cursor of this server', path);
+  const byKey = Array.isArray(parsed) && parsed.length === 4 && parsed[2] === null;
+  if (!Array.isArray(parsed) || (parsed.length !== 3 && !byKey) || parsed[0] !== FORMAT || typeof parsed[1] !== 'string' || (!byKey && !Array.isArray(parsed[2]))) {
+    throw bad('not a cursor of this server', path);
+  }
   if (parsed[1] !== sortHash(model, sort)) throw bad('the cursor belongs to another model or sort order; start again from the first page', path);
   const fields = keyFields(model, sort);
+  if (byKey) {
+    const key = bindable(fields[fields.length - 1]!, parsed[3]);
+    if (!key.ok) throw bad(`the cursor holds a wrong value (${key.message})`, path);
+    return { row: key.value };
+  }
   const values = parsed[2] as unknown[];
   if (values.length !== fields.length) throw bad('the cursor does not match the sort order', path);
   return fields.map((field, i) => {
@@ -205,7 +224,8 @@ export function parsePageSeek(model: ModelDefinition, input: Readonly<Record<str
   const named = [given(input.after) && 'after', given(input.before) && 'before', last && 'last'].filter((n): n is string => typeof n === 'string');
   if (named.length > 1) throw bad(`give at most one of after, before and last (got ${named.join(', ')})`, named[1]!);
   if (last) return { direction: 'last' };
-  if (given(input.after)) return { direction: 'after', values: decodeCursor(model, sort, input.after, 'after') };
-  if (given(input.before)) return { direction: 'before', values: decodeCursor(model, sort, input.before, 'before') };
-  return undefined;
+  const direction = given(input.after) ? 'after' : given(input.before) ? 'before' : undefined;
+  if (!direction) return undefined;
+  const decoded = decodeCursor(model, sort, input[direction], direction);
+  return Array.isArray(decoded) ? { direction, values: decoded } : { direction, row: decoded.row };
 }

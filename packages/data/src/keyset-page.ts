@@ -1,10 +1,12 @@
 // The keyset side of a table page: which keys order it, how a cursor's seek and the (possibly
 // reversed) ORDER BY go into the query, and which cursors the answer carries. rows.ts compiles
 // and runs the queries; this module only says what they are.
-import type { ModelDefinition } from '@fw/core';
+import type { Condition, ModelDefinition } from '@fw/core';
 import type { FwDialect } from '@fw/store';
 import type { Knex } from 'knex';
-import { encodeCursor, type PageSeek, type SortEntry } from './cursor.js';
+import { encodeCursor, keyFields, rowKeyValues, type PageSeek, type ResolvedSeek, type SortEntry } from './cursor.js';
+import { dataError } from './error-codes.js';
+import { applyConditions } from './query.js';
 import { applySeek, type SeekKey, type SeekDirection } from './keyset.js';
 
 /** The cursors of a page: where the page before it ends and where the page after it starts. */
@@ -32,7 +34,7 @@ export function pageKeys(model: ModelDefinition, sort: readonly SortEntry[]): Se
 }
 
 /** Whether a page is read from its end backwards (then its rows are reversed back). */
-export function readsBackward(seek: PageSeek | undefined): boolean {
+export function readsBackward(seek: ResolvedSeek | undefined): boolean {
   return seek?.direction === 'before' || seek?.direction === 'last';
 }
 
@@ -42,11 +44,29 @@ export function readsBackward(seek: PageSeek | undefined): boolean {
  * order is reversed so that a LIMIT takes the rows nearest the cursor or the end. Reversing each
  * key also moves NULLs to the other end, exactly as the reversed order needs.
  */
-export function orderAndSeek(qb: Knex.QueryBuilder, keys: readonly SeekKey[], seek: PageSeek | undefined, values: readonly unknown[] | undefined, dialect: FwDialect): Knex.QueryBuilder {
+export function orderAndSeek(qb: Knex.QueryBuilder, keys: readonly SeekKey[], seek: ResolvedSeek | undefined, values: readonly unknown[] | undefined, dialect: FwDialect): Knex.QueryBuilder {
   if (seek && seek.direction !== 'last') applySeek(qb, keys, values ?? [], seek.direction, dialect);
   const backward = readsBackward(seek);
   for (const key of keys) qb.orderBy(key.column, backward ? (key.order === 'asc' ? 'desc' : 'asc') : key.order);
   return qb;
+}
+
+/**
+ * The seek of a cursor that names its row by primary key only: the row's key values, read now
+ * under the user's row visibility (`visibility`).
+ * @throws {FwError} 400 `BAD_QUERY` at `after` / `before` when the row is gone or out of sight.
+ */
+export async function resolveSeek(knex: Knex, model: ModelDefinition, sort: readonly SortEntry[], seek: PageSeek | undefined, visibility: readonly Condition[]): Promise<ResolvedSeek | undefined> {
+  if (!seek || !('row' in seek)) return seek;
+  const pk = model.fields[model.primaryKey]!;
+  const columns = [...new Set(keyFields(model, sort).map((f) => `${model.table}.${f.column}`))];
+  const row: Record<string, unknown> | undefined = await applyConditions(knex(model.table).select(columns).where(`${model.table}.${pk.column}`, seek.row as Knex.Value), model, visibility).first();
+  const values = row && rowKeyValues(model, sort, row);
+  if (!values) {
+    const message = 'the row this cursor starts from no longer exists; start again from the first page';
+    throw dataError('BAD_QUERY', message, [{ path: seek.direction, type: 'cursor', message }]);
+  }
+  return { direction: seek.direction, values };
 }
 
 /** A query that says whether any row lies beyond a row (`values`) in `direction`: one key, at most one row. */
@@ -59,7 +79,7 @@ export interface PageRead {
   /** The rows read, in the order read (backward for `before` / `last`), at most size + 1 of them. */
   rows: Array<Record<string, unknown>>;
   size: number;
-  seek: PageSeek | undefined;
+  seek: ResolvedSeek | undefined;
   /** The OFFSET of a page by number (0 for the first page and for keyset pages). */
   offset: number;
 }

@@ -7,7 +7,7 @@ import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import { applyConditions, applyStoredConditions, parseTableQuery, storedConditions, type QueryLimits } from './query.js';
 import { rowKeyValues } from './cursor.js';
-import { orderAndSeek, pageCursors, pageKeys, pageRows, probeQuery } from './keyset-page.js';
+import { orderAndSeek, pageCursors, pageKeys, pageRows, probeQuery, resolveSeek } from './keyset-page.js';
 import { PgWriter } from './pg-write.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { bindingsOf, planOf, slot, type Plan } from './sqlite-write.js';
@@ -139,7 +139,7 @@ export class RowReader {
       return { ...c, value } as Condition;
     });
     // A keyset page (cursor or last) seeks instead of skipping: its `page` is only echoed back.
-    const seek = query.seek;
+    const seek = await resolveSeek(knex, model, query.sort, query.seek, conditions.slice(query.conditions.length));
     const conditionValues = values.length;
     // A cursor's values go into slots as well; a NULL among them shapes the SQL (IS NULL).
     const seekValues = seek && seek.direction !== 'last' ? seek.values.map((v) => (v === null ? null : put(v))) : undefined;
