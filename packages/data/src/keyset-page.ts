@@ -18,16 +18,30 @@ export interface PageCursors {
 }
 
 /**
+ * The columns of `table` the database declares NOT NULL (an empty set when it cannot say). Fw's
+ * own model columns are nullable (see @fw/store addColumn); the built-in tables' timestamps and
+ * many host tables' columns are not, and a seek on a NOT NULL column is a plain index range.
+ */
+export async function notNullColumns(knex: Knex, table: string): Promise<Set<string>> {
+  try {
+    const info = (await knex(table).columnInfo()) as unknown as Record<string, { nullable?: unknown }>;
+    return new Set(Object.entries(info).filter(([, c]) => c.nullable === false).map(([name]) => name));
+  } catch {
+    return new Set();
+  }
+}
+
+/**
  * The keys of a page's order: the sort fields, then the primary key ascending, which makes the
  * order total (and is what an ORDER BY of the table query has always ended with).
  */
-export function pageKeys(model: ModelDefinition, sort: readonly SortEntry[]): SeekKey[] {
+export function pageKeys(model: ModelDefinition, sort: readonly SortEntry[], notNull: ReadonlySet<string> = new Set()): SeekKey[] {
   const pk = model.fields[model.primaryKey]!;
-  // Columns Fw creates are nullable (see @fw/store addColumn), so every sort field is taken as
-  // one: correct on a NOT NULL column too, only a little less direct for the planner.
+  // A column not known to be NOT NULL is taken as nullable: correct either way, only a little
+  // less direct for the planner.
   const keys: SeekKey[] = sort.map((s) => {
     const field = model.fields[s.field]!;
-    return { column: `${model.table}.${field.column}`, order: s.order, nullable: !field.primaryKey };
+    return { column: `${model.table}.${field.column}`, order: s.order, nullable: !field.primaryKey && !notNull.has(field.column) };
   });
   keys.push({ column: `${model.table}.${pk.column}`, order: 'asc', nullable: false });
   return keys;

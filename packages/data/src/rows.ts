@@ -7,7 +7,7 @@ import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import { applyConditions, applyStoredConditions, parseTableQuery, storedConditions, type QueryLimits } from './query.js';
 import { rowKeyValues } from './cursor.js';
-import { orderAndSeek, pageCursors, pageKeys, pageRows, probeQuery, resolveSeek } from './keyset-page.js';
+import { notNullColumns, orderAndSeek, pageCursors, pageKeys, pageRows, probeQuery, resolveSeek } from './keyset-page.js';
 import { PgWriter } from './pg-write.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { bindingsOf, planOf, slot, type Plan } from './sqlite-write.js';
@@ -46,6 +46,8 @@ export class RowReader {
   readonly #limits: QueryLimits;
   // Compiled SQL of table pages, by shape (see page()).
   readonly #pagePlans = new Map<string, PagePlan>();
+  // NOT NULL columns by table, read once (see keyset-page.ts notNullColumns).
+  readonly #notNull = new Map<string, Promise<Set<string>>>();
   // Pages on a SQLite file: a read-only connection with prepared statements (undefined elsewhere).
   readonly #sqlite: SqliteReader | undefined;
   // Pages on PostgreSQL: named prepared statements (undefined elsewhere).
@@ -143,7 +145,7 @@ export class RowReader {
     const conditionValues = values.length;
     // A cursor's values go into slots as well; a NULL among them shapes the SQL (IS NULL).
     const seekValues = seek && seek.direction !== 'last' ? seek.values.map((v) => (v === null ? null : put(v))) : undefined;
-    const keys = pageKeys(model, query.sort);
+    const keys = pageKeys(model, query.sort, await this.#notNullOf(model.table));
     const offset = seek ? 0 : (query.page - 1) * query.size;
     // A page's SQL depends only on its shape: the model, sort, size, whether there is an offset,
     // and each condition's field, operator and number of values. The query builder runs once per
@@ -190,6 +192,7 @@ export class RowReader {
       let probe = this.#pagePlans.get(probeKey)?.page;
       if (!probe) {
         probe = compile(probeQuery(applyStoredConditions(knex(model.table), model, slotted), keys, slots, direction, this.#store.dialect));
+        if (this.#pagePlans.size >= 1000) this.#pagePlans.clear();
         this.#pagePlans.set(probeKey, { page: probe, count: probe });
       }
       return (await this.#rowsOf(probe, probeValues)).length > 0;
@@ -203,6 +206,16 @@ export class RowReader {
     for (const row of form) Object.assign(row, links.get(row[model.primaryKey] as number));
     const shown = await this.afterFetch(model, actor, 'query', form);
     return { rows: shown, total, page: query.page, size: query.size, cursors, labels: await tableLabels(this.referenceDeps(actor), model, shown) };
+  }
+
+  /** The NOT NULL columns of `table`, read from the database once per reader. */
+  #notNullOf(table: string): Promise<Set<string>> {
+    let known = this.#notNull.get(table);
+    if (!known) {
+      known = notNullColumns(this.#store.knex, table);
+      this.#notNull.set(table, known);
+    }
+    return known;
   }
 
   /** The rows of a compiled plan with `values` in its slots, on whichever path page reads take. */
