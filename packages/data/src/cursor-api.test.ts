@@ -155,6 +155,26 @@ describeEachSql('POST /fw-api/data/table/:fw: keyset pages by cursor', (db) => {
     }
   });
 
+  it('pages the operate log newest first by cursor, as its page numbers do', async () => {
+    for (let i = 0; i < 5; i++) await f.agent.post(`${api}/data/modify/Tag`).set('token', admin).send({ label: `log ${i}` }).expect(200);
+    const log = (body: Record<string, unknown>) => f.agent.post(`${api}/data/table/FwOperateLog`).set('token', admin).send({ size: 2, ...body }).expect(200);
+    const byNumber: number[] = [];
+    for (let page = 1; ; page++) {
+      const { body } = await log({ page });
+      if (body.rows.length === 0) break;
+      byNumber.push(...idsOf(body));
+    }
+    const byCursor: number[] = [];
+    let page = (await log({})).body;
+    for (;;) {
+      byCursor.push(...idsOf(page));
+      if (!page.cursors.next) break;
+      page = (await log({ after: page.cursors.next })).body;
+    }
+    expect(byNumber.length).to.be.at.least(5);
+    expect(byCursor).to.deep.equal(byNumber);
+  });
+
   it('refuses more than one of after, before and last, and a last that is not a boolean', async () => {
     const next: string = (await table({ size: 2, sort }).expect(200)).body.cursors.next;
     const both = await table({ sort, after: next, before: next }).expect(400);
