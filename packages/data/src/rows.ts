@@ -148,7 +148,8 @@ export class RowReader {
     const keys = pageKeys(model, query.sort, await this.#notNullOf(model.table));
     const offset = seek ? 0 : (query.page - 1) * query.size;
     // A page's SQL depends only on its shape: the model, sort, size, whether there is an offset,
-    // and each condition's field, operator and number of values. The query builder runs once per
+    // each condition's field, operator and number of values, and for a keyset page its direction
+    // and which cursor values are NULL. The query builder runs once per
     // shape; later requests send the compiled SQL with their own values and offset.
     const shape = slotted.map((c) => [c.field, c.op, Array.isArray(c.value) ? c.value.length : c.value === null ? 'null' : c.value === undefined ? '-' : 1]);
     const seekShape = seek ? `${seek.direction}${(seekValues ?? []).map((v) => (v === null ? 'n' : 'v')).join('')}` : '';
