@@ -212,6 +212,7 @@ export function modelSchemas(model: ModelDefinition): Record<string, JsonSchema>
         totalIsEstimate: { type: 'boolean', description: 'True when total is an estimate (statistics, a cached count, a lower bound), false when counted exact' },
         page: { type: 'integer', minimum: 1 },
         size: { type: 'integer', minimum: 1 },
+        cursors: ref('FwPageCursors'),
         labels: {
           type: 'object',
           description: 'Per reference or collection field: the label of each id on the page',
@@ -220,7 +221,7 @@ export function modelSchemas(model: ModelDefinition): Record<string, JsonSchema>
           additionalProperties: false,
         },
       },
-      required: ['rows', 'total', 'totalIsEstimate', 'page', 'size', 'labels'],
+      required: ['rows', 'total', 'totalIsEstimate', 'page', 'size', 'cursors', 'labels'],
       additionalProperties: false,
     },
   };
@@ -245,8 +246,17 @@ function tableQuery(sortable: string[], filterable: string[]): JsonSchema {
   return {
     type: 'object',
     properties: {
-      page: { type: ['integer', 'string'], minimum: 1, maximum: 1_000_000, default: 1 },
+      page: {
+        type: ['integer', 'string'],
+        minimum: 1,
+        maximum: 1_000_000,
+        default: 1,
+        description: 'A page by number (read with OFFSET: its cost grows with the number). With after, before or last, only echoed back',
+      },
       size: { type: ['integer', 'string'], minimum: 1, default: 20, description: 'At most limits.maxSize (200 by default)' },
+      after: { ...ref('FwCursor'), description: 'The page after this row: cursors.next of an earlier answer (same sort). At most one of after, before, last' },
+      before: { ...ref('FwCursor'), description: 'The page before this row: cursors.prev of an earlier answer (same sort)' },
+      last: { type: ['boolean', 'string'], enum: [true, false, 'true', 'false'], description: 'true: the final page of the order' },
       sort: {
         description: 'Keys in order: an array, or "field,desc;field2"',
         anyOf: [
@@ -443,6 +453,23 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         size: { type: 'integer', minimum: 1 },
       },
       required: ['rows', 'total', 'page', 'size'],
+      additionalProperties: false,
+    },
+    FwCursor: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: 'An opaque position in one order of one model (base64url); any other is a 400 BAD_QUERY at its path',
+    },
+    FwPageCursors: {
+      type: 'object',
+      description: 'Where the neighbouring pages start, by keyset seek (no OFFSET)',
+      properties: {
+        prev: { anyOf: [ref('FwCursor'), { type: 'null' }], description: 'Send as before for the previous page; null when no row precedes the first row' },
+        next: { anyOf: [ref('FwCursor'), { type: 'null' }], description: 'Send as after for the next page; null when no row follows the last row' },
+      },
+      required: ['prev', 'next'],
       additionalProperties: false,
     },
     FwReferenceQuery: {

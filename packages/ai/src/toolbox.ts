@@ -74,6 +74,13 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
             },
             page: { type: 'integer', minimum: 1 },
             size: { type: 'integer', minimum: 1, maximum: AI_ROW_CAP },
+            after: {
+              type: 'string',
+              maxLength: 2048,
+              description: 'cursors.next of an earlier answer (same sort and filter): the rows after it. Cheaper than a page number deep in a table.',
+            },
+            before: { type: 'string', maxLength: 2048, description: 'cursors.prev of an earlier answer: the rows before it.' },
+            last: { type: 'boolean', description: 'true: the final rows of the order.' },
           },
         },
       },

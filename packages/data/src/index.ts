@@ -2,6 +2,8 @@ export { fwData } from './router.js';
 export type { FwDataMiddleware, FwDataOptions } from './router.js';
 export { DataService } from './service.js';
 export type { Actor, AfterCommit, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service.js';
+export type { PageCursors } from './keyset-page.js';
+export { MAX_CURSOR_LENGTH } from './cursor.js';
 export { checkGrants, holdsGrants, mayGrantMenu, orgScope, rolesLacking } from './grant-rules.js';
 export { grantableMatrix } from './permission-matrix.js';
 export type { GrantableColumn, GrantableMatrix, GrantableMenu, GrantableRow, GrantRefusal } from './permission-matrix.js';

@@ -79,7 +79,8 @@ export function seekCondition(keys: readonly SeekKey[], values: readonly unknown
   const first = keys[0]!;
   const firstValue = values[0];
   // Redundant with the tree, but a plain range on the first key that planners turn into a seek.
-  if (firstValue === null || firstValue === undefined || first.nullable) return tail;
+  // It would drop NULLs, so it is left out when NULLs of the first key lie beyond the row.
+  if (firstValue === null || firstValue === undefined || (first.nullable && upOf(first) === high)) return tail;
   return and({ kind: 'cmp', column: first.column, op: upOf(first) ? '>=' : '<=', value: firstValue as Knex.Value }, tail);
 }
 

@@ -1,6 +1,7 @@
 import { CONDITION_OPERATORS, EditType, FwError, type Condition, type ConditionOperator, type FieldDefinition, type ModelDefinition } from '@fw/core';
 import { DIALECT_LIMITS, coerceValue, integerBounds, toDbValues } from '@fw/row-patch';
 import type { Knex } from 'knex';
+import { parsePageSeek, type PageSeek } from './cursor.js';
 import { dataError } from './error-codes.js';
 
 /** A checked table query. */
@@ -9,6 +10,8 @@ export interface TableQuery {
   size: number;
   sort: Array<{ field: string; order: 'asc' | 'desc' }>;
   conditions: Condition[];
+  /** A keyset page: after or before a cursor's row, or the last page (see cursor.ts); absent for a page by number. */
+  seek?: PageSeek;
 }
 
 /** Bounds of table queries. */
@@ -151,7 +154,9 @@ export function parseTableQuery(model: ModelDefinition, body: unknown, limits: Q
   });
   // A request that names no sort gets the model's default (`defineModel({ orderBy })`, issue 20 §5).
   const sorted = sort.length > 0 ? sort : model.orderBy.map((s) => ({ field: s.field, order: s.order }));
-  return { page, size, sort: sorted, conditions: parseConditions(model, input.conditions, limits) };
+  const conditions = parseConditions(model, input.conditions, limits);
+  const seek = parsePageSeek(model, input, sorted);
+  return { page, size, sort: sorted, conditions, ...(seek ? { seek } : {}) };
 }
 
 /** `value` inside a LIKE pattern, with `!` as the escape character (the same in every dialect). */

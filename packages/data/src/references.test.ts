@@ -202,7 +202,7 @@ describeEachSql('labels in POST /data/table/{fw}', (db) => {
   it('answers an empty page with an empty label map per field', async () => {
     const admin = f.tokens.admin;
     const { body } = await f.agent.post(`${api}/data/table/Article`).set('token', admin).send({ conditions: [{ field: 'subject', op: 'eq', value: 'nothing' }] }).expect(200);
-    expect(body).to.deep.equal({ rows: [], total: 0, totalIsEstimate: false, page: 1, size: 20, labels: { authorId: {}, editorId: {}, categoryId: {}, counterId: {}, labels: {}, reviewers: {} } });
+    expect(body).to.deep.equal({ rows: [], total: 0, totalIsEstimate: false, page: 1, size: 20, cursors: { prev: null, next: null }, labels: { authorId: {}, editorId: {}, categoryId: {}, counterId: {}, labels: {}, reviewers: {} } });
   });
 });
 

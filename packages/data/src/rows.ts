@@ -6,6 +6,8 @@ import { toFormRow, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import { applyConditions, applyStoredConditions, parseTableQuery, storedConditions, type QueryLimits } from './query.js';
+import { rowKeyValues } from './cursor.js';
+import { notNullColumns, orderAndSeek, pageCursors, pageKeys, pageRows, probeQuery, resolveSeek } from './keyset-page.js';
 import { PgWriter } from './pg-write.js';
 import { boundedCountQuery, rawRows } from './count-sources.js';
 import { Counts, countMode } from './counts.js';
@@ -39,6 +41,8 @@ export class RowReader {
   readonly #limits: QueryLimits;
   // Compiled SQL of table pages, by shape (see page()).
   readonly #pagePlans = new Map<string, PagePlan>();
+  // NOT NULL columns by table, read once (see keyset-page.ts notNullColumns).
+  readonly #notNull = new Map<string, Promise<Set<string>>>();
   // Pages on a SQLite file: a read-only connection with prepared statements (undefined elsewhere).
   readonly #sqlite: SqliteReader | undefined;
   // Pages on PostgreSQL: named prepared statements (undefined elsewhere).
@@ -126,31 +130,38 @@ export class RowReader {
     const mode = countMode(body);
     const conditions = [...query.conditions, ...(await this.visibility(model, actor, 'query'))];
     const knex = this.#store.knex;
-    const pk = `${model.table}.${pkColumn(model)}`;
     // Values in stored form; the plan holds a slot where each goes (see below).
     const stored = storedConditions(model, conditions);
     const values: unknown[] = [];
+    const put = (v: unknown) => (values.push(v), slot(values.length - 1));
     const slotted = stored.map((c) => {
-      const put = (v: unknown) => (values.push(v), slot(values.length - 1));
       // A null stays in the plan (knex writes `where x is null` for it, not a binding).
       const value = Array.isArray(c.value) ? c.value.map(put) : c.value === undefined || c.value === null ? c.value : put(c.value);
       return { ...c, value } as Condition;
     });
-    const offset = (query.page - 1) * query.size;
+    // A keyset page (cursor or last) seeks instead of skipping: its `page` is only echoed back.
+    const seek = await resolveSeek(knex, model, query.sort, query.seek, conditions.slice(query.conditions.length));
+    const conditionValues = values.length;
+    // A cursor's values go into slots as well; a NULL among them shapes the SQL (IS NULL).
+    const seekValues = seek && seek.direction !== 'last' ? seek.values.map((v) => (v === null ? null : put(v))) : undefined;
+    const keys = pageKeys(model, query.sort, await this.#notNullOf(model.table));
+    const offset = seek ? 0 : (query.page - 1) * query.size;
     // A page's SQL depends only on its shape: the model, sort, size, whether there is an offset,
-    // and each condition's field, operator and number of values. The query builder runs once per
+    // each condition's field, operator and number of values, and for a keyset page its direction
+    // and which cursor values are NULL. The query builder runs once per
     // shape; later requests send the compiled SQL with their own values and offset.
     const shape = slotted.map((c) => [c.field, c.op, Array.isArray(c.value) ? c.value.length : c.value === null ? 'null' : c.value === undefined ? '-' : 1]);
-    const key = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${query.size}\u0000${offset > 0}\u0000${JSON.stringify(shape)}`;
+    const seekShape = seek ? `${seek.direction}${(seekValues ?? []).map((v) => (v === null ? 'n' : 'v')).join('')}` : '';
+    const key = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${query.size}\u0000${offset > 0}\u0000${JSON.stringify(shape)}\u0000${seekShape}`;
+    // PostgreSQL runs them as named prepared statements, so in its own $n form.
+    const compile = (q: Knex.QueryBuilder) => planOf(this.#pg ? q.toSQL().toNative() : q.toSQL());
     let plan = this.#pagePlans.get(key);
     if (!plan) {
       const select = applyStoredConditions(knex(model.table).select(readColumns(model)), model, slotted);
-      for (const s of query.sort) select.orderBy(`${model.table}.${model.fields[s.field]!.column}`, s.order);
-      select.orderBy(pk, 'asc').limit(query.size);
+      // One row more than the page, to tell whether another follows (see keyset-page.ts).
+      orderAndSeek(select, keys, seek, seekValues, this.#store.dialect).limit(query.size + 1);
       if (offset > 0) select.offset(OFFSET_SLOT);
       const count = boundedCountQuery(knex, model, slotted, this.#limits.exactCountLimit + 1);
-      // PostgreSQL runs them as named prepared statements, so in its own $n form.
-      const compile = (q: Knex.QueryBuilder) => planOf(this.#pg ? q.toSQL().toNative() : q.toSQL());
       plan = { page: compile(select), count: compile(count) };
       if (this.#pagePlans.size >= 1000) this.#pagePlans.clear();
       this.#pagePlans.set(key, plan);
@@ -169,14 +180,52 @@ export class RowReader {
       rows = rawRows(this.#store.dialect, pageResult);
       counted = countResult === undefined ? undefined : rawRows(this.#store.dialect, countResult);
     }
+    const ends = pageRows({ rows, size: query.size, seek, offset });
+    rows = ends.rows;
+    const beyond = async (end: boolean | 'probe', row: Record<string, unknown> | undefined, direction: 'after' | 'before') => {
+      if (end !== 'probe') return end;
+      // Whether any visible row lies beyond the page's end row: one seek, at most one row read.
+      const boundary = row && rowKeyValues(model, query.sort, row);
+      if (!boundary) return true;
+      const probeValues = values.slice(0, conditionValues);
+      const slots = boundary.map((v) => (v === null ? null : (probeValues.push(v), slot(probeValues.length - 1))));
+      const probeKey = `${key}\u0000probe-${direction}${slots.map((v) => (v === null ? 'n' : 'v')).join('')}`;
+      let probe = this.#pagePlans.get(probeKey)?.page;
+      if (!probe) {
+        probe = compile(probeQuery(applyStoredConditions(knex(model.table), model, slotted), keys, slots, direction, this.#store.dialect));
+        if (this.#pagePlans.size >= 1000) this.#pagePlans.clear();
+        this.#pagePlans.set(probeKey, { page: probe, count: probe });
+      }
+      return (await this.#rowsOf(probe, probeValues)).length > 0;
+    };
+    const [before, after] = await Promise.all([beyond(ends.before, rows[0], 'before'), beyond(ends.after, rows[rows.length - 1], 'after')]);
+    const cursors = pageCursors(model, query.sort, rows, before, after);
     const bounded = counted ? Number(counted[0]?.n ?? 0) : undefined;
-    const { total, totalIsEstimate } = await this.counts.total({ model, mode, conditions: stored, bounded, offset, rows: rows.length, size: query.size });
+    const { total, totalIsEstimate } = await this.counts.total({ model, mode, conditions: stored, bounded, offset: seek ? undefined : offset, rows: rows.length, size: query.size });
     const form = rows.map((row) => toFormRow(model, row));
     // Collections too, one query per field for the page, so a table can show them by label.
     const ids = form.map((row) => row[model.primaryKey]).filter((id): id is number => typeof id === 'number');
     const links = await this.collections(model, knex, ids);
     for (const row of form) Object.assign(row, links.get(row[model.primaryKey] as number));
     const shown = await this.afterFetch(model, actor, 'query', form);
-    return { rows: shown, total, totalIsEstimate, page: query.page, size: query.size, labels: await tableLabels(this.referenceDeps(actor), model, shown) };
+    return { rows: shown, total, totalIsEstimate, page: query.page, size: query.size, cursors, labels: await tableLabels(this.referenceDeps(actor), model, shown) };
+  }
+
+  /** The NOT NULL columns of `table`, read from the database once per reader. */
+  #notNullOf(table: string): Promise<Set<string>> {
+    let known = this.#notNull.get(table);
+    if (!known) {
+      known = notNullColumns(this.#store.knex, table);
+      this.#notNull.set(table, known);
+    }
+    return known;
+  }
+
+  /** The rows of a compiled plan with `values` in its slots, on whichever path page reads take. */
+  async #rowsOf(plan: Plan, values: readonly unknown[]): Promise<Array<Record<string, unknown>>> {
+    const fromFile = this.#sqlite?.all(plan.sql, bindingsOf(plan, values));
+    if (fromFile) return fromFile;
+    if (this.#pg) return this.#pg.rows({ ...plan, name: this.#pg.nameOf(plan.sql) }, values);
+    return rawRows(this.#store.dialect, await this.#store.knex.raw(plan.sql, bindingsOf(plan, values) as Knex.RawBinding[]));
   }
 }

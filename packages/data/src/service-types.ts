@@ -7,6 +7,7 @@ import type { ModelRegistry } from '@fw/core';
 import type { QueryLimits } from './query.js';
 import type { ReferenceLabels } from './references.js';
 import type { UploadQuota } from './upload-quota.js';
+import type { PageCursors } from './keyset-page.js';
 
 /** Who is acting, from where. */
 export interface Actor {
@@ -85,6 +86,12 @@ export interface TablePage {
   totalIsEstimate: boolean;
   page: number;
   size: number;
+  /**
+   * Where the pages around this one start, for `before` / `after` of the next request (opaque,
+   * bound to the model and the sort): `prev` is null when no row precedes the first row, `next`
+   * when no row follows the last one. Pages by number carry them too.
+   */
+  cursors: PageCursors;
   /** Labels of the reference and collection values in `rows`: field → id → label (rows the user may not see left out). */
   labels: ReferenceLabels;
 }
