@@ -185,13 +185,18 @@ export async function ensureSeeded(database: ScaleDatabase, model: ModelDefiniti
     for (const index of indexes) await db.raw(dialect === 'mysql' ? `DROP INDEX \`${index.name}\` ON \`${TABLE}\`` : `DROP INDEX ${quote(dialect, index.name)}`);
     if (dialect === 'sqlite') await db.raw('PRAGMA synchronous = OFF');
     const chunk = dialect === 'sqlite' ? 250_000 : 1_000_000;
+    let logged = 0;
     for (let lo = 1; lo <= size; lo += chunk) {
       const hi = Math.min(size, lo + chunk - 1);
       await db.transaction(async (trx) => {
         await trx.raw(insertChunk(dialect, model, lo, hi));
       });
-      if (size >= 1_000_000) log(`  seeding ${TABLE} (${size.toLocaleString('en')}): ${hi.toLocaleString('en')} rows, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      if (size >= 1_000_000 && (hi - logged >= size / 10 || hi === size)) {
+        log(`  seeding ${TABLE} (${size.toLocaleString('en')}): ${hi.toLocaleString('en')} rows, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+        logged = hi;
+      }
     }
+    if (size >= 1_000_000) log(`  seeding ${TABLE} (${size.toLocaleString('en')}): indexes and statistics`);
     // The indexes after the data: one sorted build instead of a b-tree insert per row.
     for (const index of indexes) await db.raw(index.create);
     // Without declared indexes (an older build), the two indexes the model asks for, made here.

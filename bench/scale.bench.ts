@@ -10,14 +10,16 @@
 //
 // Env: FW_SCALE_SIZES (default 10000,100000,1000000,10000000), FW_SCALE_SECONDS (each run,
 // default 3), FW_SCALE_DB (e.g. sqlite,postgres; default every backend available), FW_SCALE_DIR,
-// FW_SCALE_FRESH=1 (seed again). Run: npm run bench -- scale (Fw from source), or, after
-// `npm run build`, node --import tsx bench/scale.bench.ts (Fw from dist/).
+// FW_SCALE_FRESH=1 (seed again), FW_SCALE_SEED_ONLY=1 (seed, measure nothing).
+// Run: npm run bench -- scale (Fw from source), or, after `npm run build`,
+// node --import tsx bench/scale.bench.ts (Fw from dist/).
 import { loadavg, cpus } from 'node:os';
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
+import knexFactory, { type Knex } from 'knex';
 import { fwAdmin, type FwAdmin } from '@fw/admin';
 import type { ModelDefinition } from '@fw/core';
-import { sqlBackends } from '@fw/test-utils';
+import { knexConfigFor, sqlBackends } from '@fw/test-utils';
 import { listen, load } from './lib.js';
 import { FILTER_STATUS, TABLE, declaredIndexes, ensureSeeded, scaleDatabase, scaleModel } from './scale-seed.js';
 import { markdownTable, peerLine, sizeName, type Cell, type Measured, type RequestSpec } from './scale-report.js';
@@ -28,6 +30,8 @@ SIZES.sort((a, b) => a - b);
 const SECONDS = Number(process.env.FW_SCALE_SECONDS ?? 3);
 const CONNECTIONS = 10;
 const WARM_UP = Math.min(SECONDS, 2);
+// FW_SCALE_SEED_ONLY=1: seed (or check) the tables and stop, e.g. to seed 10M rows ahead of a run.
+const SEED_ONLY = process.env.FW_SCALE_SEED_ONLY === '1';
 const PAGE = 20;
 const only = process.env.FW_SCALE_DB?.split(',').map((s) => s.trim());
 
@@ -68,9 +72,11 @@ async function scaleUser(fw: FwAdmin, model: ModelDefinition): Promise<string> {
   return (await fw.tokens.loginToken({ id: user.id, account: 'scale-bench' })).token;
 }
 
-/** The bare route: body `{ page, size, status?, sort? }`, the page by OFFSET and the total by `count(*)`. */
-function bareApp(fw: FwAdmin, model: ModelDefinition): Koa {
-  const knex = fw.store.knex;
+/**
+ * The bare route: body `{ page, size, status?, sort? }`, the page by OFFSET and the total by
+ * `count(*)`, on a knex of its own (knex's defaults, as a hand-written route would have them).
+ */
+function bareApp(knex: Knex, model: ModelDefinition): Koa {
   const col = (f: string) => `${TABLE}.${model.fields[f]!.column}`;
   const columns = ['id', 'title', 'status', 'score', 'created'].map((f) => (f === 'id' ? `${TABLE}.id` : col(f)));
   const bare = new Koa();
@@ -195,14 +201,18 @@ for (const backend of backends) {
     const seed = await ensureSeeded(database, model, declared, size, (line) => console.log(line));
     seeds.push(`${sizeName(size)} ${seed.reused ? 'reused' : `seeded in ${seed.seconds.toFixed(1)} s`}`);
     console.log(`\n${backend.label}, ${size.toLocaleString('en')} rows: ${seeds[seeds.length - 1]}`);
+    if (SEED_ONLY) continue;
     const app = new Koa();
     const fw = await fwAdmin(app, { db: database.url, models: [model], ui: false, ai: false, openapi: false, purgeIntervalMs: false, queryTimeoutMs: 60_000 });
     app.use(fw.middleware);
     const inFlight = { n: 0 };
     const closers: Array<() => void> = [];
+    const knexes: Knex[] = [];
     try {
       const token = await scaleUser(fw, model);
-      const bare = bareApp(fw, model);
+      const bareKnex = knexFactory({ ...knexConfigFor(database.url), ...(backend.dialect === 'sqlite' ? {} : { pool: { min: 1, max: 10 } }) });
+      knexes.push(bareKnex);
+      const bare = bareApp(bareKnex, model);
       for (const a of [app, bare]) a.middleware.unshift(tracked(inFlight));
       const fwServer = await listen(app);
       const bareServer = await listen(bare);
@@ -234,9 +244,11 @@ for (const backend of backends) {
       for (const close of closers) close();
       // The load stops with slow requests still running: closing the store under them would fail them.
       for (let waited = 0; inFlight.n > 0 && waited < 60_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (const knex of knexes) await knex.destroy();
       await fw.close();
     }
   }
+  if (SEED_ONLY) continue;
   console.log(`\n### ${backend.label} (${seeds.join('; ')})\n`);
   console.log('Each cell: median ms per request with 1 connection · requests per second with 10. Fw / bare: above 1 means Fw is faster.\n');
   console.log(markdownTable(REQUESTS, SIZES, cells));
