@@ -29,7 +29,7 @@ if (SIZES.some((n) => !Number.isInteger(n) || n < 100)) throw new Error('FW_SCAL
 SIZES.sort((a, b) => a - b);
 const SECONDS = Number(process.env.FW_SCALE_SECONDS ?? 3);
 const CONNECTIONS = 10;
-const WARM_UP = Math.min(SECONDS, 2);
+const WARM_UP = Math.min(SECONDS, 1);
 // FW_SCALE_SEED_ONLY=1: seed (or check) the tables and stop, e.g. to seed 10M rows ahead of a run.
 const SEED_ONLY = process.env.FW_SCALE_SEED_ONLY === '1';
 const PAGE = 20;
@@ -164,10 +164,10 @@ async function plan(fwUrl: string, bareUrl: string, token: string, size: number,
 }
 
 /** One run of the load worker with `body` (a `[<random>]` page when `random` is the page count). */
-function run(url: string, body: unknown, sequential: boolean, headers: Record<string, string>, random: number | undefined): Promise<Measured> {
+function run(url: string, body: unknown, sequential: boolean, headers: Record<string, string>, random: number | undefined, seconds = SECONDS): Promise<Measured> {
   const text = random === undefined ? JSON.stringify(body) : JSON.stringify({ ...(body as object), page: '__PAGE__' }).replace('"__PAGE__"', '[<random>]');
   return load(url, {
-    seconds: SECONDS,
+    seconds,
     connections: sequential ? 1 : CONNECTIONS,
     body: text,
     headers,
@@ -220,12 +220,12 @@ for (const backend of backends) {
       const fwUrl = `${fwServer.url}/fw-api/data/table/ScaleRow`;
       const bareUrl = `${bareServer.url}/bare`;
       const specs = await plan(fwUrl, bareUrl, token, size, cells);
-      // A first run on each side, not counted: the JIT and the database's caches warm up on it.
-      await load(bareUrl, { seconds: WARM_UP, connections: CONNECTIONS, body: JSON.stringify(specs.page1!.bare) });
-      await load(fwUrl, { seconds: WARM_UP, connections: CONNECTIONS, body: JSON.stringify(specs.page1!.fw), headers: { token } });
       for (const req of REQUESTS) {
         const spec = specs[req.id]!;
         const cell = cells.get(req.id)!.get(size)!;
+        // Not counted: each side warms its JIT and the database's cache on this request first.
+        await run(bareUrl, spec.bare, false, {}, spec.random, WARM_UP);
+        if (spec.fw !== undefined) await run(fwUrl, spec.fw, false, { token }, spec.random, WARM_UP);
         // Bare and Fw alternate, so a change of machine load hits both.
         const bareOne = await run(bareUrl, spec.bare, true, {}, spec.random);
         const fwOne = spec.fw === undefined ? undefined : await run(fwUrl, spec.fw, true, { token }, spec.random);
@@ -244,6 +244,8 @@ for (const backend of backends) {
       for (const close of closers) close();
       // The load stops with slow requests still running: closing the store under them would fail them.
       for (let waited = 0; inFlight.n > 0 && waited < 60_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      // Fw finishes some work after answering (a token's last use): give it a moment before closing.
+      await new Promise((resolve) => setTimeout(resolve, 500));
       for (const knex of knexes) await knex.destroy();
       await fw.close();
     }
