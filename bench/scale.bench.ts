@@ -110,6 +110,14 @@ function tracked(inFlight: { n: number }): Koa.Middleware {
   };
 }
 
+/**
+ * Waits until no request is being answered. A run ends with up to 10 requests still queued (on a
+ * 10M-row table each can take seconds): the next run must not start behind them.
+ */
+async function settle(inFlight: { n: number }): Promise<void> {
+  for (let waited = 0; inFlight.n > 0 && waited < 600_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 const ids = (a: Answer) => a.rows.map((r) => Number(r.id)).join(',');
 
 /**
@@ -223,14 +231,24 @@ for (const backend of backends) {
       for (const req of REQUESTS) {
         const spec = specs[req.id]!;
         const cell = cells.get(req.id)!.get(size)!;
+        // Each run starts on an idle server (settled: no request of the run before still queued).
+        const bareRun = async (sequential: boolean, seconds?: number) => {
+          await settle(inFlight);
+          return run(bareUrl, spec.bare, sequential, {}, spec.random, seconds);
+        };
+        const fwRun = async (sequential: boolean, seconds?: number) => {
+          if (spec.fw === undefined) return undefined;
+          await settle(inFlight);
+          return run(fwUrl, spec.fw, sequential, { token }, spec.random, seconds);
+        };
         // Not counted: each side warms its JIT and the database's cache on this request first.
-        await run(bareUrl, spec.bare, false, {}, spec.random, WARM_UP);
-        if (spec.fw !== undefined) await run(fwUrl, spec.fw, false, { token }, spec.random, WARM_UP);
+        await bareRun(false, WARM_UP);
+        await fwRun(false, WARM_UP);
         // Bare and Fw alternate, so a change of machine load hits both.
-        const bareOne = await run(bareUrl, spec.bare, true, {}, spec.random);
-        const fwOne = spec.fw === undefined ? undefined : await run(fwUrl, spec.fw, true, { token }, spec.random);
-        const bareTen = await run(bareUrl, spec.bare, false, {}, spec.random);
-        const fwTen = spec.fw === undefined ? undefined : await run(fwUrl, spec.fw, false, { token }, spec.random);
+        const bareOne = await bareRun(true);
+        const fwOne = await fwRun(true);
+        const bareTen = await bareRun(false);
+        const fwTen = await fwRun(false);
         cell.bare = { one: bareOne, ten: bareTen };
         if (fwOne && fwTen) cell.fw = { one: fwOne, ten: fwTen };
         const f = (r: Measured | undefined) => (r ? `${(r.p50 ?? r.mean).toFixed(2)} ms, ${r.rps.toFixed(0)}/s${r.failed ? ` (${r.failed} failed)` : ''}` : cell.fwNote);
@@ -243,7 +261,7 @@ for (const backend of backends) {
     } finally {
       for (const close of closers) close();
       // The load stops with slow requests still running: closing the store under them would fail them.
-      for (let waited = 0; inFlight.n > 0 && waited < 60_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      await settle(inFlight);
       // Fw finishes some work after answering (a token's last use): give it a moment before closing.
       await new Promise((resolve) => setTimeout(resolve, 500));
       for (const knex of knexes) await knex.destroy();
