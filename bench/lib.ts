@@ -28,8 +28,16 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** Replace `[<id>]` in the body with a fresh number per request, so each request differs. */
   uniqueIds?: boolean;
-  /** With `uniqueIds`: replace `[<row>]` in the body with 1, 2, … `rows`, 1, 2, … (a different row per request). */
+  /**
+   * With `uniqueIds`: replace `[<row>]` in the body with 1, 2, … `rows`, 1, 2, … (a different row
+   * per request), and `[<random>]` with a random whole number from 1 to `rows`.
+   */
   rows?: number;
+  /**
+   * One request after another, each timed to the microsecond (for per-request latency;
+   * `connections` is ignored). The load worker's summary then also holds `p50`, the median in ms.
+   */
+  sequential?: boolean;
 }
 
 // Load workers kept between runs: starting one (Node.js and tsx) takes about a second of CPU,

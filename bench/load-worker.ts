@@ -2,7 +2,7 @@
 // so that bodies that must differ per request are built whole (with their Content-Length).
 // Input: one JSON argument (url, seconds, connections, method, body, headers, uniqueIds, rows), or
 // the same as messages when started with an IPC channel (lib.ts keeps such workers between runs).
-// Output: one JSON line (or message) { rps, mean, p99, failed } (latencies in milliseconds).
+// Output: one JSON line (or message) { rps, mean, p50, p99, failed } (latencies in milliseconds).
 import autocannon, { type Request } from 'autocannon';
 
 interface Options {
@@ -14,16 +14,48 @@ interface Options {
   headers?: Record<string, string>;
   uniqueIds?: boolean;
   rows?: number;
+  /**
+   * One request after another for `seconds` (connections ignored), each timed here to the
+   * microsecond: autocannon keeps whole milliseconds, too coarse for a 1 ms page.
+   */
+  sequential?: boolean;
 }
 
 let next = 0;
 
-async function run(options: Options): Promise<{ rps: number; mean: number; p99: number; failed: number }> {
-  // `[<id>]` becomes a fresh number per request, `[<row>]` cycles through 1..rows.
+type Summary = { rps: number; mean: number; p50: number; p99: number; failed: number };
+
+async function runSequential(options: Options, fill: (body: string) => string): Promise<Summary> {
+  const headers = { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers };
+  const times: number[] = [];
+  let failed = 0;
+  const start = performance.now();
+  const end = start + options.seconds * 1000;
+  while (performance.now() < end) {
+    const body = options.body === undefined ? undefined : options.uniqueIds ? fill(options.body) : options.body;
+    const t = performance.now();
+    const response = await fetch(options.url, { method: options.method, headers, ...(body !== undefined ? { body } : {}) });
+    await response.arrayBuffer();
+    times.push(performance.now() - t);
+    if (!response.ok) failed += 1;
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  const total = times.reduce((a, b) => a + b, 0);
+  return { rps: (times.length * 1000) / (performance.now() - start), mean: total / Math.max(1, times.length), p50: at(0.5), p99: at(0.99), failed };
+}
+
+async function run(options: Options): Promise<Summary> {
+  // `[<id>]` becomes a fresh number per request, `[<row>]` cycles through 1..rows, `[<random>]` is
+  // any of 1..rows at random (a deep page somewhere in a big table, not the first few in order).
   const fill = (body: string): string => {
     next += 1;
-    return body.replaceAll('[<id>]', String(next)).replaceAll('[<row>]', String(((next - 1) % (options.rows ?? 1)) + 1));
+    return body
+      .replaceAll('[<id>]', String(next))
+      .replaceAll('[<row>]', String(((next - 1) % (options.rows ?? 1)) + 1))
+      .replaceAll('[<random>]', String(1 + Math.floor(Math.random() * (options.rows ?? 1))));
   };
+  if (options.sequential) return runSequential(options, fill);
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
@@ -33,7 +65,7 @@ async function run(options: Options): Promise<{ rps: number; mean: number; p99: 
     ...(options.body !== undefined ? { body: options.body } : {}),
     ...(options.uniqueIds && options.body !== undefined ? { requests: [{ setupRequest: (req: Request): Request => ({ ...req, body: fill(options.body!) }) }] } : {}),
   });
-  return { rps: result.requests.average, mean: result.latency.average, p99: result.latency.p99, failed: result.non2xx + result.errors + result.timeouts };
+  return { rps: result.requests.average, mean: result.latency.average, p50: result.latency.p50, p99: result.latency.p99, failed: result.non2xx + result.errors + result.timeouts };
 }
 
 if (process.send) {
