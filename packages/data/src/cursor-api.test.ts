@@ -28,7 +28,7 @@ describeEachSql('POST /fw-api/data/table/:fw: keyset pages by cursor', (db) => {
     for (const [i, price] of prices.entries()) {
       await f.store.knex('t_book').insert(toDbValues(Book, { title: `Book ${i} — ${'é日😀'.repeat(i)}`, price, published: `2024-01-0${i + 1}`, inPrint: i % 2 === 0 }));
     }
-    const sorted: Array<{ id: unknown }> = await f.store.knex('t_book').select('id').orderBy([{ column: 'price', order: 'desc' }, { column: 'id', order: 'asc' }]);
+    const sorted: Array<{ id: unknown }> = await f.store.knex('t_book').select('id').orderBy([{ column: 'price', order: 'desc' }, { column: 'id', order: 'desc' }]);
     ids = sorted.map((r) => Number(r.id));
   });
   after(() => f?.destroy());

@@ -51,7 +51,7 @@ describeEachSql('DataService.query: keyset pages on NOT NULL sort columns', (db)
         for (const r of rows) await store.knex('kn_item').insert({ ...r, at: new Date(r.at) });
         const qb = store.knex('kn_item').select('id');
         for (const s of sort) qb.orderBy(`kn_item.${s.field}`, s.order);
-        const want = ((await qb.orderBy('kn_item.id', 'asc')) as Array<{ id: unknown }>).map((r) => Number(r.id));
+        const want = ((await qb.orderBy('kn_item.id', sort.at(-1)?.order ?? 'asc')) as Array<{ id: unknown }>).map((r) => Number(r.id));
         const ids = (p: TablePage) => p.rows.map((r) => Number(r.id));
         const forward: number[] = [];
         let page = await service.query('KnItem', actor, { size, sort });

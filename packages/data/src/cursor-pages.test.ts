@@ -83,7 +83,7 @@ describeEachSql('DataService.query: keyset pages by cursor under concurrent writ
     const all = [...conditions, ...(userId === 1 ? [] : [{ field: 'owner', op: 'eq' as const, value: userId }])];
     const qb = applyConditions(store.knex('kp_item').select('kp_item.id'), Item, all);
     for (const s of sort) qb.orderBy(`kp_item.${Item.fields[s.field]!.column}`, s.order);
-    const rows: Array<{ id: unknown }> = await qb.orderBy('kp_item.id', 'asc');
+    const rows: Array<{ id: unknown }> = await qb.orderBy('kp_item.id', sort.at(-1)?.order ?? 'asc');
     return rows.map((r) => Number(r.id));
   };
 

@@ -32,8 +32,12 @@ export async function notNullColumns(knex: Knex, table: string): Promise<Set<str
 }
 
 /**
- * The keys of a page's order: the sort fields, then the primary key ascending, which makes the
- * order total (and is what an ORDER BY of the table query has always ended with).
+ * The keys of a page's order: the sort fields, then the primary key, which makes the order total.
+ * The primary key runs the way the last sort field runs (ascending when there is none): then an
+ * index on that field serves the whole ORDER BY and the seek, read forward or backward. SQLite
+ * and InnoDB keep the primary key at the end of every index; PostgreSQL needs it declared
+ * (`indexes: [['score', 'id']]`). A mixed order (score descending, id ascending) would leave
+ * every database sorting the ties itself.
  */
 export function pageKeys(model: ModelDefinition, sort: readonly SortEntry[], notNull: ReadonlySet<string> = new Set()): SeekKey[] {
   const pk = model.fields[model.primaryKey]!;
@@ -43,7 +47,7 @@ export function pageKeys(model: ModelDefinition, sort: readonly SortEntry[], not
     const field = model.fields[s.field]!;
     return { column: `${model.table}.${field.column}`, order: s.order, nullable: !field.primaryKey && !notNull.has(field.column) };
   });
-  keys.push({ column: `${model.table}.${pk.column}`, order: 'asc', nullable: false });
+  keys.push({ column: `${model.table}.${pk.column}`, order: sort.at(-1)?.order ?? 'asc', nullable: false });
   return keys;
 }
 
