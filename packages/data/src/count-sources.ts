@@ -95,12 +95,13 @@ function isMariaDb(knex: Knex): Promise<boolean> {
  * PostgreSQL: one count under `SET LOCAL statement_timeout`. MariaDB: `SET STATEMENT
  * max_statement_time … FOR`; MySQL: the `MAX_EXECUTION_TIME` hint. SQLite: counts in primary-key
  * ranges, yielding to other requests between them (better-sqlite3 is synchronous), and trusts the
- * sum only when no write committed meanwhile. SQL Server: one plain count (no time limit).
+ * sum only when no write committed meanwhile — unless `strict` is false, for a count that will only
+ * ever serve as an estimate. SQL Server: one plain count (no time limit).
  */
-export async function exactCount(source: CountSource, model: ModelDefinition, conditions: readonly Condition[], timeLimitMs: number): Promise<number | undefined> {
+export async function exactCount(source: CountSource, model: ModelDefinition, conditions: readonly Condition[], timeLimitMs: number, strict = true): Promise<number | undefined> {
   const { knex, dialect } = source;
   const count = applyStoredConditions(knex(model.table).count({ n: '*' }), model, conditions);
-  if (dialect === 'sqlite') return sqliteCount(source, model, conditions, Date.now() + timeLimitMs);
+  if (dialect === 'sqlite') return sqliteCount(source, model, conditions, Date.now() + timeLimitMs, strict);
   if (dialect === 'postgres') {
     try {
       return await knex.transaction(async (trx) => {
@@ -133,7 +134,7 @@ export async function exactCount(source: CountSource, model: ModelDefinition, co
 }
 
 /** A SQLite count in primary-key ranges, each range small enough to keep the event loop free. */
-async function sqliteCount(source: CountSource, model: ModelDefinition, conditions: readonly Condition[], deadline: number): Promise<number | undefined> {
+async function sqliteCount(source: CountSource, model: ModelDefinition, conditions: readonly Condition[], deadline: number, strict: boolean): Promise<number | undefined> {
   const { knex } = source;
   const pk = `${model.table}.${pkColumn(model)}`;
   // `data_version` moves when another connection commits, `total_changes()` when this one writes:
@@ -165,7 +166,7 @@ async function sqliteCount(source: CountSource, model: ModelDefinition, conditio
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
-    if ((await version()) === before) return total;
+    if (!strict || (await version()) === before) return total;
   }
   return undefined;
 }

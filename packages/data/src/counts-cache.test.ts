@@ -62,6 +62,27 @@ describeEachSql('Counts: cached counts behind the estimates', (db) => {
     if (dialect === 'sqlite') expect(stale.total).to.equal(2);
   });
 
+  it('skips the bounded count while a fresh cached count stands well above the limit, never for exact', async () => {
+    const { clock, counts, until } = setup();
+    expect(counts.needsBounded(Item, 'auto', []), 'nothing cached yet').to.equal(true);
+    expect(counts.needsBounded(Item, 'none', [])).to.equal(false);
+    await insert(8);
+    await until();
+    // 8 is not well above the limit of 5: the bounded count still decides.
+    expect(counts.needsBounded(Item, 'auto', [])).to.equal(true);
+    await insert(20);
+    clock.now += 61_000;
+    await until();
+    expect(counts.needsBounded(Item, 'auto', []), '28 cached, limit 5').to.equal(false);
+    expect(counts.needsBounded(Item, 'exact', [])).to.equal(true);
+    expect(counts.needsBounded(Item, 'auto', kindA), 'other conditions').to.equal(true);
+    // A count gone stale, or one a write may have moved, is no reason to skip.
+    counts.updated(Item);
+    expect(counts.needsBounded(Item, 'auto', []), 'an update leaves a whole-table count standing').to.equal(false);
+    clock.now += 61_000;
+    expect(counts.needsBounded(Item, 'auto', [])).to.equal(true);
+  });
+
   it("moves the whole-table count with Fw's inserts and deletes, and counts a filtered one again after a write", async () => {
     const { clock, counts, ask, until } = setup();
     await insert(20, 'a');

@@ -31,6 +31,12 @@ const RECOUNT_MS = 5000;
 /** Most cached counts (model and conditions), and most counts running in the background at once. */
 const MAX_CACHED = 1000;
 const MAX_BACKGROUND = 2;
+/**
+ * Time a background count may take (at least; `countTimeLimitMs` when longer). It runs off the
+ * request path, in slices on SQLite, and only ever serves as an estimate, so a large table gets
+ * its count rather than failing the request's limit again every minute.
+ */
+const BACKGROUND_MS = 30_000;
 
 /**
  * The count strategy of a table-query body: `count` is `'auto'` (the default), `'exact'` or `'none'`.
@@ -95,6 +101,19 @@ export class Counts {
     this.#source = source;
     this.#limits = limits;
     this.#now = now;
+  }
+
+  /**
+   * Whether a page needs its bounded count: not for `none`, and not for `auto` while a fresh
+   * cached count of the same conditions stands well above the limit — the bounded count would
+   * only confirm "more than the limit" and the answer is that cached estimate anyway. A page
+   * with room to spare still proves a small total exact (see {@link total}).
+   */
+  needsBounded(model: ModelDefinition, mode: CountMode, conditions: readonly Condition[]): boolean {
+    if (mode === 'none') return false;
+    if (mode === 'exact') return true;
+    const entry = this.#cache.get(model.name)?.get(JSON.stringify(conditions));
+    return !entry || entry.dirty || this.#now() - entry.at > FRESH_MS || entry.count + entry.delta <= 2 * this.#limits.exactCountLimit;
   }
 
   /** The total of a page, following its count strategy (see the top of this file). */
@@ -183,7 +202,7 @@ export class Counts {
     };
     // Off the request path: the request that asked answers with what is known now.
     const running = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => exactCount(this.#source, model, conditions, this.#limits.countTimeLimitMs))
+      .then(() => exactCount(this.#source, model, conditions, Math.max(this.#limits.countTimeLimitMs, BACKGROUND_MS), false))
       .then((counted) => {
         if (counted === undefined) return fail();
         this.#failed.delete(id);

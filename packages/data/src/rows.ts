@@ -167,8 +167,9 @@ export class RowReader {
       this.#pagePlans.set(key, plan);
     }
     const atOffset = (b: unknown) => (b === OFFSET_SLOT ? offset : b);
-    // The bounded count runs beside the page, unless the request wants no counting query at all.
-    const countPlan = mode === 'none' ? undefined : plan.count;
+    // The bounded count runs beside the page, unless the request wants no counting query at all
+    // or a fresh cached count already puts the total well beyond it (see counts.ts).
+    const countPlan = this.counts.needsBounded(model, mode, stored) ? plan.count : undefined;
     let [rows, counted] = this.#sqlite?.read(plan.page, countPlan, values, atOffset) ?? [];
     if (this.#pg) {
       const pg = this.#pg;
