@@ -16,8 +16,12 @@ export interface EstimatePagerProps {
   at: PagePosition;
   /** The answer on screen (the previous one while the next loads). */
   answer: TablePage | undefined;
-  /** A page is being asked. */
-  loading: boolean;
+  /**
+   * The answer on screen is the previous page's, kept while the asked one loads: its cursors are
+   * not the current page's, so moves wait (the buttons stay enabled: a disabled button would drop
+   * the keyboard focus).
+   */
+  stale: boolean;
   /** The person asked for an exact count and the answer to it is in. */
   exactRefused: boolean;
   /** The exact count has been asked and is not answered yet. */
@@ -28,7 +32,7 @@ export interface EstimatePagerProps {
 }
 
 /** The pager under a table with an estimated total. */
-export function EstimatePager({ at, answer, loading, exactRefused, counting, onGo, onSize, onCountExact }: EstimatePagerProps) {
+export function EstimatePager({ at, answer, stale, exactRefused, counting, onGo, onSize, onCountExact }: EstimatePagerProps) {
   const { t, locale } = useI18n();
   const pages = pageCount(answer?.total ?? 0, at.size);
   const [typed, setTyped] = useState<number | null>(at.page);
@@ -37,13 +41,13 @@ export function EstimatePager({ at, answer, loading, exactRefused, counting, onG
     // Beyond the estimated end there is nothing to read: the field stops at the last page's number.
     const to = typed === null ? at.page : Math.min(Math.max(1, Math.floor(typed)), pages);
     setTyped(to);
-    if (to !== at.page) onGo(pageNumbered(at, answer, to));
+    if (to !== at.page && !stale) onGo(pageNumbered(at, answer, to));
   };
   const prev = canGoPrev(at, answer);
   const next = canGoNext(at, answer);
   const move = (label: string, className: string, icon: ReactNode, enabled: boolean, target: () => PageTarget) => (
     <Tooltip title={label}>
-      <Button className={className} icon={icon} aria-label={label} disabled={!enabled || loading} onClick={() => onGo(target())} />
+      <Button className={className} icon={icon} aria-label={label} disabled={!enabled} onClick={() => !stale && onGo(target())} />
     </Tooltip>
   );
   return (
@@ -62,27 +66,29 @@ export function EstimatePager({ at, answer, loading, exactRefused, counting, onG
         )}
       </div>
       <div className="fw-pager-moves">
-        {move(t('pager.first'), 'fw-pager-first', <VerticalRightOutlined />, at.page > 1 || prev, firstPage)}
-        {move(t('pager.prev'), 'fw-pager-prev', <LeftOutlined />, prev, () => prevPage(at, answer))}
-        <span className="fw-pager-where">
-          <span aria-hidden>{t('pager.pageBefore')}</span>
-          <InputNumber
-            className="fw-pager-page"
-            size="small"
-            min={1}
-            max={pages}
-            precision={0}
-            controls={false}
-            value={typed}
-            aria-label={t('pager.pageInput', { pages: formatCount(pages, locale) })}
-            onChange={(v) => setTyped(typeof v === 'number' ? v : null)}
-            onPressEnter={jump}
-            onBlur={jump}
-          />
-          <span aria-hidden>{t('pager.pageAfter', { pages: formatCount(pages, locale) })}</span>
-        </span>
-        {move(t('pager.next'), 'fw-pager-next', <RightOutlined />, next, () => nextPage(at, answer))}
-        {move(t('pager.last'), 'fw-pager-last', <VerticalLeftOutlined />, next, () => lastPage(at, answer))}
+        <div className="fw-pager-steps">
+          {move(t('pager.first'), 'fw-pager-first', <VerticalRightOutlined />, at.page > 1 || prev, firstPage)}
+          {move(t('pager.prev'), 'fw-pager-prev', <LeftOutlined />, prev, () => prevPage(at, answer))}
+          <span className="fw-pager-where">
+            <span aria-hidden>{t('pager.pageBefore')}</span>
+            <InputNumber
+              className="fw-pager-page"
+              size="small"
+              min={1}
+              max={pages}
+              precision={0}
+              controls={false}
+              value={typed}
+              aria-label={t('pager.pageInput', { pages: formatCount(pages, locale) })}
+              onChange={(v) => setTyped(typeof v === 'number' ? v : null)}
+              onPressEnter={jump}
+              onBlur={jump}
+            />
+            <span aria-hidden>{t('pager.pageAfter', { pages: formatCount(pages, locale) })}</span>
+          </span>
+          {move(t('pager.next'), 'fw-pager-next', <RightOutlined />, next, () => nextPage(at, answer))}
+          {move(t('pager.last'), 'fw-pager-last', <VerticalLeftOutlined />, next, () => lastPage(at, answer))}
+        </div>
         <Select
           className="fw-pager-size"
           size="small"

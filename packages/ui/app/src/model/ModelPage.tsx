@@ -209,7 +209,8 @@ function ModelTable({ build }: { build: BuildView }) {
     } else if (extra.action === 'paginate') {
       const size = pagination.pageSize ?? state.size;
       if (size !== state.size) writeState(fw, { ...state, page: 1, move: undefined, size });
-      else goTo(pageNumbered(state, flat.data, pagination.current ?? 1));
+      // While the previous answer stands in for the asked page its cursors are not this page's: by number then.
+      else goTo(pageNumbered(state, flat.isPlaceholderData ? undefined : flat.data, pagination.current ?? 1));
     }
   };
 
@@ -298,7 +299,7 @@ function ModelTable({ build }: { build: BuildView }) {
         <EstimatePager
           at={state}
           answer={flat.data}
-          loading={flat.isFetching}
+          stale={flat.isPlaceholderData}
           counting={exact && flat.isPlaceholderData}
           exactRefused={exact && !flat.isPlaceholderData}
           onGo={goTo}
