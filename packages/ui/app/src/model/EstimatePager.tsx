@@ -56,11 +56,11 @@ export function EstimatePager({ at, answer, stale, exactRefused, counting, onGo,
         <span className="fw-pager-total" title={t('pager.estimateHint')}>
           {t('model.totalAbout', { total: formatCount(answer?.total ?? 0, locale) })}
         </span>
-        <Button type="link" size="small" className="fw-count-exact" loading={counting} onClick={onCountExact}>
+        <Button size="small" className="fw-count-exact" loading={counting} onClick={onCountExact}>
           {t('pager.countExactly')}
         </Button>
         {exactRefused && (
-          <Typography.Text type="warning" className="fw-count-timeout" role="status">
+          <Typography.Text type="secondary" className="fw-count-timeout" role="status">
             {t('pager.stillEstimate')}
           </Typography.Text>
         )}
