@@ -1,8 +1,9 @@
 // Issue 21: the table pages by cursor and shows estimates. The first part answers the table
 // endpoint with stubs (Playwright's page.route) shaped like issue 21's contract: a table of "about
 // 5,000,000" rows whose cursors name the row ids they follow, so every request the pager sends
-// can be checked, and the rows shown follow from it. The last part runs against the real server
-// and needs issue 21's server side (cursors in the answer); without it, it fails saying so.
+// can be checked, and the rows shown follow from it. The last two parts run against the real
+// server and need issue 21's server side (cursors and estimates in the answer); without it they
+// fail saying so.
 import { expect } from 'chai';
 import type { Page, Route } from 'playwright-core';
 import { describeBrowser } from '@fw/test-utils';
@@ -411,6 +412,10 @@ describeBrowser('admin UI: paging by cursor, estimated totals (issue 21)', (brow
         // The cursor address reloads to the same rows.
         await page.reload();
         await firstIdIs(page, 21);
+        // Page 1 is the plain first page; from there page 3 is the last page (not the next one).
+        await page.locator('.ant-pagination-item-1').click();
+        await firstIdIs(page, 1);
+        expect(bodies.at(-1)).to.deep.equal({ page: 1, size: 20 });
         await page.locator('.ant-pagination-item-3').click();
         await firstIdIs(page, 41);
         expect(bodies.at(-1)).to.deep.include({ page: 3, size: 20, last: true });
