@@ -25,6 +25,7 @@ interface Target {
 }
 interface Paging {
   pageCount(total: number, size: number): number;
+  pagerTotal(at: At, answer: Answer, rowsShown: number): number;
   canGoNext(at: At, answer: Answer | undefined): boolean;
   canGoPrev(at: At, answer: Answer | undefined): boolean;
   firstPage(): Target;
@@ -115,6 +116,18 @@ describe('admin UI paging (model/paging.ts)', () => {
       expect(paging.pageNumbered({ page: 3, size: 20 }, exact, 0)).to.deep.equal({ page: 1 });
       expect(paging.pageNumbered({ page: 3, size: 20 }, exact, 9.7)).to.deep.equal({ page: 9 });
       expect(paging.pageNumbered({ page: 3, size: 20 }, exact, 5e9).page).to.equal(1_000_000);
+    });
+  });
+
+  describe('pagerTotal (the total antd’s numbered pager is given)', () => {
+    it('ends the pager on the page on screen when its `next` cursor is null', async () => {
+      const { paging } = await setup();
+      // 95 rows, but the rows after 60 were deleted meanwhile: page 3 is the last one.
+      expect(paging.pagerTotal({ page: 3, size: 20 }, { total: 95, cursors: { prev: 'p', next: null } }, 20)).to.equal(60);
+      // The real last page: the total as it is.
+      expect(paging.pagerTotal({ page: 5, size: 20 }, { total: 95, cursors: { prev: 'p', next: null } }, 15)).to.equal(95);
+      expect(paging.pagerTotal({ page: 2, size: 20 }, { total: 95, cursors: { prev: 'p', next: 'n' } }, 20)).to.equal(95);
+      expect(paging.pagerTotal({ page: 2, size: 20 }, { total: 95 }, 20)).to.equal(95);
     });
   });
 

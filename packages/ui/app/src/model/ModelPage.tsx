@@ -26,7 +26,7 @@ import { dropRowFromAddress, rowFromQuery } from './rowLink';
 import { SearchForm, toConditions } from './SearchForm';
 import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
 import { EstimatePager, PAGE_SIZES } from './EstimatePager';
-import { formatCount, isCursorRefusal, pageNumbered, writeMove, type PageTarget } from './paging';
+import { formatCount, isCursorRefusal, pageNumbered, pagerTotal, writeMove, type PageTarget } from './paging';
 import { cellId, rowName, useCellFocus } from './useCellFocus';
 
 function writeState(fw: string, state: TableState) {
@@ -287,10 +287,10 @@ function ModelTable({ build }: { build: BuildView }) {
               : {
                   current: state.page,
                   pageSize: state.size,
-                  total: flat.data?.total ?? 0,
+                  total: flat.data ? pagerTotal(state, flat.data, flat.data.rows.length) : 0,
                   showSizeChanger: true,
                   pageSizeOptions: PAGE_SIZES,
-                  showTotal: (total) => t('model.total', { total: formatCount(total, locale) }),
+                  showTotal: () => t('model.total', { total: formatCount(flat.data?.total ?? 0, locale) }),
                 }
           }
         />

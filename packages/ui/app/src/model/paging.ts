@@ -106,6 +106,17 @@ export function pageNumbered(at: PagePosition, answer: PagingAnswer | undefined,
   return { page };
 }
 
+/**
+ * The total to give antd's numbered pager (exact totals), so that its next button is off exactly
+ * when the answer's `cursors.next` is null: rows deleted behind the person's back, or a page number
+ * reached by cursor that runs ahead of the offset, would otherwise leave a next page that is empty.
+ * The total shown in words stays the answer's.
+ */
+export function pagerTotal(at: PagePosition, answer: PagingAnswer, rowsShown: number): number {
+  if (!hasCursors(answer) || answer.cursors.next !== null) return answer.total;
+  return Math.min(answer.total, (at.page - 1) * at.size + rowsShown);
+}
+
 /** The move as the request body holds it (nothing for an offset page). */
 export function moveBody(move: PageMove | undefined): { after: string } | { before: string } | { last: true } | Record<string, never> {
   if (!move) return {};
