@@ -122,12 +122,25 @@ export interface TableQuery {
   size: number;
   sort?: Array<{ field: string; order: 'asc' | 'desc' }>;
   conditions?: Condition[];
+  /** How to count: `auto` (the server's default: exact when cheap, else an estimate), `exact`, `none`. */
+  count?: 'auto' | 'exact' | 'none';
+  /** The rows after this cursor (the answer's `cursors.next`); `page` is then only a label. */
+  after?: string;
+  /** The rows before this cursor (the answer's `cursors.prev`). */
+  before?: string;
+  /** The final page. */
+  last?: true;
 }
 
 /** `POST /data/table/{fw}`. `labels` maps a reference or collection field to id → label. */
 export interface TablePage {
   rows: Row[];
+  /** The number of rows; an estimate when `totalIsEstimate`. */
   total: number;
+  /** Absent on servers older than issue 21 (their totals are exact). */
+  totalIsEstimate?: boolean;
+  /** Where the neighbouring pages start; absent on servers older than issue 21. */
+  cursors?: { prev: string | null; next: string | null };
   page: number;
   size: number;
   labels?: Record<string, Record<string, string>>;

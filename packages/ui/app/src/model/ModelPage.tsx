@@ -1,7 +1,7 @@
 // The page of one model, drawn from GET /build/{fw} alone: search form, server-side paged and
 // sorted table (a tree table for tree models), the buttons the power object allows, the row
 // drawer and the in-table cell editor.
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { App, Button, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
 import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
@@ -25,11 +25,15 @@ import { useTreeExpansion, type TreeRow } from './treeExpansion';
 import { dropRowFromAddress, rowFromQuery } from './rowLink';
 import { SearchForm, toConditions } from './SearchForm';
 import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
+import { EstimatePager, PAGE_SIZES } from './EstimatePager';
+import { formatCount, isCursorRefusal, pageNumbered, pagerTotal, writeMove, type PageTarget } from './paging';
 import { cellId, rowName, useCellFocus } from './useCellFocus';
 
 function writeState(fw: string, state: TableState) {
   const q = new URLSearchParams();
   if (state.page !== 1) q.set('page', String(state.page));
+  // The cursor stays in the address (see paging.ts): a reload asks for exactly this page.
+  if (state.page !== 1) writeMove(q, state.move);
   if (state.size !== DEFAULT_SIZE) q.set('size', String(state.size));
   if (state.sort.length) q.set('sort', state.sort.map((s) => `${s.field},${s.order}`).join(';'));
   const search = Object.fromEntries(
@@ -61,7 +65,7 @@ function parentFieldOf(build: BuildView): string | undefined {
 }
 
 function ModelTable({ build }: { build: BuildView }) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const { message, modal } = App.useApp();
   const queryClient = useQueryClient();
   const { query: params } = useLocation();
@@ -72,11 +76,24 @@ function ModelTable({ build }: { build: BuildView }) {
   const state = readState(params);
   const filterFields = useMemo(() => searchFields(model), [model]);
   const conditions = useMemo(() => toConditions(filterFields, state.search), [filterFields, JSON.stringify(state.search)]);
-  const query: TableQuery = useMemo(() => tableQuery(state, conditions), [state.page, state.size, JSON.stringify(state.sort), conditions]);
+  // "Count exactly" holds for the rows it counted: the same search, sort and page size.
+  const [exactFor, setExactFor] = useState<string>();
+  const countKey = JSON.stringify([state.size, state.sort, conditions]);
+  const exact = exactFor === countKey;
+  const query: TableQuery = useMemo(
+    () => tableQuery(state, conditions, exact),
+    [state.page, state.size, JSON.stringify(state.move), JSON.stringify(state.sort), conditions, exact],
+  );
   const parentField = parentFieldOf(build);
   const asTree = model.tree && parentField !== undefined && conditions.length === 0;
   const flat = useTable(fw, query, !asTree);
   const tree = useTreeRows(fw, { ...(query.sort ? { sort: query.sort } : {}) }, asTree);
+  // A cursor the server refuses (another sort, a stale link): the same page number by offset.
+  const refused = flat.isError && state.move !== undefined && isCursorRefusal(flat.error);
+  useEffect(() => {
+    if (refused) writeState(fw, { ...state, move: undefined });
+  }, [refused]);
+  const goTo = (target: PageTarget) => writeState(fw, { ...state, page: target.page, move: target.move });
   const [selected, setSelected] = useState<number[]>([]);
   const [drawer, setDrawer] = useState<DrawerState | undefined>(() => rowFromQuery(params));
   const [editing, setEditing] = useState<CellTarget>();
@@ -188,9 +205,12 @@ function ModelTable({ build }: { build: BuildView }) {
     if (extra.action === 'sort') {
       const one = Array.isArray(sorter) ? sorter[0] : sorter;
       const field = one?.order ? String(one.columnKey ?? one.field) : undefined;
-      writeState(fw, { ...state, page: 1, sort: field ? [{ field, order: one!.order === 'descend' ? 'desc' : 'asc' }] : [] });
+      writeState(fw, { ...state, page: 1, move: undefined, sort: field ? [{ field, order: one!.order === 'descend' ? 'desc' : 'asc' }] : [] });
     } else if (extra.action === 'paginate') {
-      writeState(fw, { ...state, page: pagination.current ?? 1, size: pagination.pageSize ?? state.size });
+      const size = pagination.pageSize ?? state.size;
+      if (size !== state.size) writeState(fw, { ...state, page: 1, move: undefined, size });
+      // While the previous answer stands in for the asked page its cursors are not this page's: by number then.
+      else goTo(pageNumbered(state, flat.isPlaceholderData ? undefined : flat.data, pagination.current ?? 1));
     }
   };
 
@@ -199,11 +219,18 @@ function ModelTable({ build }: { build: BuildView }) {
     ...(conditions.length ? { conditions: JSON.stringify(conditions) } : {}),
   };
   const current = asTree ? tree : flat;
+  // A total that is an estimate gets the pager that says so (EstimatePager) instead of antd's numbers.
+  const estimated = !asTree && flat.data?.totalIsEstimate === true;
 
   return (
     <div className="fw-model" data-model={fw} ref={scope}>
       {grid.hints}
-      <SearchForm model={fw} fields={asTree && !model.tree ? [] : filterFields} values={state.search} onSearch={(search) => writeState(fw, { ...state, page: 1, search })} />
+      <SearchForm
+        model={fw}
+        fields={asTree && !model.tree ? [] : filterFields}
+        values={state.search}
+        onSearch={(search) => writeState(fw, { ...state, page: 1, move: undefined, search })}
+      />
       <div className="fw-toolbar">
         <Space wrap>
           {can(build, 'add') && (
@@ -255,17 +282,29 @@ function ModelTable({ build }: { build: BuildView }) {
           rowSelection={can(build, 'delete') ? { selectedRowKeys: selected.map(String), onChange: (keysSelected) => setSelected(keysSelected.map(Number)) } : undefined}
           expandable={asTree ? expansion : undefined}
           pagination={
-            asTree
+            asTree || estimated
               ? false
               : {
                   current: state.page,
                   pageSize: state.size,
-                  total: flat.data?.total ?? 0,
+                  total: flat.data ? pagerTotal(state, flat.data, flat.data.rows.length) : 0,
                   showSizeChanger: true,
-                  pageSizeOptions: [10, 20, 50, 100, 200],
-                  showTotal: (total) => t('model.total', { total }),
+                  pageSizeOptions: PAGE_SIZES,
+                  showTotal: () => t('model.total', { total: formatCount(flat.data?.total ?? 0, locale) }),
                 }
           }
+        />
+      )}
+      {estimated && !current.isError && (
+        <EstimatePager
+          at={state}
+          answer={flat.data}
+          stale={flat.isPlaceholderData}
+          counting={exact && flat.isPlaceholderData}
+          exactRefused={exact && !flat.isPlaceholderData}
+          onGo={goTo}
+          onSize={(size) => writeState(fw, { ...state, page: 1, move: undefined, size })}
+          onCountExact={() => setExactFor(countKey)}
         />
       )}
       {drawer && (

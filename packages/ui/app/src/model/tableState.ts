@@ -5,6 +5,7 @@
 import { MAX_PAGE_SIZE } from '../queries';
 import type { Condition, TableQuery } from '../types';
 import type { SearchValues } from './SearchForm';
+import { MAX_PAGE, moveBody, readMove, type PageMove } from './paging';
 
 /** Rows per page when the URL names no size. */
 export const DEFAULT_SIZE = 20;
@@ -13,6 +14,8 @@ export const DEFAULT_SIZE = 20;
 export interface TableState {
   page: number;
   size: number;
+  /** How the page was reached (cursor or last); absent for an offset page. See paging.ts. */
+  move?: PageMove;
   sort: Array<{ field: string; order: 'asc' | 'desc' }>;
   search: SearchValues;
 }
@@ -38,10 +41,24 @@ export function readState(query: URLSearchParams): TableState {
   } catch {
     search = {};
   }
-  return { page: whole(query.get('page'), 1, 1_000_000), size: whole(query.get('size'), DEFAULT_SIZE, MAX_PAGE_SIZE), sort, search };
+  const page = whole(query.get('page'), 1, MAX_PAGE);
+  // Page 1 is always the plain first page (a cursor there would only make a second cache entry).
+  const move = page > 1 ? readMove(query) : undefined;
+  return { page, size: whole(query.get('size'), DEFAULT_SIZE, MAX_PAGE_SIZE), ...(move ? { move } : {}), sort, search };
 }
 
-/** The body of `POST /data/table/{fw}` for a state and its search conditions. */
-export function tableQuery(state: Pick<TableState, 'page' | 'size' | 'sort'>, conditions: Condition[]): TableQuery {
-  return { page: state.page, size: state.size, ...(state.sort.length ? { sort: state.sort } : {}), ...(conditions.length ? { conditions } : {}) };
+/**
+ * The body of `POST /data/table/{fw}` for a state and its search conditions. `exact` asks for an
+ * exact total (`count: 'exact'`); otherwise the server's default (`auto`) applies and `count` is
+ * left out, so the body stays the one the first-load prefetch builds.
+ */
+export function tableQuery(state: Pick<TableState, 'page' | 'size' | 'sort' | 'move'>, conditions: Condition[], exact = false): TableQuery {
+  return {
+    page: state.page,
+    size: state.size,
+    ...(state.sort.length ? { sort: state.sort } : {}),
+    ...(conditions.length ? { conditions } : {}),
+    ...moveBody(state.move),
+    ...(exact ? { count: 'exact' as const } : {}),
+  };
 }
