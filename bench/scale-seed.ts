@@ -30,7 +30,15 @@ const fields = {
  * so `(status, id)` and `(score, id)` serve the whole ORDER BY on every database.
  */
 export function scaleModel(): ModelDefinition {
-  return defineModel({ name: 'ScaleRow', table: TABLE, fields, indexes: [['status', 'id'], ['score', 'id']] });
+  return defineModel({
+    name: 'ScaleRow',
+    table: TABLE,
+    fields,
+    indexes: [
+      ['status', 'id'],
+      ['score', 'id'],
+    ],
+  });
 }
 
 /**
