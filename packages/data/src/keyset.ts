@@ -79,7 +79,8 @@ export function seekCondition(keys: readonly SeekKey[], values: readonly unknown
   const first = keys[0]!;
   const firstValue = values[0];
   // Redundant with the tree, but a plain range on the first key that planners turn into a seek.
-  if (firstValue === null || firstValue === undefined || first.nullable) return tail;
+  // It holds unless NULLs of a nullable first key lie beyond the row (they fail any comparison).
+  if (firstValue === null || firstValue === undefined || (first.nullable && upOf(first) === high)) return tail;
   return and({ kind: 'cmp', column: first.column, op: upOf(first) ? '>=' : '<=', value: firstValue as Knex.Value }, tail);
 }
 
