@@ -177,7 +177,9 @@ if (process.argv[2] === 'child') {
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-for (const spec of sqlBackends().filter((b) => b.dialect === 'sqlite' || (b.dialect === 'postgres' && b.serverUrl))) {
+// BENCH_DIALECTS=postgres (or sqlite) runs one database only.
+const only = process.env.BENCH_DIALECTS?.split(',');
+for (const spec of sqlBackends().filter((b) => (b.dialect === 'sqlite' || (b.dialect === 'postgres' && b.serverUrl)) && (!only || only.includes(b.dialect)))) {
   const database = await createTestDatabase(spec);
   const store = createStore(database.url);
   try {

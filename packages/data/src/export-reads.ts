@@ -7,7 +7,7 @@
 import { EditType, type ModelDefinition } from '@fw/core';
 import type { FwDialect } from '@fw/store';
 import type { Knex } from 'knex';
-import { applySeek, type SeekKey } from './keyset.js';
+import { applySeek, nullsSortHigh, type SeekKey } from './keyset.js';
 import { pkColumn } from './service-util.js';
 
 /** One key of an export's order, and where its boundary value is read from each raw row. */
@@ -70,23 +70,52 @@ export function exportOrder(knex: Knex, dialect: FwDialect, model: ModelDefiniti
 export async function* seekBatches(options: SeekBatchesOptions): AsyncGenerator<Array<Record<string, unknown>>> {
   const { knex, dialect, model, query, sort, batchRows, maxRows } = options;
   const keys = exportOrder(knex, dialect, model, sort);
-  let after: unknown[] | undefined;
-  for (let read = 0; read < maxRows; ) {
-    const want = Math.min(batchRows, maxRows - read);
-    const qb = query();
-    for (const key of keys) {
-      if (key.select) qb.select(key.select);
-      qb.orderBy(key.column, key.order);
+  let read = 0;
+  const phases = phasesOf(keys, dialect);
+  for (const phase of phases) {
+    let after: unknown[] | undefined;
+    for (;;) {
+      const want = Math.min(batchRows, maxRows - read);
+      const qb = query();
+      for (const key of keys) {
+        if (key.select) qb.select(key.select);
+        qb.orderBy(key.column, key.order);
+      }
+      phase.filter?.(qb);
+      if (after) applySeek(qb, phase.keys, after, 'after', dialect);
+      const rows = (await qb.limit(want)) as Array<Record<string, unknown>>;
+      const last = rows[rows.length - 1];
+      if (last) after = phase.keys.map((k) => last[k.from]);
+      for (const row of rows) for (const key of keys) if (key.select) delete row[key.from];
+      read += rows.length;
+      // Only batches with rows are given, and one empty batch when the export has no row at all.
+      if (rows.length > 0 || (read === 0 && phase === phases[phases.length - 1])) yield rows;
+      if (read >= maxRows) return;
+      if (rows.length < want) break;
     }
-    if (after) applySeek(qb, keys, after, 'after', dialect);
-    const rows = (await qb.limit(want)) as Array<Record<string, unknown>>;
-    const last = rows[rows.length - 1];
-    if (last) after = keys.map((k) => last[k.from]);
-    for (const row of rows) for (const key of keys) if (key.select) delete row[key.from];
-    read += rows.length;
-    yield rows;
-    if (rows.length < want) return;
   }
+}
+
+/** One stretch of the order read by seeks of its own: its keys, and what confines it. */
+interface Phase {
+  keys: OrderKey[];
+  filter?: (qb: Knex.QueryBuilder) => void;
+}
+
+/**
+ * A nullable first key splits the order in two stretches, its NULLs and its values (in the order
+ * the database puts them), each read by its own seek: within the values the first key is a
+ * plain range (`score > v`), within the NULLs it drops out. One seek across both would need
+ * `score > v OR score IS NULL`, which no index serves as one range, so every batch would scan
+ * from the start of the index again.
+ */
+function phasesOf(keys: OrderKey[], dialect: FwDialect): Phase[] {
+  const [first, ...rest] = keys;
+  if (!first || !first.nullable || rest.length === 0) return [{ keys }];
+  const values: Phase = { keys: [{ ...first, nullable: false }, ...rest], filter: (qb) => qb.whereNotNull(first.column) };
+  const nulls: Phase = { keys: rest, filter: (qb) => qb.whereNull(first.column) };
+  const nullsFirst = (first.order === 'asc') !== nullsSortHigh(dialect);
+  return nullsFirst ? [nulls, values] : [values, nulls];
 }
 
 /**
