@@ -65,7 +65,8 @@ export function exportOrder(knex: Knex, dialect: FwDialect, model: ModelDefiniti
 /**
  * The rows of an export in batches of at most `batchRows` raw database rows (column names as keys),
  * `maxRows` in all, ordered by the sort then the primary key, each batch read by seeking past the
- * last row of the previous one. The first batch is always given, empty or not (`maxRows` ≥ 1).
+ * last row of the previous one. Every batch given holds rows, but one: an export without any
+ * row gives a single empty batch, so the first `next()` always runs a query (`maxRows` ≥ 1).
  */
 export async function* seekBatches(options: SeekBatchesOptions): AsyncGenerator<Array<Record<string, unknown>>> {
   const { knex, dialect, model, query, sort, batchRows, maxRows } = options;
