@@ -6,6 +6,7 @@ import { changedColumns, toDbValues, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import type { Attachments } from './attachments.js';
+import { insertBatch } from './batch-insert.js';
 import type { DataEvents, EditEvent } from './events.js';
 import { checkGrants } from './grant-rules.js';
 import { changes, newRow, touchesGrants } from './row-changes.js';
@@ -223,6 +224,16 @@ export class AuditedWriter {
     // Cached counts follow Fw's own writes (counts.ts), once they are committed.
     this.afterCommit(trx, () => this.#reader.counts.changed(model, 1));
     return id;
+  }
+
+  /**
+   * Inserts the new rows of an import inside `trx` by multi-row INSERTs (see batch-insert.ts), for
+   * a model `batchInsertable` allows (the others go through {@link insert}, row by row).
+   * @throws {BatchRowError} naming the batch's failing row.
+   */
+  async insertMany(model: ModelDefinition, trx: Knex.Transaction, rows: readonly FormRow[], outer: DataHookContext, sent: ReadonlySet<string>): Promise<void> {
+    const deps = { registry: this.#registry, dialect: this.#store.dialect, passwordPolicy: this.#passwordPolicy };
+    await insertBatch(deps, model, trx, rows, { ...outer, transaction: trx }, sent);
   }
 
   /**

@@ -48,6 +48,10 @@ export interface FwDataOptions {
   exportMaxRows?: number;
   /** Most rows per import. @default 10000 */
   importMaxRows?: number;
+  /** Rows per export read (one keyset seek each). @default 1000 */
+  exportBatchRows?: number;
+  /** Rows per multi-row INSERT of an import. @default 500 */
+  importBatchRows?: number;
   /** A shared power engine (e.g. the one the AI tools use). */
   power?: PowerResolver;
   /** Errors that must not fail a request (operate-log writes, event listeners). @default console.error */
@@ -120,6 +124,8 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.exportMaxRows !== undefined ? { exportMaxRows: positive('fwData.exportMaxRows', options.exportMaxRows, 100_000) } : {}),
     ...(options.importMaxRows !== undefined ? { importMaxRows: positive('fwData.importMaxRows', options.importMaxRows, 10_000) } : {}),
+    ...(options.exportBatchRows !== undefined ? { exportBatchRows: positive('fwData.exportBatchRows', options.exportBatchRows, 1000) } : {}),
+    ...(options.importBatchRows !== undefined ? { importBatchRows: positive('fwData.importBatchRows', options.importBatchRows, 500) } : {}),
     ...(options.power ? { power: options.power } : {}),
     tokens: options.tokens,
     ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),

@@ -45,6 +45,10 @@ export interface DataServiceOptions {
   exportMaxRows?: number;
   /** Most rows one import reads. @default 10000 */
   importMaxRows?: number;
+  /** Rows per export read (one keyset seek each). @default 1000 */
+  exportBatchRows?: number;
+  /** Rows per multi-row INSERT of an import (all batches in one transaction). @default 500 */
+  importBatchRows?: number;
   /** The power engine; one is made when absent. */
   power?: PowerResolver;
   /**

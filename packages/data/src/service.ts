@@ -101,6 +101,8 @@ export class DataService {
       writer: this.#writer,
       exportMaxRows: options.exportMaxRows ?? 100_000,
       importMaxRows: options.importMaxRows ?? 10_000,
+      ...(options.exportBatchRows !== undefined ? { exportBatchRows: options.exportBatchRows } : {}),
+      ...(options.importBatchRows !== undefined ? { importBatchRows: options.importBatchRows } : {}),
     });
   }
 

@@ -2,12 +2,14 @@
 // modes — `add` (every row a new row), `update` (every row names a visible row by its key) or
 // `upsert` (a row with a key updates that row, a row without one is added). Every row takes the
 // write path of a single add or edit (grant rules, hooks, references) inside one transaction; a row
-// whose key matches no row the importer may edit is an error, never a new row.
+// whose key matches no row the importer may edit is an error, never a new row. Added rows of a
+// model without per-row hooks are written by multi-row INSERTs in the same transaction.
 import { FwError, type FieldDefinition, type FwErrorDetail, type ModelDefinition, type PowerObject } from '@fw/core';
 import { assertPower } from '@fw/power';
 import { readEntity, toFormRow, validateRow, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import { newRow, type AuditedWriter } from './audited-write.js';
+import { BatchRowError, batchInsertable } from './batch-insert.js';
 import { dataError } from './error-codes.js';
 import type { UpdateState } from './fast-update.js';
 import { checkGrants } from './grant-rules.js';
@@ -45,7 +47,11 @@ export interface ImportDeps {
   store: FwStore;
   reader: RowReader;
   writer: AuditedWriter;
+  /** Added rows per multi-row INSERT. @default 500 */
+  importBatchRows?: number;
 }
+
+const IMPORT_BATCH = 500;
 
 /** What one import is asked to do. */
 export interface ImportRequest {
@@ -226,8 +232,40 @@ export async function runImport(deps: ImportDeps, request: ImportRequest): Promi
     }
     if (details.length > 0) throw dataError('IMPORT_FAILED', undefined, sortDetails(details).slice(0, 200));
     const updates: Array<{ id: number; state: UpdateState }> = [];
+    // A refused grant stays a 403 and a taken key a 409; the other failures name the row.
+    const rowError = (row: PlannedRow, error: unknown): unknown => {
+      if (error instanceof FwError && error.status === 404) return dataError('IMPORT_FAILED', `Row ${row.n}: ${error.message}`, [at(row.n, { path: model.primaryKey, type: 'notFound', message: error.message })]);
+      if (error instanceof FwError && error.details && error.status !== 403) {
+        const placed = error.details.map((d) => at(row.n, d));
+        if (error.status === 409) return new FwError(error.code, `Row ${row.n}: ${error.message}`, { status: 409, details: placed });
+        return dataError('IMPORT_FAILED', `Row ${row.n}: ${error.message}`, placed);
+      }
+      return error;
+    };
+    // Added rows go in by multi-row INSERTs where nothing must run per written row (batch-insert.ts);
+    // all batches share the one transaction, so a refused row still leaves nothing written.
+    const batched = batchInsertable(model, codes);
+    const batchRows = deps.importBatchRows ?? IMPORT_BATCH;
     const result = await writer.transaction(model, log, async (trx) => {
+      let pending: PlannedRow[] = [];
+      const flush = async () => {
+        const batch = pending;
+        pending = [];
+        if (batch.length === 0) return;
+        try {
+          await writer.insertMany(model, trx, batch.map((r) => r.values), context, sent);
+        } catch (error) {
+          if (error instanceof BatchRowError) throw rowError(batch[error.index]!, error.cause);
+          throw error;
+        }
+      };
       for (const row of plan) {
+        if (batched && row.id === undefined) {
+          pending.push(row);
+          if (pending.length >= batchRows) await flush();
+          continue;
+        }
+        await flush();
         try {
           if (row.id === undefined) {
             await writer.insert(model, importer, trx, row.values, context, sent, codes);
@@ -237,16 +275,10 @@ export async function runImport(deps: ImportDeps, request: ImportRequest): Promi
             updates.push({ id: row.id, state });
           }
         } catch (error) {
-          // A refused grant stays a 403 and a taken key a 409; the other failures name the row.
-          if (error instanceof FwError && error.status === 404) throw dataError('IMPORT_FAILED', `Row ${row.n}: ${error.message}`, [at(row.n, { path: model.primaryKey, type: 'notFound', message: error.message })]);
-          if (error instanceof FwError && error.details && error.status !== 403) {
-            const placed = error.details.map((d) => at(row.n, d));
-            if (error.status === 409) throw new FwError(error.code, `Row ${row.n}: ${error.message}`, { status: 409, details: placed });
-            throw dataError('IMPORT_FAILED', `Row ${row.n}: ${error.message}`, placed);
-          }
-          throw error;
+          throw rowError(row, error);
         }
       }
+      await flush();
       return { imported: plan.length, added: plan.length - updates.length, updated: updates.length };
     });
     for (const { id, state } of updates) await writer.afterUpdate(model, importer, id, state);

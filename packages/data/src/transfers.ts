@@ -7,10 +7,10 @@ import { EditType, type FieldDefinition, type ModelDefinition } from '@fw/core';
 import { toFormRow, type FormRow, type StorageDialect } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { AuditedWriter } from './audited-write.js';
+import { seekBatches } from './export-reads.js';
 import { applyConditions, parseTableQuery, type QueryLimits } from './query.js';
 import type { RowReader } from './rows.js';
 import { isSecret, readColumns } from './secrets.js';
-import { pkColumn } from './service-util.js';
 import type { Actor } from './service-types.js';
 import { headerCells, sheetNumberFormat, toCsvValue, toSheetValue, transferColumns, type TransferColumn } from './transfer/cells.js';
 import { csvLines, parseCsv } from './transfer/csv.js';
@@ -28,6 +28,10 @@ export interface TransferDeps {
   exportMaxRows: number;
   /** Most rows one import reads. */
   importMaxRows: number;
+  /** Rows per export read. @default 1000 */
+  exportBatchRows?: number;
+  /** Rows per multi-row INSERT of an import. @default 500 */
+  importBatchRows?: number;
 }
 
 /** A file format of exports, imports and the template. */
@@ -37,7 +41,7 @@ export type TransferFormat = 'csv' | 'xlsx';
 export type ImportOptions = Pick<ImportRequest, 'mode' | 'power' | 'codes'>;
 
 const MAX_COLUMNS = 500;
-const BATCH = 1000;
+const EXPORT_BATCH = 1000;
 
 /** An ATTACHMENT value as file names (exports show names; the files themselves are not exported). */
 function attachmentNames(value: unknown): string | null {
@@ -64,34 +68,34 @@ export class Transfers {
   }
 
   /**
-   * The visible rows matching the conditions, a batch of at most 1000 form rows at a time (with
-   * their collections), for at most `exportMaxRows` rows. The first `next()` reads the first
-   * batch, so every failure that can still become an error answer happens there.
+   * The visible rows matching the conditions, a batch of at most `exportBatchRows` form rows at a
+   * time (with their collections), for at most `exportMaxRows` rows, in the sort's order then the
+   * key's. Each batch after the first is read by a keyset seek past the previous batch's last row
+   * (see export-reads.ts), never by OFFSET. The first `next()` reads the first batch, so every
+   * failure that can still become an error answer happens there.
    */
   async *exportRows(model: ModelDefinition, actor: Actor, rawConditions: unknown, rawSort?: unknown): AsyncGenerator<FormRow[]> {
     const { store, limits, reader, exportMaxRows } = this.#deps;
     const { conditions: asked, sort } = parseTableQuery(model, { conditions: rawConditions, sort: rawSort, size: 1 }, limits);
     const conditions = [...asked, ...(await reader.visibility(model, actor, 'export'))];
-    const pk = `${model.table}.${pkColumn(model)}`;
     const key = Object.values(model.fields).find((f) => f.primaryKey)!.name;
     const collected = Object.values(model.fields).some((f) => f.edit.type === EditType.COLLECTION);
-    const read = async (offset: number) => {
-      const qb = applyConditions(store.knex(model.table).select(readColumns(model)), model, conditions);
-      for (const s of sort) qb.orderBy(`${model.table}.${model.fields[s.field]!.column}`, s.order);
-      const rows: Array<Record<string, unknown>> = await qb.orderBy(pk, 'asc').limit(Math.min(BATCH, exportMaxRows - offset)).offset(offset);
+    const batches = seekBatches({
+      knex: store.knex,
+      dialect: store.dialect,
+      model,
+      query: () => applyConditions(store.knex(model.table).select(readColumns(model)), model, conditions),
+      sort,
+      batchRows: this.#deps.exportBatchRows ?? EXPORT_BATCH,
+      maxRows: exportMaxRows,
+    });
+    for await (const rows of batches) {
       const form = rows.map((r) => toFormRow(model, r));
       if (collected && form.length > 0) {
         const links = await reader.collections(model, store.knex, form.map((r) => Number(r[key])));
         for (const row of form) Object.assign(row, links.get(Number(row[key])));
       }
-      return { count: rows.length, shown: await reader.afterFetch(model, actor, 'export', form) };
-    };
-    let page = await read(0);
-    for (let offset = 0; ; ) {
-      yield page.shown;
-      offset += BATCH;
-      if (page.count < BATCH || offset >= exportMaxRows) break;
-      page = await read(offset);
+      yield await reader.afterFetch(model, actor, 'export', form);
     }
   }
 

@@ -40,31 +40,55 @@ export async function writeWorkbook(out: Writable, sheetName: string, columns: r
       });
       row.commit();
     }
-    await readerCaughtUp(out);
+    await readerCaughtUp(out, sheet);
   }
   sheet.commit();
   await workbook.commit();
 }
 
 /**
- * exceljs writes without waiting for its reader: between batches, wait until `out` has room
- * (a slow download then holds about one batch, not the whole export), and stop once `out` is
- * gone (a cancelled download then stops reading rows).
+ * Where exceljs writes the sheet's XML: its stream buffer hands every chunk straight to the zip
+ * entry's input (`pipes`, exceljs 4 internals: a readable-stream PassThrough that archiver
+ * reads and deflates), whatever that stream's buffer already holds.
  */
-async function readerCaughtUp(out: Writable): Promise<void> {
+function sheetPipes(sheet: unknown): Writable[] {
+  const stream = (sheet as { stream?: { pipes?: unknown } }).stream;
+  const pipes = stream?.pipes;
+  return Array.isArray(pipes) ? pipes.filter((p): p is Writable => typeof (p as Writable | null)?.once === 'function') : [];
+}
+
+/** Whether a writable holds more than its high-water mark (readable-stream 2 has no `writableNeedDrain`). */
+function needsDrain(stream: Writable): boolean {
+  return stream.writableNeedDrain ?? (stream as unknown as { _writableState?: { needDrain?: boolean } })._writableState?.needDrain === true;
+}
+
+/** Resolves once `stream` has room again, or is gone. */
+function roomIn(stream: Writable): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.once('drain', done);
+    stream.once('close', done);
+  });
+}
+
+/**
+ * exceljs writes without waiting for its reader: between batches, wait until the zip's deflate
+ * has taken in the sheet's XML and `out` has room (a slow download then holds about one batch,
+ * not the export), and stop once `out` is gone (a cancelled download then stops reading rows).
+ * Without the first wait the uncompressed XML of every row piles up in the deflate stream's
+ * buffer whenever rows come faster than they compress: hundreds of MB for a million rows.
+ */
+async function readerCaughtUp(out: Writable, sheet: unknown): Promise<void> {
   // Let the batch just written reach `out` through the zip's deflate.
   await new Promise((resolve) => setImmediate(resolve));
-  while (out.writableNeedDrain && !out.destroyed) {
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        out.off('drain', done);
-        out.off('close', done);
-        resolve();
-      };
-      out.once('drain', done);
-      out.once('close', done);
-    });
+  for (const pipe of sheetPipes(sheet)) {
+    while (needsDrain(pipe) && !pipe.destroyed && !out.destroyed) await roomIn(pipe);
   }
+  while (out.writableNeedDrain && !out.destroyed) await roomIn(out);
   if (out.destroyed) throw new Error('the workbook stream was closed before the export was written');
 }
 
