@@ -4,7 +4,7 @@
 import type { Condition, ModelDefinition } from '@fw/core';
 import type { Knex } from 'knex';
 import { applyStoredConditions } from './query.js';
-import { pkColumn } from './service-util.js';
+import { CountWorkerUnavailable } from './sqlite-count-worker.js';
 import type { SqliteReader } from './sqlite-reader.js';
 
 /** What the counts read with. */
@@ -93,15 +93,14 @@ function isMariaDb(knex: Knex): Promise<boolean> {
 /**
  * The exact number of matching rows, or undefined when it could not be had within `timeLimitMs`.
  * PostgreSQL: one count under `SET LOCAL statement_timeout`. MariaDB: `SET STATEMENT
- * max_statement_time … FOR`; MySQL: the `MAX_EXECUTION_TIME` hint. SQLite: counts in primary-key
- * ranges, yielding to other requests between them (better-sqlite3 is synchronous), and trusts the
- * sum only when no write committed meanwhile — unless `strict` is false, for a count that will only
- * ever serve as an estimate. SQL Server: one plain count (no time limit).
+ * max_statement_time … FOR`; MySQL: the `MAX_EXECUTION_TIME` hint. SQLite: one count on a worker
+ * thread with its own read-only connection, ended at the time limit (better-sqlite3 runs a
+ * statement to its end on the calling thread). SQL Server: one plain count (no time limit).
  */
-export async function exactCount(source: CountSource, model: ModelDefinition, conditions: readonly Condition[], timeLimitMs: number, strict = true): Promise<number | undefined> {
+export async function exactCount(source: CountSource, model: ModelDefinition, conditions: readonly Condition[], timeLimitMs: number): Promise<number | undefined> {
   const { knex, dialect } = source;
   const count = applyStoredConditions(knex(model.table).count({ n: '*' }), model, conditions);
-  if (dialect === 'sqlite') return sqliteCount(source, model, conditions, Date.now() + timeLimitMs, strict);
+  if (dialect === 'sqlite') return sqliteCount(source, count, timeLimitMs);
   if (dialect === 'postgres') {
     try {
       return await knex.transaction(async (trx) => {
@@ -133,40 +132,20 @@ export async function exactCount(source: CountSource, model: ModelDefinition, co
   return Number((row as Record<string, unknown> | undefined)?.n ?? 0);
 }
 
-/** A SQLite count in primary-key ranges, each range small enough to keep the event loop free. */
-async function sqliteCount(source: CountSource, model: ModelDefinition, conditions: readonly Condition[], deadline: number, strict: boolean): Promise<number | undefined> {
-  const { knex } = source;
-  const pk = `${model.table}.${pkColumn(model)}`;
-  // `data_version` moves when another connection commits, `total_changes()` when this one writes:
-  // equal before and after, nothing changed while the ranges were counted one by one.
-  const version = async () => {
-    const [a] = await run(source, { sql: 'pragma data_version', bindings: [] });
-    const [b] = await run(source, { sql: 'select total_changes() as c', bindings: [] });
-    return `${String(a?.data_version)}/${String(b?.c)}`;
-  };
-  let step = 8192;
-  while (Date.now() < deadline) {
-    const before = await version();
-    const [range] = await run(source, knex(model.table).min({ lo: pk }).max({ hi: pk }).toSQL());
-    let total = 0;
-    if (range?.lo !== null && range?.lo !== undefined) {
-      let from = Number(range.lo) - 1;
-      const hi = Number(range.hi);
-      while (from < hi) {
-        if (Date.now() >= deadline) return undefined;
-        const to = Math.min(hi, from + step);
-        const started = Date.now();
-        const [row] = await run(source, applyStoredConditions(knex(model.table).count({ n: '*' }).where(pk, '>', from).andWhere(pk, '<=', to), model, conditions).toSQL());
-        total += Number(row?.n ?? 0);
-        from = to;
-        // Ranges of a few milliseconds each: longer ones would hold up other requests.
-        const took = Date.now() - started;
-        if (took < 4) step = Math.min(step * 2, 1 << 24);
-        else if (took > 16) step = Math.max(256, Math.floor(step / 2));
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+/**
+ * A SQLite count on the reader's worker thread (one statement: one snapshot, exact when it
+ * answers). Without a reader (a memory database, small by nature) or without worker threads, a
+ * plain count on this thread.
+ */
+async function sqliteCount(source: CountSource, count: Knex.QueryBuilder, timeLimitMs: number): Promise<number | undefined> {
+  const { sql, bindings } = count.toSQL();
+  if (source.sqlite) {
+    try {
+      return await source.sqlite.countApart(sql, bindings, timeLimitMs);
+    } catch (error) {
+      if (!(error instanceof CountWorkerUnavailable)) throw error;
     }
-    if (!strict || (await version()) === before) return total;
   }
-  return undefined;
+  const [row] = await run(source, { sql, bindings });
+  return Number(row?.n ?? 0);
 }

@@ -33,7 +33,7 @@ const MAX_CACHED = 1000;
 const MAX_BACKGROUND = 2;
 /**
  * Time a background count may take (at least; `countTimeLimitMs` when longer). It runs off the
- * request path, in slices on SQLite, and only ever serves as an estimate, so a large table gets
+ * request path (on SQLite on a worker thread) and only ever serves as an estimate, so a large table gets
  * its count rather than failing the request's limit again every minute.
  */
 const BACKGROUND_MS = 30_000;
@@ -202,7 +202,7 @@ export class Counts {
     };
     // Off the request path: the request that asked answers with what is known now.
     const running = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => exactCount(this.#source, model, conditions, Math.max(this.#limits.countTimeLimitMs, BACKGROUND_MS), false))
+      .then(() => exactCount(this.#source, model, conditions, Math.max(this.#limits.countTimeLimitMs, BACKGROUND_MS)))
       .then((counted) => {
         if (counted === undefined) return fail();
         this.#failed.delete(id);

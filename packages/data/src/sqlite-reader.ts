@@ -5,6 +5,7 @@
 // knex that rewrites responses) keeps reading through knex.
 import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
+import { SqliteCountWorker } from './sqlite-count-worker.js';
 import type { Plan } from './sqlite-write.js';
 import { bindingsOf } from './sqlite-write.js';
 
@@ -29,6 +30,7 @@ export class SqliteReader {
   #connection: Connection | undefined;
   #failed = false;
   readonly #statements = new Map<string, Statement>();
+  #counter: SqliteCountWorker | undefined;
 
   private constructor(file: string, client: SqliteKnexClient) {
     this.#file = file;
@@ -93,8 +95,21 @@ export class SqliteReader {
     return this.#statement(connection, sql).all(this.#client._formatBindings([...bindings])) as Array<Record<string, unknown>>;
   }
 
-  /** Closes the connection, if open. */
+  /**
+   * The number a `count(*)` statement (knex-compiled SQL and bindings) selects, counted on a
+   * worker thread so that the event loop goes on meanwhile (sqlite-count-worker.ts); undefined
+   * when it takes longer than `timeLimitMs`.
+   * @throws {CountWorkerUnavailable} when no worker thread can be started.
+   */
+  countApart(sql: string, bindings: readonly unknown[], timeLimitMs: number): Promise<number | undefined> {
+    this.#counter ??= new SqliteCountWorker(this.#file);
+    return this.#counter.count(sql, this.#client._formatBindings([...bindings]), timeLimitMs);
+  }
+
+  /** Closes the connection and ends the count worker, if open. */
   close(): void {
+    this.#counter?.close();
+    this.#counter = undefined;
     this.#connection?.close();
     this.#connection = undefined;
     this.#statements.clear();
