@@ -1,0 +1,132 @@
+// Red-team probes of issue 21's server surface (cursors, counts) through a real Koa app: bad input
+// is a 400 with a path, never a 500; a total is never a wrong exact number; a cursor never shows
+// a row (or a fact about one) the user cannot see.
+import { expect } from 'chai';
+import Koa from 'koa';
+import request from 'supertest';
+import { BUILTIN_MODELS, createRegistry, defineModel, type DataHookContext, type FwUser } from '@fw/core';
+import { createStore, type FwStore } from '@fw/store';
+import { describeEachSql } from '@fw/test-utils';
+import { FwTokenService, MemoryTokenStore } from '@fw/token';
+import { fwData } from './router.js';
+import { setupData, type DataFixture } from './test-setup.js';
+
+const api = '/fw-api';
+const open = (cursor: string) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [number, string, unknown[]];
+const seal = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+
+/** A model keyed by text, not by an auto-increment id. */
+const Code = defineModel({
+  name: 'RtCode',
+  table: 'rt_code',
+  primaryKey: 'code',
+  fields: { code: { edit: { notNull: true, integer: false } }, label: {} },
+});
+
+/** Rows visible to their owner only (user `owner`); administrators see all. */
+const Memo = defineModel({
+  name: 'RtMemo',
+  table: 'rt_memo',
+  fields: { subject: {}, owner: { edit: { type: 'NUMBER', integer: true } } },
+  dataProxy: { beforeFetch: ({ user }: DataHookContext) => (user.isAdmin ? [] : [{ field: 'owner', op: 'eq', value: user.id }]) },
+});
+
+describeEachSql('issue 21 red team: cursors and counts over HTTP', (db) => {
+  let store: FwStore;
+  let tokens: FwTokenService;
+  let admin: FwUser;
+  let plain: FwUser;
+  const registry = createRegistry([...BUILTIN_MODELS, Code, Memo]);
+
+  before(async () => {
+    store = createStore(db().url);
+    await store.migrate.latest();
+    await store.createModelTables(registry.list());
+    const make = async (account: string, isAdmin: boolean): Promise<FwUser> => {
+      const row = await store.users.create({ account: `${account}-${Date.now().toString(36)}`, name: account, password: 'x-password-1', isAdmin, mustChangePassword: false });
+      return { id: row.id, account: row.account, name: row.name, isAdmin };
+    };
+    admin = await make('admin', true);
+    plain = await make('plain', false);
+    tokens = new FwTokenService({ store: new MemoryTokenStore() });
+  });
+  after(() => store?.destroy());
+
+  function setup(limits = { exactCountLimit: 3 }) {
+    const app = new Koa();
+    app.silent = true;
+    app.use(fwData({ store, tokens, registry, limits, powers: async () => ({ query: true }) } as never));
+    const agent = request(app.callback());
+    const tokenOf = async (user: FwUser) => (await tokens.loginToken(user, tokens.generateToken())).token;
+    return { agent, tokenOf };
+  }
+
+  it('never answers a text-keyed model with a wrong exact total (count: exact beyond the bounded count)', async () => {
+    await store.knex('rt_code').insert(Array.from({ length: 8 }, (_, i) => ({ code: `c${i}`, label: `L${i}` })));
+    const { agent, tokenOf } = setup();
+    const token = await tokenOf(admin);
+    for (const count of ['exact', 'auto', 'none']) {
+      const res = await agent.post(`${api}/data/table/RtCode`).set('token', token).send({ size: 2, count });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      if (!res.body.totalIsEstimate) expect(res.body.total, `count: ${count}`).to.equal(8);
+    }
+  });
+});
+
+describeEachSql('issue 21 red team: cursors and row visibility', (db) => {
+  let f: DataFixture;
+  let hidden: number;
+  let mine: number;
+
+  before(async () => {
+    f = await setupData(db().url, { limits: { exactCountLimit: 2 } });
+    // Alice's notes are out of Bob's sight (Note.beforeFetch: ownerId = user.id).
+    for (let i = 0; i < 4; i++) await f.store.knex('t_note').insert({ subject: `alice ${i}`, ownerId: f.users.alice.id });
+    for (let i = 0; i < 3; i++) await f.store.knex('t_note').insert({ subject: `bob ${i}`, ownerId: f.users.bob.id });
+    hidden = Number((await f.store.knex('t_note').where('ownerId', f.users.alice.id).first('id')).id);
+    mine = Number((await f.store.knex('t_note').where('ownerId', f.users.bob.id).first('id')).id);
+  });
+  after(() => f?.destroy());
+
+  const table = async (user: 'bob' | 'admin', body: Record<string, unknown>) => f.agent.post(`${api}/data/table/Note`).set('token', await f.token(user)).send(body);
+
+  it('answers a key-only cursor naming a hidden row exactly as one naming no row', async () => {
+    const sort = [{ field: 'subject', order: 'asc' }];
+    const [format, hash] = open((await table('bob', { size: 1, sort })).body.cursors.next);
+    const probe = async (id: number) => table('bob', { size: 5, sort, after: seal([format, hash, null, id]) });
+    const ofHidden = await probe(hidden);
+    const ofMissing = await probe(987654);
+    expect(ofHidden.status).to.equal(400);
+    expect(ofHidden.body).to.deep.equal(ofMissing.body);
+    const ofMine = await probe(mine);
+    expect(ofMine.status).to.equal(200);
+    expect(ofMine.body.rows.map((r: { subject: string }) => r.subject)).to.deep.equal(['bob 1', 'bob 2']);
+    // A crafted full cursor that starts before everything still shows only Bob's rows.
+    const everything = await table('bob', { size: 50, sort, after: seal([format, hash, ['', 0]]) });
+    expect(everything.body.rows.map((r: { subject: string }) => r.subject)).to.deep.equal(['bob 0', 'bob 1', 'bob 2']);
+  });
+
+  it('never serves the count of one user to another with a different sight', async () => {
+    for (const count of ['exact', 'auto', 'auto', 'none']) {
+      const ofAdmin = (await table('admin', { size: 1, count })).body;
+      const ofBob = (await table('bob', { size: 1, count })).body;
+      expect(ofAdmin.total, `admin, ${count}`).to.equal(7);
+      expect(ofBob.total, `bob, ${count}`).to.equal(3);
+      // Background counts of `auto` land in the cache meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+
+  it('answers odd count and last values with 400 at their path', async () => {
+    for (const count of ['EXACT', 'exact ', 1, true, {}, ['exact'], '']) {
+      const res = await table('bob', { count });
+      expect(res.status, JSON.stringify(count)).to.equal(400);
+      expect(res.body.error.details[0].path).to.equal('count');
+    }
+    for (const last of [1, 0, 'TRUE', 'yes', {}, []]) {
+      const res = await table('bob', { last });
+      expect(res.status, JSON.stringify(last)).to.equal(400);
+      expect(res.body.error.details[0].path).to.equal('last');
+    }
+  });
+});
