@@ -26,6 +26,13 @@ const Code = defineModel({
 /** Imported by multi-row INSERTs (no hooks, grants or collections). */
 const Item = defineModel({ name: 'RtItem', table: 'rt_item', power: { importable: true }, fields: { name: { views: { title: 'Name' } } } });
 
+/** Every kind of value a cursor carries. */
+const Mixed = defineModel({
+  name: 'RtMixed',
+  table: 'rt_mixed',
+  fields: { price: { edit: { type: 'NUMBER' } }, qty: { edit: { type: 'NUMBER', integer: true } }, at: { edit: { type: 'DATETIME' } }, day: { edit: { type: 'DATE' } }, flag: { edit: { type: 'BOOLEAN' } }, name: {} },
+});
+
 /** Rows visible to their owner only (user `owner`); administrators see all. */
 const Memo = defineModel({
   name: 'RtMemo',
@@ -39,7 +46,7 @@ describeEachSql('issue 21 red team: cursors and counts over HTTP', (db) => {
   let tokens: FwTokenService;
   let admin: FwUser;
   let plain: FwUser;
-  const registry = createRegistry([...BUILTIN_MODELS, Code, Memo, Item]);
+  const registry = createRegistry([...BUILTIN_MODELS, Code, Memo, Item, Mixed]);
 
   before(async () => {
     store = createStore(db().url);
@@ -72,6 +79,35 @@ describeEachSql('issue 21 red team: cursors and counts over HTTP', (db) => {
       const res = await agent.post(`${api}/data/table/RtCode`).set('token', token).send({ size: 2, count });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       if (!res.body.totalIsEstimate) expect(res.body.total, `count: ${count}`).to.equal(8);
+    }
+  });
+
+  it('answers extreme and odd cursor values with 200 or a 400 at the cursor, never a 500', async () => {
+    const { agent, tokenOf } = setup();
+    const token = await tokenOf(admin);
+    const { toDbValues } = await import('@fw/row-patch');
+    for (let i = 0; i < 3; i++) await store.knex('rt_mixed').insert(toDbValues(Mixed, { price: i + 0.5, qty: i, at: `2024-01-0${i + 1}T00:00:00.000Z`, day: `2024-01-0${i + 1}`, flag: i % 2 === 0, name: `n${i}` }));
+    const values: Record<string, unknown[]> = {
+      price: ['NaN', 'Infinity', '-Infinity', '9'.repeat(40), `-${'9'.repeat(40)}.${'9'.repeat(40)}`, 1e308, -0, '1e5', ' 1', '0x10', [], {}, true],
+      qty: [2147483647, -2147483648, 2147483648, 1e300, -0, 0.5, '1', null],
+      at: ['0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '2024-01-01T00:00:00+14:00', '2024-01-01T00:00:00-14:00', '+275760-09-13T00:00:00.000Z', '2024-13-01T00:00:00Z', '2024-01-01', '2024-01-01T24:00:00Z', 'Invalid Date', 0, null],
+      day: ['0001-01-01', '9999-12-31', '10000-01-01', '2024-1-1', '2024-01-01T00:00:00Z', '0000-01-01', null],
+      flag: [true, false, null, 'true', 0],
+      name: ['', ' ', '\uffff', '😀', 'x'.repeat(1000), '\ud83d', null, '__proto__', 'constructor'],
+    };
+    for (const [field, list] of Object.entries(values)) {
+      for (const order of ['asc', 'desc']) {
+        const sort = [{ field, order }];
+        const good = (await agent.post(`${api}/data/table/RtMixed`).set('token', token).send({ size: 1, sort }).expect(200)).body.cursors.next as string;
+        const [format, hash] = open(good);
+        for (const value of list) {
+          for (const direction of ['after', 'before']) {
+            const res = await agent.post(`${api}/data/table/RtMixed`).set('token', token).send({ size: 2, sort, [direction]: seal([format, hash, [value, 1]]) });
+            expect([200, 400], `${field} ${order} ${direction} ${JSON.stringify(value)}: ${res.status} ${JSON.stringify(res.body)}`).to.include(res.status);
+            if (res.status === 400) expect(res.body.error.details[0].path).to.equal(direction);
+          }
+        }
+      }
     }
   });
 
