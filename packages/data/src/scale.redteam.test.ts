@@ -33,6 +33,13 @@ const Mixed = defineModel({
   fields: { price: { edit: { type: 'NUMBER' } }, qty: { edit: { type: 'NUMBER', integer: true } }, at: { edit: { type: 'DATETIME' } }, day: { edit: { type: 'DATE' } }, flag: { edit: { type: 'BOOLEAN' } }, name: {} },
 });
 
+/** Whole numbers with declared ranges: one open above (an int column all the same), one closed. */
+const Ranged = defineModel({
+  name: 'RtRanged',
+  table: 'rt_ranged',
+  fields: { low: { edit: { type: 'NUMBER', integer: true }, rules: [{ type: 'range', min: 0 }] }, small: { edit: { type: 'NUMBER', integer: true }, rules: [{ type: 'range', min: 0, max: 10 }] } },
+});
+
 /** Rows visible to their owner only (user `owner`); administrators see all. */
 const Memo = defineModel({
   name: 'RtMemo',
@@ -46,7 +53,7 @@ describeEachSql('issue 21 red team: cursors and counts over HTTP', (db) => {
   let tokens: FwTokenService;
   let admin: FwUser;
   let plain: FwUser;
-  const registry = createRegistry([...BUILTIN_MODELS, Code, Memo, Item, Mixed]);
+  const registry = createRegistry([...BUILTIN_MODELS, Code, Memo, Item, Mixed, Ranged]);
 
   before(async () => {
     store = createStore(db().url);
@@ -109,6 +116,29 @@ describeEachSql('issue 21 red team: cursors and counts over HTTP', (db) => {
         }
       }
     }
+  });
+
+  it('takes back every cursor it hands out, and bounds whole numbers by what the column holds', async () => {
+    const { agent, tokenOf } = setup();
+    const token = await tokenOf(admin);
+    // Rows written by another program (or before the rule): values outside the declared range.
+    await store.knex('rt_ranged').insert([5, 50, 500, 7].map((v) => ({ low: v, small: v })));
+    const [format, hash] = open((await agent.post(`${api}/data/table/RtRanged`).set('token', token).send({ size: 1, sort: [{ field: 'low', order: 'asc' }] }).expect(200)).body.cursors.next);
+    for (const low of [2 ** 31, 1e12, -(2 ** 31) - 1]) {
+      const res = await agent.post(`${api}/data/table/RtRanged`).set('token', token).send({ size: 1, sort: [{ field: 'low', order: 'asc' }], after: seal([format, hash, [low, 1]]) });
+      expect([200, 400], `low ${low}: ${res.status} ${JSON.stringify(res.body)}`).to.include(res.status);
+    }
+    const sort = [{ field: 'small', order: 'asc' }];
+    const seen: number[] = [];
+    let page = (await agent.post(`${api}/data/table/RtRanged`).set('token', token).send({ size: 1, sort }).expect(200)).body;
+    for (let i = 0; i < 10; i++) {
+      seen.push(...page.rows.map((r: { small: number }) => r.small));
+      if (page.cursors.next === null) break;
+      const res = await agent.post(`${api}/data/table/RtRanged`).set('token', token).send({ size: 1, sort, after: page.cursors.next });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      page = res.body;
+    }
+    expect(seen).to.deep.equal([5, 7, 50, 500]);
   });
 
   it('keeps the estimated total in step with rows an import adds by multi-row INSERTs', async () => {
