@@ -140,7 +140,7 @@ function bad(message: string, path: string): Error {
  * column) would fail the query on PostgreSQL. Fw's columns are 32-bit; a declared bound beyond
  * that (`max: Number.MAX_SAFE_INTEGER` on a bigint key) widens that side, an open side does not.
  */
-function columnBounds(field: FieldDefinition): { min: number; max: number } {
+export function columnBounds(field: FieldDefinition): { min: number; max: number } {
   const bounds = { ...INT32 };
   for (const rule of field.rules) {
     if (rule.type !== 'range') continue;

@@ -141,6 +141,18 @@ describeEachSql('issue 21 red team: cursors and counts over HTTP', (db) => {
     expect(seen).to.deep.equal([5, 7, 50, 500]);
   });
 
+  it('answers a condition value past an int column with 400 at its path, a range open above notwithstanding', async () => {
+    const { agent, tokenOf } = setup();
+    const token = await tokenOf(admin);
+    for (const value of [2 ** 31, 1e12]) {
+      const res = await agent.post(`${api}/data/table/RtRanged`).set('token', token).send({ conditions: [{ field: 'low', op: 'gt', value }] });
+      expect(res.status, `${value}: ${JSON.stringify(res.body)}`).to.equal(400);
+      expect(res.body.error.details[0].path).to.equal('conditions[0].value');
+    }
+    const ok = await agent.post(`${api}/data/table/RtRanged`).set('token', token).send({ conditions: [{ field: 'low', op: 'lte', value: 2 ** 31 - 1 }] });
+    expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
+  });
+
   it('keeps the estimated total in step with rows an import adds by multi-row INSERTs', async () => {
     await store.knex('rt_item').insert(Array.from({ length: 10 }, (_, i) => ({ name: `seed ${i}` })));
     const { agent, tokenOf } = setup();
