@@ -52,7 +52,6 @@ describeEachSql('issue 21 red team: cursors and counts over HTTP', (db) => {
   let store: FwStore;
   let tokens: FwTokenService;
   let admin: FwUser;
-  let plain: FwUser;
   const registry = createRegistry([...BUILTIN_MODELS, Code, Memo, Item, Mixed, Ranged]);
 
   before(async () => {
@@ -64,7 +63,6 @@ describeEachSql('issue 21 red team: cursors and counts over HTTP', (db) => {
       return { id: row.id, account: row.account, name: row.name, isAdmin };
     };
     admin = await make('admin', true);
-    plain = await make('plain', false);
     tokens = new FwTokenService({ store: new MemoryTokenStore() });
   });
   after(() => store?.destroy());

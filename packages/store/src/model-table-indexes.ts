@@ -117,7 +117,10 @@ export function createIndexSql(knex: Knex, tableName: string, index: ModelIndex,
 
 /** The name of `index` made unique to `table`: its usual name's first 54 characters, `_`, a hash of table and columns. */
 function ownIndexName(table: string, index: ModelIndex): string {
-  const hash = createHash('sha256').update(JSON.stringify([table, index.columns])).digest('hex').slice(0, 8);
+  const hash = createHash('sha256')
+    .update(JSON.stringify([table, index.columns]))
+    .digest('hex')
+    .slice(0, 8);
   return `${index.name.slice(0, 54)}_${hash}`;
 }
 
