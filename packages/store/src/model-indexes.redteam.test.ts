@@ -22,4 +22,12 @@ describeEachSql('Declared indexes whose plain names collide', (db) => {
     expect(covered(await readIndexes(store.knex, 'rt_ord_item'), ['status']), 'rt_ord_item (status)').to.equal(true);
     expect(covered(await readIndexes(store.knex, 'rt_ord'), ['item_status']), 'rt_ord (item_status)').to.equal(true);
   });
+
+  it('creates both indexes of one table whose columns join into the same name: (a_b) and (a, b)', async () => {
+    const model = defineModel({ name: 'RtJoin', table: 'rt_join', fields: { a: {}, b: {}, aB: { column: 'a_b', index: true } }, indexes: [['a', 'b']] });
+    await store.createModelTables([model]);
+    const indexes = await readIndexes(store.knex, 'rt_join');
+    expect(covered(indexes, ['a_b']), 'rt_join (a_b)').to.equal(true);
+    expect(covered(indexes, ['a', 'b']), 'rt_join (a, b)').to.equal(true);
+  });
 });

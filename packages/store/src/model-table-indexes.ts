@@ -185,18 +185,21 @@ export function planIndexes(
         .join('\n'),
       apply: async () => {
         if (drop !== undefined) await knex.raw(drop);
+        const own = () => knex.raw(createIndexSql(knex, model.table, { ...index, name: ownIndexName(model.table, index) }, concurrently, longColumns));
         try {
           await knex.raw(create);
         } catch (error) {
           // Another instance created it between our plan and our statement: the same outcome.
-          if (!covered(await readIndexes(knex, model.table), index.columns)) throw error;
+          if (covered(await readIndexes(knex, model.table), index.columns)) return false;
+          // MySQL and SQL Server refuse a name this table's other index has ((a_b) and (a, b)
+          // are both fw_ix_t_a_b): then it gets a name of its own.
+          await own().catch(() => Promise.reject(error));
+          return false;
         }
         // PostgreSQL and SQLite name indexes per schema, not per table: `fw_ix_rt_ord_item_status`
         // is both rt_ord_item (status) and rt_ord (item_status), and `if not exists` skipped this
-        // one silently when the other table had it. Then it gets a name of its own table's.
-        if ((dialect === 'postgres' || dialect === 'sqlite') && !covered(await readIndexes(knex, model.table), index.columns)) {
-          await knex.raw(createIndexSql(knex, model.table, { ...index, name: ownIndexName(model.table, index) }, concurrently, longColumns));
-        }
+        // one silently when another index had the name. Then it gets a name of its own.
+        if ((dialect === 'postgres' || dialect === 'sqlite') && !covered(await readIndexes(knex, model.table), index.columns)) await own();
         return false;
       },
     });
