@@ -151,6 +151,23 @@ describeEachSql('issue 21 red team: cursors and counts over HTTP', (db) => {
     expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
   });
 
+  it('binds condition values into the estimate and the timed count (EXPLAIN, SET STATEMENT), whatever they hold', async () => {
+    const { agent, tokenOf } = setup();
+    const token = await tokenOf(admin);
+    await store.knex('rt_item').insert(Array.from({ length: 6 }, (_, i) => ({ name: i % 2 ? `q?${i}` : `x'); --${i}` })));
+    for (const value of ['?', '??', "'; select 1; --", '$1', ':name', '\\', '%_']) {
+      for (const count of ['none', 'exact', 'auto']) {
+        const res = await agent.post(`${api}/data/table/RtItem`).set('token', token).send({ size: 1, count, conditions: [{ field: 'name', op: 'like', value }, { field: 'name', op: 'ne', value }] });
+        expect(res.status, `${count} ${value}: ${JSON.stringify(res.body)}`).to.equal(200);
+        if (!res.body.totalIsEstimate) {
+          const all = (await store.knex('rt_item').select('name')).map((r: { name: string }) => r.name);
+          expect(res.body.total, `${count} ${value}`).to.equal(all.filter((n) => n.toLowerCase().includes(value.toLowerCase()) && n !== value).length);
+        }
+      }
+    }
+    await store.knex('rt_item').delete();
+  });
+
   it('keeps the estimated total in step with rows an import adds by multi-row INSERTs', async () => {
     await store.knex('rt_item').insert(Array.from({ length: 10 }, (_, i) => ({ name: `seed ${i}` })));
     const { agent, tokenOf } = setup();
