@@ -234,6 +234,8 @@ export class AuditedWriter {
   async insertMany(model: ModelDefinition, trx: Knex.Transaction, rows: readonly FormRow[], outer: DataHookContext, sent: ReadonlySet<string>): Promise<void> {
     const deps = { registry: this.#registry, dialect: this.#store.dialect, passwordPolicy: this.#passwordPolicy };
     await insertBatch(deps, model, trx, rows, { ...outer, transaction: trx }, sent);
+    // As for a single insert: cached counts follow the rows once they are committed.
+    this.afterCommit(trx, () => this.#reader.counts.changed(model, rows.length));
   }
 
   /**

@@ -14,7 +14,7 @@
 // it cannot compare (a 500).
 import { createHash } from 'node:crypto';
 import { EditType, type FieldDefinition, type ModelDefinition } from '@fw/core';
-import { DIALECT_LIMITS, coerceValue, integerBounds, toFormRow } from '@fw/row-patch';
+import { DIALECT_LIMITS, coerceValue, toFormRow } from '@fw/row-patch';
 import { dataError } from './error-codes.js';
 
 /** Longest cursor accepted or handed out, in characters (base64url, so also bytes). */
@@ -133,6 +133,23 @@ function bad(message: string, path: string): Error {
   return dataError('BAD_QUERY', message, [{ path, type: 'cursor', message }]);
 }
 
+/**
+ * The whole numbers a cursor may carry for `field`: what its column can hold, not what its rules
+ * allow. A row may hold a value outside a declared range (written by another program or before
+ * the rule), and the cursor of that row must come back; a value past the column (2^31 in an int
+ * column) would fail the query on PostgreSQL. Fw's columns are 32-bit; a declared bound beyond
+ * that (`max: Number.MAX_SAFE_INTEGER` on a bigint key) widens that side, an open side does not.
+ */
+export function columnBounds(field: FieldDefinition): { min: number; max: number } {
+  const bounds = { ...INT32 };
+  for (const rule of field.rules) {
+    if (rule.type !== 'range') continue;
+    if (typeof rule.min === 'number' && Number.isSafeInteger(rule.min)) bounds.min = Math.min(bounds.min, rule.min);
+    if (typeof rule.max === 'number' && Number.isSafeInteger(rule.max)) bounds.max = Math.max(bounds.max, rule.max);
+  }
+  return bounds;
+}
+
 /** A cursor value of `field` as the database compares it, or a message saying why it is not one. */
 function bindable(field: FieldDefinition, value: unknown): { ok: true; value: unknown } | { ok: false; message: string } {
   const no = (message: string) => ({ ok: false as const, message: `${field.name}: ${message}` });
@@ -144,7 +161,7 @@ function bindable(field: FieldDefinition, value: unknown): { ok: true; value: un
       if (value.includes('\u0000') || LONE_SURROGATE.test(value)) return no('holds a character no column holds');
       return { ok: true, value };
     case 'integer': {
-      const bounds = integerBounds(field) ?? INT32;
+      const bounds = columnBounds(field);
       if (typeof value !== 'number' || !Number.isSafeInteger(value)) return no('must be a whole number');
       if (value < bounds.min || value > bounds.max) return no(`must be from ${bounds.min} to ${bounds.max}`);
       return { ok: true, value };

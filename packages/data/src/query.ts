@@ -1,7 +1,7 @@
 import { CONDITION_OPERATORS, EditType, FwError, type Condition, type ConditionOperator, type FieldDefinition, type ModelDefinition } from '@fw/core';
 import { DIALECT_LIMITS, coerceValue, integerBounds, toDbValues } from '@fw/row-patch';
 import type { Knex } from 'knex';
-import { parsePageSeek, type PageSeek } from './cursor.js';
+import { columnBounds, parsePageSeek, type PageSeek } from './cursor.js';
 import { dataError } from './error-codes.js';
 
 /** A checked table query. */
@@ -82,7 +82,10 @@ function conditionValue(field: FieldDefinition, op: ConditionOperator, value: un
       if (text < range.min || text > range.max) throw bad(`${field.name} holds ${field.edit.type === EditType.DATE ? 'dates' : 'times'} from ${range.min} to ${range.max} (UTC)`, p);
     }
     // A number the column cannot hold makes some databases fail the whole query (PostgreSQL).
-    const bounds = integerBounds(field);
+    // A range open on one side ({ min: 0 }) leaves that side to the column: 32 bits (cursor.ts).
+    const declared = integerBounds(field);
+    const column = declared && columnBounds(field);
+    const bounds = declared && column && { min: Math.max(declared.min, column.min), max: Math.min(declared.max, column.max) };
     if (bounds && typeof result.value === 'number' && (result.value < bounds.min || result.value > bounds.max)) {
       throw bad(`${field.name} holds whole numbers from ${bounds.min} to ${bounds.max}`, p);
     }

@@ -1,5 +1,6 @@
 // Declared indexes (issue 21 §3): what a table has, read from each dialect's catalog, and the
 // statements that create the ones a model declares and the table lacks.
+import { createHash } from 'node:crypto';
 import type { ModelDefinition, ModelIndex } from '@fw/core';
 import type { Knex } from 'knex';
 import { dialectOfKnex, type FwDialect } from './dialect.js';
@@ -114,6 +115,15 @@ export function createIndexSql(knex: Knex, tableName: string, index: ModelIndex,
   }
 }
 
+/** The name of `index` made unique to `table`: its usual name's first 54 characters, `_`, a hash of table and columns. */
+function ownIndexName(table: string, index: ModelIndex): string {
+  const hash = createHash('sha256')
+    .update(JSON.stringify([table, index.columns]))
+    .digest('hex')
+    .slice(0, 8);
+  return `${index.name.slice(0, 54)}_${hash}`;
+}
+
 /** Characters of a text column a MySQL index keeps (a varchar field stored in a `text` column). */
 export const MYSQL_TEXT_PREFIX = 191;
 
@@ -175,12 +185,21 @@ export function planIndexes(
         .join('\n'),
       apply: async () => {
         if (drop !== undefined) await knex.raw(drop);
+        const own = () => knex.raw(createIndexSql(knex, model.table, { ...index, name: ownIndexName(model.table, index) }, concurrently, longColumns));
         try {
           await knex.raw(create);
         } catch (error) {
           // Another instance created it between our plan and our statement: the same outcome.
-          if (!covered(await readIndexes(knex, model.table), index.columns)) throw error;
+          if (covered(await readIndexes(knex, model.table), index.columns)) return false;
+          // MySQL and SQL Server refuse a name this table's other index has ((a_b) and (a, b)
+          // are both fw_ix_t_a_b): then it gets a name of its own.
+          await own().catch(() => Promise.reject(error));
+          return false;
         }
+        // PostgreSQL and SQLite name indexes per schema, not per table: `fw_ix_rt_ord_item_status`
+        // is both rt_ord_item (status) and rt_ord (item_status), and `if not exists` skipped this
+        // one silently when another index had the name. Then it gets a name of its own.
+        if ((dialect === 'postgres' || dialect === 'sqlite') && !covered(await readIndexes(knex, model.table), index.columns)) await own();
         return false;
       },
     });
