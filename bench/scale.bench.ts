@@ -85,10 +85,11 @@ function bareApp(knex: Knex, model: ModelDefinition): Koa {
     const { page = 1, size = PAGE, status, sort } = ctx.request.body as { page?: number; size?: number; status?: string; sort?: 'score' };
     const where = () => (status === undefined ? knex(TABLE) : knex(TABLE).where(col('status'), status));
     const rows = where().select(columns);
+    // Ties broken by the key in the direction of the sort, as Fw does (one index serves it).
     if (sort === 'score') rows.orderBy(col('score'), 'desc');
     const [found, counted] = await Promise.all([
       rows
-        .orderBy(`${TABLE}.id`, 'asc')
+        .orderBy(`${TABLE}.id`, sort === 'score' ? 'desc' : 'asc')
         .limit(size)
         .offset((page - 1) * size),
       where().count({ n: '*' }),
