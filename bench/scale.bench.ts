@@ -11,7 +11,7 @@
 // Env: FW_SCALE_SIZES (default 10000,100000,1000000,10000000), FW_SCALE_SECONDS (each run,
 // default 3), FW_SCALE_DB (e.g. sqlite,postgres; default every backend available), FW_SCALE_DIR,
 // FW_SCALE_FRESH=1 (seed again), FW_SCALE_SEED_ONLY=1 (seed, measure nothing).
-// Run: npm run bench -- scale (Fw from source), or, after `npm run build` and
+// Run: node --import tsx --conditions=fw-source bench/scale.bench.ts (Fw from source), or, after `npm run build` and
 // `npm run build -w @fw/test-utils`, node --import tsx bench/scale.bench.ts (Fw from dist/).
 import { loadavg, cpus } from 'node:os';
 import { bodyParser } from '@koa/bodyparser';
