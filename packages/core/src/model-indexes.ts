@@ -2,17 +2,9 @@
 // definition time and normalized into one list with deterministic names (issue 21 §3).
 import { FwDefinitionError } from './errors.js';
 import { describe } from './definition-checks.js';
-import { EditType, type FieldDefinition } from './model-types.js';
+import { EditType, type FieldDefinition, type ModelIndex } from './model-types.js';
 
-/** One index a model declares, as {@link defineModel} normalized it. */
-export interface ModelIndex {
-  /** The index's name in the database: `fw_ix_<table>_<columns>`, shortened with a hash past 63 characters. */
-  readonly name: string;
-  /** The fields it covers, in order. */
-  readonly fields: readonly string[];
-  /** Their columns, in the same order. */
-  readonly columns: readonly string[];
-}
+export type { ModelIndex } from './model-types.js';
 
 /** Most columns in one declared index. */
 export const MAX_INDEX_COLUMNS = 4;

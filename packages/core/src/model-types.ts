@@ -1,7 +1,6 @@
 import type { PowerDeclaration, PowerFlags, PowerHandler } from './power.js';
 import type { FwUser } from './user.js';
 import type { LocalizedText, LocalizedTitles } from './localized-text.js';
-import type { ModelIndex } from './model-indexes.js';
 
 /**
  * The edit types a field can have: they decide the form widget, how an incoming value is
@@ -396,4 +395,14 @@ export interface ModelDefinition<R extends Row = Row> {
   readonly indexes: readonly ModelIndex[];
   /** Marks objects made by defineModel. */
   readonly __fwModel: true;
+}
+
+/** One index a model declares, as {@link defineModel} normalized it. */
+export interface ModelIndex {
+  /** The index's name in the database: `fw_ix_<table>_<columns>`, shortened with a hash past 63 characters. */
+  readonly name: string;
+  /** The fields it covers, in order. */
+  readonly fields: readonly string[];
+  /** Their columns, in the same order. */
+  readonly columns: readonly string[];
 }

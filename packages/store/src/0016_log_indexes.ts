@@ -2,7 +2,7 @@
 // bound, and their pages show the newest rows first, alone or for one user, account or model.
 import type { Knex } from 'knex';
 import { dialectOfKnex } from './dialect.js';
-import type { FwMigration } from './migrations.js';
+import type { FwMigration } from './migration-type.js';
 
 /**
  * The new indexes, named as `defineModel` names the built-in models' declared ones

@@ -32,22 +32,8 @@ export const BUILTIN_TABLES = Object.freeze([
 /** The name of one built-in table. */
 export type BuiltinTable = (typeof BUILTIN_TABLES)[number];
 
-/**
- * One versioned schema change. `up` and `down` only build schema statements on the knex they are
- * given (they never read data), so the same code runs as a migration and compiles to SQL on a
- * knex with no connection (see {@link compileMigrations}).
- */
-export interface FwMigration {
-  /** Sortable, never renamed: it is what `fw_migrations` records. */
-  readonly name: string;
-  up(knex: Knex): Knex.SchemaBuilder;
-  down(knex: Knex): Knex.SchemaBuilder;
-  /**
-   * `false`: runs outside a transaction (PostgreSQL's `CREATE INDEX CONCURRENTLY` refuses one).
-   * @default true
-   */
-  readonly transaction?: boolean;
-}
+export type { FwMigration } from './migration-type.js';
+import type { FwMigration } from './migration-type.js';
 
 // Datetimes keep milliseconds everywhere (MySQL's DATETIME would otherwise round them away);
 // on SQLite the column holds epoch milliseconds.

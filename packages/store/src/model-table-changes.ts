@@ -82,3 +82,9 @@ export function describeModelTableChanges(differences: readonly ModelTableChange
   }
   return lines.join('\n');
 }
+
+/** A change of the plan, with how to apply it when it is safe. */
+export interface PlannedChange extends ModelTableChange {
+  /** Applies a safe change; true when it created a table. */
+  readonly apply?: () => Promise<boolean>;
+}

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { ModelDefinition, ModelIndex } from '@fw/core';
 import type { Knex } from 'knex';
 import { dialectOfKnex, type FwDialect } from './dialect.js';
-import type { PlannedChange } from './model-table-plan.js';
+import type { PlannedChange } from './model-table-changes.js';
 import { splitTable } from './model-table-sql.js';
 
 /** One index of a table, as the database's catalog lists it. */

@@ -2,7 +2,7 @@
 import { BUILTIN_MODELS, type ModelDefinition } from '@fw/core';
 import type { Knex } from 'knex';
 import { dialectOfKnex } from './dialect.js';
-import type { ModelTableChange } from './model-table-changes.js';
+import type { ModelTableChange, PlannedChange } from './model-table-changes.js';
 import {
   FAMILY_WORDS,
   actualFamily,
@@ -20,10 +20,7 @@ import {
 import { planIndexes, readIndexes } from './model-table-indexes.js';
 import { blocksInserts, createIfMissing, createSql, hasRows, hasTable, schemaFor, splitTable, statements } from './model-table-sql.js';
 
-export interface PlannedChange extends ModelTableChange {
-  /** Applies a safe change; true when it created a table. */
-  readonly apply?: () => Promise<boolean>;
-}
+export type { PlannedChange } from './model-table-changes.js';
 
 export interface Plan {
   safe: PlannedChange[];
