@@ -129,7 +129,10 @@ describeBrowser('admin UI: menu and table', (browser) => {
       await waitUntil(page, `new URL(location.href).searchParams.get('sort') === 'price,desc'`);
       const dearest = await ui.demo.store
         .knex(book.table)
-        .orderBy([{ column: priceCol, order: 'desc' }, { column: 'id', order: 'desc' }])
+        .orderBy([
+          { column: priceCol, order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
         .first('id');
       await firstIdIs(page, dearest.id);
       expect(tables.at(-1)).to.deep.include({ page: 1, size: 50, sort: [{ field: 'price', order: 'desc' }] });
