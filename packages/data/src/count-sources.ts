@@ -91,23 +91,33 @@ function isMariaDb(knex: Knex): Promise<boolean> {
 }
 
 /**
- * The exact number of matching rows, or undefined when it could not be had within `timeLimitMs`.
- * PostgreSQL: one count under `SET LOCAL statement_timeout`. MariaDB: `SET STATEMENT
- * max_statement_time … FOR`; MySQL: the `MAX_EXECUTION_TIME` hint. SQLite: one count on a worker
- * thread with its own read-only connection, ended at the time limit (better-sqlite3 runs a
- * statement to its end on the calling thread). SQL Server: one plain count (no time limit).
+ * The exact number of matching rows, or undefined when it could not be had within `timeLimitMs`
+ * (one `count(*)` through {@link readWithin}).
  */
 export async function exactCount(source: CountSource, model: ModelDefinition, conditions: readonly Condition[], timeLimitMs: number): Promise<number | undefined> {
+  const count = applyStoredConditions(source.knex(model.table).count({ n: '*' }), model, conditions);
+  const rows = await readWithin(source, count, timeLimitMs, 'first');
+  return rows === undefined ? undefined : Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * The rows of one read-only statement, or undefined when it could not run to its end within
+ * `timeLimitMs`. PostgreSQL: under `SET LOCAL statement_timeout`. MariaDB: `SET STATEMENT
+ * max_statement_time … FOR`; MySQL: the `MAX_EXECUTION_TIME` hint. SQLite: on a worker thread with
+ * its own read-only connection, given up at the time limit (better-sqlite3 runs a statement to its
+ * end on the calling thread); `first` asks the worker for the first column of the first row only
+ * (a count), answered as `[{ n }]`. SQL Server: the plain statement (no time limit).
+ */
+export async function readWithin(source: CountSource, query: Knex.QueryBuilder, timeLimitMs: number, first?: 'first'): Promise<Array<Record<string, unknown>> | undefined> {
   const { knex, dialect } = source;
-  const count = applyStoredConditions(knex(model.table).count({ n: '*' }), model, conditions);
-  if (dialect === 'sqlite') return sqliteCount(source, count, timeLimitMs);
+  const { sql, bindings } = query.toSQL();
+  if (dialect === 'sqlite') return sqliteRead(source, { sql, bindings }, timeLimitMs, first === 'first');
   if (dialect === 'postgres') {
     try {
       return await knex.transaction(async (trx) => {
         // A whole number checked at start-up (QueryLimits), so safe to write into the statement.
         await trx.raw(`set local statement_timeout = ${Math.trunc(timeLimitMs)}`);
-        const [row] = rawRows(dialect, await trx.raw(count.toSQL().sql, count.toSQL().bindings as Knex.RawBinding[]));
-        return Number(row?.n ?? 0);
+        return rawRows(dialect, await trx.raw(sql, bindings as Knex.RawBinding[]));
       });
     } catch (error) {
       if ((error as { code?: unknown }).code === '57014') return undefined;
@@ -115,12 +125,10 @@ export async function exactCount(source: CountSource, model: ModelDefinition, co
     }
   }
   if (dialect === 'mysql') {
-    const { sql, bindings } = count.toSQL();
     const maria = await isMariaDb(knex);
     const limited = maria ? `set statement max_statement_time = ${(timeLimitMs / 1000).toFixed(3)} for ${sql}` : sql.replace(/^select /i, `select /*+ MAX_EXECUTION_TIME(${Math.trunc(timeLimitMs)}) */ `);
     try {
-      const [row] = rawRows(dialect, await knex.raw(limited, bindings as Knex.RawBinding[]));
-      return Number(row?.n ?? 0);
+      return rawRows(dialect, await knex.raw(limited, bindings as Knex.RawBinding[]));
     } catch (error) {
       // ER_STATEMENT_TIMEOUT (MariaDB), ER_QUERY_TIMEOUT (MySQL).
       const errno = (error as { errno?: unknown }).errno;
@@ -128,24 +136,22 @@ export async function exactCount(source: CountSource, model: ModelDefinition, co
       throw error;
     }
   }
-  const [row] = await count;
-  return Number((row as Record<string, unknown> | undefined)?.n ?? 0);
+  return (await query) as Array<Record<string, unknown>>;
 }
 
 /**
- * A SQLite count on the reader's worker thread (one statement: one snapshot, exact when it
- * answers). Without a reader (a memory database, small by nature) or without worker threads, a
- * plain count on this thread.
+ * A SQLite read on the reader's worker thread (one statement: one snapshot). Without a reader (a
+ * memory database, small by nature) or without worker threads, on this thread.
  */
-async function sqliteCount(source: CountSource, count: Knex.QueryBuilder, timeLimitMs: number): Promise<number | undefined> {
-  const { sql, bindings } = count.toSQL();
+async function sqliteRead(source: CountSource, query: { sql: string; bindings: readonly unknown[] }, timeLimitMs: number, first: boolean): Promise<Array<Record<string, unknown>> | undefined> {
   if (source.sqlite) {
     try {
-      return await source.sqlite.countApart(sql, bindings, timeLimitMs);
+      if (!first) return await source.sqlite.rowsApart(query.sql, query.bindings, timeLimitMs);
+      const n = await source.sqlite.countApart(query.sql, query.bindings, timeLimitMs);
+      return n === undefined ? undefined : [{ n }];
     } catch (error) {
       if (!(error instanceof CountWorkerUnavailable)) throw error;
     }
   }
-  const [row] = await run(source, { sql, bindings });
-  return Number(row?.n ?? 0);
+  return run(source, query);
 }

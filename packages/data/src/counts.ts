@@ -126,7 +126,7 @@ export class Counts {
     if (page.offset !== undefined && page.rows < page.size && (page.rows > 0 || page.offset === 0)) return { total: (page.offset ?? 0) + page.rows, totalIsEstimate: false };
     const key = JSON.stringify(page.conditions);
     if (page.mode === 'exact') {
-      const generation = this.#generationOf(page.model);
+      const generation = this.generationOf(page.model);
       const counted = await exactCount(this.#source, page.model, page.conditions, this.#limits.countTimeLimitMs);
       if (counted !== undefined) {
         this.#store(page.model, key, page.conditions.length > 0, counted, generation);
@@ -160,10 +160,11 @@ export class Counts {
   }
 
   #bump(model: ModelDefinition): void {
-    this.#generation.set(model.name, this.#generationOf(model) + 1);
+    this.#generation.set(model.name, this.generationOf(model) + 1);
   }
 
-  #generationOf(model: ModelDefinition): number {
+  /** How many times Fw has committed a write of `model` (counted from 0 when the service started). */
+  generationOf(model: ModelDefinition): number {
     return this.#generation.get(model.name) ?? 0;
   }
 
@@ -184,7 +185,7 @@ export class Counts {
     if (!entries.has(key)) this.#cached++;
     // Counted across a write of the model: whether the write is in the count is unknown, so the
     // entry is used (it is an estimate anyway) but counted again on the next chance.
-    entries.set(key, { count, delta: 0, at: this.#now(), dirty: generation !== this.#generationOf(model), filtered });
+    entries.set(key, { count, delta: 0, at: this.#now(), dirty: generation !== this.generationOf(model), filtered });
   }
 
   /** Counts `conditions` in the background when the cached count is missing, old or dirty: one count per key at a time. */
@@ -195,7 +196,7 @@ export class Counts {
     const id = `${model.name}\u0000${key}`;
     const failed = this.#failed.get(id);
     if (this.#running.has(id) || this.#running.size >= MAX_BACKGROUND || (failed !== undefined && now - failed < FRESH_MS)) return;
-    const generation = this.#generationOf(model);
+    const generation = this.generationOf(model);
     const fail = () => {
       if (this.#failed.size >= MAX_CACHED) this.#failed.clear();
       this.#failed.set(id, this.#now());

@@ -133,3 +133,20 @@ export function pageCursors(model: ModelDefinition, sort: readonly SortEntry[], 
     next: after && last ? (encodeCursor(model, sort, last) ?? null) : null,
   };
 }
+
+/**
+ * The key columns of every `step`-th row of `filtered` (a query of the model's table with the
+ * page's conditions applied) in the order of `keys`: `ROW_NUMBER()` over that order, kept where
+ * it is a multiple of `step` (page-anchors.ts). The window orders exactly as the page does,
+ * NULLs included, since both leave their place to the database.
+ */
+export function anchorQuery(knex: Knex, filtered: Knex.QueryBuilder, keys: readonly SeekKey[], step: number): Knex.QueryBuilder {
+  const columns = [...new Set(keys.map((k) => k.column))];
+  const order = keys.map((k) => `?? ${k.order === 'desc' ? 'desc' : 'asc'}`).join(', ');
+  const numbered = filtered.select(columns).select(knex.raw(`row_number() over (order by ${order}) as fw_anchor_n`, keys.map((k) => k.column)));
+  return knex
+    .select(columns.map((c) => c.slice(c.lastIndexOf('.') + 1)))
+    .from(numbered.as('fw_anchors'))
+    .whereRaw('?? % ? = 0', ['fw_anchor_n', step])
+    .orderBy('fw_anchor_n');
+}

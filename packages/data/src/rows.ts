@@ -6,10 +6,12 @@ import { toFormRow, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import { applyConditions, applyStoredConditions, parseTableQuery, storedConditions, type QueryLimits } from './query.js';
-import { rowKeyValues } from './cursor.js';
-import { notNullColumns, orderAndSeek, pageCursors, pageKeys, pageRows, probeQuery, resolveSeek } from './keyset-page.js';
+import { rowKeyValues, type ResolvedSeek, type SortEntry } from './cursor.js';
+import { anchorQuery, notNullColumns, orderAndSeek, pageCursors, pageKeys, pageRows, probeQuery, resolveSeek } from './keyset-page.js';
+import type { SeekKey } from './keyset.js';
+import { PageAnchors, type Anchor } from './page-anchors.js';
 import { PgWriter } from './pg-write.js';
-import { boundedCountQuery, rawRows } from './count-sources.js';
+import { boundedCountQuery, rawRows, readWithin, type CountSource } from './count-sources.js';
 import { Counts, countMode } from './counts.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { bindingsOf, planOf, slot, type Plan } from './sqlite-write.js';
@@ -49,6 +51,9 @@ export class RowReader {
   readonly #pg: PgWriter | undefined;
   /** The totals of table pages (counts.ts); the writes tell it what they added and deleted. */
   readonly counts: Counts;
+  /** Where deep pages by number start (page-anchors.ts). */
+  readonly anchors = new PageAnchors();
+  readonly #source: CountSource;
 
   constructor(deps: RowReaderDeps) {
     this.#store = deps.store;
@@ -61,7 +66,8 @@ export class RowReader {
       deps.store.onDestroy?.(() => reader.close());
     }
     this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
-    this.counts = new Counts({ knex: deps.store.knex, dialect: deps.store.dialect, sqlite: this.#sqlite }, deps.limits);
+    this.#source = { knex: deps.store.knex, dialect: deps.store.dialect, sqlite: this.#sqlite };
+    this.counts = new Counts(this.#source, deps.limits);
   }
 
   /** Row-visibility conditions from `beforeFetch`, checked to name declared fields. */
@@ -142,31 +148,37 @@ export class RowReader {
     // A keyset page (cursor or last) seeks instead of skipping: its `page` is only echoed back.
     const seek = await resolveSeek(knex, model, query.sort, query.seek, conditions.slice(query.conditions.length));
     const conditionValues = values.length;
-    // A cursor's values go into slots as well; a NULL among them shapes the SQL (IS NULL).
-    const seekValues = seek && seek.direction !== 'last' ? seek.values.map((v) => (v === null ? null : put(v))) : undefined;
-    const keys = pageKeys(model, query.sort, await this.#notNullOf(model.table));
+    // Rows before a page by number. A deep one is read from the anchor before it, when there is
+    // one that holds (page-anchors.ts): a seek, then a skip of fewer rows.
     const offset = seek ? 0 : (query.page - 1) * query.size;
+    const anchorKey = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${JSON.stringify(stored)}`;
+    const anchor: Anchor | undefined = seek ? undefined : this.anchors.locate(anchorKey, offset, this.counts.generationOf(model));
+    const read: ResolvedSeek | undefined = seek ?? (anchor && { direction: 'after', values: anchor.values });
+    const skip = anchor ? anchor.skip : offset;
+    // A cursor's values go into slots as well; a NULL among them shapes the SQL (IS NULL).
+    const seekValues = read && read.direction !== 'last' ? read.values.map((v) => (v === null ? null : put(v))) : undefined;
+    const keys = pageKeys(model, query.sort, await this.#notNullOf(model.table));
     // A page's SQL depends only on its shape: the model, sort, size, whether there is an offset,
     // each condition's field, operator and number of values, and for a keyset page its direction
     // and which cursor values are NULL. The query builder runs once per
     // shape; later requests send the compiled SQL with their own values and offset.
     const shape = slotted.map((c) => [c.field, c.op, Array.isArray(c.value) ? c.value.length : c.value === null ? 'null' : c.value === undefined ? '-' : 1]);
-    const seekShape = seek ? `${seek.direction}${(seekValues ?? []).map((v) => (v === null ? 'n' : 'v')).join('')}` : '';
-    const key = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${query.size}\u0000${offset > 0}\u0000${JSON.stringify(shape)}\u0000${seekShape}`;
+    const seekShape = read ? `${read.direction}${(seekValues ?? []).map((v) => (v === null ? 'n' : 'v')).join('')}` : '';
+    const key = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${query.size}\u0000${skip > 0}\u0000${JSON.stringify(shape)}\u0000${seekShape}`;
     // PostgreSQL runs them as named prepared statements, so in its own $n form.
     const compile = (q: Knex.QueryBuilder) => planOf(this.#pg ? q.toSQL().toNative() : q.toSQL());
     let plan = this.#pagePlans.get(key);
     if (!plan) {
       const select = applyStoredConditions(knex(model.table).select(readColumns(model)), model, slotted);
       // One row more than the page, to tell whether another follows (see keyset-page.ts).
-      orderAndSeek(select, keys, seek, seekValues, this.#store.dialect).limit(query.size + 1);
-      if (offset > 0) select.offset(OFFSET_SLOT);
+      orderAndSeek(select, keys, read, seekValues, this.#store.dialect).limit(query.size + 1);
+      if (skip > 0) select.offset(OFFSET_SLOT);
       const count = boundedCountQuery(knex, model, slotted, this.#limits.exactCountLimit + 1);
       plan = { page: compile(select), count: compile(count) };
       if (this.#pagePlans.size >= 1000) this.#pagePlans.clear();
       this.#pagePlans.set(key, plan);
     }
-    const atOffset = (b: unknown) => (b === OFFSET_SLOT ? offset : b);
+    const atOffset = (b: unknown) => (b === OFFSET_SLOT ? skip : b);
     // The bounded count runs beside the page, unless the request wants no counting query at all
     // or a fresh cached count already puts the total well beyond it (see counts.ts).
     const countPlan = this.counts.needsBounded(model, mode, stored) ? plan.count : undefined;
@@ -202,7 +214,9 @@ export class RowReader {
     const [before, after] = await Promise.all([beyond(ends.before, rows[0], 'before'), beyond(ends.after, rows[rows.length - 1], 'after')]);
     const cursors = pageCursors(model, query.sort, rows, before, after);
     const bounded = counted ? Number(counted[0]?.n ?? 0) : undefined;
-    const { total, totalIsEstimate } = await this.counts.total({ model, mode, conditions: stored, bounded, offset: seek ? undefined : offset, rows: rows.length, size: query.size });
+    // A page placed by an anchor knows its offset only as well as the anchor: it proves no total.
+    const { total, totalIsEstimate } = await this.counts.total({ model, mode, conditions: stored, bounded, offset: seek || anchor ? undefined : offset, rows: rows.length, size: query.size });
+    if (!seek && !anchor) this.#wantAnchors(model, query.sort, keys, stored, anchorKey, offset, total);
     const form = rows.map((row) => toFormRow(model, row));
     // Collections too, one query per field for the page, so a table can show them by label.
     const ids = form.map((row) => row[model.primaryKey]).filter((id): id is number => typeof id === 'number');
@@ -210,6 +224,23 @@ export class RowReader {
     for (const row of form) Object.assign(row, links.get(row[model.primaryKey] as number));
     const shown = await this.afterFetch(model, actor, 'query', form);
     return { rows: shown, total, totalIsEstimate, page: query.page, size: query.size, cursors, labels: await tableLabels(this.referenceDeps(actor), model, shown) };
+  }
+
+  /** Asks for the anchors of a page by number's order and conditions (page-anchors.ts), read in the background. */
+  #wantAnchors(model: ModelDefinition, sort: readonly SortEntry[], keys: readonly SeekKey[], stored: readonly Condition[], key: string, offset: number, rows: number): void {
+    const knex = this.#store.knex;
+    this.anchors.want(key, offset, rows, this.counts.generationOf(model), () => this.counts.generationOf(model), async (step) => {
+      const query = anchorQuery(knex, applyStoredConditions(knex(model.table), model, stored), keys, step);
+      const found = await readWithin(this.#source, query, Math.max(this.#limits.countTimeLimitMs, 30_000));
+      if (!found) return undefined;
+      const anchors: unknown[][] = [];
+      for (const row of found) {
+        const at = rowKeyValues(model, sort, row);
+        if (!at) return undefined;
+        anchors.push(at);
+      }
+      return anchors;
+    });
   }
 
   /** The NOT NULL columns of `table`, read from the database once per reader. */

@@ -177,6 +177,19 @@ export class DataService {
     return { model: modelView(model, this.registry), power };
   }
 
+  /**
+   * Resolves once the work table pages started in the background (counts, page anchors) has
+   * finished: for tests, and for a host that wants it done before closing the store.
+   */
+  async settled(): Promise<void> {
+    await Promise.all([this.#reader.counts.settled(), this.#reader.anchors.settled()]);
+  }
+
+  /** Pages placed by an anchor so far (page-anchors.ts), for tests and metrics. */
+  get anchoredPages(): number {
+    return this.#reader.anchors.placed;
+  }
+
   /** One page of visible rows. Needs `query`. */
   async query(name: string, actor: Actor, body: unknown): Promise<TablePage> {
     const model = this.model(name);

@@ -10,19 +10,24 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 // The worker's code, plain CommonJS so that it runs the same from TypeScript sources and from
-// dist/. It receives `{ id, sql, bindings }` and answers `{ id, n }` or `{ id, error }`.
+// dist/. It receives `{ id, sql, bindings, all }` and answers `{ id, n }` (the first column of the
+// first row: a count), `{ id, rows }` (every row, when `all`) or `{ id, error }`.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
 const statements = new Map();
-parentPort.on('message', ({ id, sql, bindings }) => {
+parentPort.on('message', ({ id, sql, bindings, all }) => {
   try {
     let statement = statements.get(sql);
     if (!statement) {
       if (statements.size >= 100) statements.clear();
       statement = db.prepare(sql);
       statements.set(sql, statement);
+    }
+    if (all) {
+      parentPort.postMessage({ id, rows: statement.all(bindings) });
+      return;
     }
     const row = statement.get(bindings);
     parentPort.postMessage({ id, n: Number(row ? Object.values(row)[0] : 0) });
@@ -33,7 +38,7 @@ parentPort.on('message', ({ id, sql, bindings }) => {
 `;
 
 interface Pending {
-  resolve: (n: number | undefined) => void;
+  resolve: (answer: unknown) => void;
   reject: (error: Error) => void;
 }
 
@@ -64,12 +69,12 @@ export class SqliteCountWorker {
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file: this.#file } });
     worker.unref();
     const running: Running = { worker, pending: new Map() };
-    worker.on('message', ({ id, n, error }: { id: number; n?: number; error?: string }) => {
+    worker.on('message', ({ id, n, rows, error }: { id: number; n?: number; rows?: unknown[]; error?: string }) => {
       const job = running.pending.get(id);
       if (!job) return;
       running.pending.delete(id);
       if (error !== undefined) job.reject(new Error(error));
-      else job.resolve(n);
+      else job.resolve(rows ?? n);
     });
     // A worker that stops (told to end after a time limit, or failed) leaves its counts without
     // an answer: they end as counts out of time, and the next count starts a new worker.
@@ -90,7 +95,20 @@ export class SqliteCountWorker {
    * @throws {CountWorkerUnavailable} when no worker can be started; {Error} when the statement fails.
    */
   count(sql: string, bindings: readonly unknown[], timeLimitMs: number): Promise<number | undefined> {
-    // Two counts still running past their limit: the database is busy enough; no third.
+    return this.#ask(sql, bindings, false, timeLimitMs) as Promise<number | undefined>;
+  }
+
+  /**
+   * Every row `sql` selects, read on the worker like {@link count}; undefined when it takes longer
+   * than `timeLimitMs`. For background reads whose answer is small (the page anchors).
+   * @throws {CountWorkerUnavailable} when no worker can be started; {Error} when the statement fails.
+   */
+  rows(sql: string, bindings: readonly unknown[], timeLimitMs: number): Promise<Array<Record<string, unknown>> | undefined> {
+    return this.#ask(sql, bindings, true, timeLimitMs) as Promise<Array<Record<string, unknown>> | undefined>;
+  }
+
+  #ask(sql: string, bindings: readonly unknown[], all: boolean, timeLimitMs: number): Promise<unknown> {
+    // Two statements still running past their limit: the database is busy enough; no third.
     if (!this.#running && this.#abandoned >= 2) return Promise.resolve(undefined);
     let running: Running;
     try {
@@ -99,11 +117,11 @@ export class SqliteCountWorker {
       return Promise.reject(new CountWorkerUnavailable(String((error as Error)?.message ?? error)));
     }
     const id = this.#next++;
-    return new Promise<number | undefined>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (!running.pending.has(id)) return;
         // Out of time: answered at once. The worker is told to end, which it does when the
-        // statement returns; counts queued behind it end then, as out of time.
+        // statement returns; statements queued behind it end then, as out of time.
         running.pending.delete(id);
         resolve(undefined);
         if (this.#running === running) {
@@ -114,16 +132,16 @@ export class SqliteCountWorker {
         }
       }, timeLimitMs);
       running.pending.set(id, {
-        resolve: (n) => {
+        resolve: (answer) => {
           clearTimeout(timer);
-          resolve(n);
+          resolve(answer);
         },
         reject: (error) => {
           clearTimeout(timer);
           reject(error);
         },
       });
-      running.worker.postMessage({ id, sql, bindings: [...bindings] });
+      running.worker.postMessage({ id, sql, bindings: [...bindings], all });
     });
   }
 

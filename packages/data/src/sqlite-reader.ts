@@ -106,6 +106,16 @@ export class SqliteReader {
     return this.#counter.count(sql, this.#client._formatBindings([...bindings]), timeLimitMs);
   }
 
+  /**
+   * Every row a statement (knex-compiled SQL and bindings) selects, read on the count worker's
+   * thread (see {@link countApart}); undefined when it takes longer than `timeLimitMs`.
+   * @throws {CountWorkerUnavailable} when no worker thread can be started.
+   */
+  rowsApart(sql: string, bindings: readonly unknown[], timeLimitMs: number): Promise<Array<Record<string, unknown>> | undefined> {
+    this.#counter ??= new SqliteCountWorker(this.#file);
+    return this.#counter.rows(sql, this.#client._formatBindings([...bindings]), timeLimitMs);
+  }
+
   /** Closes the connection and ends the count worker, if open. */
   close(): void {
     this.#counter?.close();
