@@ -62,6 +62,28 @@ describeEachSql('Counts: cached counts behind the estimates', (db) => {
     if (dialect === 'sqlite') expect(stale.total).to.equal(2);
   });
 
+  it('counts a table whose count takes long less often: fresh for 300 times what the count took', async () => {
+    const { clock, counts, ask, until } = setup();
+    await insert(20);
+    // Every count statement takes two seconds by the test's clock.
+    const slow = (q: { sql: string }) => {
+      if (/count\(\*\)/i.test(q.sql)) clock.now += 2000;
+    };
+    knex.on('query', slow);
+    try {
+      expect(await until()).to.deep.equal({ total: 20, totalIsEstimate: true });
+      await insert(10);
+      // A minute on (the count of a quick table would be redone): still the count of ten minutes' standing.
+      clock.now += 61_000;
+      expect(await until()).to.deep.equal({ total: 20, totalIsEstimate: true });
+      expect(counts.needsBounded(Item, 'auto', []), 'still fresh').to.equal(false);
+      clock.now += 540_000;
+      expect(await until()).to.deep.equal({ total: 30, totalIsEstimate: true });
+    } finally {
+      knex.off('query', slow);
+    }
+  });
+
   it('skips the bounded count while a fresh cached count stands well above the limit, never for exact', async () => {
     const { clock, counts, until } = setup();
     expect(counts.needsBounded(Item, 'auto', []), 'nothing cached yet').to.equal(true);

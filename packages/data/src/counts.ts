@@ -22,12 +22,21 @@ export type CountMode = 'auto' | 'exact' | 'none';
 
 const MODES: readonly string[] = ['auto', 'exact', 'none'] satisfies CountMode[];
 
-/** A cached count is used as it stands for this long, then counted again in the background. */
+/**
+ * A cached count is used as it stands for this long, then counted again in the background; a
+ * count that took long is counted again later still (FRESH_FACTOR times what it took, so a table
+ * whose count takes a second is counted every five minutes, not every minute).
+ */
 const FRESH_MS = 60_000;
+const FRESH_FACTOR = 300;
 /** …and served as an estimate, while it is counted again, for at most this long. */
 const KEEP_MS = 15 * 60_000;
-/** A count made dirty by writes is counted again at most this often: a busy table is not counted without pause. */
+/**
+ * A count made dirty by writes is counted again at most this often, and no sooner than
+ * RECOUNT_FACTOR times what it took: a busy table is not counted without pause.
+ */
 const RECOUNT_MS = 5000;
+const RECOUNT_FACTOR = 30;
 /** Most cached counts (model and conditions), and most counts running in the background at once. */
 const MAX_CACHED = 1000;
 const MAX_BACKGROUND = 2;
@@ -78,9 +87,16 @@ interface CachedCount {
   /** Rows Fw added (+) and deleted (−) since, for a count without conditions. */
   delta: number;
   at: number;
+  /** How long counting it took, in milliseconds (0 when not known). */
+  took: number;
   /** True when a write of the model may have changed it in ways `delta` does not follow. */
   dirty: boolean;
   filtered: boolean;
+}
+
+/** How long a cached count stands as it is before it is counted again (see FRESH_MS). */
+function freshFor(entry: CachedCount): number {
+  return Math.min(Math.max(FRESH_MS, FRESH_FACTOR * entry.took), KEEP_MS / 2);
 }
 
 /** Picks and computes the totals of table pages; keeps the cached counts. One per data service. */
@@ -113,7 +129,7 @@ export class Counts {
     if (mode === 'none') return false;
     if (mode === 'exact') return true;
     const entry = this.#cache.get(model.name)?.get(JSON.stringify(conditions));
-    return !entry || entry.dirty || this.#now() - entry.at > FRESH_MS || entry.count + entry.delta <= 2 * this.#limits.exactCountLimit;
+    return !entry || entry.dirty || this.#now() - entry.at > freshFor(entry) || entry.count + entry.delta <= 2 * this.#limits.exactCountLimit;
   }
 
   /** The total of a page, following its count strategy (see the top of this file). */
@@ -174,7 +190,7 @@ export class Counts {
     return Math.max(0, entry.count + entry.delta);
   }
 
-  #store(model: ModelDefinition, key: string, filtered: boolean, count: number, generation: number): void {
+  #store(model: ModelDefinition, key: string, filtered: boolean, count: number, generation: number, took = 0): void {
     let entries = this.#cache.get(model.name);
     if (!entries?.has(key) && this.#cached >= MAX_CACHED) {
       this.#cache.clear();
@@ -185,14 +201,14 @@ export class Counts {
     if (!entries.has(key)) this.#cached++;
     // Counted across a write of the model: whether the write is in the count is unknown, so the
     // entry is used (it is an estimate anyway) but counted again on the next chance.
-    entries.set(key, { count, delta: 0, at: this.#now(), dirty: generation !== this.generationOf(model), filtered });
+    entries.set(key, { count, delta: 0, at: this.#now(), took, dirty: generation !== this.generationOf(model), filtered });
   }
 
   /** Counts `conditions` in the background when the cached count is missing, old or dirty: one count per key at a time. */
   #refresh(model: ModelDefinition, key: string, conditions: readonly Condition[]): void {
     const now = this.#now();
     const entry = this.#cache.get(model.name)?.get(key);
-    if (entry && now - entry.at < (entry.dirty ? RECOUNT_MS : FRESH_MS)) return;
+    if (entry && now - entry.at < (entry.dirty ? Math.max(RECOUNT_MS, RECOUNT_FACTOR * entry.took) : freshFor(entry))) return;
     const id = `${model.name}\u0000${key}`;
     const failed = this.#failed.get(id);
     if (this.#running.has(id) || this.#running.size >= MAX_BACKGROUND || (failed !== undefined && now - failed < FRESH_MS)) return;
@@ -201,13 +217,14 @@ export class Counts {
       if (this.#failed.size >= MAX_CACHED) this.#failed.clear();
       this.#failed.set(id, this.#now());
     };
+    let started = now;
     // Off the request path: the request that asked answers with what is known now.
     const running = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => exactCount(this.#source, model, conditions, Math.max(this.#limits.countTimeLimitMs, BACKGROUND_MS)))
+      .then(() => ((started = this.#now()), exactCount(this.#source, model, conditions, Math.max(this.#limits.countTimeLimitMs, BACKGROUND_MS))))
       .then((counted) => {
         if (counted === undefined) return fail();
         this.#failed.delete(id);
-        this.#store(model, key, conditions.length > 0, counted, generation);
+        this.#store(model, key, conditions.length > 0, counted, generation, this.#now() - started);
       })
       // A background count that fails (a closed store, a lock) leaves the estimates to the
       // statistics; it is no request's error, so nothing is reported.
