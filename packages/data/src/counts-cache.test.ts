@@ -63,7 +63,7 @@ describeEachSql('Counts: cached counts behind the estimates', (db) => {
   });
 
   it('counts a table whose count takes long less often: fresh for 300 times what the count took', async () => {
-    const { clock, counts, ask, until } = setup();
+    const { clock, counts, until } = setup();
     await insert(20);
     // Every count statement takes two seconds by the test's clock.
     const slow = (q: { sql: string }) => {
@@ -144,6 +144,34 @@ describeEachSql('Counts: cached counts behind the estimates', (db) => {
     await until();
     await insert(5);
     expect(await ask({ mode: 'exact' })).to.deep.equal({ total: 25, totalIsEstimate: false });
+  });
+
+  it('runs at most two exact counts at once: a third waits on the same one or gets the estimate', async () => {
+    const { counts } = setup();
+    await insert(20);
+    await insert(5, 'b');
+    const kindB: Condition[] = [{ field: 'kind', op: 'eq', value: 'b' }];
+    let statements = 0;
+    const seen = (q: { sql: string }) => {
+      if (/count\(\*\)/i.test(q.sql)) statements++;
+    };
+    knex.on('query', seen);
+    try {
+      const exact = (conditions: Condition[]) => counts.total({ model: Item, mode: 'exact', conditions, bounded: 6, offset: undefined, rows: 2, size: 2 });
+      const answers = await Promise.all([exact([]), exact([]), exact(kindA), exact(kindB)]);
+      expect(answers.slice(0, 3)).to.deep.equal([
+        { total: 25, totalIsEstimate: false },
+        { total: 25, totalIsEstimate: false },
+        { total: 20, totalIsEstimate: false },
+      ]);
+      // Two counts run (the whole table, kind a); the same conditions shared one, the third was refused.
+      expect(answers[3]!.totalIsEstimate).to.equal(true);
+      expect(statements).to.equal(2);
+      // Once they are done, the next exact count runs.
+      expect(await exact(kindB)).to.deep.equal({ total: 5, totalIsEstimate: false });
+    } finally {
+      knex.off('query', seen);
+    }
   });
 });
 

@@ -41,6 +41,12 @@ const RECOUNT_FACTOR = 30;
 const MAX_CACHED = 1000;
 const MAX_BACKGROUND = 2;
 /**
+ * Most full counts that `count: 'exact'` requests run at once (per data service). A request past
+ * it shares a running count of the same model and conditions, or is answered with the estimate:
+ * a user who asks for exact counts in a loop holds at most this many of the database's workers.
+ */
+const MAX_EXACT = 2;
+/**
  * Time a background count may take (at least; `countTimeLimitMs` when longer). It runs off the
  * request path (on SQLite on a worker thread) and only ever serves as an estimate, so a large table gets
  * its count rather than failing the request's limit again every minute.
@@ -110,6 +116,8 @@ export class Counts {
   // Bumped by every Fw write of a model: a count that spans a write is not trusted to be current.
   readonly #generation = new Map<string, number>();
   readonly #running = new Map<string, Promise<void>>();
+  // Full counts of `count: 'exact'` requests running now, by key, with the write generation they started at.
+  readonly #exact = new Map<string, { generation: number; count: Promise<number | undefined> }>();
   // When a background count last ran out of time or failed, by key: not tried again at once.
   readonly #failed = new Map<string, number>();
 
@@ -143,7 +151,7 @@ export class Counts {
     const key = JSON.stringify(page.conditions);
     if (page.mode === 'exact') {
       const generation = this.generationOf(page.model);
-      const counted = await exactCount(this.#source, page.model, page.conditions, this.#limits.countTimeLimitMs);
+      const counted = await this.#exactCount(page, key, generation);
       if (counted !== undefined) {
         this.#store(page.model, key, page.conditions.length > 0, counted, generation);
         return { total: counted, totalIsEstimate: false };
@@ -153,6 +161,22 @@ export class Counts {
     }
     const estimate = this.#cachedEstimate(page.model, key) ?? (await statisticsEstimate(this.#source, page.model, page.conditions)) ?? 0;
     return { total: Math.max(estimate, seen, page.bounded ?? 0), totalIsEstimate: true };
+  }
+
+  /**
+   * The full count of an `'exact'` request: a running one of the same model and conditions when
+   * no Fw write of the model has committed since it started (it began a moment before this
+   * request, over the rows Fw knows of), else a new one while fewer than MAX_EXACT run;
+   * undefined past that limit.
+   */
+  #exactCount(page: PageCount, key: string, generation: number): Promise<number | undefined> {
+    const id = `${page.model.name}\u0000${key}`;
+    const running = this.#exact.get(id);
+    if (running && running.generation === generation) return running.count;
+    if (running || this.#exact.size >= MAX_EXACT) return Promise.resolve(undefined);
+    const count = exactCount(this.#source, page.model, page.conditions, this.#limits.countTimeLimitMs).finally(() => this.#exact.delete(id));
+    this.#exact.set(id, { generation, count });
+    return count;
   }
 
   /** Resolves once the background counts running now have finished (for tests, and before closing a store). */
