@@ -26,7 +26,10 @@ export interface LoadOptions {
   method?: string;
   body?: string;
   headers?: Record<string, string>;
-  /** Replace `[<id>]` in the body with a fresh number per request, so each request differs. */
+  /**
+   * Replace `[<id>]` in the body with a fresh number per request, so each request differs; the same
+   * placeholders written in `url` (a GET whose query changes per request) are filled there too.
+   */
   uniqueIds?: boolean;
   /**
    * With `uniqueIds`: replace `[<row>]` in the body with 1, 2, … `rows`, 1, 2, … (a different row

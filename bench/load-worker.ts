@@ -23,6 +23,9 @@ interface Options {
 
 let next = 0;
 
+/** Whether the text holds a placeholder the load fills per request. */
+const placeholders = (text: string) => /\[<(id|row|random)>\]/.test(text);
+
 type Summary = { rps: number; mean: number; p50: number; p99: number; failed: number };
 
 async function runSequential(options: Options, fill: (body: string) => string): Promise<Summary> {
@@ -33,8 +36,9 @@ async function runSequential(options: Options, fill: (body: string) => string): 
   const end = start + options.seconds * 1000;
   while (performance.now() < end) {
     const body = options.body === undefined ? undefined : options.uniqueIds ? fill(options.body) : options.body;
+    const url = options.uniqueIds && placeholders(options.url) ? fill(options.url) : options.url;
     const t = performance.now();
-    const response = await fetch(options.url, { method: options.method, headers, ...(body !== undefined ? { body } : {}) });
+    const response = await fetch(url, { method: options.method, headers, ...(body !== undefined ? { body } : {}) });
     await response.arrayBuffer();
     times.push(performance.now() - t);
     if (!response.ok) failed += 1;
@@ -56,14 +60,23 @@ async function run(options: Options): Promise<Summary> {
       .replaceAll('[<random>]', String(1 + Math.floor(Math.random() * (options.rows ?? 1))));
   };
   if (options.sequential) return runSequential(options, fill);
+  // Placeholders in the URL (a GET whose query differs per request): autocannon gets the origin,
+  // and each request its path and query filled from the URL as written (not as URL-encoded).
+  const origin = new URL(options.url).origin;
+  const pathTemplate = options.uniqueIds && placeholders(options.url) ? options.url.slice(origin.length) : undefined;
+  const setup = (req: Request): Request => ({
+    ...req,
+    ...(options.body !== undefined ? { body: fill(options.body) } : {}),
+    ...(pathTemplate !== undefined ? { path: fill(pathTemplate) } : {}),
+  });
   const result = await autocannon({
-    url: options.url,
+    url: pathTemplate !== undefined ? origin : options.url,
     connections: options.connections,
     duration: options.seconds,
     method: options.method,
     headers: { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
     ...(options.body !== undefined ? { body: options.body } : {}),
-    ...(options.uniqueIds && options.body !== undefined ? { requests: [{ setupRequest: (req: Request): Request => ({ ...req, body: fill(options.body!) }) }] } : {}),
+    ...(options.uniqueIds && (options.body !== undefined || pathTemplate !== undefined) ? { requests: [{ setupRequest: setup }] } : {}),
   });
   return { rps: result.requests.average, mean: result.latency.average, p50: result.latency.p50, p99: result.latency.p99, failed: result.non2xx + result.errors + result.timeouts };
 }

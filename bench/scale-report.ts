@@ -1,5 +1,6 @@
 // The tables bench/scale.bench.ts prints: one markdown table per database, request × size, with Fw
-// and the bare route side by side, their ratio, and Fw's rate against its rate on the smallest table.
+// and the bare route side by side, their ratio, and Fw's rate against its rate on the smallest table;
+// with a peer framework measured (FW_SCALE_PEER=directus), its line and Fw / peer as well.
 import type { LoadResult } from './lib.js';
 
 /** A load run's summary; `p50` (median ms) is there for sequential runs. */
@@ -15,6 +16,14 @@ export interface Cell {
   fwNote?: string;
   /** Fw and the bare route answered different rows for the same page. */
   mismatch?: string;
+  /** The peer framework (Directus) on the same request, when measured. */
+  peer?: { one: Measured; ten: Measured };
+  /** The count the peer answered with the page (its `meta`), for the console line. */
+  peerTotal?: number;
+  /** Why the peer's side was not measured (an error answer). */
+  peerNote?: string;
+  /** The peer answered other rows than Fw (or the bare route where Fw has no answer). */
+  peerMismatch?: string;
 }
 
 /** A request's row of the table. */
@@ -65,6 +74,18 @@ export function markdownTable(requests: RequestSpec[], sizes: number[], cells: M
         })
         .join(' | ')} |`,
     );
+    if (sizes.some((s) => row(s).peer || row(s).peerNote)) {
+      lines.push(`| | Directus | ${sizes.map((s) => row(s).peerNote ?? side(row(s).peer)).join(' | ')} |`);
+      lines.push(
+        `| | Fw / Directus | ${sizes
+          .map((s) => {
+            const { fw, peer, peerMismatch } = row(s);
+            if (!fw || !peer || fw.ten.rps === 0 || peer.ten.rps === 0) return '—';
+            return `${(fw.ten.rps / peer.ten.rps).toFixed(2)}× (1 conn. ${((peer.one.p50 ?? peer.one.mean) / (fw.one.p50 ?? fw.one.mean)).toFixed(2)}×)${peerMismatch ? ' ⚠ rows differ' : ''}`;
+          })
+          .join(' | ')} |`,
+      );
+    }
     lines.push(
       `| | Fw vs ${sizeName(base)} | ${sizes
         .map((s) => {
@@ -95,4 +116,12 @@ export function peerLine(label: string, cells: Map<string, Map<number, Cell>>): 
   const ratio = (c: Cell | undefined) => (c?.fw && c.bare && c.bare.ten.rps > 0 ? `${(c.fw.ten.rps / c.bare.ten.rps).toFixed(2)}×` : 'not measured');
   if (!at('page1') && !at('random')) return undefined;
   return `${label}, 100,000 rows, Fw / bare at 10 connections: page 1 with the total ${ratio(at('page1'))}, a random page ${ratio(at('random'))} (goal ≥ 10× on PostgreSQL)`;
+}
+
+/** The goal of issue 21 against Directus: Fw / Directus at 100,000 rows on page 1 and a random page, both with the total. */
+export function directusLine(cells: Map<string, Map<number, Cell>>): string | undefined {
+  const at = (id: string) => cells.get(id)?.get(100_000);
+  if (!at('page1')?.peer && !at('random')?.peer) return undefined;
+  const ratio = (c: Cell | undefined) => (c?.fw && c.peer && c.peer.ten.rps > 0 ? `${(c.fw.ten.rps / c.peer.ten.rps).toFixed(2)}×` : 'not measured');
+  return `Fw / Directus at 100,000 rows (10 connections): page 1 ${ratio(at('page1'))}, random page ${ratio(at('random'))} (goal ≥ 10×)`;
 }

@@ -11,6 +11,9 @@
 // Env: FW_SCALE_SIZES (default 10000,100000,1000000,10000000), FW_SCALE_SECONDS (each run,
 // default 3), FW_SCALE_DB (e.g. sqlite,postgres; default every backend available), FW_SCALE_DIR,
 // FW_SCALE_FRESH=1 (seed again), FW_SCALE_SEED_ONLY=1 (seed, measure nothing).
+// FW_SCALE_PEER=directus (PostgreSQL only): Directus too, started on each size's database by
+// bench/peer-directus.ts (installed outside the repository, FW_PEER_DIRECTUS_DIR), a non-admin user
+// asking GET /items/scale_rows with `meta=<FW_SCALE_DIRECTUS_META, default filter_count>`.
 // Run: node --import tsx --conditions=fw-source bench/scale.bench.ts (Fw from source), or, after `npm run build` and
 // `npm run build -w @fw/test-utils`, node --import tsx bench/scale.bench.ts (Fw from dist/).
 import { loadavg, cpus } from 'node:os';
@@ -21,8 +24,9 @@ import { fwAdmin, type FwAdmin } from '@fw/admin';
 import type { ModelDefinition } from '@fw/core';
 import { knexConfigFor, sqlBackends } from '@fw/test-utils';
 import { listen, load } from './lib.js';
+import { startDirectus, type DirectusPeer } from './peer-directus.js';
 import { FILTER_STATUS, TABLE, declaredIndexes, ensureSeeded, scaleDatabase, scaleModel } from './scale-seed.js';
-import { markdownTable, peerLine, sizeName, type Cell, type Measured, type RequestSpec } from './scale-report.js';
+import { directusLine, markdownTable, peerLine, sizeName, type Cell, type Measured, type RequestSpec } from './scale-report.js';
 
 const SIZES = (process.env.FW_SCALE_SIZES ?? '10000,100000,1000000,10000000').split(',').map((s) => Number(s.trim().replaceAll('_', '')));
 if (SIZES.some((n) => !Number.isInteger(n) || n < 100)) throw new Error('FW_SCALE_SIZES: whole numbers of at least 100, comma-separated');
@@ -34,6 +38,11 @@ const WARM_UP = Math.min(SECONDS, 1);
 const SEED_ONLY = process.env.FW_SCALE_SEED_ONLY === '1';
 const PAGE = 20;
 const only = process.env.FW_SCALE_DB?.split(',').map((s) => s.trim());
+const PEER = process.env.FW_SCALE_PEER;
+if (PEER !== undefined && PEER !== '' && PEER !== 'directus') throw new Error(`FW_SCALE_PEER: only "directus" is known, not "${PEER}"`);
+// Which count Directus is asked for with each page: filter_count (the rows the query's filter
+// keeps, what a table page shows) or total_count (the whole collection).
+const DIRECTUS_META = process.env.FW_SCALE_DIRECTUS_META ?? 'filter_count';
 
 const REQUESTS: RequestSpec[] = [
   { id: 'page1', label: 'page 1 of 20, with the total', goal: true },
@@ -129,7 +138,7 @@ const ids = (a: Answer) => a.rows.map((r) => Number(r.id)).join(',');
  * (which also warms the caches): the cursors come from Fw's answers. A request Fw cannot make on
  * this build gets a note instead of a body.
  */
-async function plan(fwUrl: string, bareUrl: string, token: string, size: number, cells: Map<string, Map<number, Cell>>) {
+async function plan(fwUrl: string, bareUrl: string, token: string, size: number, cells: Map<string, Map<number, Cell>>, peer?: DirectusPeer) {
   const lastPage = Math.ceil(size / PAGE);
   const middle = Math.max(1, Math.floor(lastPage / 2));
   const first = await post(fwUrl, { page: 1, size: PAGE }, { token });
@@ -139,7 +148,7 @@ async function plan(fwUrl: string, bareUrl: string, token: string, size: number,
   const filter = [{ field: 'status', op: 'eq', value: FILTER_STATUS }];
   const sort = [{ field: 'score', order: 'desc' }];
   const noCursor = 'cursor paging not available';
-  const specs: Record<string, { fw?: unknown; bare: unknown; note?: string; random?: number }> = {
+  const specs: Record<string, { fw?: unknown; bare: unknown; note?: string; random?: number; peer?: string }> = {
     page1: { fw: { page: 1, size: PAGE }, bare: { page: 1, size: PAGE } },
     next:
       cursors && first.cursors!.next
@@ -154,11 +163,26 @@ async function plan(fwUrl: string, bareUrl: string, token: string, size: number,
     // The probe asks for a fixed page a third of the way in; the load asks for any page at random.
     random: { fw: { page: Math.max(1, Math.floor(lastPage / 3)), size: PAGE }, bare: { page: Math.max(1, Math.floor(lastPage / 3)), size: PAGE }, random: lastPage },
   };
+  if (peer) {
+    // Directus pages by number only (no cursors): the same page as the bare route, by offset.
+    const pages: Record<string, number | string> = { page1: 1, next: 2, last: lastPage, deep: middle + 1, filter: 1, sort: 1, random: Math.max(1, Math.floor(lastPage / 3)) };
+    for (const [id, spec] of Object.entries(specs)) spec.peer = directusPath(pages[id]!, id);
+  }
   for (const [id, spec] of Object.entries(specs)) {
     const cell: Cell = {};
     if (!cells.has(id)) cells.set(id, new Map());
     cells.get(id)!.set(size, cell);
     const bare = await post(bareUrl, spec.bare);
+    if (peer && spec.peer !== undefined) {
+      const answer = await getDirectus(peer, spec.peer);
+      if (answer.status !== 200) {
+        cell.peerNote = `Directus: ${answer.status}`;
+        spec.peer = undefined;
+      } else {
+        cell.peerTotal = answer.total;
+        if (ids(answer) !== ids(bare)) cell.peerMismatch = `Directus ${ids(answer).slice(0, 60)} vs bare ${ids(bare).slice(0, 60)}`;
+      }
+    }
     if (spec.fw === undefined) {
       cell.fwNote = spec.note;
       continue;
@@ -175,8 +199,37 @@ async function plan(fwUrl: string, bareUrl: string, token: string, size: number,
   return specs;
 }
 
+/**
+ * The path of a request to Directus: 20 rows of page `page` (a number, or `[<random>]` for the
+ * load to fill), ordered by the key as Fw and the bare route order them, with the count of
+ * DIRECTUS_META; the filtered and sorted requests as Fw's.
+ */
+function directusPath(page: number | string, id: string): string {
+  const filter = id === 'filter' ? `&filter[status][_eq]=${FILTER_STATUS}` : '';
+  const sort = id === 'sort' ? '-score,-id' : 'id';
+  return `/items/${TABLE}?limit=${PAGE}&page=${page}&sort=${sort}${filter}&meta=${DIRECTUS_META}`;
+}
+
+async function getDirectus(peer: DirectusPeer, path: string): Promise<Answer> {
+  const response = await fetch(`${peer.url}${path}`, { headers: { authorization: `Bearer ${peer.token}` } });
+  const json = (await response.json()) as { data?: Array<Record<string, unknown>>; meta?: Record<string, number> };
+  const count = json.meta?.[DIRECTUS_META];
+  return { status: response.status, rows: json.data ?? [], ...(count !== undefined ? { total: Number(count) } : {}) };
+}
+
 /** One run of the load worker with `body` (a `[<random>]` page when `random` is the page count). */
 function run(url: string, body: unknown, sequential: boolean, headers: Record<string, string>, random: number | undefined, seconds = SECONDS): Promise<Measured> {
+  // A GET (Directus): no body, the page number in the URL, `[<random>]` filled there per request.
+  if (body === undefined) {
+    return load(url, {
+      seconds,
+      connections: sequential ? 1 : CONNECTIONS,
+      method: 'GET',
+      headers,
+      sequential,
+      ...(random !== undefined ? { uniqueIds: true, rows: random } : {}),
+    });
+  }
   const text = random === undefined ? JSON.stringify(body) : JSON.stringify({ ...(body as object), page: '__PAGE__' }).replace('"__PAGE__"', '[<random>]');
   return load(url, {
     seconds,
@@ -205,6 +258,15 @@ console.log(
       .join(' ')}`,
 );
 
+if (PEER && !SEED_ONLY && backends.some((b) => b.dialect !== 'postgres')) {
+  console.log(
+    `FW_SCALE_PEER=${PEER}: the peer is measured on PostgreSQL only (not on ${backends
+      .filter((b) => b.dialect !== 'postgres')
+      .map((b) => b.label)
+      .join(', ')})`,
+  );
+}
+
 for (const backend of backends) {
   const cells = new Map<string, Map<number, Cell>>();
   const seeds: string[] = [];
@@ -220,8 +282,13 @@ for (const backend of backends) {
     const inFlight = { n: 0, last: 0 };
     const closers: Array<() => void> = [];
     const knexes: Knex[] = [];
+    let peer: DirectusPeer | undefined;
     try {
       const token = await scaleUser(fw, model);
+      if (PEER === 'directus' && backend.dialect === 'postgres') {
+        peer = await startDirectus({ databaseUrl: database.url });
+        console.log(`  Directus ${peer.version} at ${peer.url} (a non-admin user, meta=${DIRECTUS_META})`);
+      }
       const bareKnex = knexFactory({ ...knexConfigFor(database.url), ...(backend.dialect === 'sqlite' ? {} : { pool: { min: 1, max: 10 } }) });
       knexes.push(bareKnex);
       const bare = bareApp(bareKnex, model);
@@ -231,7 +298,7 @@ for (const backend of backends) {
       closers.push(fwServer.close, bareServer.close);
       const fwUrl = `${fwServer.url}/fw-api/data/table/ScaleRow`;
       const bareUrl = `${bareServer.url}/bare`;
-      const specs = await plan(fwUrl, bareUrl, token, size, cells);
+      const specs = await plan(fwUrl, bareUrl, token, size, cells, peer);
       for (const req of REQUESTS) {
         const spec = specs[req.id]!;
         const cell = cells.get(req.id)!.get(size)!;
@@ -245,21 +312,38 @@ for (const backend of backends) {
           await settle(inFlight);
           return run(fwUrl, spec.fw, sequential, { token }, spec.random, seconds);
         };
+        // Directus is another process: its queued requests are not counted by `inFlight`, so each of
+        // its runs is followed by a quiet second of its own.
+        const peerRun = async (sequential: boolean, seconds?: number) => {
+          if (!peer || spec.peer === undefined) return undefined;
+          await settle(inFlight);
+          // The probe asked a fixed page; the load asks any page at random, as on the other sides.
+          const path = spec.random !== undefined ? directusPath('[<random>]', req.id) : spec.peer;
+          const result = await run(`${peer.url}${path}`, undefined, sequential, { authorization: `Bearer ${peer.token}` }, spec.random, seconds);
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          return result;
+        };
         // Not counted: each side warms its JIT and the database's cache on this request first.
         await bareRun(false, WARM_UP);
         await fwRun(false, WARM_UP);
-        // Bare and Fw alternate, so a change of machine load hits both.
+        await peerRun(false, WARM_UP);
+        // Bare, Fw (and Directus) alternate, so a change of machine load hits each.
         const bareOne = await bareRun(true);
         const fwOne = await fwRun(true);
+        const peerOne = await peerRun(true);
         const bareTen = await bareRun(false);
         const fwTen = await fwRun(false);
+        const peerTen = await peerRun(false);
         cell.bare = { one: bareOne, ten: bareTen };
         if (fwOne && fwTen) cell.fw = { one: fwOne, ten: fwTen };
+        if (peerOne && peerTen) cell.peer = { one: peerOne, ten: peerTen };
         const f = (r: Measured | undefined) => (r ? `${(r.p50 ?? r.mean).toFixed(2)} ms, ${r.rps.toFixed(0)}/s${r.failed ? ` (${r.failed} failed)` : ''}` : cell.fwNote);
         console.log(
           `  ${req.label}: Fw ${f(fwOne)} | ${f(fwTen)}; bare ${f(bareOne)} | ${f(bareTen)}` +
             `${cell.total ? `; Fw total ${cell.total.value}${cell.total.estimate === undefined ? ' (no totalIsEstimate)' : cell.total.estimate ? ' (estimate)' : ' (exact)'}` : ''}` +
-            `${cell.mismatch ? `; ROWS DIFFER: ${cell.mismatch}` : ''}`,
+            `${cell.mismatch ? `; ROWS DIFFER: ${cell.mismatch}` : ''}` +
+            `${peer ? `; Directus ${cell.peerNote ?? `${f(peerOne)} | ${f(peerTen)}, ${DIRECTUS_META} ${cell.peerTotal ?? 'missing'}`}` : ''}` +
+            `${cell.peerMismatch ? `; DIRECTUS ROWS DIFFER: ${cell.peerMismatch}` : ''}`,
         );
       }
     } finally {
@@ -270,12 +354,15 @@ for (const backend of backends) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       for (const knex of knexes) await knex.destroy();
       await fw.close();
+      await peer?.stop();
     }
   }
   if (SEED_ONLY) continue;
   console.log(`\n### ${backend.label} (${seeds.join('; ')})\n`);
-  console.log('Each cell: median ms per request with 1 connection · requests per second with 10. Fw / bare: above 1 means Fw is faster.\n');
+  console.log('Each cell: median ms per request with 1 connection · requests per second with 10. Fw / bare (Fw / Directus): above 1 means Fw is faster.\n');
   console.log(markdownTable(REQUESTS, SIZES, cells));
   const peer = peerLine(backend.label, cells);
   if (peer) console.log(`\n${peer}`);
+  const directus = directusLine(cells);
+  if (directus) console.log(directus);
 }
