@@ -88,14 +88,18 @@ describeEachSql('Counts: cached counts behind the estimates', (db) => {
     const { clock, counts, until } = setup();
     expect(counts.needsBounded(Item, 'auto', []), 'nothing cached yet').to.equal(true);
     expect(counts.needsBounded(Item, 'none', [])).to.equal(false);
-    await insert(8);
+    await insert(6);
     await until();
-    // 8 is not well above the limit of 5: the bounded count still decides.
+    // 6 is within a tenth (at least one row) of the limit of 5: the bounded count still decides.
     expect(counts.needsBounded(Item, 'auto', [])).to.equal(true);
+    await insert(1);
+    clock.now += 61_000;
+    await until();
+    expect(counts.needsBounded(Item, 'auto', []), '7 cached, limit 5').to.equal(false);
     await insert(20);
     clock.now += 61_000;
     await until();
-    expect(counts.needsBounded(Item, 'auto', []), '28 cached, limit 5').to.equal(false);
+    expect(counts.needsBounded(Item, 'auto', []), '27 cached, limit 5').to.equal(false);
     expect(counts.needsBounded(Item, 'exact', [])).to.equal(true);
     expect(counts.needsBounded(Item, 'auto', kindA), 'other conditions').to.equal(true);
     // A count gone stale, or one a write may have moved, is no reason to skip.

@@ -100,6 +100,14 @@ interface CachedCount {
   filtered: boolean;
 }
 
+/**
+ * Counts up to this are close enough to the exact-count limit that writes from outside Fw could
+ * have brought the total under it: a page with such a cached count still runs its bounded count.
+ */
+function nearLimit(limit: number): number {
+  return limit + Math.max(1, Math.ceil(limit / 10));
+}
+
 /** How long a cached count stands as it is before it is counted again (see FRESH_MS). */
 function freshFor(entry: CachedCount): number {
   return Math.min(Math.max(FRESH_MS, FRESH_FACTOR * entry.took), KEEP_MS / 2);
@@ -129,7 +137,7 @@ export class Counts {
 
   /**
    * Whether a page needs its bounded count: not for `none`, and not for `auto` while a fresh
-   * cached count of the same conditions stands well above the limit — the bounded count would
+   * cached count of the same conditions stands above the limit by more than a tenth — the bounded count would
    * only confirm "more than the limit" and the answer is that cached estimate anyway. A page
    * with room to spare still proves a small total exact (see {@link total}).
    */
@@ -137,7 +145,7 @@ export class Counts {
     if (mode === 'none') return false;
     if (mode === 'exact') return true;
     const entry = this.#cache.get(model.name)?.get(JSON.stringify(conditions));
-    return !entry || entry.dirty || this.#now() - entry.at > freshFor(entry) || entry.count + entry.delta <= 2 * this.#limits.exactCountLimit;
+    return !entry || entry.dirty || this.#now() - entry.at > freshFor(entry) || entry.count + entry.delta <= nearLimit(this.#limits.exactCountLimit);
   }
 
   /** The total of a page, following its count strategy (see the top of this file). */
