@@ -47,7 +47,9 @@ function finite(value: unknown): number | undefined {
  * planner estimate (`EXPLAIN (FORMAT JSON)`, which scales `pg_class.reltuples` to the table's
  * current size and applies the conditions' selectivity); MariaDB/MySQL `information_schema.TABLES`
  * for a whole table, `EXPLAIN` rows for an index range; SQL Server's partition statistics for a
- * whole table. SQLite keeps none. Undefined when the database has nothing to say (or refuses).
+ * whole table. SQLite: for a whole table, the span of a whole-number key (max − min + 1, an upper
+ * bound when keys were deleted), else the row count of its last ANALYZE. Undefined when the
+ * database has nothing to say (or refuses).
  */
 export async function statisticsEstimate(source: CountSource, model: ModelDefinition, conditions: readonly Condition[]): Promise<number | undefined> {
   const { knex, dialect } = source;
@@ -67,6 +69,19 @@ export async function statisticsEstimate(source: CountSource, model: ModelDefini
       const [row] = rawRows(dialect, await knex.raw(`explain ${sql}`, bindings as Knex.RawBinding[]));
       // A full scan's `rows` is the table's size, not the matches: no estimate of a filter.
       return row && row.type !== 'ALL' && row.type !== 'index' ? finite(row.rows) : undefined;
+    }
+    if (dialect === 'sqlite' && conditions.length === 0) {
+      // SQLite keeps no row count. A whole-number key's span (two index look-ups) is at least the
+      // rows there are (deleted keys leave gaps); else ANALYZE's count, when it was ever run.
+      const pk = model.fields[model.primaryKey]!;
+      if (pk.edit.integer) {
+        const [row] = await run(source, knex(model.table).select(knex.raw('max(??) - min(??) + 1 as n', [pk.column, pk.column])).toSQL());
+        return finite(row?.n ?? 0);
+      }
+      // Each of the table's rows in sqlite_stat1 starts with the rows it covers (a partial index fewer).
+      const stats = await run(source, knex('sqlite_stat1').select('stat').where('tbl', model.table).toSQL());
+      const counted = stats.map((row) => finite(String(row.stat).split(' ')[0])).filter((n): n is number => n !== undefined);
+      return counted.length > 0 ? Math.max(...counted) : undefined;
     }
     if (dialect === 'mssql' && conditions.length === 0) {
       const [row] = rawRows(dialect, await knex.raw('select sum(row_count) as n from sys.dm_db_partition_stats where object_id = object_id(?) and index_id in (0, 1)', [model.table]));
