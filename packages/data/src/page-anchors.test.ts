@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { createRegistry, defineModel, type Condition, type DataHookContext } from '@fw/core';
 import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
-import { ANCHOR_MAX_ROWS, ANCHOR_TTL_MS, MIN_ANCHOR_STEP, PageAnchors } from './page-anchors.js';
+import { ANCHOR_MAX_ROWS, ANCHOR_TTL_MS, MAX_ANCHOR_CHARS, MIN_ANCHOR_STEP, PageAnchors, anchorKeys } from './page-anchors.js';
 import { applyConditions } from './query.js';
 import { DataService } from './service.js';
 import type { TablePage } from './service-types.js';
@@ -70,6 +70,15 @@ describe('PageAnchors', () => {
     anchors.want('big', MIN_ANCHOR_STEP, ANCHOR_MAX_ROWS, 0, () => 0, async (step) => (steps.push(step), []));
     await anchors.settled();
     expect(steps).to.deep.equal([ANCHOR_MAX_ROWS / 1000]);
+  });
+
+  it('keeps no set whose keys cannot be bound or take too much memory', () => {
+    const rows = [{ k: 'a'.repeat(10) }, { k: 'b'.repeat(10) }];
+    const keyOf = (row: Record<string, unknown>) => [row.k];
+    expect(anchorKeys(rows, keyOf, 100)).to.deep.equal([['a'.repeat(10)], ['b'.repeat(10)]]);
+    expect(anchorKeys(rows, keyOf, 20), 'over the limit').to.equal(undefined);
+    expect(anchorKeys(rows, (row) => (row.k === 'a'.repeat(10) ? undefined : [row.k]))).to.equal(undefined);
+    expect(MAX_ANCHOR_CHARS).to.be.at.most(1024 * 1024);
   });
 
   it('leaves a failed read to OFFSET', async () => {

@@ -31,8 +31,29 @@ export const MIN_ANCHOR_STEP = 1000;
 const MAX_ANCHORS = 1000;
 /** Largest number of matching rows anchors are read for. */
 export const ANCHOR_MAX_ROWS = 2_000_000;
-/** Most anchor sets kept (each order and set of conditions of each model is one). */
-const MAX_SETS = 200;
+/** Most anchor sets kept (each order and set of conditions of each model is one; each at most 256 KB of keys, rows.ts). */
+const MAX_SETS = 100;
+
+/** Most characters (as JSON) the key values of one set of anchors may take. */
+export const MAX_ANCHOR_CHARS = 256 * 1024;
+
+/**
+ * The key values of the rows an anchor read returned (`keyOf` gives a row's, or undefined when
+ * one cannot be bound); undefined when one cannot, or when together they take more than
+ * `maxChars` (long texts in the sort: a set that large is not worth its memory).
+ */
+export function anchorKeys(rows: ReadonlyArray<Record<string, unknown>>, keyOf: (row: Record<string, unknown>) => unknown[] | undefined, maxChars = MAX_ANCHOR_CHARS): unknown[][] | undefined {
+  const keys: unknown[][] = [];
+  let chars = 0;
+  for (const row of rows) {
+    const key = keyOf(row);
+    if (!key) return undefined;
+    chars += JSON.stringify(key).length;
+    if (chars > maxChars) return undefined;
+    keys.push(key);
+  }
+  return keys;
+}
 
 /** Where a page by number starts: after the row whose key is `values`, skipping `skip` rows more. */
 export interface Anchor {

@@ -9,7 +9,7 @@ import { applyConditions, applyStoredConditions, parseTableQuery, storedConditio
 import { rowKeyValues, type ResolvedSeek, type SortEntry } from './cursor.js';
 import { anchorQuery, notNullColumns, orderAndSeek, pageCursors, pageKeys, pageRows, probeQuery, resolveSeek } from './keyset-page.js';
 import type { SeekKey } from './keyset.js';
-import { PageAnchors, type Anchor } from './page-anchors.js';
+import { PageAnchors, anchorKeys, type Anchor } from './page-anchors.js';
 import { PgWriter } from './pg-write.js';
 import { boundedCountQuery, rawRows, readWithin, type CountSource } from './count-sources.js';
 import { Counts, countMode } from './counts.js';
@@ -232,14 +232,7 @@ export class RowReader {
     this.anchors.want(key, offset, rows, this.counts.generationOf(model), () => this.counts.generationOf(model), async (step) => {
       const query = anchorQuery(knex, applyStoredConditions(knex(model.table), model, stored), keys, step);
       const found = await readWithin(this.#source, query, Math.max(this.#limits.countTimeLimitMs, 30_000));
-      if (!found) return undefined;
-      const anchors: unknown[][] = [];
-      for (const row of found) {
-        const at = rowKeyValues(model, sort, row);
-        if (!at) return undefined;
-        anchors.push(at);
-      }
-      return anchors;
+      return found && anchorKeys(found, (row) => rowKeyValues(model, sort, row));
     });
   }
 
