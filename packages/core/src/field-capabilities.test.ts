@@ -20,11 +20,26 @@ const only = (edit: FieldEdit): FieldEdit => edit;
 
 /** Every edit type with the edit options it needs and what the capabilities must say. */
 const CASES: Array<{ edit: FieldEdit; expected: Omit<Capabilities, 'cellEdit'> & { cellEdit: boolean | string } }> = [
-  { edit: { type: 'INPUT' }, expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: true, ordered: true, cellEdit: true, storedKind: 'string' } },
-  { edit: { type: 'TEXTAREA' }, expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: true, ordered: true, cellEdit: true, storedKind: 'text' } },
-  { edit: { type: 'NUMBER' }, expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: false, ordered: true, cellEdit: true, storedKind: 'number' } },
-  { edit: { type: 'NUMBER', integer: true }, expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: false, ordered: true, cellEdit: true, storedKind: 'integer' } },
-  { edit: { type: 'BOOLEAN' }, expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: false, ordered: false, cellEdit: true, storedKind: 'boolean' } },
+  {
+    edit: { type: 'INPUT' },
+    expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: true, ordered: true, cellEdit: true, storedKind: 'string' },
+  },
+  {
+    edit: { type: 'TEXTAREA' },
+    expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: true, ordered: true, cellEdit: true, storedKind: 'text' },
+  },
+  {
+    edit: { type: 'NUMBER' },
+    expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: false, ordered: true, cellEdit: true, storedKind: 'number' },
+  },
+  {
+    edit: { type: 'NUMBER', integer: true },
+    expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: false, ordered: true, cellEdit: true, storedKind: 'integer' },
+  },
+  {
+    edit: { type: 'BOOLEAN' },
+    expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: false, ordered: false, cellEdit: true, storedKind: 'boolean' },
+  },
   {
     edit: { type: 'CHOICE', choices: [{ value: 'a' }, { value: 'b' }] },
     expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: true, ordered: true, cellEdit: true, storedKind: 'string' },
@@ -35,12 +50,18 @@ const CASES: Array<{ edit: FieldEdit; expected: Omit<Capabilities, 'cellEdit'> &
   },
   { edit: { type: 'TAGS' }, expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: true, ordered: false, cellEdit: true, storedKind: 'text' } },
   { edit: { type: 'DATE' }, expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: false, ordered: true, cellEdit: true, storedKind: 'date' } },
-  { edit: { type: 'DATETIME' }, expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: false, ordered: true, cellEdit: true, storedKind: 'datetime' } },
+  {
+    edit: { type: 'DATETIME' },
+    expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: false, ordered: true, cellEdit: true, storedKind: 'datetime' },
+  },
   {
     edit: { type: 'PASSWORD' },
     expected: { secret: true, queryable: false, filterable: false, sortable: false, textSearch: false, ordered: false, cellEdit: 'PASSWORD_FIELD', storedKind: 'string' },
   },
-  { edit: { type: 'HIDDEN' }, expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: true, ordered: true, cellEdit: true, storedKind: 'string' } },
+  {
+    edit: { type: 'HIDDEN' },
+    expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: true, ordered: true, cellEdit: true, storedKind: 'string' },
+  },
   {
     edit: { type: 'HIDDEN', integer: true },
     expected: { secret: false, queryable: true, filterable: true, sortable: true, textSearch: false, ordered: true, cellEdit: true, storedKind: 'integer' },
@@ -116,7 +137,11 @@ describe('fieldCapabilities (computed by defineModel)', () => {
     });
 
     it('then a collection, a password, a read-only field', () => {
-      expect(setup(only({ type: 'PASSWORD', readonly: true })).caps.cellEdit).to.deep.equal({ ok: false, code: 'PASSWORD_FIELD', reason: 'Thing.probe is a password field and cannot be edited in a cell' });
+      expect(setup(only({ type: 'PASSWORD', readonly: true })).caps.cellEdit).to.deep.equal({
+        ok: false,
+        code: 'PASSWORD_FIELD',
+        reason: 'Thing.probe is a password field and cannot be edited in a cell',
+      });
       expect(setup(only({ type: 'DATE', readonly: true })).caps.cellEdit).to.deep.equal({ ok: false, code: 'READONLY_FIELD', reason: 'Thing.probe is read-only' });
     });
   });

@@ -7,7 +7,17 @@ import type { PowerFlags } from './power.js';
 
 const CAN_EDIT: CellEditAnswer = Object.freeze({ ok: true });
 /** Operators `gt`, `gte`, `lt`, `lte`, `between` compare these types. */
-const ORDERED = new Set<string>([EditType.NUMBER, EditType.DATE, EditType.DATETIME, EditType.INPUT, EditType.TEXTAREA, EditType.CHOICE, EditType.HIDDEN, EditType.REFERENCE_TABLE, EditType.REFERENCE_TREE]);
+const ORDERED = new Set<string>([
+  EditType.NUMBER,
+  EditType.DATE,
+  EditType.DATETIME,
+  EditType.INPUT,
+  EditType.TEXTAREA,
+  EditType.CHOICE,
+  EditType.HIDDEN,
+  EditType.REFERENCE_TABLE,
+  EditType.REFERENCE_TREE,
+]);
 /** `like` searches the text of these types (lists by their stored JSON text). */
 const TEXTUAL = new Set<string>([EditType.INPUT, EditType.TEXTAREA, EditType.CHOICE, EditType.HIDDEN, EditType.MULTI_CHOICE, EditType.TAGS]);
 
@@ -102,7 +112,11 @@ export function fieldCapabilities(model: ModelFacts, field: FieldFacts): FieldCa
 }
 
 /** What `model` can do as a whole, frozen, from its fields' capabilities. */
-export function modelCapabilities(model: ModelFacts, fieldNames: readonly string[], fields: Readonly<Record<string, FieldFacts & { capabilities: FieldCapabilities }>>): ModelCapabilities {
+export function modelCapabilities(
+  model: ModelFacts,
+  fieldNames: readonly string[],
+  fields: Readonly<Record<string, FieldFacts & { capabilities: FieldCapabilities }>>,
+): ModelCapabilities {
   const list = fieldNames.map((name) => fields[name]!);
   return Object.freeze({
     cellEdit: modelCellEdit(model),
