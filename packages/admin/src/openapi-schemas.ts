@@ -28,26 +28,19 @@ export function referenceFields(model: ModelDefinition): string[] {
   return model.fieldNames.filter((name) => types.has(model.fields[name]!.edit.type));
 }
 
-/** Fields the update-cell route can edit: declared editable in a cell, not the key, a collection, a password or read-only. */
+/** Fields the update-cell route can edit (the answer defineModel gave: not the key, a collection, a password, read-only or switched off). */
 export function cellFields(model: ModelDefinition): string[] {
-  if (!model.power.cellEdit) return [];
-  return model.fieldNames.filter((name) => {
-    const f = model.fields[name]!;
-    return f.edit.cellEdit && !f.primaryKey && !f.edit.readonly && f.edit.type !== EditType.COLLECTION && f.edit.type !== EditType.PASSWORD && !isAttachment(f);
-  });
+  return model.fieldNames.filter((name) => model.fields[name]!.capabilities.cellEdit.ok);
 }
 
 /** Fields a table query may filter on (stored, not a secret, not files). */
 function filterableFields(model: ModelDefinition): string[] {
-  return model.fieldNames.filter((name) => {
-    const f = model.fields[name]!;
-    return f.stored && f.edit.type !== EditType.PASSWORD && !isAttachment(f);
-  });
+  return model.fieldNames.filter((name) => model.fields[name]!.capabilities.filterable);
 }
 
 /** Fields a table query may sort on. */
 function sortableFields(model: ModelDefinition): string[] {
-  return filterableFields(model).filter((name) => model.fields[name]!.views.sortable);
+  return model.fieldNames.filter((name) => model.fields[name]!.capabilities.sortable);
 }
 
 /** The JSON value of one field, as rows carry it (without `null`). */
@@ -133,7 +126,7 @@ function attachmentLimits(field: FieldDefinition): string {
 
 /** Fields a row answer carries: every field except PASSWORD ones. */
 function shownFields(model: ModelDefinition): string[] {
-  return model.fieldNames.filter((name) => model.fields[name]!.edit.type !== EditType.PASSWORD);
+  return model.fieldNames.filter((name) => !model.fields[name]!.capabilities.secret);
 }
 
 /** Fields an add or form body may name. */

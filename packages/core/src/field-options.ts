@@ -123,7 +123,7 @@ function checkAttachment(key: string, input: unknown): Readonly<Required<Attachm
   return Object.freeze({ multiple, image, maxSize, maxFiles, accept: Object.freeze([...accept]) });
 }
 
-export function checkField(model: string, name: string, input: unknown, primaryKey: string): Omit<FieldDefinition, 'rules'> & { rawRules: unknown } {
+export function checkField(model: string, name: string, input: unknown, primaryKey: string): Omit<FieldDefinition, 'rules' | 'capabilities'> & { rawRules: unknown } {
   const key = `${model}.fields.${name}`;
   if (!IDENT_RE.test(name)) throw new FwDefinitionError(key, 'a field name must be an identifier (letters, digits, _)');
   // Rows are plain objects keyed by field name: these names would reach the prototype chain.

@@ -365,6 +365,51 @@ export interface FieldDefinition {
   /** COLLECTION fields have no column. */
   readonly stored: boolean;
   readonly primaryKey: boolean;
+  /** What the field can do, decided once by {@link defineModel} (see field-capabilities.ts). */
+  readonly capabilities: FieldCapabilities;
+}
+
+/**
+ * How a field's value is stored: the kind of column it needs (`string` is short text, 255
+ * characters; `text` long text, JSON lists included; `number` a double). A COLLECTION field has
+ * none (its values live in a join table).
+ */
+export type StoredKind = 'string' | 'text' | 'integer' | 'number' | 'boolean' | 'date' | 'datetime';
+
+/** Why a cell edit is refused, in the order the checks run (the codes of `@fw/row-patch`). */
+export type CellEditRefusalCode = 'CELL_EDIT_DISABLED' | 'FIELD_CELL_EDIT_DISABLED' | 'PRIMARY_KEY_FIELD' | 'COLLECTION_FIELD' | 'PASSWORD_FIELD' | 'READONLY_FIELD';
+
+/** Whether a cell editor may change a value: yes, or no with a stable code and the reason in words. */
+export type CellEditAnswer = Readonly<{ ok: true }> | Readonly<{ ok: false; code: CellEditRefusalCode; reason: string }>;
+
+/** What one field can do, fixed when the model is defined. Frozen. */
+export interface FieldCapabilities {
+  /** A PASSWORD field: never in an answer, masked in logs, never compared. */
+  readonly secret: boolean;
+  /** Conditions and sorts may name it: a stored field that is neither a secret nor a list of files. */
+  readonly queryable: boolean;
+  /** The table query accepts conditions on it (the `filterable` flag of the build answer); the same as `queryable`. */
+  readonly filterable: boolean;
+  /** A table query may sort on it: queryable and `views.sortable`. */
+  readonly sortable: boolean;
+  /** The `like` operator applies: a text field (not a HIDDEN one declared `integer`). */
+  readonly textSearch: boolean;
+  /** The range operators (`gt`, `gte`, `lt`, `lte`, `between`) apply. */
+  readonly ordered: boolean;
+  /** Whether the update-cell route may change it, the model's own switch included. */
+  readonly cellEdit: CellEditAnswer;
+  /** The column's kind; undefined for a COLLECTION field. */
+  readonly storedKind: StoredKind | undefined;
+}
+
+/** What a whole model can do, fixed when it is defined. Frozen. */
+export interface ModelCapabilities {
+  /** The model's cell-edit switch (`power.cellEdit`), as the update-cell route answers it before looking at the field. */
+  readonly cellEdit: CellEditAnswer;
+  /** Names of the secret (PASSWORD) fields, in declaration order. */
+  readonly secretFields: readonly string[];
+  /** Names of the fields a stored row gives back to a reader: stored and not secret, in declaration order. */
+  readonly readableFields: readonly string[];
 }
 
 /** A checked, normalized, frozen model definition. */
@@ -393,6 +438,8 @@ export interface ModelDefinition<R extends Row = Row> {
   readonly orderBy: ReadonlyArray<Readonly<{ field: string; order: 'asc' | 'desc' }>>;
   /** Every declared index (fields' `index: true` first, then the model's `indexes`), named. */
   readonly indexes: readonly ModelIndex[];
+  /** What the model can do as a whole, decided once by {@link defineModel}. */
+  readonly capabilities: ModelCapabilities;
   /** Marks objects made by defineModel. */
   readonly __fwModel: true;
 }

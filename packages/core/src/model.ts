@@ -1,6 +1,7 @@
 import { FwDefinitionError } from './errors.js';
 import { describe, isPlainObject, optionalBoolean, optionalString } from './definition-checks.js';
 import { checkField, checkRule } from './field-options.js';
+import { fieldCapabilities, modelCapabilities } from './field-capabilities.js';
 import { checkLocalizedText } from './localized-text.js';
 import {
   EditType,
@@ -175,7 +176,7 @@ export function defineModel<R extends Row = Row>(input: ModelDefinitionInput<R>)
 
   const fields: Record<string, FieldDefinition> = {};
   for (const { rawRules: _raw, ...field } of checked) {
-    fields[field.name] = Object.freeze({ ...field, rules: Object.freeze(rulesByField.get(field.name) ?? []) });
+    fields[field.name] = Object.freeze({ ...field, rules: Object.freeze(rulesByField.get(field.name) ?? []), capabilities: fieldCapabilities({ name, power: flags }, field) });
   }
   const title = checkLocalizedText(`${name}.title`, input.title, name);
   const singular = input.singularTitle === undefined ? undefined : checkLocalizedText(`${name}.singularTitle`, input.singularTitle, name);
@@ -196,6 +197,7 @@ export function defineModel<R extends Row = Row>(input: ModelDefinitionInput<R>)
     treeParentField,
     orderBy: checkOrderBy(name, input.orderBy, fields),
     indexes: checkIndexes(name, table, declared, fields, input.indexes),
+    capabilities: modelCapabilities({ name, power: flags }, fieldNames, fields),
     __fwModel: true as const,
   });
 }

@@ -13,7 +13,7 @@
 // on the way in, so a crafted cursor can move the page, never reach the database as something
 // it cannot compare (a 500).
 import { createHash } from 'node:crypto';
-import { EditType, type FieldDefinition, type ModelDefinition } from '@fw/core';
+import type { FieldDefinition, ModelDefinition } from '@fw/core';
 import { DIALECT_LIMITS, coerceValue, toFormRow } from '@fw/row-patch';
 import { dataError } from './error-codes.js';
 
@@ -45,24 +45,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const INT32 = { min: -2_147_483_648, max: 2_147_483_647 };
 
 function kindOf(field: FieldDefinition): Kind {
-  if (field.primaryKey) return field.edit.integer ? 'integer' : 'text';
-  switch (field.edit.type) {
-    case EditType.HIDDEN:
-      return field.edit.integer ? 'integer' : 'text';
-    case EditType.NUMBER:
-      return field.edit.integer ? 'integer' : 'number';
-    case EditType.REFERENCE_TABLE:
-    case EditType.REFERENCE_TREE:
-      return 'integer';
-    case EditType.BOOLEAN:
-      return 'boolean';
-    case EditType.DATE:
-      return 'date';
-    case EditType.DATETIME:
-      return 'datetime';
-    default:
-      return 'text';
-  }
+  // The column's kind, decided by defineModel (core's field-capabilities.ts); short and long text travel alike.
+  const stored = field.capabilities.storedKind;
+  return stored === undefined || stored === 'string' ? 'text' : stored;
 }
 
 /** The fields of the seek keys: the sort fields, then the primary key (which makes the order total). */

@@ -1,4 +1,4 @@
-import { EditType, type ModelDefinition } from '@fw/core';
+import type { ModelDefinition } from '@fw/core';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 
@@ -23,17 +23,10 @@ export function maskForLog(model: ModelDefinition | undefined, data: unknown): s
   return text !== null && text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
 }
 
-const NO_PASSWORDS: ReadonlySet<string> = new Set();
-const passwordsByModel = new WeakMap<ModelDefinition, ReadonlySet<string>>();
+const NO_PASSWORDS: readonly string[] = [];
 
-function passwordFields(model: ModelDefinition | undefined): ReadonlySet<string> {
-  if (!model) return NO_PASSWORDS;
-  let names = passwordsByModel.get(model);
-  if (!names) {
-    names = new Set(Object.values(model.fields).filter((f) => f.edit.type === EditType.PASSWORD).map((f) => f.name));
-    passwordsByModel.set(model, names);
-  }
-  return names;
+function passwordFields(model: ModelDefinition | undefined): readonly string[] {
+  return model ? model.capabilities.secretFields : NO_PASSWORDS;
 }
 
 // Whether a key looks secret, remembered for the keys met (field names, mostly); bounded, since
@@ -54,7 +47,7 @@ function looksSecret(key: string): boolean {
  * are neither a PASSWORD field nor secret-looking, with no object met twice. Anything else (dates,
  * class instances, deep or shared structures, secrets) takes the masking copy.
  */
-function isPlain(value: unknown, passwords: ReadonlySet<string>, depth: number, seen: object[]): boolean {
+function isPlain(value: unknown, passwords: readonly string[], depth: number, seen: object[]): boolean {
   if (value === null) return true;
   switch (typeof value) {
     case 'string':
@@ -77,17 +70,17 @@ function isPlain(value: unknown, passwords: ReadonlySet<string>, depth: number, 
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return false;
   for (const key of Object.keys(value)) {
-    if (passwords.has(key) || looksSecret(key)) return false;
+    if (passwords.includes(key) || looksSecret(key)) return false;
     if (!isPlain((value as Record<string, unknown>)[key], passwords, depth + 1, seen)) return false;
   }
   return true;
 }
 
 /** The masked copy of `data` (see {@link maskForLog}). */
-function masked(data: unknown, passwords: ReadonlySet<string>): unknown {
+function masked(data: unknown, passwords: readonly string[]): unknown {
   const seen = new WeakSet<object>();
   const mask = (value: unknown, key: string | undefined, depth: number): unknown => {
-    if (key !== undefined && (passwords.has(key) || looksSecret(key))) return value === null || value === undefined ? value : MASK;
+    if (key !== undefined && (passwords.includes(key) || looksSecret(key))) return value === null || value === undefined ? value : MASK;
     if (typeof value !== 'object' || value === null) return value;
     if (seen.has(value)) return '[circular]';
     if (depth >= MAX_DEPTH) return '[nested too deep]';

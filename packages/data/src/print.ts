@@ -45,7 +45,7 @@ export const PRINT_JS = `document.getElementById('fw-print')?.addEventListener('
 export function printPage(model: ModelDefinition, row: Record<string, unknown>): string {
   const fields = model.fieldNames.filter((name) => {
     const f = model.fields[name]!;
-    return f.edit.type !== EditType.PASSWORD && (f.views.show || f.primaryKey);
+    return !f.capabilities.secret && (f.views.show || f.primaryKey);
   });
   const rows = fields
     .map((name) => `<tr><th>${escapeHtml(model.fields[name]!.views.title)}</th><td>${escapeHtml(display(model, name, row[name]))}</td></tr>`)

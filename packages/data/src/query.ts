@@ -40,8 +40,6 @@ export const DEFAULT_QUERY_LIMITS: QueryLimits = Object.freeze({ defaultSize: 20
 const OPERATORS = new Set<string>(CONDITION_OPERATORS);
 /** What every dialect's DATE and DATETIME columns can hold; conditions stay within it. */
 const TIME_RANGE = DIALECT_LIMITS.postgres;
-const ORDERED = new Set<string>([EditType.NUMBER, EditType.DATE, EditType.DATETIME, EditType.INPUT, EditType.TEXTAREA, EditType.CHOICE, EditType.HIDDEN, EditType.REFERENCE_TABLE, EditType.REFERENCE_TREE]);
-const TEXTUAL = new Set<string>([EditType.INPUT, EditType.TEXTAREA, EditType.CHOICE, EditType.HIDDEN, EditType.MULTI_CHOICE, EditType.TAGS]);
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -55,9 +53,8 @@ function bad(message: string, path?: string): FwError {
 export function queryableField(model: ModelDefinition, name: unknown, path: string): FieldDefinition {
   const field = typeof name === 'string' && Object.hasOwn(model.fields, name) ? model.fields[name] : undefined;
   if (!field) throw dataError('UNKNOWN_FIELD', `${model.name} has no field ${JSON.stringify(name)}`, [{ path, type: 'unknownField', message: `unknown field ${JSON.stringify(name)}` }]);
-  // Filtering or sorting on a secret would leak it one comparison at a time.
-  // Attachments are JSON lists of file records: nothing a condition or a sort can use.
-  if (!field.stored || field.edit.type === EditType.PASSWORD || field.edit.type === EditType.ATTACHMENT) throw bad(`${field.name} cannot be queried`, path);
+  // Secrets and attachments are not queryable (decided by defineModel: core's field-capabilities.ts).
+  if (!field.capabilities.queryable) throw bad(`${field.name} cannot be queried`, path);
   return field;
 }
 
@@ -119,9 +116,8 @@ export function parseConditions(model: ModelDefinition, raw: unknown, limits: Qu
     const field = queryableField(model, c.field, `${path}.field`);
     const op = c.op ?? 'eq';
     if (typeof op !== 'string' || !OPERATORS.has(op)) throw bad(`unknown operator ${JSON.stringify(op)} (known: ${CONDITION_OPERATORS.join(', ')})`, `${path}.op`);
-    // A HIDDEN field declared `integer` is a number column (keys, owner ids): LOWER() of it fails on PostgreSQL.
-    if (op === 'like' && (!TEXTUAL.has(field.edit.type) || field.edit.integer)) throw bad(`like works on text fields, not on ${field.name}`, `${path}.op`);
-    if (['gt', 'gte', 'lt', 'lte', 'between'].includes(op) && !ORDERED.has(field.edit.type)) throw bad(`${op} does not apply to ${field.name}`, `${path}.op`);
+    if (op === 'like' && !field.capabilities.textSearch) throw bad(`like works on text fields, not on ${field.name}`, `${path}.op`);
+    if (['gt', 'gte', 'lt', 'lte', 'between'].includes(op) && !field.capabilities.ordered) throw bad(`${op} does not apply to ${field.name}`, `${path}.op`);
     return { field: field.name, op: op as ConditionOperator, value: conditionValue(field, op as ConditionOperator, c.value, `${path}.value`, limits) };
   });
 }
@@ -150,7 +146,7 @@ export function parseTableQuery(model: ModelDefinition, body: unknown, limits: Q
   const sort = ((rawSort as unknown[] | undefined) ?? []).slice(0, 5).map((s, i) => {
     if (!isObject(s)) throw bad('a sort entry is { field, order }', `sort[${i}]`);
     const field = queryableField(model, s.field, `sort[${i}].field`);
-    if (!field.views.sortable) throw bad(`${field.name} is not sortable`, `sort[${i}].field`);
+    if (!field.capabilities.sortable) throw bad(`${field.name} is not sortable`, `sort[${i}].field`);
     const order = s.order === undefined ? 'asc' : String(s.order).toLowerCase();
     if (order !== 'asc' && order !== 'desc') throw bad('order is asc or desc', `sort[${i}].order`);
     return { field: field.name, order: order as 'asc' | 'desc' };

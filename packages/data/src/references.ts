@@ -62,7 +62,7 @@ export function labelFieldOf(target: ModelDefinition, declared?: string): string
   if (declared !== undefined) return declared;
   const found = LABEL_FIELD_CANDIDATES.find((name) => {
     const f = Object.hasOwn(target.fields, name) ? target.fields[name] : undefined;
-    return f !== undefined && f.stored && f.edit.type !== EditType.PASSWORD;
+    return f !== undefined && f.stored && !f.capabilities.secret;
   });
   return found ?? target.primaryKey;
 }

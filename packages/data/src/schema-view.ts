@@ -1,5 +1,4 @@
-import { EditType, type FieldRule, type LocalizedTitles, type ModelDefinition, type ModelRegistry } from '@fw/core';
-import { cellEditRefusal } from '@fw/row-patch';
+import type { FieldRule, LocalizedTitles, ModelDefinition, ModelRegistry } from '@fw/core';
 import { referenceTarget } from './references.js';
 
 /** A field as the `build` route describes it to a UI (functions and secrets left out). */
@@ -91,11 +90,11 @@ export function modelView(model: ModelDefinition, registry: ModelRegistry): Mode
         notNull: f.edit.notNull,
         readonly: f.edit.readonly,
         // The same answer the update-cell route gives: a UI offers a cell editor only where it works.
-        cellEdit: cellEditRefusal(model, name) === undefined,
+        cellEdit: f.capabilities.cellEdit.ok,
         integer: f.edit.integer,
         primaryKey: f.primaryKey,
         // What parseConditions accepts: stored fields that are not secrets.
-        filterable: f.stored && f.edit.type !== EditType.PASSWORD && f.edit.type !== EditType.ATTACHMENT,
+        filterable: f.capabilities.filterable,
         ...(f.edit.choices ? { choices: f.edit.choices.map((c) => ({ value: c.value, label: c.label ?? String(c.value), ...(c.labels ? { labels: c.labels } : {}) })) } : {}),
         ...(f.edit.reference ? { reference: { model: f.edit.reference.model, labelField, tree: target?.tree ?? false } } : {}),
         ...(f.edit.collection ? { collection: { model: f.edit.collection.model, labelField } } : {}),

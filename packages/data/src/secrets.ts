@@ -1,10 +1,10 @@
 // PASSWORD fields: never read back out of the database, hashed on the way in.
-import { EditType, hashPassword, type FieldDefinition, type ModelDefinition } from '@fw/core';
+import { hashPassword, type FieldDefinition, type ModelDefinition } from '@fw/core';
 import type { FormRow } from '@fw/row-patch';
 
 /** True for a field whose value is a secret (a PASSWORD): never selected for reading, exporting or copying. */
 export function isSecret(field: FieldDefinition): boolean {
-  return field.edit.type === EditType.PASSWORD;
+  return field.capabilities.secret;
 }
 
 /** The qualified columns a read selects: stored fields, secrets only when asked for. */

@@ -1,4 +1,4 @@
-import { EditType, type FwErrorDetail, type ModelDefinition } from '@fw/core';
+import type { FwErrorDetail, ModelDefinition } from '@fw/core';
 import { coerceValue } from './coerce.js';
 import { ROW_PATCH_ERROR_CODES, type RowPatchErrorCode } from './error-codes.js';
 import { validateRow } from './schema.js';
@@ -51,16 +51,13 @@ function reject(code: RowPatchErrorCode, message: string, details?: FwErrorDetai
  * @returns the rejection, or `undefined` when the field may be edited in a cell.
  */
 export function cellEditRefusal(model: ModelDefinition, field: unknown): RowPatchRejection | undefined {
-  if (model.power.cellEdit === false) return reject('CELL_EDIT_DISABLED', `Cell editing is disabled for model ${model.name}`);
-  if (typeof field !== 'string' || !hasOwn(model.fields, field)) return reject('UNKNOWN_FIELD', `${model.name} has no field ${show(field)}`);
-  const definition = model.fields[field];
+  // The answers themselves are decided once, by defineModel (core's field-capabilities.ts).
+  const closed = model.capabilities.cellEdit;
+  if (!closed.ok) return reject(closed.code, closed.reason);
+  const definition = typeof field === 'string' && hasOwn(model.fields, field) ? model.fields[field] : undefined;
   if (!definition) return reject('UNKNOWN_FIELD', `${model.name} has no field ${show(field)}`);
-  if (definition.edit.cellEdit === false) return reject('FIELD_CELL_EDIT_DISABLED', `Cell editing is disabled for field ${model.name}.${field}`);
-  if (definition.primaryKey) return reject('PRIMARY_KEY_FIELD', `${model.name}.${field} is the primary key and cannot be edited`);
-  if (definition.edit.type === EditType.COLLECTION) return reject('COLLECTION_FIELD', `${model.name}.${field} is a collection field and cannot be edited in a cell`);
-  if (definition.edit.type === EditType.PASSWORD) return reject('PASSWORD_FIELD', `${model.name}.${field} is a password field and cannot be edited in a cell`);
-  if (definition.edit.readonly) return reject('READONLY_FIELD', `${model.name}.${field} is read-only`);
-  return undefined;
+  const answer = definition.capabilities.cellEdit;
+  return answer.ok ? undefined : reject(answer.code, answer.reason);
 }
 
 /**

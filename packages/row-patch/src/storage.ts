@@ -81,16 +81,14 @@ interface FieldReader {
   convert: (raw: unknown) => unknown;
 }
 
-// Built once per model: toFormRow runs for every row of every read.
+// Built once per model: toFormRow runs for every row of every read. Which fields are read is the
+// model's (capabilities.readableFields); what is cached here are the conversion functions.
 const readers = new WeakMap<ModelDefinition, FieldReader[]>();
 
 function readersOf(model: ModelDefinition): FieldReader[] {
   let list = readers.get(model);
   if (!list) {
-    list = model.fieldNames
-      .map((name) => model.fields[name]!)
-      .filter((field) => field.stored && field.edit.type !== EditType.PASSWORD)
-      .map((field) => ({ name: field.name, column: field.column, convert: readerOf(field) }));
+    list = model.capabilities.readableFields.map((name) => model.fields[name]!).map((field) => ({ name: field.name, column: field.column, convert: readerOf(field) }));
     readers.set(model, list);
   }
   return list;

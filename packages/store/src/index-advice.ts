@@ -1,6 +1,6 @@
 // `fw doctor`'s index advice (issue 21 §3): fields of large tables that the table page filters or
 // sorts on, with no index to do it by.
-import { EditType, isIndexable, type FieldDefinition, type ModelDefinition } from '@fw/core';
+import { isIndexable, type FieldDefinition, type ModelDefinition } from '@fw/core';
 import type { Knex } from 'knex';
 import { dialectOfKnex } from './dialect.js';
 import { readIndexes } from './model-table-indexes.js';
@@ -69,8 +69,8 @@ export async function tableRows(knex: Knex, name: string, limit: number): Promis
 
 function use(field: FieldDefinition): IndexAdvice['use'] | undefined {
   // What the search form offers (see the UI's searchFields and data's schema view).
-  const filter = field.views.show && field.edit.type !== EditType.PASSWORD && field.edit.type !== EditType.ATTACHMENT;
-  const sort = field.views.sortable;
+  const filter = field.views.show && field.capabilities.filterable;
+  const sort = field.capabilities.sortable;
   if (filter && sort) return 'filter and sort';
   return filter ? 'filter' : sort ? 'sort' : undefined;
 }

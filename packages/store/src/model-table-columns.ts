@@ -54,34 +54,11 @@ export type Family = 'string' | 'text' | 'integer' | 'float' | 'boolean' | 'date
 // MySQL reports `tinyint` for both booleans (tinyint(1)) and small integers.
 type ActualFamily = Family | 'tinyint' | 'unknown';
 
+// The kind of column a field needs is decided by defineModel (core's field-capabilities.ts); a
+// double is this module's `float`.
 export function fieldFamily(field: FieldDefinition): Family | undefined {
-  if (field.primaryKey) return integerKey(field) ? 'integer' : 'string';
-  switch (field.edit.type) {
-    case EditType.HIDDEN:
-      return field.edit.integer ? 'integer' : 'string';
-    case EditType.INPUT:
-    case EditType.PASSWORD:
-    case EditType.CHOICE:
-      return 'string';
-    case EditType.TEXTAREA:
-    case EditType.MULTI_CHOICE:
-    case EditType.TAGS:
-    case EditType.ATTACHMENT:
-      return 'text';
-    case EditType.NUMBER:
-      return field.edit.integer ? 'integer' : 'float';
-    case EditType.BOOLEAN:
-      return 'boolean';
-    case EditType.DATE:
-      return 'date';
-    case EditType.DATETIME:
-      return 'datetime';
-    case EditType.REFERENCE_TABLE:
-    case EditType.REFERENCE_TREE:
-      return 'integer';
-    case EditType.COLLECTION:
-      return undefined;
-  }
+  const kind = field.capabilities.storedKind;
+  return kind === 'number' ? 'float' : kind;
 }
 
 export function actualFamily(info: Knex.ColumnInfo): ActualFamily {

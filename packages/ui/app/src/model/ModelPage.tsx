@@ -15,7 +15,7 @@ import type { RowAction } from './columns/rowActions';
 import { useTableColumns } from './columns/useTableColumns';
 import { EditableCell } from './EditableCell';
 import { renderValue, type Labels } from './cells';
-import { columnFields, columnTitle, keyShown, keyOf, searchFields } from './fields';
+import { columnFields, columnTitle, keyShown, keyOf, searchFields, sortableField } from './fields';
 import { ExportButton } from './ExportButton';
 import { ImportButton } from './ImportButton';
 import { can } from './power';
@@ -147,7 +147,7 @@ function ModelTable({ build }: { build: BuildView }) {
       key: f.name,
       dataIndex: f.name,
       title: columnTitle(f),
-      sorter: f.views.sortable && f.type !== 'COLLECTION' ? { multiple: undefined } : false,
+      sorter: sortableField(f) ? { multiple: undefined } : false,
       sortOrder: sortOrder === 'desc' ? 'descend' : sortOrder === 'asc' ? 'ascend' : null,
       ellipsis: f.type === 'TEXTAREA',
       onCell: (row: Row) => ({ className: `fw-col-${f.name}`, ...grid.cellProps(gridCell(row)) }),

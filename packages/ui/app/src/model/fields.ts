@@ -24,6 +24,14 @@ export function searchFields(model: ModelView): FieldView[] {
   });
 }
 
+/**
+ * Whether the table offers a sort on `f`: the server's answer (a sortable view on a field the query
+ * accepts, decided once by defineModel); a server without `filterable` sorts any stored field.
+ */
+export function sortableField(f: FieldView): boolean {
+  return f.views.sortable && (f.filterable ?? f.type !== 'COLLECTION');
+}
+
 /** Fields of the add / edit form: everything but the key; HIDDEN ones are carried, not shown. */
 export function formFields(model: ModelView): FieldView[] {
   return model.fields.filter((f) => !f.primaryKey && f.name !== keyOf(model));
