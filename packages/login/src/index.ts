@@ -5,12 +5,19 @@ export type { LoginProvider, LoginProvidersInput, LoginSettings } from './login-
 export { Authenticator, fwAuth, requestToken } from './auth.js';
 export type { FwAuthMiddleware, FwAuthOptions, FwAuthState, FwRequestState } from './auth.js';
 export { BaseLoginProxy, FwLogin, registeredLoginProxy, resolveLoginProxy } from './login-proxy.js';
-export type { LoginProxy, LoginProxyClass, LoginProxyDeps, LoginProxyInput } from './login-proxy.js';
+export type { CredentialCheck, LoginProxy, LoginProxyClass, LoginProxyDeps, LoginProxyInput } from './login-proxy.js';
+// The login flows without Koa (issue 22 §4): plain input in, a discriminated outcome out.
+export { loginFlows } from './flows/login-flows.js';
+export type { LoginFlows } from './flows/login-flows.js';
+export type { PasswordSignInInput, PasswordSignInOutcome, PasswordSignInRequest } from './flows/password-sign-in.js';
+export type { OpenApiTokenInput, OpenApiTokenOutcome } from './flows/open-api-token.js';
+export type { ChangePasswordInput, ChangePasswordOutcome, ChangePasswordRefusal } from './flows/change-password.js';
+export type { FlowRequest } from './flows/flow-request.js';
 export { LoginUnavailableError, classifyLoginFailure, isLoginUnavailableError } from './login-failure.js';
 export type { LoginFailure, LoginUnavailableOptions } from './login-failure.js';
 export { currentLoginRequest } from './request-context.js';
 export type { LoginRequest } from './request-context.js';
-export { UserService, LOGIN_REASONS, ipAllowed, toFwUser } from './user-service.js';
+export { UserService, LOGIN_REASONS, ipAllowed, needsPasswordReset, toFwUser } from './user-service.js';
 export type { LoginResult, StoredUserLike } from './user-service.js';
 export { encodePassword, PASSWORD_TRANSFER_ROUNDS } from './client.js';
 export { decodeTransferredPassword } from './password-transfer.js';
