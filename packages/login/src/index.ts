@@ -5,7 +5,7 @@ export type { LoginProvider, LoginProvidersInput, LoginSettings } from './login-
 export { Authenticator, fwAuth, requestToken } from './auth.js';
 export type { FwAuthMiddleware, FwAuthOptions, FwAuthState, FwRequestState } from './auth.js';
 export { BaseLoginProxy, FwLogin, registeredLoginProxy, resolveLoginProxy } from './login-proxy.js';
-export type { CredentialCheck, LoginProxy, LoginProxyClass, LoginProxyDeps, LoginProxyInput } from './login-proxy.js';
+export type { LoginProxy, LoginProxyClass, LoginProxyDeps, LoginProxyInput } from './login-proxy.js';
 // The login flows without Koa (issue 22 §4): plain input in, a discriminated outcome out.
 export { loginFlows } from './flows/login-flows.js';
 export type { LoginFlows } from './flows/login-flows.js';
