@@ -43,8 +43,8 @@ export type { CheckedText, FwLocale, LocalizedText, LocalizedTitles } from './lo
 export { ModelRegistry, createRegistry } from './registry.js';
 export { CONFIG_KEYS, envNames, loadConfig } from './config.js';
 export type { FwConfig, FwConfigKey, LoadConfigOptions } from './config.js';
-export { USER_STATUS, MENU_STATUS, LOGIN_FAILURE_REASON } from './user.js';
-export type { FwUser, UserStatus, MenuStatus, LoginFailureReason } from './user.js';
+export { USER_STATUS, MENU_STATUS, LOGIN_FAILURE_REASON, toFwUser } from './user.js';
+export type { FwUser, StoredUserLike, ToFwUserOptions, UserStatus, MenuStatus, LoginFailureReason } from './user.js';
 export { hashPassword, verifyPassword } from './password.js';
 // Issue 19 §5: the security headers of Fw's HTML pages.
 export { DEFAULT_FRAME_ANCESTORS, checkFrameAncestors, pageContentSecurityPolicy } from './page-policy.js';

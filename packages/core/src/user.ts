@@ -13,6 +13,49 @@ export interface FwUser {
   isAdmin?: boolean | undefined;
 }
 
+/**
+ * The stored-user fields {@link toFwUser} and the login checks read: a row of `fw_user` as the
+ * store's repositories return it, or as a host read it itself.
+ */
+export interface StoredUserLike {
+  id: number;
+  account: string;
+  name?: string | null | undefined;
+  /**
+   * `fw_user.is_admin`. The store's repositories give a boolean on every dialect; a row read with
+   * plain SQL holds the driver's value: `true` / `false` on PostgreSQL and SQL Server, `1` / `0`
+   * on SQLite, MySQL and MariaDB. {@link toFwUser} takes all of them.
+   */
+  isAdmin?: boolean | number | null | undefined;
+  status: string;
+  expireDate?: Date | null | undefined;
+  whiteIp?: string | null | undefined;
+}
+
+/** Options of {@link toFwUser}. */
+export interface ToFwUserOptions {
+  /**
+   * This session is an administrator's whatever the row says: a login hook returned
+   * `isAdmin: true` at sign-in, and the token records it (see docs/login.md).
+   * @default false
+   */
+  admin?: boolean;
+}
+
+/**
+ * The public view of a stored user, the one way every package builds an {@link FwUser} from a
+ * row: what answers, hooks and `ctx.state.fw.user` carry (never the password, status or limits).
+ * `isAdmin` is true only for a stored `true` or `1` (or with `options.admin`), never for any
+ * other truthy value a careless row might hold.
+ *
+ * @example
+ * const user = toFwUser(await store.users.findById(id));
+ */
+export function toFwUser(row: StoredUserLike, options: ToFwUserOptions = {}): FwUser {
+  const storedAdmin = row.isAdmin === true || row.isAdmin === 1;
+  return { id: row.id, account: row.account, name: row.name ?? null, isAdmin: storedAdmin || options.admin === true };
+}
+
 /** Account status values of `fw_user.status`. */
 export const USER_STATUS = { NORMAL: 'normal', LOCKED: 'locked' } as const;
 /** One of {@link USER_STATUS}. */

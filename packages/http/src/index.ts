@@ -7,8 +7,9 @@ export type { MultipartBody, MultipartFile, MultipartOptions } from './multipart
 export { allowedMethods, methodNotAllowed, routesWithAllowedMethods } from './allowed-methods.js';
 export { requireAuthState } from './auth-state.js';
 export type { RequireAuthOptions } from './auth-state.js';
-export { toFwUser } from './user.js';
-export type { StoredUserLike } from './user.js';
+// toFwUser lives in @fw/core beside FwUser (issue 22 §4); still exported here so existing imports keep working.
+export { toFwUser } from '@fw/core';
+export type { StoredUserLike } from '@fw/core';
 export { escapeHtml } from './escape-html.js';
 export { composeMiddleware } from './compose.js';
 export { fwLoadShed } from './load-shed.js';

@@ -1,5 +1,5 @@
 import type { Context, DefaultState, Middleware } from 'koa';
-import { FwDefinitionError, FwError, isFwError, isUnavailableError, unavailableError, type FwUser } from '@fw/core';
+import { FwDefinitionError, FwError, isFwError, isUnavailableError, toFwUser, unavailableError, type FwUser } from '@fw/core';
 import type { FwStore } from '@fw/store';
 import { KnexTokenStore, hashToken, isTokenShape, type FwTokenService } from '@fw/token';
 import { UserService, type StoredUserLike } from './user-service.js';
@@ -184,7 +184,7 @@ export class Authenticator {
     // it, and throttled in the service to one write per token per minute; it never rejects.
     void this.#tokens.seenHash(hash ?? hashToken(token));
     return {
-      user: { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin === true || tokenAdmin },
+      user: toFwUser(stored, { admin: tokenAdmin }),
       token,
       ...(grantsVersion !== undefined ? { grantsVersion } : {}),
       // From the same row, no extra query: the state carries it, so every route that reads the

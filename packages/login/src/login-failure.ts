@@ -1,4 +1,5 @@
-import { UNAVAILABLE_RETRY_AFTER, isFwError, isUnavailableError } from '@fw/core';
+import { UNAVAILABLE_RETRY_AFTER, isFwError, isUnavailableError, unavailableError, type FwError } from '@fw/core';
+import { loginError } from './error-codes.js';
 
 const BRAND: unique symbol = Symbol.for('fw.login.unavailable') as never;
 
@@ -81,4 +82,17 @@ export function classifyLoginFailure(error: unknown): LoginFailure {
     if (exposed || plain) return { kind: 'refused', reason: error.message };
   }
   return { kind: 'unexpected', error };
+}
+
+/** The 503 of a check that could not run: the hook's `LOGIN_UNAVAILABLE`, or `UNAVAILABLE` for a backend that is down. */
+export function loginOutage(failure: Extract<LoginFailure, { kind: 'hook-unavailable' | 'unavailable' }>): FwError {
+  if (failure.kind === 'unavailable') return unavailableError(failure.error);
+  const { message, retryAfter } = failure.error;
+  return loginError('LOGIN_UNAVAILABLE', message.slice(0, 500) || undefined, undefined, { 'Retry-After': String(retryAfter) });
+}
+
+/** A refusal's text as the client sees it: at most 500 characters, and never empty. */
+export function refusalText(reason: unknown): string {
+  const message = reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : '';
+  return message.trim() === '' ? 'Login failed' : message.slice(0, 500);
 }

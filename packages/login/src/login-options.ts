@@ -8,7 +8,7 @@ import { LoginAttempts } from './attempts.js';
 import { Authenticator } from './auth.js';
 import { Captchas } from './captcha.js';
 import { FailedLoginLog } from './failed-logins.js';
-import { registeredLoginProxy, resolveLoginProxy, type LoginProxy, type LoginProxyInput } from './login-proxy.js';
+import { registeredLoginProxy, resolveLoginHooks, type LoginProxy, type LoginProxyInput, type ResolvedLoginHooks } from './login-proxy.js';
 import { loginProvidersReader, type LoginProvider, type LoginProvidersInput } from './login-settings.js';
 import { UserService } from './user-service.js';
 
@@ -78,6 +78,8 @@ export interface ResolvedOptions {
   config: FwConfig;
   users: UserService;
   proxy: LoginProxy;
+  /** How the sign-in checks credentials: the built-in check as data, or the host's `login`. */
+  checkLogin: ResolvedLoginHooks['checkLogin'];
   attempts: LoginAttempts;
   captchas: Captchas;
   captchaRate: { max: number; windowMs: number };
@@ -112,12 +114,14 @@ export function resolveOptions(options: FwLoginOptions): ResolvedOptions {
   const proxyInput = options.proxy ?? (options.entry ? registeredLoginProxy(options.entry) : undefined);
   if (options.entry && !options.proxy && !proxyInput) throw new FwDefinitionError('fwLogin.entry', 'the entry class carries no @FwLogin(...) decorator');
   const captchaTtl = positiveInteger('fwLogin.captchaTtlSeconds', options.captchaTtlSeconds, 120);
+  const hooks = resolveLoginHooks(proxyInput, { users });
   return {
     store: options.store,
     tokens: options.tokens,
     config,
     users,
-    proxy: resolveLoginProxy(proxyInput, { users }),
+    proxy: hooks.proxy,
+    checkLogin: hooks.checkLogin,
     attempts: new LoginAttempts(options.ephemeral, {
       captchaAfter: config['fw-app.verifyCodeCount'],
       lockAfter: config['fw-app.loginLockCount'],

@@ -1,5 +1,5 @@
 import { FwDefinitionError, type FwUser } from '@fw/core';
-import type { UserService } from './user-service.js';
+import type { LoginResult, UserService } from './user-service.js';
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -51,8 +51,19 @@ export class BaseLoginProxy implements LoginProxy {
     this.users = deps.users;
   }
 
+  /**
+   * The built-in check as data: `{ pass: true, user, stored }` (the `fw_user` row it read) or
+   * `{ pass: false, reason }`. While `login` is not overridden, the sign-in flow calls this and
+   * reads a refusal as the answer it is; `login` is the same check for hooks that wrap it.
+   * @param ip the client address for the allowlist; defaults to the current login request's.
+   */
+  checkLogin(account: string, pwd: string, ip?: string): Promise<LoginResult> {
+    return this.users.login(account, pwd, ip);
+  }
+
+  /** The built-in check in the hook's form: the user, or the refusal's reason thrown as an `Error`. */
   async login(account: string, pwd: string): Promise<FwUser> {
-    const result = await this.users.login(account, pwd);
+    const result = await this.checkLogin(account, pwd);
     if (!result.pass) throw new Error(result.reason);
     return result.user;
   }
@@ -97,12 +108,35 @@ export function registeredLoginProxy(entry: object): LoginProxyInput | undefined
 }
 
 /**
+ * How the sign-in flow checks credentials: the built-in check answers a refusal as data; a host's
+ * own `login` answers the user it returned (unchecked yet), and its throws stay throws, sorted by
+ * `classifyLoginFailure` as the hook rules say.
+ */
+export type CredentialCheck = LoginResult | { pass: true; user: FwUser | null | undefined; stored?: undefined };
+
+/** The effective login hook, and the credential check the sign-in flow runs with it. */
+export interface ResolvedLoginHooks {
+  proxy: LoginProxy;
+  checkLogin(account: string, pwd: string, ip: string): Promise<CredentialCheck>;
+}
+
+/**
  * Builds the effective login hook: the given methods, and the defaults for the rest.
  * @throws {FwDefinitionError} when a method is present but not a function.
  */
 export function resolveLoginProxy(input: LoginProxyInput | undefined, deps: LoginProxyDeps): LoginProxy {
+  return resolveLoginHooks(input, deps).proxy;
+}
+
+/**
+ * {@link resolveLoginProxy}, with the credential check: `checkLogin` of the {@link BaseLoginProxy}
+ * whose `login` is in force when that is the built-in one, else the host's `login`.
+ * @throws {FwDefinitionError} when a method is present but not a function.
+ */
+export function resolveLoginHooks(input: LoginProxyInput | undefined, deps: LoginProxyDeps): ResolvedLoginHooks {
   const base = new BaseLoginProxy(deps);
-  if (input === undefined) return base;
+  const builtIn = (owner: BaseLoginProxy) => (account: string, pwd: string, ip: string) => owner.checkLogin(account, pwd, ip);
+  if (input === undefined) return { proxy: base, checkLogin: builtIn(base) };
   const custom: Partial<LoginProxy> = typeof input === 'function' ? new input(deps) : input;
   if (typeof custom !== 'object' || custom === null) throw new FwDefinitionError('fwLogin.proxy', 'must be a LoginProxy class or object');
   const resolved = {} as Record<(typeof PROXY_METHODS)[number], unknown>;
@@ -116,5 +150,8 @@ export function resolveLoginProxy(input: LoginProxyInput | undefined, deps: Logi
       throw new FwDefinitionError(`fwLogin.proxy.${method}`, 'must be a function');
     }
   }
-  return resolved as unknown as LoginProxy;
+  const proxy = resolved as unknown as LoginProxy;
+  if (custom.login === undefined) return { proxy, checkLogin: builtIn(base) };
+  if (custom instanceof BaseLoginProxy && custom.login === BaseLoginProxy.prototype.login) return { proxy, checkLogin: builtIn(custom) };
+  return { proxy, checkLogin: async (account, pwd) => ({ pass: true, user: await proxy.login(account, pwd) }) };
 }

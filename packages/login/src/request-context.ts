@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context } from 'koa';
-import type { FwStore } from '@fw/store';
 
 /** What a login hook can read about the request it is serving. */
 export interface LoginRequest {
@@ -38,23 +37,4 @@ export function currentLoginRequest(): LoginRequest | undefined {
 /** Runs `fn` with `request` as the {@link currentLoginRequest}. */
 export function runWithLoginRequest<T>(request: LoginRequest, fn: () => Promise<T>): Promise<T> {
   return storage.run(request, fn);
-}
-
-/** A `fw_user` row as `store.users.findById` reads it. */
-type StoredUserRow = NonNullable<Awaited<ReturnType<FwStore['users']['findById']>>>;
-
-// The row the built-in password check read after the password matched, per login request, so
-// the login route does not read the same row again a millisecond later.
-const checkedRows = new WeakMap<LoginRequest, StoredUserRow>();
-
-/** Records the row the built-in check read for the current login request (if there is one). @internal */
-export function rememberCheckedUser(row: StoredUserRow): void {
-  const request = storage.getStore();
-  if (request) checkedRows.set(request, row);
-}
-
-/** The row recorded for `request` by the built-in check, when it is the user with this id. @internal */
-export function checkedUser(request: LoginRequest, id: number): StoredUserRow | undefined {
-  const row = checkedRows.get(request);
-  return row !== undefined && row.id === id ? row : undefined;
 }

@@ -1,13 +1,21 @@
 import { BlockList, isIP } from 'node:net';
-import { FwError, USER_STATUS, hashPassword, verifyPassword, type FwUser, type PasswordHash } from '@fw/core';
-import type { FwStore } from '@fw/store';
-import { toFwUser, type StoredUserLike } from '@fw/http';
-import { currentLoginRequest, rememberCheckedUser } from './request-context.js';
+import { FwError, USER_STATUS, hashPassword, toFwUser, verifyPassword, type FwUser, type PasswordHash, type StoredUserLike } from '@fw/core';
+import type { FwStore, FwUserRecord } from '@fw/store';
+import { currentLoginRequest } from './request-context.js';
 
 export { toFwUser, type StoredUserLike };
 
-/** The outcome of a credential check. */
-export type LoginResult = { pass: true; user: FwUser } | { pass: false; reason: string };
+/**
+ * The outcome of a credential check. On success `stored` is the `fw_user` row the check read
+ * after the password matched, and `user` its public view ({@link toFwUser}); a refusal is data
+ * too, its `reason` worded for the person signing in.
+ */
+export type LoginResult = { pass: true; user: FwUser; stored: FwUserRecord } | { pass: false; reason: string };
+
+/** True when the user holds a local password that an administrator set and the user has not changed since (`resetPwd`). */
+export function needsPasswordReset(stored: { hasPassword: boolean; resetPwdTime: Date | null } | undefined): boolean {
+  return stored !== undefined && stored.hasPassword && stored.resetPwdTime === null;
+}
 
 /** Failure reasons of the built-in check, worded for the person logging in. */
 export const LOGIN_REASONS = {
@@ -67,7 +75,8 @@ export class UserService {
   /**
    * Checks `account` / `pwd` (plain text). Unknown account and wrong password give the same
    * reason after the same scrypt work; status, expiry and IP are only reported once the password
-   * is right, so they reveal nothing to a guesser.
+   * is right, so they reveal nothing to a guesser. Returns the stored row it read, so the caller
+   * needs no second read of it.
    * @param ip the client address, for the allowlist; defaults to the current login request's.
    */
   async login(account: string, pwd: string, ip?: string): Promise<LoginResult> {
@@ -81,10 +90,9 @@ export class UserService {
     }
     const user = await this.#store.users.findById(credentials.id);
     if (!user) return { pass: false, reason: LOGIN_REASONS.BAD_CREDENTIALS };
-    rememberCheckedUser(user);
     const refusal = this.refusal(user, ip ?? currentLoginRequest()?.ip);
     if (refusal) return { pass: false, reason: refusal };
-    return { pass: true, user: toFwUser(user) };
+    return { pass: true, user: toFwUser(user), stored: user };
   }
 
   /**

@@ -3,7 +3,7 @@ import type { Context, Middleware } from 'koa';
 import grantModule from 'grant';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import createSession from 'koa-session';
-import { FwDefinitionError, LOGIN_FAILURE_REASON, loadConfig, type FwConfig, type FwUser, type LoginFailureReason } from '@fw/core';
+import { FwDefinitionError, LOGIN_FAILURE_REASON, loadConfig, toFwUser, type FwConfig, type LoginFailureReason } from '@fw/core';
 import { composeMiddleware, escapeHtml, setFwApiHeaders } from '@fw/http';
 import {
   BaseLoginProxy,
@@ -255,7 +255,7 @@ export function fwOAuth(app: Koa, options: FwOAuthOptions): FwOAuthMiddleware {
       await logged(failureReasonOf(refusal), { id: stored.id, account: stored.account });
       return fail(ctx, 403, refusal);
     }
-    const user: FwUser = { id: stored.id, account: stored.account, name: stored.name ?? null, isAdmin: stored.isAdmin };
+    const user = toFwUser(stored);
     const issued = await issueLoginToken(
       { store: options.store, tokens: options.tokens, proxy },
       { ip: ctx.ip, userAgent: ctx.get('user-agent') || null },
