@@ -4,10 +4,10 @@ import type { FwStore } from '@fw/store';
 import type { FormRow } from '@fw/row-patch';
 import type { PowerResolver } from '@fw/power';
 import type { ModelRegistry } from '@fw/core';
-import type { QueryLimits } from './query.js';
-import type { ReferenceLabels } from './references.js';
-import type { UploadQuota } from './upload-quota.js';
-import type { PageCursors } from './keyset-page.js';
+import type { QueryLimits } from './read/query.js';
+import type { ReferenceLabels } from './read/references.js';
+import type { UploadQuota } from './files/upload-quota.js';
+import type { PageCursors } from './read/keyset-page.js';
 
 /** Who is acting, from where. */
 export interface Actor {

@@ -17,28 +17,28 @@ import {
 import { PowerResolver, assertPower } from '@fw/power';
 import { cellEditRefusal, patchRowValues, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
-import { Attachments, attachmentField, attachmentFields, type UploadedPart } from './attachments.js';
-import { resolveUploadQuota, type UploadRoom } from './upload-quota.js';
-import { AuditedWriter, type AfterCommit } from './audited-write.js';
+import { Attachments, attachmentField, attachmentFields, type UploadedPart } from './files/attachments.js';
+import { resolveUploadQuota, type UploadRoom } from './files/upload-quota.js';
+import { AuditedWriter, type AfterCommit } from './write/audited-write.js';
 import { dataError } from './error-codes.js';
 import { DataEvents } from './events.js';
-import { holdsGrants } from './grant-rules.js';
-import { printPage } from './print.js';
-import { rowVersion } from './row-version.js';
-import { DEFAULT_QUERY_LIMITS, parseConditions, type QueryLimits } from './query.js';
-import { referenceCandidates, type ReferenceCandidatePage } from './references.js';
-import { RowReader } from './rows.js';
-import { modelView, type ModelView } from './schema-view.js';
-import { isSecret } from './secrets.js';
+import { holdsGrants } from './write/grant-rules.js';
+import { printPage } from './http/print.js';
+import { rowVersion } from './read/row-version.js';
+import { DEFAULT_QUERY_LIMITS, parseConditions, type QueryLimits } from './read/query.js';
+import { referenceCandidates, type ReferenceCandidatePage } from './read/references.js';
+import { RowReader } from './read/rows.js';
+import { modelView, type ModelView } from './read/schema-view.js';
+import { isSecret } from './write/secrets.js';
 import { hookContext, isObject, rowId } from './service-util.js';
 import type { Actor, DataServiceOptions, TablePage, UpdateOptions } from './service-types.js';
-import { SessionEnds } from './session-ends.js';
-import { Transfers, type TransferFormat } from './transfers.js';
-import type { ImportMode, ImportResult } from './transfer-import.js';
-import { readBody } from './write-checks.js';
+import { SessionEnds } from './write/session-ends.js';
+import { Transfers, type TransferFormat } from './transfer/transfers.js';
+import type { ImportMode, ImportResult } from './transfer/transfer-import.js';
+import { readBody } from './write/write-checks.js';
 
 export type { Actor, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service-types.js';
-export type { AfterCommit } from './audited-write.js';
+export type { AfterCommit } from './write/audited-write.js';
 
 /** Power of every grant: administrators skip the menu lookup. */
 const ADMIN_GRANTS = { codes: new Set<string>(), version: 'admin' } as const;

@@ -1,0 +1,44 @@
+// What a write compares and fills in: a new row's defaults, the fields an update changes, the
+// update stamp, and whether a model's writes can change grants.
+import { GRANT_TABLES, EditType, type FieldDefinition, type ModelDefinition } from '@fw/core';
+import type { FormRow } from '@fw/row-patch';
+import { isSecret, secretGiven } from './secrets.js';
+import { sameValue } from '../service-util.js';
+
+/** A new row: the given values, then each absent field's default (or null / no links). */
+export function newRow(model: ModelDefinition, values: FormRow): FormRow {
+  const row: FormRow = {};
+  for (const field of Object.values(model.fields)) {
+    if (field.primaryKey) continue;
+    if (field.name in values) row[field.name] = values[field.name];
+    else if (field.edit.defaultValue !== undefined) row[field.name] = field.edit.defaultValue;
+    else row[field.name] = field.edit.collection ? [] : null;
+  }
+  return row;
+}
+
+/** True when writing this model can change grants (roles, menus, their links). */
+export function touchesGrants(model: ModelDefinition): boolean {
+  return GRANT_TABLES.has(model.table) || Object.values(model.fields).some((f) => f.edit.collection !== undefined && GRANT_TABLES.has(f.edit.collection.joinTable));
+}
+
+/**
+ * The field stamped with the time of each update that changes the row: a read-only DATETIME
+ * over a column named `updated_at` (the built-in tables' convention; the database only fills it
+ * when the row is created).
+ */
+export function updateStamp(model: ModelDefinition): FieldDefinition | undefined {
+  return Object.values(model.fields).find((f) => f.stored && f.column === 'updated_at' && f.edit.type === EditType.DATETIME && f.edit.readonly);
+}
+
+/** The fields (passwords and the key aside) whose value differs between two form rows. */
+export function changes(model: ModelDefinition, before: FormRow, after: FormRow): FormRow {
+  const out: FormRow = {};
+  for (const field of Object.values(model.fields)) {
+    if (field.primaryKey || !(field.name in after)) continue;
+    if (isSecret(field)) {
+      if (secretGiven(after[field.name])) out[field.name] = after[field.name];
+    } else if (!sameValue(after[field.name], before[field.name])) out[field.name] = after[field.name];
+  }
+  return out;
+}
