@@ -43,6 +43,7 @@ export type { FwConfig, FwConfigKey, LoadConfigOptions } from './config.js';
 export { USER_STATUS, MENU_STATUS, LOGIN_FAILURE_REASON } from './user.js';
 export type { FwUser, UserStatus, MenuStatus, LoginFailureReason } from './user.js';
 export { hashPassword, verifyPassword } from './password.js';
+export { escapeHtml, isObject, positiveInteger } from './plain-values.js';
 // Issue 19 §5: the security headers of Fw's HTML pages.
 export { DEFAULT_FRAME_ANCESTORS, checkFrameAncestors, pageContentSecurityPolicy } from './page-policy.js';
 export type { FwPageKind } from './page-policy.js';

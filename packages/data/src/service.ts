@@ -3,6 +3,7 @@ import {
   EditType,
   FwDefinitionError,
   FwError,
+  isObject,
   type AttachmentValue,
   type Condition,
   type DataHookContext,
@@ -30,7 +31,8 @@ import { referenceCandidates, type ReferenceCandidatePage } from './read/referen
 import { RowReader } from './read/rows.js';
 import { modelView, type ModelView } from './read/schema-view.js';
 import { isSecret } from './write/secrets.js';
-import { hookContext, isObject, rowId } from './service-util.js';
+import { hookContext } from './service-types.js';
+import { rowId } from './read/row-keys.js';
 import type { Actor, DataServiceOptions, TablePage, UpdateOptions } from './service-types.js';
 import { SessionEnds } from './write/session-ends.js';
 import { Transfers, type TransferFormat } from './transfer/transfers.js';

@@ -1,5 +1,4 @@
-import { EditType, type ModelDefinition } from '@fw/core';
-import { escapeHtml } from '@fw/http';
+import { EditType, escapeHtml, type ModelDefinition } from '@fw/core';
 
 // One escaping for every Fw package's HTML; still exported from here for hosts that imported it.
 export { escapeHtml };

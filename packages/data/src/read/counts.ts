@@ -11,11 +11,11 @@
 // - `none`: no counting query; the cheapest estimate (a cached count, statistics, the rows seen).
 // Whatever is not proven exact is answered with `totalIsEstimate: true`; a cached count is never
 // passed off as exact, since writes outside Fw (other programs, raw SQL) do not reach it.
+import { isObject } from '@fw/core';
 import type { Condition, ModelDefinition } from '@fw/core';
 import { exactCount, statisticsEstimate, type CountSource } from './count-sources.js';
 import { dataError } from '../error-codes.js';
 import type { QueryLimits } from './query.js';
-import { isObject } from '../service-util.js';
 
 /** How a table page counts its total (the request's `count`). */
 export type CountMode = 'auto' | 'exact' | 'none';

@@ -8,7 +8,7 @@ import { EditType, type ModelDefinition } from '@fw/core';
 import type { FwDialect } from '@fw/store';
 import type { Knex } from 'knex';
 import { applySeek, nullsSortHigh, type SeekKey } from './keyset.js';
-import { pkColumn } from '../service-util.js';
+import { pkColumn } from './row-keys.js';
 
 /** One key of an export's order, and where its boundary value is read from each raw row. */
 interface OrderKey extends SeekKey {

@@ -1,4 +1,4 @@
-import { EditType, FwError, type Condition, type DataHookContext, type FieldDefinition, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import { EditType, FwError, isObject, type Condition, type DataHookContext, type FieldDefinition, type ModelDefinition, type ModelRegistry } from '@fw/core';
 import { integerBounds, toFormRow, type FormRow } from '@fw/row-patch';
 import type { Knex } from 'knex';
 import { dataError } from '../error-codes.js';
@@ -142,10 +142,6 @@ export async function tableLabels(deps: ReferenceDeps, model: ModelDefinition, r
     }
   }
   return labels;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function bad(message: string, path: string): FwError {

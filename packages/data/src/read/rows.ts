@@ -17,7 +17,8 @@ import { SqliteReader } from './sqlite-reader.js';
 import { bindingsOf, planOf, slot, type Plan } from '../write/sqlite-write.js';
 import { tableLabels, type ReferenceDeps } from './references.js';
 import { readColumns } from '../write/secrets.js';
-import { hookContext, pkColumn, rowNotFound } from '../service-util.js';
+import { hookContext } from '../service-types.js';
+import { pkColumn, rowNotFound } from './row-keys.js';
 import type { Actor, TablePage } from '../service-types.js';
 
 /** A page query compiled once per shape: condition values in slots, the offset as {@link OFFSET_SLOT}. */

@@ -1,21 +1,22 @@
 // The audited write: every add, update and delete runs in one transaction with its operate-log
 // row, its hooks in a fixed order, the grants check and the grants-version bump; work registered
 // with `afterCommit` runs once the transaction committed, never after a rollback.
-import { FwError, type DataHookContext, type ModelDefinition, type ModelRegistry, type PasswordPolicy } from '@fw/core';
+import { FwError, isObject, type DataHookContext, type ModelDefinition, type ModelRegistry, type PasswordPolicy } from '@fw/core';
 import { changedColumns, toDbValues, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import type { Attachments } from '../files/attachments.js';
 import { insertBatch } from './batch-insert.js';
 import type { DataEvents, EditEvent } from '../events.js';
-import { checkGrants } from './grant-rules.js';
-import { changes, newRow, touchesGrants } from './row-changes.js';
+import { checkGrants, touchesGrants } from './grant-rules.js';
+import { changes, newRow } from './row-changes.js';
 import { endsKeySessions } from '../key-sessions.js';
 import { writeOperateLog, writeOperateLogIn, type OperateLogEntry } from './operate-log.js';
 import { rowVersion } from '../read/row-version.js';
 import type { RowReader } from '../read/rows.js';
 import { passwordSetColumns, secretsForStorage } from './secrets.js';
-import { hookContext, isObject, pkColumn } from '../service-util.js';
+import { hookContext } from '../service-types.js';
+import { pkColumn } from '../read/row-keys.js';
 import { PgWriter } from './pg-write.js';
 import { finishUpdate, refuseStale, stampUpdate, updateOnPg, updateOnSqlite, type FastUpdateDeps, type UpdateState } from './fast-update.js';
 import { FALLBACK, modelFits, SqliteWriter } from './sqlite-write.js';

@@ -10,8 +10,8 @@ import { toDbValues, type FormRow, type StorageDialect } from '@fw/row-patch';
 import type { Knex } from 'knex';
 import { newRow } from './row-changes.js';
 import { secretsForStorage } from './secrets.js';
-import { pkColumn, validationError } from '../service-util.js';
-import { extraValidation, writing } from './write-checks.js';
+import { pkColumn } from '../read/row-keys.js';
+import { extraValidation, validationError, writing } from './write-checks.js';
 
 /** A write of a batch failed at one of its rows: the row's place in the batch and the error it met. */
 export class BatchRowError extends Error {

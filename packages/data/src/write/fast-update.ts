@@ -13,13 +13,13 @@ import { rowOf } from './operate-log.js';
 import { matchesVersion, rowVersion } from '../read/row-version.js';
 import { isSecret, readColumns } from './secrets.js';
 import { applyConditions } from '../read/query.js';
-import { pkColumn, rowNotFound, validationError } from '../service-util.js';
+import { pkColumn, rowNotFound } from '../read/row-keys.js';
 import { VERSION_KEY, type PgWriter } from './pg-write.js';
 import { FALLBACK, needsGeneralPath, type SqliteTx, type SqliteWriter } from './sqlite-write.js';
 import type { Actor, UpdateOptions } from '../service-types.js';
 import type { SessionEnds } from './session-ends.js';
 import type { LogNotes } from './audited-write.js';
-import { extraValidation, violationError } from './write-checks.js';
+import { extraValidation, validationError, violationError } from './write-checks.js';
 
 /** What an update carries from its write to its answer. */
 export interface UpdateState {

@@ -1,4 +1,4 @@
-import { MENU_STATUS, USER_STATUS, type FieldDefinition, type FwErrorDetail, type ModelDefinition } from '@fw/core';
+import { GRANT_TABLES, MENU_STATUS, USER_STATUS, type FieldDefinition, type FwErrorDetail, type ModelDefinition } from '@fw/core';
 import type { FormRow } from '@fw/row-patch';
 import type { Knex } from 'knex';
 import { dataError } from '../error-codes.js';
@@ -40,11 +40,24 @@ const GUARDED_TABLES = new Set([USER_TABLE, ROLE_TABLE, MENU_TABLE, ORG_TABLE, O
 const GUARDED_LINKS = new Set([USER_ROLE, ROLE_MENU, USER_ORG]);
 const relevance = new WeakMap<ModelDefinition, boolean>();
 
+/** True when `model` is stored in one of `tables` or links rows through one of them (a collection's join table). */
+function writesInto(model: ModelDefinition, tables: ReadonlySet<string>): boolean {
+  return tables.has(model.table) || Object.values(model.fields).some((f) => f.edit.collection !== undefined && tables.has(f.edit.collection.joinTable));
+}
+
+/**
+ * True when writing `model` can change what grants resolve to (roles, menus, their links), so a
+ * committed write bumps the grants version. Narrower than {@link holdsGrants}.
+ */
+export function touchesGrants(model: ModelDefinition): boolean {
+  return writesInto(model, GRANT_TABLES);
+}
+
 /** True when writes to `model` can hand out permissions, so {@link checkGrants} has work to do. */
 export function holdsGrants(model: ModelDefinition): boolean {
   let known = relevance.get(model);
   if (known === undefined) {
-    known = GUARDED_TABLES.has(model.table) || GUARDED_LINKS.has(model.table) || Object.values(model.fields).some((f) => f.edit.collection !== undefined && GUARDED_LINKS.has(f.edit.collection.joinTable));
+    known = GUARDED_TABLES.has(model.table) || writesInto(model, GUARDED_LINKS);
     relevance.set(model, known);
   }
   return known;

@@ -1,9 +1,13 @@
 // What a write compares and fills in: a new row's defaults, the fields an update changes, the
-// update stamp, and whether a model's writes can change grants.
-import { GRANT_TABLES, EditType, type FieldDefinition, type ModelDefinition } from '@fw/core';
+// update stamp.
+import { EditType, type FieldDefinition, type ModelDefinition } from '@fw/core';
 import type { FormRow } from '@fw/row-patch';
 import { isSecret, secretGiven } from './secrets.js';
-import { sameValue } from '../service-util.js';
+
+/** True when two values are the same once written as JSON (absent and null alike). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
 
 /** A new row: the given values, then each absent field's default (or null / no links). */
 export function newRow(model: ModelDefinition, values: FormRow): FormRow {
@@ -15,11 +19,6 @@ export function newRow(model: ModelDefinition, values: FormRow): FormRow {
     else row[field.name] = field.edit.collection ? [] : null;
   }
   return row;
-}
-
-/** True when writing this model can change grants (roles, menus, their links). */
-export function touchesGrants(model: ModelDefinition): boolean {
-  return GRANT_TABLES.has(model.table) || Object.values(model.fields).some((f) => f.edit.collection !== undefined && GRANT_TABLES.has(f.edit.collection.joinTable));
 }
 
 /**

@@ -1,19 +1,25 @@
 // What a write is checked against before and while it reaches the database: the request body,
 // the row schema and the model's `validate` hook, references that must exist (and trees that must
 // not loop), and the database's own constraint errors turned into client errors.
-import { EditType, FwError, type DataHookContext, type FieldDefinition, type FwErrorDetail, type ModelDefinition, type ModelRegistry, type PasswordPolicy } from '@fw/core';
+import { EditType, FwError, isObject, type DataHookContext, type FieldDefinition, type FwErrorDetail, type ModelDefinition, type ModelRegistry, type PasswordPolicy } from '@fw/core';
 import { readEntity, validateRow, type FormRow, type StorageDialect } from '@fw/row-patch';
 import { classifyDbError, violationConcerns } from '@fw/store';
 import type { Knex } from 'knex';
 import { dataError } from '../error-codes.js';
 import { isSecret, secretGiven } from './secrets.js';
-import { isObject, pkColumn, sameValue, validationError } from '../service-util.js';
+import { pkColumn } from '../read/row-keys.js';
+import { sameValue } from './row-changes.js';
 
 /**
  * The field values of an add or update body, checked against the model. For an update, the
  * stored row lets the edit form send read-only fields back unchanged.
  * @throws {FwError} 400 `BAD_REQUEST`, `UNKNOWN_FIELD`, `READONLY_FIELD`; 422 `VALIDATION_FAILED`.
  */
+/** 422 `VALIDATION_FAILED` with the fields' details. */
+export function validationError(details: FwErrorDetail[], message = 'The row is not valid'): FwError {
+  return new FwError('VALIDATION_FAILED', message, { details });
+}
+
 export function readBody(model: ModelDefinition, body: unknown, mode: 'add' | 'update', stored?: FormRow): FormRow {
   if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
   let input = body;
