@@ -14,7 +14,7 @@ import { PgWriter } from '../write/pg-write.js';
 import { boundedCountQuery, rawRows, readWithin, type CountSource } from './count-sources.js';
 import { Counts, countMode } from './counts.js';
 import { SqliteReader } from './sqlite-reader.js';
-import { bindingsOf, planOf, slot, type Plan } from '../write/sqlite-write.js';
+import { bindingsOf, planOf, slot, type Plan } from '../write/plans.js';
 import { tableLabels, type ReferenceDeps } from './references.js';
 import { readColumns } from '../write/secrets.js';
 import { hookContext } from '../service-types.js';

@@ -6,8 +6,7 @@
 import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
 import { SqliteCountWorker } from './sqlite-count-worker.js';
-import type { Plan } from '../write/sqlite-write.js';
-import { bindingsOf } from '../write/sqlite-write.js';
+import { bindingsOf, type Plan } from '../write/plans.js';
 
 interface Statement {
   all(bindings: unknown[]): unknown[];

@@ -11,7 +11,7 @@ import type { FwStore } from '@fw/store';
 import { newRow, type AuditedWriter } from '../write/audited-write.js';
 import { BatchRowError, batchInsertable } from '../write/batch-insert.js';
 import { dataError } from '../error-codes.js';
-import type { UpdateState } from '../write/fast-update.js';
+import type { UpdateState } from '../write/update-recipe.js';
 import { checkGrants } from '../write/grant-rules.js';
 import { applyConditions } from '../read/query.js';
 import type { RowReader } from '../read/rows.js';

@@ -9,37 +9,25 @@ import type { Attachments } from '../files/attachments.js';
 import { insertBatch } from './batch-insert.js';
 import type { DataEvents, EditEvent } from '../events.js';
 import { checkGrants, touchesGrants } from './grant-rules.js';
-import { changes, newRow } from './row-changes.js';
-import { endsKeySessions } from '../key-sessions.js';
-import { writeOperateLog, writeOperateLogIn, type OperateLogEntry } from './operate-log.js';
+import { newRow } from './row-changes.js';
+import { writeOperateLog, writeOperateLogIn } from './operate-log.js';
 import { rowVersion } from '../read/row-version.js';
 import type { RowReader } from '../read/rows.js';
 import { passwordSetColumns, secretsForStorage } from './secrets.js';
 import { hookContext } from '../service-types.js';
 import { pkColumn } from '../read/row-keys.js';
 import { PgWriter } from './pg-write.js';
-import { finishUpdate, refuseStale, stampUpdate, updateOnPg, updateOnSqlite, type FastUpdateDeps, type UpdateState } from './fast-update.js';
-import { FALLBACK, modelFits, SqliteWriter } from './sqlite-write.js';
+import { fastPathFits, pgBackend, sqliteBackend } from './fast-update.js';
+import { SqliteWriter } from './sqlite-write.js';
+import { FALLBACK, handOver, runUpdate, runUpdateNow, updateSteps, type LogNotes, type UpdateBackend, type UpdateRequest, type UpdateState } from './update-recipe.js';
 import type { Actor, UpdateOptions } from '../service-types.js';
 import type { SessionEnds } from './session-ends.js';
-import { checkReferences, extraValidation, writing } from './write-checks.js';
+import { checkReferences, validateWholeRow, writing } from './write-checks.js';
 
 export { newRow } from './row-changes.js';
 
-/** What an operation tells its operate-log row once it knows (the row before, the id, the request as logged). */
-export interface LogNotes {
-  before?: unknown;
-  targetId?: string | null;
-  request?: unknown;
-  /** Writes the success row inside the operation's transaction; set by {@link AuditedWriter.logged}. */
-  commit?: (trx: Knex.Transaction) => Promise<void>;
-  /** True once the success row was written in the transaction. */
-  written?: boolean;
-  /** The success entry as it stands now; set by {@link AuditedWriter.logged}. */
-  success?: () => OperateLogEntry;
-}
+export type { LogNotes, UpdateState } from './update-recipe.js';
 
-/** What an update learned, for the work after its commit. */
 /** Work to do once a write committed (deleting stored files, say). Its errors are reported, never thrown. */
 export type AfterCommit = () => unknown;
 
@@ -73,8 +61,6 @@ export class AuditedWriter {
   readonly #sqlite: SqliteWriter | undefined;
   // Optimistic one-statement writes on PostgreSQL (undefined on other databases).
   readonly #pg: PgWriter | undefined;
-  // What the fast update paths (fast-update.ts) write with.
-  readonly #fast: FastUpdateDeps;
 
   constructor(deps: AuditedWriterDeps) {
     this.#store = deps.store;
@@ -87,7 +73,6 @@ export class AuditedWriter {
     this.#passwordPolicy = deps.passwordPolicy;
     this.#sqlite = SqliteWriter.for(deps.store.knex, deps.store.dialect);
     this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
-    this.#fast = { store: deps.store, sessions: deps.sessions };
   }
 
   /** Files a write stopped holding are deleted from the storage once it commits (kept on a rollback). */
@@ -198,7 +183,7 @@ export class AuditedWriter {
     // Asking for what one may not grant is refused as such (403) before the values are judged
     // (422), so a refused request never reads as a mere typo (issue 19 §1).
     if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'add', next: row });
-    await extraValidation(model, row, context, this.#store.dialect, this.#passwordPolicy);
+    await validateWholeRow(model, row, context, this.#store.dialect, this.#passwordPolicy);
     await model.dataProxy.beforeAdd?.(row, context);
     // Checked again on the row as it will be written, when a hook had its say.
     if (codes && model.dataProxy.beforeAdd) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'add', next: row });
@@ -240,9 +225,10 @@ export class AuditedWriter {
   }
 
   /**
-   * The shared update path of the edit form, the cell editor and AI updates: inside one
-   * transaction, load the visible row, build the complete entity, validate it whole,
-   * `beforeUpdate`, write only the columns that changed, `afterUpdate`; then log, end sessions
+   * The shared update path of the edit form, the cell editor and AI updates: the update recipe
+   * (update-recipe.ts) on a fast backend when one fits, else on the general one inside a
+   * transaction (load the visible row, build the complete entity, validate it whole,
+   * `beforeUpdate`, write only the columns that changed, `afterUpdate`); then log, end sessions
    * the change ends, and emit.
    */
   async update(
@@ -257,18 +243,19 @@ export class AuditedWriter {
     const outerContext = hookContext(model, actor, 'update');
     const state: UpdateState = { endSessions: false };
     await this.logged(model, actor, 'update', String(id), request, async (log) => {
-      if (this.#sqlite && !codes && this.#sqlite.fits(model)) {
+      const recipe: UpdateRequest = { model, actor, id, build, options, log, state, sessions: this.#sessions };
+      // A fast path first when the model and the actor allow one (grant-holding writes never do);
+      // it hands over, before writing anything, when a step needs the general path.
+      if ((this.#sqlite || this.#pg) && !codes && fastPathFits(model)) {
         const conditions = await this.#reader.visibility(model, actor, 'update');
-        const done = await this.#sqlite.transaction((tx) => updateOnSqlite(this.#fast, this.#sqlite!, tx, model, actor, id, build, options, conditions, log, state));
+        const sqlite = this.#sqlite;
+        const done = sqlite
+          ? await sqlite.transaction((tx) => runUpdateNow(updateSteps(recipe, sqliteBackend(sqlite, tx, model, id, conditions, log))))
+          : await runUpdate(updateSteps(recipe, pgBackend(this.#pg!, this.#store.knex, model, id, conditions, log, outerContext)));
         if (done !== FALLBACK) return;
-        log.before = log.request = undefined;
-      } else if (this.#pg && !codes && modelFits(model)) {
-        const conditions = await this.#reader.visibility(model, actor, 'update');
-        if (await updateOnPg(this.#fast, this.#pg, model, actor, id, build, options, conditions, log, state, outerContext)) return;
-        log.before = log.request = state.keyChanged = undefined;
-        state.endSessions = false;
+        handOver(log, state);
       }
-      await this.transaction(model, log, (trx) => this.#updateRow(model, actor, trx, id, build, options, codes, outerContext, log, state));
+      await this.transaction(model, log, (trx) => runUpdate(updateSteps(recipe, this.#generalBackend(model, actor, trx, id, codes, outerContext))));
     }).catch(async (error: unknown) => {
       const stale = state.stale;
       if (!stale) throw error;
@@ -299,7 +286,7 @@ export class AuditedWriter {
     outerContext: DataHookContext,
     state: UpdateState,
   ): Promise<void> {
-    return this.#updateRow(model, actor, trx, id, build, options, codes, outerContext, undefined, state);
+    await runUpdate(updateSteps({ model, actor, id, build, options, log: undefined, state, sessions: this.#sessions }, this.#generalBackend(model, actor, trx, id, codes, outerContext)));
   }
 
   /** What follows a committed update: the sessions it ends, its edit event. */
@@ -310,48 +297,42 @@ export class AuditedWriter {
     if (state.event && state.event.changed.length > 0) this.#emit(state.event);
   }
 
-  async #updateRow(
-    model: ModelDefinition,
-    actor: Actor,
-    trx: Knex.Transaction,
-    id: number,
-    build: (stored: FormRow) => FormRow | Promise<FormRow>,
-    options: UpdateOptions,
-    codes: ReadonlySet<string> | undefined,
-    outerContext: DataHookContext,
-    log: LogNotes | undefined,
-    state: UpdateState,
-  ): Promise<void> {
+  /**
+   * The recipe's general backend: the row read under a lock inside `trx`; between build and write
+   * the grant rules (before validation, and again after a hook that may change the row), the
+   * whole-row validation, `beforeUpdate`, references and files; the write of the changed columns,
+   * collections and files, then `afterUpdate`.
+   */
+  #generalBackend(model: ModelDefinition, actor: Actor, trx: Knex.Transaction, id: number, codes: ReadonlySet<string> | undefined, outerContext: DataHookContext): UpdateBackend {
     const context: DataHookContext = { ...outerContext, transaction: trx };
-    const stored = await this.#reader.loadVisible(model, actor, 'update', id, trx, true);
-    if (log) log.before = stored;
-    // Read under the row lock, so no save can slip in between this check and the write.
-    refuseStale(model, id, stored, options, state);
-    const next = await build(stored);
-    next[model.primaryKey] = id;
-    // What was asked, in one shape for the edit form and the cell editor: the values that differ.
-    if (log) log.request = { id, changes: changes(model, stored, next) };
-    // Refused grants before validation, and again after a hook that may change the row (see insert).
-    if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
-    await extraValidation(model, next, context, this.#store.dialect, this.#passwordPolicy);
-    await model.dataProxy.beforeUpdate?.(next, context);
-    next[model.primaryKey] = id;
-    if (codes && model.dataProxy.beforeUpdate) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
-    await checkReferences(this.#registry, model, trx, next, stored);
-    const files = await this.#attachments.prepare(model, actor.user.id, next, stored, String(id), trx);
-    const changed = changes(model, stored, next);
-    state.endSessions = this.#sessions.endsUserSessions(model, changed);
-    if (endsKeySessions(model, changed)) state.keyChanged = stored;
-    const { row: withSecrets, extraColumns } = await secretsForStorage(model, next);
-    const columns = { ...changedColumns(model, stored, withSecrets), ...extraColumns, ...passwordSetColumns(model, withSecrets, actor.user.id, id) };
-    delete columns[pkColumn(model)];
-    stampUpdate(model, changed, columns, next);
-    if (Object.keys(columns).length > 0) await writing(model, next, () => trx(model.table).where(pkColumn(model), id).update(columns));
-    const collections = new Set(Object.keys(changed).filter((f) => model.fields[f]?.edit.collection));
-    await this.#writeCollections(model, trx, id, next, collections);
-    this.#deleteFilesAfterCommit(trx, await this.#attachments.apply(model, files, String(id), trx));
-    await model.dataProxy.afterUpdate?.(next, context);
-    finishUpdate(model, actor, id, stored, next, changed, state);
+    let files: Awaited<ReturnType<Attachments['prepare']>> | undefined;
+    return {
+      checkMayChangeRow: true,
+      // Read under the row lock, so no save can slip in between the version check and the write.
+      readVisible: () => this.#reader.loadVisible(model, actor, 'update', id, trx, true),
+      check: async (stored, next) => {
+        if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
+        await validateWholeRow(model, next, context, this.#store.dialect, this.#passwordPolicy);
+        await model.dataProxy.beforeUpdate?.(next, context);
+        next[model.primaryKey] = id;
+        if (codes && model.dataProxy.beforeUpdate) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
+        await checkReferences(this.#registry, model, trx, next, stored);
+        files = await this.#attachments.prepare(model, actor.user.id, next, stored, String(id), trx);
+      },
+      columns: async (stored, next) => {
+        const { row: withSecrets, extraColumns } = await secretsForStorage(model, next);
+        const columns = { ...changedColumns(model, stored, withSecrets), ...extraColumns, ...passwordSetColumns(model, withSecrets, actor.user.id, id) };
+        delete columns[pkColumn(model)];
+        return columns;
+      },
+      write: async (columns, _stored, next, changed) => {
+        if (Object.keys(columns).length > 0) await writing(model, next, () => trx(model.table).where(pkColumn(model), id).update(columns));
+        const collections = new Set(Object.keys(changed).filter((f) => model.fields[f]?.edit.collection));
+        await this.#writeCollections(model, trx, id, next, collections);
+        this.#deleteFilesAfterCommit(trx, await this.#attachments.apply(model, files!, String(id), trx));
+        await model.dataProxy.afterUpdate?.(next, context);
+      },
+    };
   }
 
   /** Deletes the visible rows `ids`, all or none: `beforeDelete`, collections, rows, `afterDelete`; then ends their sessions. */

@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import { newRow } from './row-changes.js';
 import { secretsForStorage } from './secrets.js';
 import { pkColumn } from '../read/row-keys.js';
-import { extraValidation, validationError, writing } from './write-checks.js';
+import { validateWholeRow, validationError, writing } from './write-checks.js';
 
 /** A write of a batch failed at one of its rows: the row's place in the batch and the error it met. */
 export class BatchRowError extends Error {
@@ -54,7 +54,7 @@ export async function insertBatch(deps: BatchInsertDeps, model: ModelDefinition,
   for (const [index, values] of rows.entries()) {
     const row = newRow(model, values);
     try {
-      await extraValidation(model, row, context, deps.dialect, deps.passwordPolicy);
+      await validateWholeRow(model, row, context, deps.dialect, deps.passwordPolicy);
     } catch (error) {
       throw new BatchRowError(index, error);
     }

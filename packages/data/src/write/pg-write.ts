@@ -7,7 +7,7 @@
 // between writes nothing; the caller then takes the general (locking) path.
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { bindingsOf, planOf, slot, type Plan } from './sqlite-write.js';
+import { bindingsOf, planOf, slot, type Plan } from './plans.js';
 
 /** The part of a node-postgres client used here. */
 interface PgClient {

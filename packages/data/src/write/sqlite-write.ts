@@ -3,10 +3,9 @@
 // run between BEGIN and COMMIT with no await in between: no other request's work interleaves,
 // knex's per-transaction machinery is skipped, and statements are prepared once per connection.
 // Only the connection comes from knex's pool (so knex's own queries wait for it as usual).
-import { EditType, type ModelDefinition } from '@fw/core';
 import type { Knex } from 'knex';
-import { GRANT_TABLES } from '@fw/core';
-import { isSecret } from './secrets.js';
+import { planOf, slot, type Plan } from './plans.js';
+import { FALLBACK } from './update-recipe.js';
 
 /** The part of a better-sqlite3 statement used here. */
 interface Statement {
@@ -20,12 +19,6 @@ interface Connection {
   readonly inTransaction: boolean;
 }
 
-/** A statement compiled once per shape: its SQL, and for each binding either a slot number (a value given per call) or a constant. */
-export interface Plan {
-  sql: string;
-  bindings: Array<{ slot: number } | { value: unknown }>;
-}
-
 /** The internals of knex's client this module relies on. */
 interface SqliteClient {
   driverName?: string;
@@ -35,57 +28,10 @@ interface SqliteClient {
   _formatBindings(bindings: unknown[]): unknown[];
 }
 
-/** Returned by the work of {@link SqliteWriter.transaction} to roll back and let the caller take the general path. */
-export const FALLBACK: unique symbol = Symbol('fw.sqlite-fallback');
-
-// Stands for the i-th value while a statement is compiled (unlikely to be a real value).
-export const slot = (i: number) => `\u0000fw-slot-${i}\u0000`;
-// eslint-disable-next-line no-control-regex -- the NUL marks a slot, as in slot()
-const SLOT = /^\u0000fw-slot-(\d+)\u0000$/;
-
-/** The plan of a query compiled with `slot(i)` in place of its values. */
-export function planOf(query: { sql: string; bindings: readonly unknown[] }): Plan {
-  return {
-    sql: query.sql,
-    bindings: query.bindings.map((b) => {
-      const m = typeof b === 'string' ? SLOT.exec(b) : null;
-      return m ? { slot: Number(m[1]) } : { value: b };
-    }),
-  };
-}
-
-/** The bindings of `plan` with `values` in its slots. */
-export function bindingsOf(plan: Plan, values: readonly unknown[]): unknown[] {
-  return plan.bindings.map((b) => ('slot' in b ? values[b.slot] : b.value));
-}
-
-/**
- * True when an update of `model` can take the synchronous path with nothing left out: no hook
- * that takes the transaction (`validate`, `beforeUpdate`, `afterUpdate`), no collections or
- * attachments (their writes and file work stay on the general path), and no grant tables (their
- * writes are checked against grant rules and bump the grants version).
- */
-export function modelFits(model: ModelDefinition): boolean {
-  const proxy = model.dataProxy;
-  if (proxy.validate || proxy.beforeUpdate || proxy.afterUpdate) return false;
-  if (GRANT_TABLES.has(model.table)) return false;
-  return Object.values(model.fields).every((f) => f.edit.collection === undefined && f.edit.type !== EditType.ATTACHMENT);
-}
-
-/** Fields whose change needs the general path: references (their targets are checked) and secrets given a new value (hashed). */
-export function needsGeneralPath(model: ModelDefinition, changed: Readonly<Record<string, unknown>>): boolean {
-  for (const name of Object.keys(changed)) {
-    const field = model.fields[name];
-    if (!field || field.edit.reference !== undefined || field.edit.collection !== undefined || isSecret(field)) return true;
-  }
-  return false;
-}
-
 /** Runs synchronous transactions on the pooled better-sqlite3 connection of a knex instance. */
 export class SqliteWriter {
   readonly #knex: Knex;
   readonly #client: SqliteClient;
-  readonly #fits = new WeakMap<ModelDefinition, boolean>();
   readonly #plans = new Map<string, Plan>();
   readonly #statements = new WeakMap<object, Map<string, Statement>>();
 
@@ -100,16 +46,6 @@ export class SqliteWriter {
     if (dialect !== 'sqlite' || client.driverName !== 'better-sqlite3') return undefined;
     if (client.config?.postProcessResponse || client.config?.wrapIdentifier || typeof client._formatBindings !== 'function') return undefined;
     return new SqliteWriter(knex);
-  }
-
-  /** See {@link modelFits}; cached per model. */
-  fits(model: ModelDefinition): boolean {
-    let fits = this.#fits.get(model);
-    if (fits === undefined) {
-      fits = modelFits(model);
-      this.#fits.set(model, fits);
-    }
-    return fits;
   }
 
   /**

@@ -72,7 +72,7 @@ export function passwordRefusals(model: ModelDefinition, row: Readonly<FormRow>,
  * The whole row against the schema and, for a user's password, the password policy; then the
  * model's `validate` hook. @throws {FwError} 422 `VALIDATION_FAILED`.
  */
-export async function extraValidation(model: ModelDefinition, row: FormRow, context: DataHookContext, dialect: StorageDialect, policy?: PasswordPolicy): Promise<void> {
+export async function validateWholeRow(model: ModelDefinition, row: FormRow, context: DataHookContext, dialect: StorageDialect, policy?: PasswordPolicy): Promise<void> {
   const details = [...(await validateRow(model, row, { dialect })), ...passwordRefusals(model, row, policy)];
   if (details.length > 0) throw validationError(details);
   const extra = await model.dataProxy.validate?.(row, context);
