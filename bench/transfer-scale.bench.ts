@@ -18,7 +18,7 @@ import { fwData } from '@fw/data';
 import { createStore, type FwStore } from '@fw/store';
 import { createTestDatabase, sqlBackends } from '@fw/test-utils';
 import { FwTokenService, KnexTokenStore } from '@fw/token';
-import { offsetBatches, seekBatches, type SeekBatchesOptions } from '../packages/data/src/export-reads.js';
+import { offsetBatches, seekBatches, type SeekBatchesOptions } from '../packages/data/src/read/export-reads.js';
 import { csvLines } from '../packages/data/src/transfer/csv.js';
 import { benchUser, listen } from './lib.js';
 

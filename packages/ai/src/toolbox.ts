@@ -168,7 +168,7 @@ export class FwAiToolbox {
     aiGate(target);
     switch (name as Exclude<ToolName, 'fwModelList'>) {
       case 'fwSchema': {
-        const power = await this.#data.require(target, who, 'query');
+        const power = await this.#data.requirePower(target, who, 'query');
         return { model: modelView(target, this.#data.registry), power };
       }
       case 'fwDataQuery': {

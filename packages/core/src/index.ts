@@ -46,6 +46,7 @@ export type { FwConfig, FwConfigKey, LoadConfigOptions } from './config.js';
 export { USER_STATUS, MENU_STATUS, LOGIN_FAILURE_REASON, toFwUser } from './user.js';
 export type { FwUser, StoredUserLike, ToFwUserOptions, UserStatus, MenuStatus, LoginFailureReason } from './user.js';
 export { hashPassword, verifyPassword } from './password.js';
+export { escapeHtml, isObject, positiveInteger } from './plain-values.js';
 // Issue 19 §5: the security headers of Fw's HTML pages.
 export { DEFAULT_FRAME_ANCESTORS, checkFrameAncestors, pageContentSecurityPolicy } from './page-policy.js';
 export type { FwPageKind } from './page-policy.js';

@@ -5,7 +5,7 @@
 import type { FwUser } from '@fw/core';
 import { FUNCTION_MENU_SUFFIXES } from '@fw/power';
 import type { FwMenuRecord } from '@fw/store';
-import { mayGrantMenu } from './grant-rules.js';
+import { mayGrantMenu } from './write/grant-rules.js';
 
 /** Why a menu cannot be granted by this editor. */
 export interface GrantRefusal {

@@ -8,7 +8,7 @@ import { BUILTIN_MODELS, createRegistry, defineModel, type DataHookContext, type
 import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
 import { FwTokenService, MemoryTokenStore } from '@fw/token';
-import { fwData } from './router.js';
+import { fwData } from './http/router.js';
 import { setupData, type DataFixture } from './test-setup.js';
 
 const api = '/fw-api';

@@ -1,13 +1,13 @@
-import type { DataSource, FwUser, PasswordPolicy } from '@fw/core';
+import type { DataHookContext, DataSource, FwUser, ModelDefinition, PasswordPolicy } from '@fw/core';
 import type { FileStorage } from '@fw/files';
 import type { FwStore } from '@fw/store';
 import type { FormRow } from '@fw/row-patch';
 import type { PowerResolver } from '@fw/power';
 import type { ModelRegistry } from '@fw/core';
-import type { QueryLimits } from './query.js';
-import type { ReferenceLabels } from './references.js';
-import type { UploadQuota } from './upload-quota.js';
-import type { PageCursors } from './keyset-page.js';
+import type { QueryLimits } from './read/query.js';
+import type { ReferenceLabels } from './read/references.js';
+import type { UploadQuota } from './files/upload-quota.js';
+import type { PageCursors } from './read/keyset-page.js';
 
 /** Who is acting, from where. */
 export interface Actor {
@@ -98,4 +98,9 @@ export interface TablePage {
   cursors: PageCursors;
   /** Labels of the reference and collection values in `rows`: field → id → label (rows the user may not see left out). */
   labels: ReferenceLabels;
+}
+
+/** The context every data hook receives (the write modules add the transaction). */
+export function hookContext(model: ModelDefinition, actor: Actor, action: DataHookContext['action']): DataHookContext {
+  return { user: actor.user, model: model.name, action, source: actor.source };
 }

@@ -3,6 +3,7 @@ import {
   EditType,
   FwDefinitionError,
   FwError,
+  isObject,
   type AttachmentValue,
   type Condition,
   type DataHookContext,
@@ -15,30 +16,31 @@ import {
   passwordPolicy,
 } from '@fw/core';
 import { PowerResolver, assertPower } from '@fw/power';
-import { cellEditRefusal, patchRowValues, type FormRow } from '@fw/row-patch';
+import { cellEditRefusal, coerceValue, rowPatchError, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
-import { Attachments, attachmentField, attachmentFields, type UploadedPart } from './attachments.js';
-import { resolveUploadQuota, type UploadRoom } from './upload-quota.js';
-import { AuditedWriter, type AfterCommit } from './audited-write.js';
+import { Attachments, attachmentField, attachmentFields, type UploadedPart } from './files/attachments.js';
+import { resolveUploadQuota, type UploadRoom } from './files/upload-quota.js';
+import { AuditedWriter, type AfterCommit } from './write/audited-write.js';
 import { dataError } from './error-codes.js';
 import { DataEvents } from './events.js';
-import { holdsGrants } from './grant-rules.js';
-import { printPage } from './print.js';
-import { rowVersion } from './row-version.js';
-import { DEFAULT_QUERY_LIMITS, parseConditions, type QueryLimits } from './query.js';
-import { referenceCandidates, type ReferenceCandidatePage } from './references.js';
-import { RowReader } from './rows.js';
-import { modelView, type ModelView } from './schema-view.js';
-import { isSecret } from './secrets.js';
-import { hookContext, isObject, rowId } from './service-util.js';
+import { holdsGrants } from './write/grant-rules.js';
+import { printPage } from './http/print.js';
+import { rowVersion } from './read/row-version.js';
+import { DEFAULT_QUERY_LIMITS, parseConditions, type QueryLimits } from './read/query.js';
+import { referenceCandidates, type ReferenceCandidatePage } from './read/references.js';
+import { RowReader } from './read/rows.js';
+import { modelView, type ModelView } from './read/schema-view.js';
+import { isSecret } from './write/secrets.js';
+import { hookContext } from './service-types.js';
+import { rowId } from './read/row-keys.js';
 import type { Actor, DataServiceOptions, TablePage, UpdateOptions } from './service-types.js';
-import { SessionEnds } from './session-ends.js';
-import { Transfers, type TransferFormat } from './transfers.js';
-import type { ImportMode, ImportResult } from './transfer-import.js';
-import { readBody } from './write-checks.js';
+import { SessionEnds } from './write/session-ends.js';
+import { Transfers, type TransferFormat } from './transfer/transfers.js';
+import type { ImportMode, ImportResult } from './transfer/transfer-import.js';
+import { readBody } from './write/write-checks.js';
 
 export type { Actor, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service-types.js';
-export type { AfterCommit } from './audited-write.js';
+export type { AfterCommit } from './write/audited-write.js';
 
 /** Power of every grant: administrators skip the menu lookup. */
 const ADMIN_GRANTS = { codes: new Set<string>(), version: 'admin' } as const;
@@ -146,7 +148,7 @@ export class DataService {
   }
 
   /** Resolves the actor's power and checks `flags`; returns the power. @throws {FwError} 403 `POWER_DENIED`. */
-  async require(model: ModelDefinition, actor: Actor, flags: PowerFlag | PowerFlag[]): Promise<PowerObject> {
+  async requirePower(model: ModelDefinition, actor: Actor, flags: PowerFlag | PowerFlag[]): Promise<PowerObject> {
     const power = await this.power(model, actor.user, actor.grantsVersion);
     assertPower(power, flags, model.name);
     return power;
@@ -193,7 +195,7 @@ export class DataService {
   /** One page of visible rows. Needs `query`. */
   async query(name: string, actor: Actor, body: unknown): Promise<TablePage> {
     const model = this.model(name);
-    await this.require(model, actor, 'query');
+    await this.requirePower(model, actor, 'query');
     return this.#reader.page(model, actor, body);
   }
 
@@ -234,7 +236,7 @@ export class DataService {
   /** Adds a row. Needs `add`. Returns the new row as the details view shows it. */
   async add(name: string, actor: Actor, body: unknown): Promise<FormRow> {
     const model = this.model(name);
-    await this.require(model, actor, 'add');
+    await this.requirePower(model, actor, 'add');
     const context = hookContext(model, actor, 'add');
     const codes = await this.#grantCodes(model, actor);
     const writer = this.#writer;
@@ -254,7 +256,7 @@ export class DataService {
   /** The edit form: the whole entity; absent fields keep their stored value. Needs `edit`. */
   async update(name: string, actor: Actor, body: unknown, options: UpdateOptions = {}): Promise<FormRow> {
     const model = this.model(name);
-    await this.require(model, actor, 'edit');
+    await this.requirePower(model, actor, 'edit');
     if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
     const id = rowId(model, body[model.primaryKey], model.primaryKey);
     const codes = await this.#grantCodes(model, actor);
@@ -268,7 +270,7 @@ export class DataService {
   async updateCell(name: string, actor: Actor, body: unknown, options: UpdateOptions = {}): Promise<FormRow> {
     const model = this.model(name);
     // Power first: someone who may not edit learns nothing about the fields.
-    const power = await this.require(model, actor, 'edit');
+    const power = await this.requirePower(model, actor, 'edit');
     if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be { id, field, value }');
     // The declared switches and the field, before the row is read.
     const refusal = cellEditRefusal(model, body.field);
@@ -279,21 +281,18 @@ export class DataService {
     assertPower(power, 'cellEdit', model.name);
     const id = rowId(model, body.id);
     if (!('value' in body)) throw new FwError('BAD_REQUEST', 'The body must carry a value (null clears the cell)');
-    const field = body.field as string;
+    // The refusal above found the field declared and open to cell edits: not checked again.
+    const field = model.fields[body.field as string]!;
+    const value = body.value;
     const codes = await this.#grantCodes(model, actor);
-    const build = (stored: FormRow) => {
-      // Validation happens next, in the write, with the same call as the edit form.
-      const patched = patchRowValues(model, stored, field, body.value);
-      if (!patched.ok) throw new FwError(patched.code, patched.message, { status: patched.status, ...(patched.details ? { details: patched.details } : {}) });
-      return patched.row;
-    };
-    return this.#writer.update(model, actor, id, body, build, options, codes);
+    // Validation happens next, in the write, with the same call as the edit form.
+    return this.#writer.update(model, actor, id, body, (stored) => patchCell(stored, field, value), options, codes);
   }
 
   /** Deletes visible rows, all or none. Needs `delete`. */
   async delete(name: string, actor: Actor, body: unknown): Promise<{ deleted: number }> {
     const model = this.model(name);
-    await this.require(model, actor, 'delete');
+    await this.requirePower(model, actor, 'delete');
     const rawIds = isObject(body) ? body.ids : undefined;
     if (!Array.isArray(rawIds) || rawIds.length === 0 || rawIds.length > 1000) throw new FwError('BAD_REQUEST', 'The body must be { ids: [...] } with 1 to 1000 ids');
     const ids = [...new Set(rawIds.map((id, i) => rowId(model, id, `ids[${i}]`)))];
@@ -309,7 +308,7 @@ export class DataService {
    */
   async copy(name: string, actor: Actor, body: unknown): Promise<FormRow> {
     const model = this.model(name);
-    await this.require(model, actor, ['copy', 'add']);
+    await this.requirePower(model, actor, ['copy', 'add']);
     const sourceId = rowId(model, isObject(body) ? body.id : undefined);
     const context = hookContext(model, actor, 'add');
     const codes = await this.#grantCodes(model, actor);
@@ -351,7 +350,7 @@ export class DataService {
    */
   async *exportCsv(name: string, actor: Actor, rawConditions: unknown, rawSort?: unknown): AsyncGenerator<string> {
     const model = this.model(name);
-    await this.require(model, actor, 'export');
+    await this.requirePower(model, actor, 'export');
     yield* this.#transfers.exportCsv(model, actor, rawConditions, rawSort);
   }
 
@@ -362,7 +361,7 @@ export class DataService {
    */
   async exportXlsx(name: string, actor: Actor, rawConditions: unknown, rawSort?: unknown): Promise<Readable> {
     const model = this.model(name);
-    await this.require(model, actor, 'export');
+    await this.requirePower(model, actor, 'export');
     return this.#transfers.exportXlsx(model, actor, rawConditions, rawSort);
   }
 
@@ -389,9 +388,9 @@ export class DataService {
    * add), `edit` (mode update) or either (mode upsert; each row is then held to its own flag).
    */
   async requireImport(model: ModelDefinition, actor: Actor, mode: ImportMode): Promise<PowerObject> {
-    if (mode === 'add') return this.require(model, actor, ['importable', 'add']);
-    if (mode === 'update') return this.require(model, actor, ['importable', 'edit']);
-    const power = await this.require(model, actor, 'importable');
+    if (mode === 'add') return this.requirePower(model, actor, ['importable', 'add']);
+    if (mode === 'update') return this.requirePower(model, actor, ['importable', 'edit']);
+    const power = await this.requirePower(model, actor, 'importable');
     if (!power.add && !power.edit) assertPower(power, 'add', model.name);
     return power;
   }
@@ -399,14 +398,14 @@ export class DataService {
   /** The import template (header and one example row) as a workbook or CSV. Needs `importable`. */
   async importTemplate(name: string, actor: Actor, format: TransferFormat): Promise<Buffer | string> {
     const model = this.model(name);
-    await this.require(model, actor, 'importable');
+    await this.requirePower(model, actor, 'importable');
     return this.#transfers.template(model, format);
   }
 
   /** A printable HTML page of one visible row. Needs `print`. */
   async print(name: string, actor: Actor, rawId: unknown): Promise<string> {
     const model = this.model(name);
-    await this.require(model, actor, 'print');
+    await this.requirePower(model, actor, 'print');
     const id = rowId(model, rawId);
     const row = await this.#reader.loadVisible(model, actor, 'print', id, this.store.knex, false);
     const [shown] = await this.#reader.afterFetch(model, actor, 'print', [row]);
@@ -486,3 +485,22 @@ export class DataService {
 }
 
 export { parseConditions };
+
+/**
+ * The stored row with one cell's value converted and put in (`INVALID_VALUE`, 400, when the
+ * field's type cannot take it), as `@fw/row-patch`'s `patchRowValues` builds it, without its
+ * switch checks: the route ran `cellEditRefusal` before reading the row.
+ */
+function patchCell(stored: FormRow, field: FieldDefinition, value: unknown): FormRow {
+  const converted = coerceValue(field, value);
+  if (!converted.ok) {
+    const message = `${field.edit.title} ${converted.message}`;
+    throw rowPatchError('INVALID_VALUE', message, [{ path: field.name, type: 'typeError', message }]);
+  }
+  const row: FormRow = {};
+  // Own data properties, also for a key such as `__proto__` that an assignment would not make.
+  const put = (key: string, v: unknown) => Object.defineProperty(row, key, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [key, v] of Object.entries(stored)) put(key, Array.isArray(v) ? [...(v as unknown[])] : v);
+  put(field.name, converted.value);
+  return row;
+}

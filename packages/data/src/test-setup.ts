@@ -4,7 +4,7 @@ import request from 'supertest';
 import { BUILTIN_MODELS, FwError, createRegistry, defineModel, type FwUser, type ModelRegistry } from '@fw/core';
 import { createStore, type FwStore } from '@fw/store';
 import { FwTokenService, MemoryTokenStore } from '@fw/token';
-import { fwData, type FwDataMiddleware, type FwDataOptions } from './router.js';
+import { fwData, type FwDataMiddleware, type FwDataOptions } from './http/router.js';
 
 export const Tag = defineModel({ name: 'Tag', table: 't_tag', fields: { label: { edit: { notNull: true } } } });
 

@@ -1,8 +1,3 @@
-/**
- * `&<>"'` as numeric character references (`&#38;`, `&#60;`, …): safe inside element text and
- * inside either kind of quoted attribute. The one copy every Fw package uses for the HTML it
- * writes (sign-on pages, the admin page's shell, print views).
- */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+// `escapeHtml` lives in @fw/core (print views need it without the Koa glue); @fw/http keeps
+// exporting it for the packages that take it from here.
+export { escapeHtml } from '@fw/core';

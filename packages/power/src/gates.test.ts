@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { FwError, defineModel, type PowerObject } from '@fw/core';
-import { aiGate, assertPower, cellEditGate, isAiVisible } from './index.js';
+import { aiGate, assertPower, isAiVisible } from './index.js';
 
 function caught(fn: () => void): FwError {
   try {
@@ -31,32 +31,6 @@ describe('aiGate(model) and isAiVisible(model)', () => {
   it('tells whether AI tools may list the model', () => {
     expect(isAiVisible(open)).to.equal(true);
     expect(isAiVisible(closed)).to.equal(false);
-  });
-});
-
-describe('cellEditGate(model, fieldName?)', () => {
-  it('throws 403 CELL_EDIT_DISABLED naming the model when the model switch is off', () => {
-    for (const field of [undefined, 'title']) {
-      const error = caught(() => cellEditGate(closed, field));
-      expect(error.status).to.equal(403);
-      expect(error.code).to.equal('CELL_EDIT_DISABLED');
-      expect(error.message).to.equal('Cell editing is disabled for this model: Secret');
-    }
-  });
-
-  it('throws 403 CELL_EDIT_DISABLED naming the field and the model when the field switch is off', () => {
-    const error = caught(() => cellEditGate(open, 'status'));
-    expect(error.status).to.equal(403);
-    expect(error.code).to.equal('CELL_EDIT_DISABLED');
-    expect(error.message).to.equal('Cell editing is disabled for field status of model Book');
-    expect(error.toBody().error).to.include({ model: 'Book', field: 'status' });
-  });
-
-  it('passes open switches, and leaves unknown field names to the data route', () => {
-    expect(() => cellEditGate(open)).to.not.throw();
-    expect(() => cellEditGate(open, 'title')).to.not.throw();
-    expect(() => cellEditGate(open, 'nope')).to.not.throw();
-    expect(() => cellEditGate(open, 'constructor')).to.not.throw();
   });
 });
 

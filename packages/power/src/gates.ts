@@ -24,27 +24,6 @@ export function isAiVisible(model: Pick<ModelDefinition, 'power'>): boolean {
 }
 
 /**
- * The cell-edit switches, checked against the definition before the row is read: the model's
- * declared `cellEdit` and, when `fieldName` is given, that field's `edit.cellEdit`. It does not
- * check the `edit` flag (use {@link assertPower} with the effective power) nor whether the field
- * exists, is read-only or a collection: those are the data route's to reject. A field name the
- * model does not declare passes this gate.
- *
- * @throws {FwError} 403 `CELL_EDIT_DISABLED`, naming the model, or the field and the model.
- * @example
- * cellEditGate(Book, 'status'); // throws when Book or Book.status has cellEdit: false
- */
-export function cellEditGate(model: Pick<ModelDefinition, 'name' | 'power' | 'fields'>, fieldName?: string): void {
-  if (model.power.cellEdit === false) {
-    throw new FwError('CELL_EDIT_DISABLED', `Cell editing is disabled for this model: ${model.name}`, { extra: { model: model.name } });
-  }
-  if (fieldName === undefined || !Object.hasOwn(model.fields, fieldName)) return;
-  if (model.fields[fieldName]?.edit.cellEdit === false) {
-    throw new FwError('CELL_EDIT_DISABLED', `Cell editing is disabled for field ${fieldName} of model ${model.name}`, { extra: { model: model.name, field: fieldName } });
-  }
-}
-
-/**
  * Requires every flag in `flags` to be `true` in `power` (an effective power from
  * `resolvePower` or `PowerResolver`). Anything but `true` denies, so a missing key or a
  * non-boolean value never grants.

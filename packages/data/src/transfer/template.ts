@@ -1,7 +1,7 @@
 import ExcelJS from 'exceljs';
 import { EditType, type FieldDefinition, type ModelDefinition } from '@fw/core';
 import { validateRow, type FormRow, type StorageDialect } from '@fw/row-patch';
-import { newRow } from '../row-changes.js';
+import { newRow } from '../write/row-changes.js';
 import { columnLetter, columnTitle, toCsvValue, toSheetValue, sheetNumberFormat, type SheetValue, type TransferColumn } from './cells.js';
 import { csvLines } from './csv.js';
 

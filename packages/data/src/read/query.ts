@@ -1,0 +1,243 @@
+import { CONDITION_OPERATORS, EditType, FwError, type Condition, type ConditionOperator, type FieldDefinition, type ModelDefinition } from '@fw/core';
+import { DIALECT_LIMITS, coerceValue, integerBounds, toDbValues } from '@fw/row-patch';
+import type { Knex } from 'knex';
+import { columnBounds, parsePageSeek, type PageSeek } from './cursor.js';
+import { dataError } from '../error-codes.js';
+
+/** A checked table query. */
+export interface TableQuery {
+  page: number;
+  size: number;
+  sort: Array<{ field: string; order: 'asc' | 'desc' }>;
+  conditions: Condition[];
+  /** A keyset page: after or before a cursor's row, or the last page (see cursor.ts); absent for a page by number. */
+  seek?: PageSeek;
+}
+
+/** Bounds of table queries. */
+export interface QueryLimits {
+  /** Rows per page when the request says nothing. @default 20 */
+  defaultSize: number;
+  /** Largest page a request may ask for; more is a 400. @default 200 */
+  maxSize: number;
+  /** Most conditions in one query. @default 50 */
+  maxConditions: number;
+  /** Most values of one `in` condition. @default 1000 */
+  maxInValues: number;
+  /**
+   * Largest total a table page counts exactly on its own (`count: 'auto'`): the page counts at most
+   * this many rows plus one; a larger total is answered as a labelled estimate (see counts.ts).
+   * @default 10000
+   */
+  exactCountLimit: number;
+  /** Longest a full count (`count: 'exact'`, and a background count) may run, in milliseconds; past it the answer is an estimate. @default 3000 */
+  countTimeLimitMs: number;
+}
+
+/** Defaults of {@link QueryLimits}. */
+export const DEFAULT_QUERY_LIMITS: QueryLimits = Object.freeze({ defaultSize: 20, maxSize: 200, maxConditions: 50, maxInValues: 1000, exactCountLimit: 10_000, countTimeLimitMs: 3000 });
+
+const OPERATORS = new Set<string>(CONDITION_OPERATORS);
+/** What every dialect's DATE and DATETIME columns can hold; conditions stay within it. */
+const TIME_RANGE = DIALECT_LIMITS.postgres;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function bad(message: string, path?: string): FwError {
+  return dataError('BAD_QUERY', message, [{ path: path ?? 'query', type: 'query', message }]);
+}
+
+/** The declared, stored, non-secret field called `name`, or a 400. */
+export function queryableField(model: ModelDefinition, name: unknown, path: string): FieldDefinition {
+  const field = typeof name === 'string' && Object.hasOwn(model.fields, name) ? model.fields[name] : undefined;
+  if (!field) throw dataError('UNKNOWN_FIELD', `${model.name} has no field ${JSON.stringify(name)}`, [{ path, type: 'unknownField', message: `unknown field ${JSON.stringify(name)}` }]);
+  // Secrets and attachments are not queryable (decided by defineModel: core's field-capabilities.ts).
+  if (!field.capabilities.queryable) throw bad(`${field.name} cannot be queried`, path);
+  return field;
+}
+
+function conditionValue(field: FieldDefinition, op: ConditionOperator, value: unknown, path: string, limits: QueryLimits): unknown {
+  const one = (v: unknown, p: string): unknown => {
+    // PostgreSQL cannot even compare text holding NUL; every dialect answers alike.
+    if (typeof v === 'string' && v.includes('\u0000')) throw bad('a condition value must not contain the NUL character', p);
+    if (op === 'like') {
+      if (typeof v !== 'string' || v.length === 0 || v.length > 200) throw bad('like takes a string of 1 to 200 characters', p);
+      return v;
+    }
+    // Array-valued fields are compared on their stored JSON text only by like.
+    const scalar = field.edit.type === EditType.MULTI_CHOICE || field.edit.type === EditType.TAGS ? { ...field, edit: { ...field.edit, type: EditType.INPUT } } : field;
+    const result = coerceValue(scalar as FieldDefinition, v);
+    if (!result.ok) throw bad(result.message, p);
+    if (result.value === null) throw bad('a condition value cannot be empty; use isNull', p);
+    // A zone offset can carry a time past 9999 or before 0001 (UTC), which no column holds:
+    // MariaDB compared it as some other time and answered with the wrong rows.
+    if (field.edit.type === EditType.DATE || field.edit.type === EditType.DATETIME) {
+      const range = field.edit.type === EditType.DATE ? TIME_RANGE.date : TIME_RANGE.datetime;
+      const text = String(result.value);
+      if (text < range.min || text > range.max) throw bad(`${field.name} holds ${field.edit.type === EditType.DATE ? 'dates' : 'times'} from ${range.min} to ${range.max} (UTC)`, p);
+    }
+    // A number the column cannot hold makes some databases fail the whole query (PostgreSQL).
+    // A range open on one side ({ min: 0 }) leaves that side to the column: 32 bits (cursor.ts).
+    const declared = integerBounds(field);
+    const column = declared && columnBounds(field);
+    const bounds = declared && column && { min: Math.max(declared.min, column.min), max: Math.min(declared.max, column.max) };
+    if (bounds && typeof result.value === 'number' && (result.value < bounds.min || result.value > bounds.max)) {
+      throw bad(`${field.name} holds whole numbers from ${bounds.min} to ${bounds.max}`, p);
+    }
+    return result.value;
+  };
+  switch (op) {
+    case 'isNull':
+    case 'notNull':
+      return undefined;
+    case 'in': {
+      if (!Array.isArray(value) || value.length === 0 || value.length > limits.maxInValues) throw bad(`in takes an array of 1 to ${limits.maxInValues} values`, path);
+      return value.map((v, i) => one(v, `${path}[${i}]`));
+    }
+    case 'between': {
+      if (!Array.isArray(value) || value.length !== 2) throw bad('between takes [low, high]', path);
+      return [one(value[0], `${path}[0]`), one(value[1], `${path}[1]`)];
+    }
+    default:
+      return one(value, path);
+  }
+}
+
+/** Checks conditions against the model: declared fields, known operators, values of the field's type. */
+export function parseConditions(model: ModelDefinition, raw: unknown, limits: QueryLimits = DEFAULT_QUERY_LIMITS, base = 'conditions'): Condition[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw bad('conditions must be an array of { field, op, value }', base);
+  if (raw.length > limits.maxConditions) throw bad(`at most ${limits.maxConditions} conditions`, base);
+  return raw.map((c: unknown, i) => {
+    const path = `${base}[${i}]`;
+    if (!isObject(c)) throw bad('a condition is { field, op, value }', path);
+    const field = queryableField(model, c.field, `${path}.field`);
+    const op = c.op ?? 'eq';
+    if (typeof op !== 'string' || !OPERATORS.has(op)) throw bad(`unknown operator ${JSON.stringify(op)} (known: ${CONDITION_OPERATORS.join(', ')})`, `${path}.op`);
+    if (op === 'like' && !field.capabilities.textSearch) throw bad(`like works on text fields, not on ${field.name}`, `${path}.op`);
+    if (['gt', 'gte', 'lt', 'lte', 'between'].includes(op) && !field.capabilities.ordered) throw bad(`${op} does not apply to ${field.name}`, `${path}.op`);
+    return { field: field.name, op: op as ConditionOperator, value: conditionValue(field, op as ConditionOperator, c.value, `${path}.value`, limits) };
+  });
+}
+
+function positiveInteger(value: unknown, fallback: number, path: string, max: number): number {
+  if (value === undefined || value === null) return fallback;
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw bad(`${path} must be a whole number of at least 1`, path);
+  if (n > max) throw bad(`${path} must be at most ${max}`, path);
+  return n;
+}
+
+/**
+ * Checks a table-query body `{ page, size, sort, conditions }`. `sort` is `[{ field, order }]` or
+ * `"field"` / `"field,desc"`; none (or `[]`) means the model's `orderBy`. Every field must be
+ * declared and queryable.
+ * @throws {FwError} 400 `BAD_QUERY` / `UNKNOWN_FIELD` naming the offending part.
+ */
+export function parseTableQuery(model: ModelDefinition, body: unknown, limits: QueryLimits = DEFAULT_QUERY_LIMITS): TableQuery {
+  if (body !== undefined && body !== null && !isObject(body)) throw bad('the query body must be an object');
+  const input = (body ?? {}) as Record<string, unknown>;
+  const page = positiveInteger(input.page, 1, 'page', 1_000_000);
+  const size = positiveInteger(input.size, limits.defaultSize, 'size', limits.maxSize);
+  const rawSort = typeof input.sort === 'string' ? input.sort.split(';').filter(Boolean).map((s) => { const [field, order] = s.split(','); return { field, order }; }) : input.sort;
+  if (rawSort !== undefined && rawSort !== null && !Array.isArray(rawSort)) throw bad('sort must be [{ field, order }] or "field,desc"', 'sort');
+  const sort = ((rawSort as unknown[] | undefined) ?? []).slice(0, 5).map((s, i) => {
+    if (!isObject(s)) throw bad('a sort entry is { field, order }', `sort[${i}]`);
+    const field = queryableField(model, s.field, `sort[${i}].field`);
+    if (!field.capabilities.sortable) throw bad(`${field.name} is not sortable`, `sort[${i}].field`);
+    const order = s.order === undefined ? 'asc' : String(s.order).toLowerCase();
+    if (order !== 'asc' && order !== 'desc') throw bad('order is asc or desc', `sort[${i}].order`);
+    return { field: field.name, order: order as 'asc' | 'desc' };
+  });
+  // A request that names no sort gets the model's default (`defineModel({ orderBy })`, issue 20 §5).
+  const sorted = sort.length > 0 ? sort : model.orderBy.map((s) => ({ field: s.field, order: s.order }));
+  const conditions = parseConditions(model, input.conditions, limits);
+  const seek = parsePageSeek(model, input, sorted);
+  return { page, size, sort: sorted, conditions, ...(seek ? { seek } : {}) };
+}
+
+/** `value` inside a LIKE pattern, with `!` as the escape character (the same in every dialect). */
+export function likePattern(value: string): string {
+  return `%${value.replace(/[!%_[]/g, (c) => `!${c}`)}%`;
+}
+
+/** A form value of `field` as the database stores it (dates as the driver binds them, booleans, …). */
+function storedValue(model: ModelDefinition, field: FieldDefinition, value: unknown): unknown {
+  if (typeof value === 'string' && (field.edit.type === EditType.MULTI_CHOICE || field.edit.type === EditType.TAGS)) return value;
+  return toDbValues(model, { [field.name]: value })[field.column];
+}
+
+/**
+ * Adds conditions to a knex query; field names are mapped to declared columns only, values to
+ * their stored form. Conditions from `beforeFetch` go through here too, unchecked by
+ * {@link parseConditions} but still limited to declared fields.
+ */
+export function applyConditions(qb: Knex.QueryBuilder, model: ModelDefinition, conditions: readonly Condition[], table = model.table): Knex.QueryBuilder {
+  return applyStoredConditions(qb, model, storedConditions(model, conditions), table);
+}
+
+/**
+ * The conditions with their values in stored form, as {@link applyConditions} binds them (a
+ * `like` value as its escaped pattern).
+ * @throws {Error} for a condition on a field that is not stored.
+ */
+export function storedConditions(model: ModelDefinition, conditions: readonly Condition[]): Condition[] {
+  return conditions.map((raw) => {
+    const field = Object.hasOwn(model.fields, raw.field) ? model.fields[raw.field] : undefined;
+    if (!field || !field.stored) throw new Error(`${model.name}: a condition names ${JSON.stringify(raw.field)}, which is not a stored field`);
+    const convert = (v: unknown) => (raw.op === 'like' ? likePattern(String(v)) : storedValue(model, field, v));
+    return { ...raw, value: (Array.isArray(raw.value) ? raw.value.map(convert) : raw.value === undefined ? undefined : convert(raw.value)) as Condition['value'] };
+  });
+}
+
+/** {@link applyConditions} for conditions whose values are already in stored form ({@link storedConditions}). */
+export function applyStoredConditions(qb: Knex.QueryBuilder, model: ModelDefinition, conditions: readonly Condition[], table = model.table): Knex.QueryBuilder {
+  for (const c of conditions) {
+    const field = Object.hasOwn(model.fields, c.field) ? model.fields[c.field] : undefined;
+    if (!field || !field.stored) throw new Error(`${model.name}: a condition names ${JSON.stringify(c.field)}, which is not a stored field`);
+    const column = `${table}.${field.column}`;
+    switch (c.op) {
+      case 'eq':
+        qb.where(column, c.value as Knex.Value);
+        break;
+      case 'ne':
+        qb.where((w) => w.whereNot(column, c.value as Knex.Value).orWhereNull(column));
+        break;
+      case 'gt':
+        qb.where(column, '>', c.value as Knex.Value);
+        break;
+      case 'gte':
+        qb.where(column, '>=', c.value as Knex.Value);
+        break;
+      case 'lt':
+        qb.where(column, '<', c.value as Knex.Value);
+        break;
+      case 'lte':
+        qb.where(column, '<=', c.value as Knex.Value);
+        break;
+      case 'between': {
+        const [low, high] = c.value as [Knex.Value, Knex.Value];
+        qb.whereBetween(column, [low, high]);
+        break;
+      }
+      case 'in':
+        qb.whereIn(column, c.value as Knex.Value[]);
+        break;
+      case 'like':
+        qb.whereRaw(`LOWER(??) LIKE LOWER(?) ESCAPE '!'`, [column, c.value as Knex.Value]);
+        break;
+      case 'isNull':
+        qb.whereNull(column);
+        break;
+      case 'notNull':
+        qb.whereNotNull(column);
+        break;
+      default:
+        // Never skip an unknown operator: it may be a row-visibility filter.
+        throw new Error(`${model.name}: unknown condition operator ${JSON.stringify(c.op)} on ${c.field}`);
+    }
+  }
+  return qb;
+}

@@ -1,0 +1,377 @@
+// The audited write: every add, update and delete runs in one transaction with its operate-log
+// row, its hooks in a fixed order, the grants check and the grants-version bump; work registered
+// with `afterCommit` runs once the transaction committed, never after a rollback.
+import { FwError, isObject, type DataHookContext, type ModelDefinition, type ModelRegistry, type PasswordPolicy } from '@fw/core';
+import { changedColumns, toDbValues, type FormRow } from '@fw/row-patch';
+import type { FwStore } from '@fw/store';
+import type { Knex } from 'knex';
+import type { Attachments } from '../files/attachments.js';
+import { insertBatch } from './batch-insert.js';
+import type { DataEvents, EditEvent } from '../events.js';
+import { checkGrants, touchesGrants } from './grant-rules.js';
+import { newRow } from './row-changes.js';
+import { writeOperateLog, writeOperateLogIn } from './operate-log.js';
+import { rowVersion } from '../read/row-version.js';
+import type { RowReader } from '../read/rows.js';
+import { passwordSetColumns, secretsForStorage } from './secrets.js';
+import { hookContext } from '../service-types.js';
+import { pkColumn } from '../read/row-keys.js';
+import { PgWriter } from './pg-write.js';
+import { fastPathFits, pgBackend, sqliteBackend } from './fast-update.js';
+import { SqliteWriter } from './sqlite-write.js';
+import { FALLBACK, handOver, runUpdate, runUpdateNow, updateSteps, type LogNotes, type UpdateBackend, type UpdateRequest, type UpdateState } from './update-recipe.js';
+import type { Actor, UpdateOptions } from '../service-types.js';
+import type { SessionEnds } from './session-ends.js';
+import { checkReferences, validateWholeRow, writing } from './write-checks.js';
+
+export { newRow } from './row-changes.js';
+
+export type { LogNotes, UpdateState } from './update-recipe.js';
+
+/** Work to do once a write committed (deleting stored files, say). Its errors are reported, never thrown. */
+export type AfterCommit = () => unknown;
+
+/** What an {@link AuditedWriter} writes with. */
+export interface AuditedWriterDeps {
+  store: FwStore;
+  registry: ModelRegistry;
+  reader: RowReader;
+  sessions: SessionEnds;
+  events: DataEvents;
+  onBackgroundError: (error: unknown) => void;
+  /** ATTACHMENT fields: claims uploaded files on save, releases a deleted row's files. */
+  attachments: Attachments;
+  /** The policy a user's new password is held to (FwUser's `password`, on every write path). */
+  passwordPolicy: PasswordPolicy;
+}
+
+/** Writes rows of Fw models. Power is checked by the caller; grant rules, hooks and the operate log here. */
+export class AuditedWriter {
+  readonly #store: FwStore;
+  readonly #registry: ModelRegistry;
+  readonly #reader: RowReader;
+  readonly #sessions: SessionEnds;
+  readonly #events: DataEvents;
+  readonly #onBackgroundError: (error: unknown) => void;
+  readonly #attachments: Attachments;
+  readonly #passwordPolicy: PasswordPolicy;
+  // The after-commit work of each running transaction.
+  readonly #afterCommit = new WeakMap<object, AfterCommit[]>();
+  // Synchronous transactions on better-sqlite3 (undefined on other databases).
+  readonly #sqlite: SqliteWriter | undefined;
+  // Optimistic one-statement writes on PostgreSQL (undefined on other databases).
+  readonly #pg: PgWriter | undefined;
+
+  constructor(deps: AuditedWriterDeps) {
+    this.#store = deps.store;
+    this.#registry = deps.registry;
+    this.#reader = deps.reader;
+    this.#sessions = deps.sessions;
+    this.#events = deps.events;
+    this.#onBackgroundError = deps.onBackgroundError;
+    this.#attachments = deps.attachments;
+    this.#passwordPolicy = deps.passwordPolicy;
+    this.#sqlite = SqliteWriter.for(deps.store.knex, deps.store.dialect);
+    this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
+  }
+
+  /** Files a write stopped holding are deleted from the storage once it commits (kept on a rollback). */
+  #deleteFilesAfterCommit(trx: Knex.Transaction, ids: string[]): void {
+    if (ids.length > 0) this.afterCommit(trx, () => this.#attachments.deleteStored(ids));
+  }
+
+  /**
+   * Runs `fn` once the write whose transaction is `trx` has committed (after the grants bump), in
+   * the order registered; never when it rolls back. Errors go to `onBackgroundError`: the change
+   * is committed, so they cannot become the answer.
+   * @param trx the transaction of a running write (the `trx` of a write module, or a hook's `context.transaction`).
+   * @throws {Error} when `trx` is not the transaction of a running write.
+   */
+  afterCommit(trx: unknown, fn: AfterCommit): void {
+    if (typeof fn !== 'function') throw new TypeError('afterCommit takes a function');
+    const list = (typeof trx === 'object' && trx !== null) || typeof trx === 'function' ? this.#afterCommit.get(trx) : undefined;
+    if (!list) throw new Error('afterCommit needs the transaction of a running Fw data write (a hook has it as context.transaction)');
+    list.push(fn);
+  }
+
+  /**
+   * Runs a write in one transaction; after it commits, marks grants as changed when the model
+   * holds them, so power caches on every instance see it on their next request, then runs the
+   * work registered with {@link afterCommit}.
+   */
+  async transaction<T>(model: ModelDefinition, log: LogNotes | undefined, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const pending: AfterCommit[] = [];
+    const result = await this.#store.knex.transaction(async (trx) => {
+      this.#afterCommit.set(trx, pending);
+      try {
+        const done = await work(trx);
+        // The success row of the operate log commits with the change: one commit, and no change
+        // without its record.
+        await log?.commit?.(trx);
+        return done;
+      } finally {
+        this.#afterCommit.delete(trx);
+      }
+    });
+    if (touchesGrants(model)) {
+      // The write is committed: a failed bump is reported, not turned into an error answer.
+      await this.#store.grants.bump().catch((error: unknown) => this.#onBackgroundError(error));
+    }
+    for (const fn of pending) {
+      try {
+        await fn();
+      } catch (error) {
+        this.#onBackgroundError(error);
+      }
+    }
+    return result;
+  }
+
+  /** Runs an operation and writes its operate-log row, success or failure; `run` may fill in what it learns. */
+  async logged<T>(model: ModelDefinition, actor: Actor, action: string, targetId: string | null, request: unknown, run: (log: LogNotes) => Promise<T>): Promise<T> {
+    const startedAt = performance.now();
+    const log: LogNotes = {};
+    const entry = (error: unknown) => ({
+      model,
+      action,
+      source: actor.source,
+      user: actor.user,
+      ip: actor.ip,
+      targetId: log.targetId ?? targetId,
+      before: log.before,
+      request: log.request ?? request,
+      error,
+      startedAt,
+    });
+    log.success = () => entry(undefined);
+    log.commit = async (trx) => {
+      await writeOperateLogIn(this.#store, entry(undefined), trx);
+      log.written = true;
+    };
+    try {
+      const result = await run(log);
+      if (!log.written) await writeOperateLog(this.#store, entry(undefined), this.#onBackgroundError);
+      return result;
+    } catch (error) {
+      // The transaction rolled back (its success row too): record the failure on its own.
+      log.written = false;
+      await writeOperateLog(this.#store, entry(error), this.#onBackgroundError);
+      throw error;
+    }
+  }
+
+  async #writeCollections(model: ModelDefinition, trx: Knex.Transaction, id: number, row: FormRow, only?: Set<string>): Promise<void> {
+    for (const field of Object.values(model.fields)) {
+      const c = field.edit.collection;
+      if (!c || !(field.name in row) || (only && !only.has(field.name))) continue;
+      const ids = (row[field.name] as number[] | null) ?? [];
+      await trx(c.joinTable).where(c.ownKey, id).delete();
+      for (let i = 0; i < ids.length; i += 500) {
+        await writing(model, row, () => trx(c.joinTable).insert(ids.slice(i, i + 500).map((other) => ({ [c.ownKey]: id, [c.foreignKey]: other }))));
+      }
+    }
+  }
+
+  /**
+   * Inserts one new row inside `trx`: defaults, validation, `beforeAdd`, grant rules, references,
+   * the insert, collections, `afterAdd`. `sent` names the fields the client gave (explicit nulls
+   * included); other fields still empty after `beforeAdd` are left to the database's defaults.
+   */
+  async insert(model: ModelDefinition, actor: Actor, trx: Knex.Transaction, values: FormRow, outer: DataHookContext, sent: ReadonlySet<string>, codes?: ReadonlySet<string>): Promise<number> {
+    const context: DataHookContext = { ...outer, transaction: trx };
+    const row = newRow(model, values);
+    // Asking for what one may not grant is refused as such (403) before the values are judged
+    // (422), so a refused request never reads as a mere typo (issue 19 §1).
+    if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'add', next: row });
+    await validateWholeRow(model, row, context, this.#store.dialect, this.#passwordPolicy);
+    await model.dataProxy.beforeAdd?.(row, context);
+    // Checked again on the row as it will be written, when a hook had its say.
+    if (codes && model.dataProxy.beforeAdd) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'add', next: row });
+    await checkReferences(this.#registry, model, trx, row);
+    const files = await this.#attachments.prepare(model, actor.user.id, row, undefined, undefined, trx);
+    // Absent fields left empty are not written, so the database's own defaults (timestamps,
+    // status) apply; an explicit null from the client is written as null.
+    const written: FormRow = {};
+    for (const [key, value] of Object.entries(row)) {
+      if (value !== null || sent.has(key)) written[key] = value;
+    }
+    const { row: stored, extraColumns } = await secretsForStorage(model, written);
+    const pk = pkColumn(model);
+    const columns = { ...toDbValues(model, stored), ...extraColumns };
+    // MySQL has no RETURNING (knex warns and gives the insert id instead).
+    const result: unknown[] = await writing(model, row, () => (this.#store.dialect === 'mysql' ? trx(model.table).insert(columns) : trx(model.table).insert(columns, [pk])));
+    const first = result[0];
+    const id = Number(isObject(first) ? first[pk] : first);
+    if (!Number.isSafeInteger(id) || id < 1) throw new Error(`${model.name}: the insert returned no id`);
+    await this.#writeCollections(model, trx, id, row);
+    this.#deleteFilesAfterCommit(trx, await this.#attachments.apply(model, files, String(id), trx));
+    row[model.primaryKey] = id;
+    await model.dataProxy.afterAdd?.(row, context);
+    // Cached counts follow Fw's own writes (counts.ts), once they are committed.
+    this.afterCommit(trx, () => this.#reader.counts.changed(model, 1));
+    return id;
+  }
+
+  /**
+   * Inserts the new rows of an import inside `trx` by multi-row INSERTs (see batch-insert.ts), for
+   * a model `batchInsertable` allows (the others go through {@link insert}, row by row).
+   * @throws {BatchRowError} naming the batch's failing row.
+   */
+  async insertMany(model: ModelDefinition, trx: Knex.Transaction, rows: readonly FormRow[], outer: DataHookContext, sent: ReadonlySet<string>): Promise<void> {
+    const deps = { registry: this.#registry, dialect: this.#store.dialect, passwordPolicy: this.#passwordPolicy };
+    await insertBatch(deps, model, trx, rows, { ...outer, transaction: trx }, sent);
+    // As for a single insert: cached counts follow the rows once they are committed.
+    this.afterCommit(trx, () => this.#reader.counts.changed(model, rows.length));
+  }
+
+  /**
+   * The shared update path of the edit form, the cell editor and AI updates: the update recipe
+   * (update-recipe.ts) on a fast backend when one fits, else on the general one inside a
+   * transaction (load the visible row, build the complete entity, validate it whole,
+   * `beforeUpdate`, write only the columns that changed, `afterUpdate`); then log, end sessions
+   * the change ends, and emit.
+   */
+  async update(
+    model: ModelDefinition,
+    actor: Actor,
+    id: number,
+    request: unknown,
+    build: (stored: FormRow) => FormRow | Promise<FormRow>,
+    options: UpdateOptions,
+    codes: ReadonlySet<string> | undefined,
+  ): Promise<FormRow> {
+    const outerContext = hookContext(model, actor, 'update');
+    const state: UpdateState = { endSessions: false };
+    await this.logged(model, actor, 'update', String(id), request, async (log) => {
+      const recipe: UpdateRequest = { model, actor, id, build, options, log, state, sessions: this.#sessions };
+      // A fast path first when the model and the actor allow one (grant-holding writes never do);
+      // it hands over, before writing anything, when a step needs the general path.
+      if ((this.#sqlite || this.#pg) && !codes && fastPathFits(model)) {
+        const conditions = await this.#reader.visibility(model, actor, 'update');
+        const sqlite = this.#sqlite;
+        const done = sqlite
+          ? await sqlite.transaction((tx) => runUpdateNow(updateSteps(recipe, sqliteBackend(sqlite, tx, model, id, conditions, log))))
+          : await runUpdate(updateSteps(recipe, pgBackend(this.#pg!, this.#store.knex, model, id, conditions, log, outerContext)));
+        if (done !== FALLBACK) return;
+        handOver(log, state);
+      }
+      await this.transaction(model, log, (trx) => runUpdate(updateSteps(recipe, this.#generalBackend(model, actor, trx, id, codes, outerContext))));
+    }).catch(async (error: unknown) => {
+      const stale = state.stale;
+      if (!stale) throw error;
+      // The answer carries the row as it is now, so the client can show what changed and retry.
+      const [current] = await this.#reader.afterFetch(model, actor, 'details', [stale]);
+      const version = rowVersion(model, stale);
+      throw new FwError('STALE_ROW', (error as Error).message, { headers: { ETag: version }, extra: { current: current ?? stale, version } });
+    });
+    await this.afterUpdate(model, actor, id, state);
+    // The answer is the row as written (no second read), shown the way the table shows it.
+    const [shown] = await this.#reader.afterFetch(model, actor, 'details', [{ ...state.written! }]);
+    return shown ?? state.written!;
+  }
+
+  /**
+   * The general update of one visible row inside `trx` (the edit form's path, also taken by an
+   * import's updated rows): load it under a lock, build, validate, hooks, grant rules, references,
+   * write the changed columns. `state` collects what {@link afterUpdate} needs once `trx` commits.
+   */
+  async updateIn(
+    model: ModelDefinition,
+    actor: Actor,
+    trx: Knex.Transaction,
+    id: number,
+    build: (stored: FormRow) => FormRow | Promise<FormRow>,
+    options: UpdateOptions,
+    codes: ReadonlySet<string> | undefined,
+    outerContext: DataHookContext,
+    state: UpdateState,
+  ): Promise<void> {
+    await runUpdate(updateSteps({ model, actor, id, build, options, log: undefined, state, sessions: this.#sessions }, this.#generalBackend(model, actor, trx, id, codes, outerContext)));
+  }
+
+  /** What follows a committed update: the sessions it ends, its edit event. */
+  async afterUpdate(model: ModelDefinition, actor: Actor, id: number, state: UpdateState): Promise<void> {
+    this.#reader.counts.updated(model);
+    if (state.endSessions) await this.#sessions.endUserSessions(id, actor);
+    if (state.keyChanged) await this.#sessions.endKeySessions(model, [state.keyChanged]);
+    if (state.event && state.event.changed.length > 0) this.#emit(state.event);
+  }
+
+  /**
+   * The recipe's general backend: the row read under a lock inside `trx`; between build and write
+   * the grant rules (before validation, and again after a hook that may change the row), the
+   * whole-row validation, `beforeUpdate`, references and files; the write of the changed columns,
+   * collections and files, then `afterUpdate`.
+   */
+  #generalBackend(model: ModelDefinition, actor: Actor, trx: Knex.Transaction, id: number, codes: ReadonlySet<string> | undefined, outerContext: DataHookContext): UpdateBackend {
+    const context: DataHookContext = { ...outerContext, transaction: trx };
+    let files: Awaited<ReturnType<Attachments['prepare']>> | undefined;
+    return {
+      checkMayChangeRow: true,
+      // Read under the row lock, so no save can slip in between the version check and the write.
+      readVisible: () => this.#reader.loadVisible(model, actor, 'update', id, trx, true),
+      check: async (stored, next) => {
+        if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
+        await validateWholeRow(model, next, context, this.#store.dialect, this.#passwordPolicy);
+        await model.dataProxy.beforeUpdate?.(next, context);
+        next[model.primaryKey] = id;
+        if (codes && model.dataProxy.beforeUpdate) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'update', stored, next });
+        await checkReferences(this.#registry, model, trx, next, stored);
+        files = await this.#attachments.prepare(model, actor.user.id, next, stored, String(id), trx);
+      },
+      columns: async (stored, next) => {
+        const { row: withSecrets, extraColumns } = await secretsForStorage(model, next);
+        const columns = { ...changedColumns(model, stored, withSecrets), ...extraColumns, ...passwordSetColumns(model, withSecrets, actor.user.id, id) };
+        delete columns[pkColumn(model)];
+        return columns;
+      },
+      write: async (columns, _stored, next, changed) => {
+        if (Object.keys(columns).length > 0) await writing(model, next, () => trx(model.table).where(pkColumn(model), id).update(columns));
+        const collections = new Set(Object.keys(changed).filter((f) => model.fields[f]?.edit.collection));
+        await this.#writeCollections(model, trx, id, next, collections);
+        this.#deleteFilesAfterCommit(trx, await this.#attachments.apply(model, files!, String(id), trx));
+        await model.dataProxy.afterUpdate?.(next, context);
+      },
+    };
+  }
+
+  /** Deletes the visible rows `ids`, all or none: `beforeDelete`, collections, rows, `afterDelete`; then ends their sessions. */
+  async remove(model: ModelDefinition, actor: Actor, ids: number[], codes: ReadonlySet<string> | undefined): Promise<{ deleted: number }> {
+    const outerContext = hookContext(model, actor, 'delete');
+    let deletedRows: FormRow[] = [];
+    const result = await this.logged(model, actor, 'delete', ids.join(','), { ids }, async (log) =>
+      this.transaction(model, log, async (trx) => {
+        const context: DataHookContext = { ...outerContext, transaction: trx };
+        const rows: FormRow[] = [];
+        for (const id of ids) rows.push(await this.#reader.loadVisible(model, actor, 'delete', id, trx, true));
+        log.before = rows;
+        deletedRows = rows;
+        if (codes) for (const row of rows) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'delete', stored: row });
+        await model.dataProxy.beforeDelete?.(rows, context);
+        for (const field of Object.values(model.fields)) {
+          const c = field.edit.collection;
+          if (c) await trx(c.joinTable).whereIn(c.ownKey, ids).delete();
+        }
+        const deleted = await writing(model, undefined, () => trx(model.table).whereIn(pkColumn(model), ids).delete());
+        this.afterCommit(trx, () => this.#reader.counts.changed(model, -deleted));
+        this.#deleteFilesAfterCommit(trx, await this.#attachments.release(model, ids.map(String), trx));
+        await model.dataProxy.afterDelete?.(rows, context);
+        return { deleted };
+      }),
+    );
+    await this.#sessions.endDeleted(model, ids, deletedRows);
+    return result;
+  }
+
+  #emit(event: EditEvent): void {
+    // rawListeners keeps `once` wrappers, so a one-time listener removes itself as it should.
+    for (const listener of this.#events.rawListeners('update')) {
+      try {
+        const result: unknown = (listener as (e: EditEvent) => unknown)(event);
+        if (result instanceof Promise) result.catch((error: unknown) => this.#events.emit('error', error));
+      } catch (error) {
+        this.#events.emit('error', error);
+      }
+    }
+  }
+}
