@@ -4,7 +4,7 @@
 // data service, the store and the pure builders beside this file.
 import type { Context } from 'koa';
 import type Router from '@koa/router';
-import { FwError, type FwUser, type ModelDefinition } from '@fw/core';
+import { FwError, toFwUser, type FwUser, type ModelDefinition } from '@fw/core';
 import { fwRoute } from '@fw/http';
 import { assignableLists, type AssignableLists } from '../write/assignable.js';
 import { grantableMatrix, type GrantableMatrix } from '../permission-matrix.js';
@@ -80,7 +80,7 @@ async function subject(service: DataService, actor: Actor, raw: unknown): Promis
   }
   const found = await service.store.users.findById(Number(raw));
   if (!found) throw new FwError('NOT_FOUND', `No user ${raw}`);
-  return { id: found.id, account: found.account, name: found.name ?? null, isAdmin: found.isAdmin === true };
+  return toFwUser(found);
 }
 
 /** The explanation of `fw` for the caller or (administrators) `?user=`. */
