@@ -11,7 +11,7 @@ import type { DataEvents, EditEvent } from './events.js';
 import { checkGrants } from './grant-rules.js';
 import { changes, newRow, touchesGrants } from './row-changes.js';
 import { endsKeySessions } from './key-sessions.js';
-import { writeOperateLog, writeOperateLogIn, type OperateLogEntry } from './operate-log.js';
+import { OPERATE_LOG_TABLE, writeOperateLog, writeOperateLogIn, type OperateLogEntry } from './operate-log.js';
 import { rowVersion } from './row-version.js';
 import type { RowReader } from './rows.js';
 import { passwordSetColumns, secretsForStorage } from './secrets.js';
@@ -74,6 +74,8 @@ export class AuditedWriter {
   readonly #pg: PgWriter | undefined;
   // What the fast update paths (fast-update.ts) write with.
   readonly #fast: FastUpdateDeps;
+  // The operation log's model, when registered: every operation writes a row of it (see logged).
+  readonly #operateLog: ModelDefinition | undefined;
 
   constructor(deps: AuditedWriterDeps) {
     this.#store = deps.store;
@@ -87,6 +89,7 @@ export class AuditedWriter {
     this.#sqlite = SqliteWriter.for(deps.store.knex, deps.store.dialect);
     this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
     this.#fast = { store: deps.store, sessions: deps.sessions };
+    this.#operateLog = deps.registry.list().find((m) => m.table === OPERATE_LOG_TABLE);
   }
 
   /** Files a write stopped holding are deleted from the storage once it commits (kept on a rollback). */
@@ -164,14 +167,23 @@ export class AuditedWriter {
     };
     try {
       const result = await run(log);
-      if (!log.written) await writeOperateLog(this.#store, entry(undefined), this.#onBackgroundError);
+      // Written with the change (committed by now), or on its own.
+      if (log.written || (await writeOperateLog(this.#store, entry(undefined), this.#onBackgroundError))) this.#logAdded();
       return result;
     } catch (error) {
       // The transaction rolled back (its success row too): record the failure on its own.
       log.written = false;
-      await writeOperateLog(this.#store, entry(error), this.#onBackgroundError);
+      if (await writeOperateLog(this.#store, entry(error), this.#onBackgroundError)) this.#logAdded();
       throw error;
     }
+  }
+
+  /**
+   * An operate-log row is committed: the log is a model too (FwOperateLog, newest first), and its
+   * pages by number move by the new row, so its cached counts and page anchors must hear of it.
+   */
+  #logAdded(): void {
+    if (this.#operateLog) this.#reader.counts.changed(this.#operateLog, 1);
   }
 
   async #writeCollections(model: ModelDefinition, trx: Knex.Transaction, id: number, row: FormRow, only?: Set<string>): Promise<void> {

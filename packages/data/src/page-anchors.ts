@@ -34,6 +34,14 @@ export const ANCHOR_MAX_ROWS = 2_000_000;
 /** Most anchor sets kept (each order and set of conditions of each model is one; each at most 256 KB of keys, rows.ts). */
 const MAX_SETS = 100;
 
+/**
+ * Tables Fw writes outside the data service, which therefore never hears of those writes: the
+ * login log (@fw/login records every sign-in, failed ones included, so anyone can add rows) and
+ * the users (@fw/login's password change sets `resetPwdTime` and `updatedAt`). Their pages by
+ * number keep the plain OFFSET: an anchor would place them by rows before the writes.
+ */
+export const WRITTEN_ELSEWHERE: ReadonlySet<string> = new Set(['fw_login_log', 'fw_user']);
+
 /** Most characters (as JSON) the key values of one set of anchors may take. */
 export const MAX_ANCHOR_CHARS = 256 * 1024;
 

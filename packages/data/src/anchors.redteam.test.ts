@@ -1,0 +1,178 @@
+// Red-team probes of the page anchors (page-anchors.ts): a deep page by number placed by an
+// anchor must hold the rows OFFSET gives, whatever the value types in the sort (text under a
+// case-insensitive collation, times with milliseconds, decimals, NULLs), the key, the page's
+// place (one step deep, one row either side, the last page, past the end), and whatever Fw
+// wrote since the anchors were read (its own logs included).
+import { expect } from 'chai';
+import { BUILTIN_MODELS, createRegistry, defineModel, type ModelDefinition } from '@fw/core';
+import { createStore, type FwStore } from '@fw/store';
+import { describeEachSql } from '@fw/test-utils';
+import { MIN_ANCHOR_STEP } from './page-anchors.js';
+import { DataService } from './service.js';
+import type { TablePage } from './service-types.js';
+
+/** Every kind of value a sort key may hold, with many ties and NULLs; sorted by amount by default. */
+const Probe = defineModel({
+  name: 'ArProbe',
+  table: 'ar_probe',
+  orderBy: [{ field: 'amount', order: 'desc' }],
+  fields: { title: {}, at: { edit: { type: 'DATETIME' } }, amount: { edit: { type: 'NUMBER' } }, day: { edit: { type: 'DATE' } } },
+});
+
+/** A model keyed by text. */
+const Coded = defineModel({
+  name: 'ArCoded',
+  table: 'ar_coded',
+  primaryKey: 'code',
+  fields: { code: { edit: { notNull: true, integer: false } }, label: {} },
+});
+
+const ROWS = 2300;
+// Ties under a case- and accent-insensitive collation (MariaDB), trailing spaces (PAD SPACE), an
+// empty text and NULLs.
+const TITLES = ['a', 'A', 'á', 'Á', 'a ', 'b', 'B', '', null, 'ß', 'ss', 'z\u0301', 'ź'];
+
+type Order = 'asc' | 'desc';
+
+describeEachSql('page anchors red team: deep pages by number hold the rows OFFSET gives', (db) => {
+  let store: FwStore;
+  let service: DataService;
+  const registry = createRegistry([...BUILTIN_MODELS, Probe, Coded]);
+  const admin = { user: { id: 1, account: 'admin', isAdmin: true }, ip: null, source: 'http' as const };
+
+  const serviceOn = (s: FwStore) => {
+    const made = new DataService({ store: s, registry });
+    (made as unknown as { power: () => Promise<Record<string, boolean>> }).power = async () => ({ query: true, add: true, edit: true, cellEdit: true, delete: true, viewDetails: true });
+    return made;
+  };
+
+  before(async function () {
+    this.timeout(120_000);
+    store = createStore(db().url);
+    await store.migrate.latest();
+    await store.createModelTables(registry.list());
+    service = serviceOn(store);
+    const base = Date.UTC(2024, 0, 1, 12, 0, 0, 0);
+    const rows = Array.from({ length: ROWS }, (_, i) => ({
+      title: TITLES[(i * 7) % TITLES.length],
+      // Milliseconds apart, many ties, some NULLs.
+      at: i % 19 === 0 ? null : new Date(base + ((i * 31) % 97)),
+      amount: i % 23 === 0 ? null : ((i * 13) % 41) / 8 - 2,
+      day: i % 29 === 0 ? null : `2024-02-${String(1 + (i % 27)).padStart(2, '0')}`,
+    }));
+    for (let i = 0; i < rows.length; i += 200) await store.knex('ar_probe').insert(rows.slice(i, i + 200));
+    const coded = Array.from({ length: 1500 }, (_, i) => ({ code: `k${((i * 7919) % 1500).toString(36)}`, label: i % 5 === 0 ? null : `L${i % 37}` }));
+    for (let i = 0; i < coded.length; i += 250) await store.knex('ar_coded').insert(coded.slice(i, i + 250));
+  });
+  after(() => store?.destroy());
+
+  /** The primary keys OFFSET gives for `order` (columns), then the key the way the last column runs. */
+  const byOffset = async (model: ModelDefinition, order: Array<[string, Order]>, offset: number, limit: number): Promise<string[]> => {
+    const pk = model.fields[model.primaryKey]!.column;
+    const qb = store.knex(model.table).select(pk);
+    for (const [column, direction] of order) qb.orderBy(column, direction);
+    qb.orderBy(pk, order.at(-1)?.[1] ?? 'asc');
+    const rows: Array<Record<string, unknown>> = await qb.offset(offset).limit(limit);
+    return rows.map((r) => String(r[pk]));
+  };
+  const keys = (model: ModelDefinition, page: TablePage) => page.rows.map((r) => String(r[model.primaryKey]));
+
+  /** Asks for a page twice (by OFFSET, then once the anchors are read); both must be what OFFSET gives. */
+  const deep = async (model: ModelDefinition, order: Array<[string, Order]>, body: { page: number; size: number; sort?: unknown }) => {
+    const want = await byOffset(model, order, (body.page - 1) * body.size, body.size);
+    expect(keys(model, await service.query(model.name, admin, body)), `by offset: ${JSON.stringify(body)}`).to.deep.equal(want);
+    await service.settled();
+    const placed = service.anchoredPages;
+    const again = await service.query(model.name, admin, body);
+    expect(keys(model, again), `by anchor: ${JSON.stringify(body)}`).to.deep.equal(want);
+    return { placed: service.anchoredPages - placed, page: again };
+  };
+
+  it('places pages one step deep and one row either side, at size 1 and the largest size, for each kind of sort value', async function () {
+    this.timeout(120_000);
+    const sorts: Array<{ field: string; column: string }> = [
+      { field: 'title', column: 'title' },
+      { field: 'at', column: 'at' },
+      { field: 'amount', column: 'amount' },
+      { field: 'day', column: 'day' },
+    ];
+    let placed = 0;
+    for (const { field, column } of sorts) {
+      for (const order of ['asc', 'desc'] as const) {
+        const sort = [{ field, order }];
+        const by: Array<[string, Order]> = [[column, order]];
+        // Size 1: offsets 999, 1000 and 1001 (pages 1000-1002).
+        for (const page of [MIN_ANCHOR_STEP, MIN_ANCHOR_STEP + 1, MIN_ANCHOR_STEP + 2]) placed += (await deep(Probe, by, { page, size: 1, sort })).placed;
+        // Size 200: one step deep, the last page (2200-2299), past the end.
+        for (const page of [6, 12, 13]) placed += (await deep(Probe, by, { page, size: 200, sort })).placed;
+      }
+    }
+    expect(placed, 'pages placed by an anchor').to.be.greaterThan(0);
+  });
+
+  it('places pages of a model sorted by default (orderBy) and of a text-keyed model', async function () {
+    this.timeout(60_000);
+    const byDefault = await deep(Probe, [['amount', 'desc']], { page: 11, size: 100 });
+    expect(byDefault.placed).to.equal(1);
+    for (const order of ['asc', 'desc'] as const) {
+      expect((await deep(Coded, [['label', order]], { page: 1101, size: 1, sort: [{ field: 'label', order }] })).placed).to.equal(1);
+      expect((await deep(Coded, [['code', order]], { page: 51, size: 20, sort: [{ field: 'code', order }] })).placed, 'by the text key itself').to.equal(1);
+    }
+  });
+
+  it('answers the deepest page an empty page and one past it a 400, never a 500', async () => {
+    const page = await service.query('ArProbe', admin, { page: 1_000_000, size: 200 });
+    expect(page.rows).to.deep.equal([]);
+    let status: unknown;
+    await service.query('ArProbe', admin, { page: 1_000_001, size: 200 }).catch((error: { status?: unknown }) => (status = error.status));
+    expect(status).to.equal(400);
+  });
+
+  it("moves the operation log's deep pages at once when Fw itself logs an operation", async function () {
+    this.timeout(60_000);
+    // Older entries than any Fw writes now, so that each new one sorts first (newest first).
+    const old = Date.UTC(2020, 0, 1);
+    const entries = Array.from({ length: 1300 }, (_, i) => ({ user_id: 1, account: 'admin', model: 'ArProbe', action: 'add', source: 'http', status: 'success', created_at: new Date(old + i * 1000), duration_ms: 1 }));
+    for (let i = 0; i < entries.length; i += 200) await store.knex('fw_operate_log').insert(entries.slice(i, i + 200));
+    const order: Array<[string, Order]> = [
+      ['created_at', 'desc'],
+      ['id', 'desc'],
+    ];
+    const body = { page: 51, size: 20 };
+    expect((await deep(registry.get('FwOperateLog')!, order, body)).placed).to.equal(1);
+    // A write through Fw logs one operation: the newest row, first in the order.
+    await service.add('ArProbe', admin, { title: 'logged', amount: 1 });
+    const want = await byOffset(registry.get('FwOperateLog')!, order, 1000, 20);
+    expect(keys(registry.get('FwOperateLog')!, await service.query('FwOperateLog', admin, body)), 'after Fw logged an operation').to.deep.equal(want);
+  });
+
+  it("moves the login log's deep pages at once when Fw records a sign-in", async function () {
+    this.timeout(60_000);
+    const old = Date.UTC(2020, 0, 1);
+    const entries = Array.from({ length: 1300 }, (_, i) => ({ user_id: 1, account: 'admin', login_time: new Date(old + i * 1000), success: true, method: 'password' }));
+    for (let i = 0; i < entries.length; i += 200) await store.knex('fw_login_log').insert(entries.slice(i, i + 200));
+    const model = registry.get('FwLoginLog')!;
+    const order: Array<[string, Order]> = [
+      ['login_time', 'desc'],
+      ['id', 'desc'],
+    ];
+    const body = { page: 51, size: 20 };
+    await deep(model, order, body);
+    // A sign-in, recorded the way @fw/login records it.
+    await store.loginLogs.insert({ userId: 1, account: 'admin', ip: '127.0.0.1', userAgent: 'test', method: 'password' });
+    const want = await byOffset(model, order, 1000, 20);
+    expect(keys(model, await service.query('FwLoginLog', admin, body)), 'after a sign-in').to.deep.equal(want);
+  });
+
+  it('survives its store closing while anchors are being read', async function () {
+    this.timeout(60_000);
+    if (db().url.includes(':memory:')) return this.skip();
+    const second = createStore(db().url);
+    const closing = serviceOn(second);
+    await closing.query('ArProbe', admin, { page: 7, size: 200, sort: [{ field: 'title', order: 'desc' }] });
+    // The read starts on the next turn of the event loop: the store is gone by then.
+    await second.destroy();
+    await closing.settled();
+    expect(closing.anchoredPages).to.equal(0);
+  });
+});
