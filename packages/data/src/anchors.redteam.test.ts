@@ -10,6 +10,7 @@ import { describeEachSql } from '@fw/test-utils';
 import { MIN_ANCHOR_STEP } from './page-anchors.js';
 import { DataService } from './service.js';
 import type { TablePage } from './service-types.js';
+import { setupData, type DataFixture } from './test-setup.js';
 
 /** Every kind of value a sort key may hold, with many ties and NULLs; sorted by amount by default. */
 const Probe = defineModel({
@@ -174,5 +175,79 @@ describeEachSql('page anchors red team: deep pages by number hold the rows OFFSE
     await second.destroy();
     await closing.settled();
     expect(closing.anchoredPages).to.equal(0);
+  });
+});
+
+describeEachSql('page anchors red team over HTTP: row visibility and the operation log', (db) => {
+  let f: DataFixture;
+  const api = '/fw-api/data/table';
+  const table = async (user: 'admin' | 'alice' | 'bob', model: string, body: Record<string, unknown>) => f.agent.post(`${api}/${model}`).set('token', await f.token(user)).send(body);
+
+  before(async function () {
+    this.timeout(60_000);
+    f = await setupData(db().url);
+    // Alice's notes are out of Bob's sight (Note.beforeFetch: ownerId = user.id); many ties in subject.
+    const notes = Array.from({ length: 2600 }, (_, i) => ({ subject: `s${i % 50}`, ownerId: i % 3 === 0 ? f.users.bob.id : f.users.alice.id }));
+    for (let i = 0; i < notes.length; i += 200) await f.store.knex('t_note').insert(notes.slice(i, i + 200));
+  });
+  after(() => f?.destroy());
+
+  const subjects = async (owner: number | undefined, offset: number, limit: number) => {
+    const qb = f.store.knex('t_note').select('id');
+    if (owner !== undefined) qb.where('ownerId', owner);
+    const rows: Array<{ id: unknown }> = await qb.orderBy('subject', 'desc').orderBy('id', 'desc').offset(offset).limit(limit);
+    return rows.map((r) => Number(r.id));
+  };
+
+  it("never places one user's page by another's anchors: each sees what OFFSET over their own rows gives", async function () {
+    this.timeout(60_000);
+    const sort = [{ field: 'subject', order: 'desc' }];
+    const ids = (res: { body: { rows: Array<{ id: unknown }> } }) => res.body.rows.map((r) => Number(r.id));
+    for (const page of [11, 12, 9]) {
+      const body = { size: 100, sort, page, count: 'auto' };
+      // The administrator's anchors (every row) are read first.
+      await table('admin', 'Note', body);
+      await f.data.service.settled();
+      const ofAdmin = await table('admin', 'Note', body);
+      expect(ids(ofAdmin), `admin, page ${page}`).to.deep.equal(await subjects(undefined, (page - 1) * 100, 100));
+      const ofBob = await table('bob', 'Note', body);
+      expect(ofBob.status).to.equal(200);
+      expect(ids(ofBob), `bob, page ${page}`).to.deep.equal(await subjects(f.users.bob.id, (page - 1) * 100, 100));
+      // Bob's total is a count of his own rows (about 867), never the administrator's 2600.
+      expect(ofBob.body.total).to.be.below(1000);
+      await f.data.service.settled();
+      expect(ids(await table('bob', 'Note', body)), `bob by his own anchors, page ${page}`).to.deep.equal(await subjects(f.users.bob.id, (page - 1) * 100, 100));
+    }
+  });
+
+  it('answers page numbers past the limit with 400 at path page', async () => {
+    for (const page of [1_000_001, 2 ** 31, 2 ** 53, '99999999999999999999', 1e21, -1, 0, 1.5]) {
+      const res = await table('admin', 'Note', { page, size: 200 });
+      expect(res.status, String(page)).to.equal(400);
+      expect(res.body.error.details[0].path).to.equal('page');
+    }
+    const deepest = await table('admin', 'Note', { page: 1_000_000, size: 200, sort: [{ field: 'subject', order: 'desc' }] });
+    expect(deepest.status).to.equal(200);
+    expect(deepest.body.rows).to.deep.equal([]);
+  });
+
+  it("moves the operation log's deep pages when another user's write is logged, refused ones included", async function () {
+    this.timeout(60_000);
+    const old = Date.UTC(2020, 0, 1);
+    const entries = Array.from({ length: 1300 }, (_, i) => ({ user_id: 1, account: 'x', model: 'Note', action: 'add', source: 'http', status: 'success', created_at: new Date(old + i * 1000), duration_ms: 1 }));
+    for (let i = 0; i < entries.length; i += 200) await f.store.knex('fw_operate_log').insert(entries.slice(i, i + 200));
+    const logIds = async () => {
+      const rows: Array<{ id: unknown }> = await f.store.knex('fw_operate_log').select('id').orderBy('created_at', 'desc').orderBy('id', 'desc').offset(1000).limit(20);
+      return rows.map((r) => Number(r.id));
+    };
+    const body = { page: 51, size: 20 };
+    const ids = (res: { body: { rows: Array<{ id: unknown }> } }) => res.body.rows.map((r) => Number(r.id));
+    await table('admin', 'FwOperateLog', body);
+    await f.data.service.settled();
+    expect(ids(await table('admin', 'FwOperateLog', body))).to.deep.equal(await logIds());
+    // Alice's add refused by validation (no subject) is logged as a failure.
+    const refused = await f.agent.post('/fw-api/data/modify/Note').set('token', await f.token('alice')).send({ subject: '' });
+    expect(refused.status).to.be.within(400, 499);
+    expect(ids(await table('admin', 'FwOperateLog', body)), 'after a logged failure').to.deep.equal(await logIds());
   });
 });
