@@ -250,4 +250,32 @@ describeEachSql('page anchors red team over HTTP: row visibility and the operati
     expect(refused.status).to.be.within(400, 499);
     expect(ids(await table('admin', 'FwOperateLog', body)), 'after a logged failure').to.deep.equal(await logIds());
   });
+
+  it("keeps the users' pages by number exact when @fw/login changes a password (outside the data service)", async function () {
+    this.timeout(60_000);
+    const [template] = (await f.store.knex('fw_user').where('id', f.users.carol.id).select('*')) as Array<Record<string, unknown>>;
+    const old = Date.UTC(2020, 0, 1);
+    const users = Array.from({ length: 1200 }, (_, i) => {
+      const { id: _id, ...rest } = template!;
+      return { ...rest, account: `bulk-${i}`, name: `bulk ${i}`, reset_pwd_time: new Date(old + i * 1000) };
+    });
+    for (let i = 0; i < users.length; i += 100) await f.store.knex('fw_user').insert(users.slice(i, i + 100));
+    const sort = [{ field: 'resetPwdTime', order: 'desc' }];
+    const body = { page: 51, size: 20, sort };
+    const want = async () => {
+      const rows: Array<{ id: unknown }> = await f.store.knex('fw_user').select('id').orderBy('reset_pwd_time', 'desc').orderBy('id', 'desc').offset(1000).limit(20);
+      return rows.map((r) => Number(r.id));
+    };
+    const ids = (res: { body: { rows: Array<{ id: unknown }> } }) => res.body.rows.map((r) => Number(r.id));
+    await table('admin', 'FwUser', body);
+    await f.data.service.settled();
+    const primed = await table('admin', 'FwUser', body);
+    expect(primed.status, JSON.stringify(primed.body).slice(0, 300)).to.equal(200);
+    expect(ids(primed)).to.deep.equal(await want());
+    // What @fw/login's password change does: the user's resetPwdTime becomes now, first in this order.
+    // The oldest bulk user (last in this order) moves to the front: every row between moves one place.
+    const oldest = Number((await f.store.knex('fw_user').where('account', 'bulk-0').first('id')).id);
+    await f.store.users.setPassword(oldest, 'another-password-2');
+    expect(ids(await table('admin', 'FwUser', body)), 'after a password change').to.deep.equal(await want());
+  });
 });
