@@ -279,3 +279,56 @@ describeEachSql('page anchors red team over HTTP: row visibility and the operati
     expect(ids(await table('admin', 'FwUser', body)), 'after a password change').to.deep.equal(await want());
   });
 });
+
+// Row visibility whose values print the same in JSON but bind differently: a Date and its ISO text
+// on a text field (each driver writes a Date its own way: a local time, or milliseconds on SQLite).
+const STAMP = new Date(Date.UTC(2024, 0, 1));
+const Typed = defineModel({
+  name: 'ArTyped',
+  table: 'ar_typed',
+  fields: { title: {} },
+  dataProxy: { beforeFetch: ({ user }) => [{ field: 'title', op: 'gte', value: user.id === 1 ? STAMP : STAMP.toISOString() }] },
+});
+
+describeEachSql('page anchors red team: visibility values that print alike in JSON', (db) => {
+  let store: FwStore;
+  let service: DataService;
+  const actor = (id: number) => ({ user: { id, account: `u${id}`, isAdmin: false }, ip: null, source: 'http' as const });
+
+  before(async function () {
+    this.timeout(60_000);
+    store = createStore(db().url);
+    await store.migrate.latest();
+    await store.createModelTables([Typed]);
+    service = new DataService({ store, registry: createRegistry([Typed]), limits: { exactCountLimit: 100 } });
+    (service as unknown as { power: () => Promise<Record<string, boolean>> }).power = async () => ({ query: true });
+    // Past the Date as each driver writes it, before the ISO text (user 1 only); and past both.
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ title: i % 2 === 0 ? '2024-01-01T00:00:00.000A' : '3000' }));
+    for (let i = 0; i < rows.length; i += 250) await store.knex('ar_typed').insert(rows.slice(i, i + 250));
+  });
+  after(() => store?.destroy());
+
+  const ofUser2 = async (offset: number, limit: number) => {
+    const rows: Array<{ id: unknown }> = await store.knex('ar_typed').select('id').where('title', '3000').orderBy('id').offset(offset).limit(limit);
+    return rows.map((r) => Number(r.id));
+  };
+  const ids = (p: TablePage) => p.rows.map((r) => Number(r.id));
+
+  it("places user 2's pages by user 2's rows, not by anchors read over user 1's", async function () {
+    this.timeout(60_000);
+    const body = { page: 12, size: 100, count: 'none' };
+    expect((await service.query('ArTyped', actor(1), body)).rows.length, 'user 1 sees more').to.equal(100);
+    await service.settled();
+    expect(ids(await service.query('ArTyped', actor(2), body))).to.deep.equal(await ofUser2(1100, 100));
+  });
+
+  it("never answers user 2 with user 1's count, exact or cached", async function () {
+    this.timeout(60_000);
+    const [one, two] = await Promise.all([service.query('ArTyped', actor(1), { size: 1, count: 'exact' }), service.query('ArTyped', actor(2), { size: 1, count: 'exact' })]);
+    expect(one.total).to.equal(3000);
+    expect(two.total).to.equal(1500);
+    await service.settled();
+    const cached = await service.query('ArTyped', actor(2), { size: 1 });
+    expect(cached.total, 'an estimate of its own rows').to.equal(1500);
+  });
+});

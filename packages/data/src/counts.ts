@@ -17,6 +17,26 @@ import { dataError } from './error-codes.js';
 import type { QueryLimits } from './query.js';
 import { isObject } from './service-util.js';
 
+/**
+ * A key for a list of conditions (values in stored form) under which cached counts, shared exact
+ * counts and page anchors are kept. Plain JSON is not enough: a Date prints as its ISO text, and
+ * NaN, ±Infinity and null all print as null, yet each binds differently (a Date on a text column
+ * is written the driver's way; `= NULL` is `IS NULL`). Two users whose row visibility differs only
+ * so must not share a key, so every value carries its type.
+ */
+export function conditionsKey(conditions: readonly Condition[]): string {
+  const typed = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(typed);
+    if (v === null || v === undefined) return v;
+    if (v instanceof Date) return `d:${v.getTime()}`;
+    if (typeof v === 'number') return `n:${Object.is(v, -0) ? '-0' : String(v)}`;
+    if (typeof v === 'string') return `s:${v}`;
+    if (typeof v === 'object') return `o:${JSON.stringify(v)}`;
+    return `${typeof v}:${String(v)}`;
+  };
+  return JSON.stringify(conditions.map((c) => ({ ...c, value: typed(c.value) })));
+}
+
 /** How a table page counts its total (the request's `count`). */
 export type CountMode = 'auto' | 'exact' | 'none';
 
@@ -144,7 +164,7 @@ export class Counts {
   needsBounded(model: ModelDefinition, mode: CountMode, conditions: readonly Condition[]): boolean {
     if (mode === 'none') return false;
     if (mode === 'exact') return true;
-    const entry = this.#cache.get(model.name)?.get(JSON.stringify(conditions));
+    const entry = this.#cache.get(model.name)?.get(conditionsKey(conditions));
     return !entry || entry.dirty || this.#now() - entry.at > freshFor(entry) || entry.count + entry.delta <= nearLimit(this.#limits.exactCountLimit);
   }
 
@@ -156,7 +176,7 @@ export class Counts {
     if (page.bounded !== undefined && page.bounded <= limit) return { total: page.bounded, totalIsEstimate: false };
     // A page with room to spare proves the total when its offset is known: no matching row follows it.
     if (page.offset !== undefined && page.rows < page.size && (page.rows > 0 || page.offset === 0)) return { total: (page.offset ?? 0) + page.rows, totalIsEstimate: false };
-    const key = JSON.stringify(page.conditions);
+    const key = conditionsKey(page.conditions);
     if (page.mode === 'exact') {
       const generation = this.generationOf(page.model);
       const counted = await this.#exactCount(page, key, generation);

@@ -12,7 +12,7 @@ import type { SeekKey } from './keyset.js';
 import { PageAnchors, WRITTEN_ELSEWHERE, anchorKeys, type Anchor } from './page-anchors.js';
 import { PgWriter } from './pg-write.js';
 import { boundedCountQuery, rawRows, readWithin, type CountSource } from './count-sources.js';
-import { Counts, countMode } from './counts.js';
+import { Counts, conditionsKey, countMode } from './counts.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { bindingsOf, planOf, slot, type Plan } from './sqlite-write.js';
 import { tableLabels, type ReferenceDeps } from './references.js';
@@ -151,7 +151,7 @@ export class RowReader {
     // Rows before a page by number. A deep one is read from the anchor before it, when there is
     // one that holds (page-anchors.ts): a seek, then a skip of fewer rows.
     const offset = seek ? 0 : (query.page - 1) * query.size;
-    const anchorKey = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${JSON.stringify(stored)}`;
+    const anchorKey = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${conditionsKey(stored)}`;
     const anchored = !seek && !WRITTEN_ELSEWHERE.has(model.table);
     const anchor: Anchor | undefined = anchored ? this.anchors.locate(anchorKey, offset, this.counts.generationOf(model)) : undefined;
     const read: ResolvedSeek | undefined = seek ?? (anchor && { direction: 'after', values: anchor.values });
