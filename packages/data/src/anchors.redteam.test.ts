@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { BUILTIN_MODELS, createRegistry, defineModel, type ModelDefinition } from '@fw/core';
 import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
-import { MIN_ANCHOR_STEP } from './page-anchors.js';
+import { MIN_ANCHOR_STEP, PageAnchors } from './page-anchors.js';
 import { DataService } from './service.js';
 import type { TablePage } from './service-types.js';
 import { setupData, type DataFixture } from './test-setup.js';
@@ -26,6 +26,31 @@ const Coded = defineModel({
   table: 'ar_coded',
   primaryKey: 'code',
   fields: { code: { edit: { notNull: true, integer: false } }, label: {} },
+});
+
+describe('page anchors red team: reads asked under ever new conditions', () => {
+  it('keeps the database reading anchors a tenth of the time at most, whatever the keys', async () => {
+    const clock = { now: 1_000_000 };
+    const start = clock.now;
+    const anchors = new PageAnchors(() => clock.now);
+    let reading = 0;
+    // Each read takes a second of the database's time.
+    const read = async () => {
+      reading += 1000;
+      clock.now += 1000;
+      return [[1]];
+    };
+    // A new condition on every request, ten a second for ten minutes: each its own key.
+    for (let i = 0; i < 6000; i++) {
+      anchors.want(`k${i}`, MIN_ANCHOR_STEP, 1_000_000, 0, () => 0, read);
+      await anchors.settled();
+      clock.now += 100;
+    }
+    const elapsed = clock.now - start;
+    // A tenth of the time, a first burst of a few seconds and the read under way.
+    expect(reading).to.be.at.most(elapsed / 10 + 6000);
+    expect(reading, 'reads still happen').to.be.at.least(elapsed / 20);
+  });
 });
 
 const ROWS = 2300;
