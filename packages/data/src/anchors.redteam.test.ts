@@ -357,3 +357,54 @@ describeEachSql('page anchors red team: visibility values that print alike in JS
     expect(cached.total, 'an estimate of its own rows').to.equal(1500);
   });
 });
+
+describeEachSql('page anchors red team: a flood of count: exact', (db) => {
+  let store: FwStore;
+  let service: DataService;
+  const Flood = defineModel({ name: 'ArFlood', table: 'ar_flood', fields: { n: { edit: { type: 'NUMBER', integer: true } } } });
+  const admin = { user: { id: 1, account: 'admin', isAdmin: true }, ip: null, source: 'http' as const };
+
+  before(async function () {
+    this.timeout(60_000);
+    store = createStore(db().url);
+    await store.migrate.latest();
+    await store.createModelTables([Flood]);
+    service = new DataService({ store, registry: createRegistry([Flood]), limits: { exactCountLimit: 20 } });
+    (service as unknown as { power: () => Promise<Record<string, boolean>> }).power = async () => ({ query: true });
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ n: i }));
+    for (let i = 0; i < rows.length; i += 250) await store.knex('ar_flood').insert(rows.slice(i, i + 250));
+  });
+  after(() => store?.destroy());
+
+  it('runs few full counts at once and never answers a wrong exact total', async function () {
+    this.timeout(60_000);
+    // Full counts through knex (PostgreSQL, MariaDB; SQLite counts on its worker thread).
+    let running = 0;
+    let most = 0;
+    const full = new Set<unknown>();
+    const started = (q: { sql?: string; __knexQueryUid?: unknown }) => {
+      if (!/count\(\*\)/i.test(q.sql ?? '') || /fw_bounded/.test(q.sql ?? '')) return;
+      full.add(q.__knexQueryUid);
+      most = Math.max(most, ++running);
+    };
+    const ended = (_: unknown, q: { __knexQueryUid?: unknown }) => {
+      if (full.delete(q.__knexQueryUid)) running--;
+    };
+    store.knex.on('query', started).on('query-response', ended).on('query-error', ended);
+    try {
+      const asked = Array.from({ length: 24 }, (_, i) => ({ size: 5, count: 'exact', conditions: [{ field: 'n', op: 'gte', value: i % 12 }] }));
+      const pages = await Promise.all(asked.map((body) => service.query('ArFlood', admin, body)));
+      pages.forEach((page, i) => {
+        const truth = 3000 - (i % 12);
+        if (!page.totalIsEstimate) expect(page.total, `request ${i}`).to.equal(truth);
+        else expect(page.total, `request ${i}, an estimate`).to.be.at.least(21);
+      });
+      await service.settled();
+      // Two exact counts and two background counts at most.
+      expect(most).to.be.at.most(4);
+      if (!db().url.startsWith('sqlite')) expect(most, 'full counts seen').to.be.greaterThan(0);
+    } finally {
+      store.knex.off('query', started).off('query-response', ended).off('query-error', ended);
+    }
+  });
+});
