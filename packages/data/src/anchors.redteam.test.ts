@@ -140,6 +140,18 @@ describeEachSql('page anchors red team: deep pages by number hold the rows OFFSE
     this.timeout(60_000);
     const byDefault = await deep(Probe, [['amount', 'desc']], { page: 11, size: 100 });
     expect(byDefault.placed).to.equal(1);
+    // Two fields, mixed directions; one field twice; the key first.
+    const mixed: Array<[string, Order]> = [
+      ['amount', 'desc'],
+      ['title', 'asc'],
+    ];
+    expect((await deep(Probe, mixed, { page: 1201, size: 1, sort: mixed.map(([field, order]) => ({ field, order })) })).placed).to.equal(1);
+    const twice: Array<[string, Order]> = [
+      ['title', 'asc'],
+      ['title', 'desc'],
+    ];
+    expect((await deep(Probe, twice, { page: 1501, size: 1, sort: twice.map(([field, order]) => ({ field, order })) })).placed).to.equal(1);
+    expect((await deep(Probe, [['id', 'desc'], ['at', 'asc']], { page: 1301, size: 1, sort: [{ field: 'id', order: 'desc' }, { field: 'at', order: 'asc' }] })).placed).to.equal(1);
     for (const order of ['asc', 'desc'] as const) {
       expect((await deep(Coded, [['label', order]], { page: 1101, size: 1, sort: [{ field: 'label', order }] })).placed).to.equal(1);
       expect((await deep(Coded, [['code', order]], { page: 51, size: 20, sort: [{ field: 'code', order }] })).placed, 'by the text key itself').to.equal(1);
