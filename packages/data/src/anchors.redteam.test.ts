@@ -202,6 +202,19 @@ describeEachSql('page anchors red team: deep pages by number hold the rows OFFSE
     expect(keys(model, await service.query('FwLoginLog', admin, body)), 'after a sign-in').to.deep.equal(want);
   });
 
+  it('moves deep pages at once when Fw writes through another data service on the same store (an MCP server given its own DataService)', async function () {
+    this.timeout(60_000);
+    const other = serviceOn(store);
+    const by: Array<[string, Order]> = [['day', 'asc']];
+    const body = { page: 13, size: 100, sort: [{ field: 'day', order: 'asc' }] };
+    // The anchors of this order were read in an earlier test: read again a second on at the soonest.
+    await new Promise((resolve) => setTimeout(resolve, 1050));
+    expect((await deep(Probe, by, body)).placed).to.equal(1);
+    // A row that sorts first, added through the other service: every row of the page moves down one.
+    await other.add('ArProbe', admin, { title: 'elsewhere', day: '2000-01-01' });
+    expect(keys(Probe, await service.query('ArProbe', admin, body)), 'after a write through the other service').to.deep.equal(await byOffset(Probe, by, 1200, 100));
+  });
+
   it('survives its store closing while anchors are being read', async function () {
     this.timeout(60_000);
     if (db().url.includes(':memory:')) return this.skip();

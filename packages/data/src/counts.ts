@@ -133,6 +133,18 @@ function freshFor(entry: CachedCount): number {
   return Math.min(Math.max(FRESH_MS, FRESH_FACTOR * entry.took), KEEP_MS / 2);
 }
 
+// The write generations of each store (by its knex instance), model by model. A host may run more
+// than one data service on a store (fwData's, and an MCP server given a DataService of its own):
+// a write through either must drop the page anchors of both (page-anchors.ts).
+const GENERATIONS = new WeakMap<object, Map<string, number>>();
+
+function generationsOf(knex: unknown): Map<string, number> {
+  if ((typeof knex !== 'object' && typeof knex !== 'function') || knex === null) return new Map();
+  let generations = GENERATIONS.get(knex);
+  if (!generations) GENERATIONS.set(knex, (generations = new Map()));
+  return generations;
+}
+
 /** Picks and computes the totals of table pages; keeps the cached counts. One per data service. */
 export class Counts {
   readonly #source: CountSource;
@@ -142,7 +154,8 @@ export class Counts {
   readonly #cache = new Map<string, Map<string, CachedCount>>();
   #cached = 0;
   // Bumped by every Fw write of a model: a count that spans a write is not trusted to be current.
-  readonly #generation = new Map<string, number>();
+  // Shared by every data service of the same store (see generationsOf).
+  readonly #generation: Map<string, number>;
   readonly #running = new Map<string, Promise<void>>();
   // Full counts of `count: 'exact'` requests running now, by key, with the write generation they started at.
   readonly #exact = new Map<string, { generation: number; count: Promise<number | undefined> }>();
@@ -153,6 +166,7 @@ export class Counts {
     this.#source = source;
     this.#limits = limits;
     this.#now = now;
+    this.#generation = generationsOf(source.knex);
   }
 
   /**
@@ -231,7 +245,7 @@ export class Counts {
     this.#generation.set(model.name, this.generationOf(model) + 1);
   }
 
-  /** How many times Fw has committed a write of `model` (counted from 0 when the service started). */
+  /** How many times Fw has committed a write of `model` through any data service of this store (from 0 when the first started). */
   generationOf(model: ModelDefinition): number {
     return this.#generation.get(model.name) ?? 0;
   }
