@@ -8,6 +8,7 @@ import { BUILTIN_MODELS, createRegistry, defineModel, type ModelDefinition } fro
 import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
 import { MIN_ANCHOR_STEP, PageAnchors } from './page-anchors.js';
+import { conditionsKey } from './counts.js';
 import { DataService } from './service.js';
 import type { TablePage } from './service-types.js';
 import { setupData, type DataFixture } from './test-setup.js';
@@ -26,6 +27,17 @@ const Coded = defineModel({
   table: 'ar_coded',
   primaryKey: 'code',
   fields: { code: { edit: { notNull: true, integer: false } }, label: {} },
+});
+
+describe('page anchors red team: keys of long conditions', () => {
+  it('keeps a short key for conditions as long as a request body allows, one per distinct set of values', () => {
+    const long = 'x'.repeat(1_000_000);
+    const key = conditionsKey([{ field: 'title', op: 'ne', value: long }]);
+    // Hundreds are kept (cached counts, anchor sets, reads asked): never the conditions themselves.
+    expect(key.length).to.be.below(100);
+    expect(conditionsKey([{ field: 'title', op: 'ne', value: `${long}y` }])).to.not.equal(key);
+    expect(conditionsKey([{ field: 'title', op: 'ne', value: long }])).to.equal(key);
+  });
 });
 
 describe('page anchors red team: reads asked under ever new conditions', () => {

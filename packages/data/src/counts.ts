@@ -11,6 +11,7 @@
 // - `none`: no counting query; the cheapest estimate (a cached count, statistics, the rows seen).
 // Whatever is not proven exact is answered with `totalIsEstimate: true`; a cached count is never
 // passed off as exact, since writes outside Fw (other programs, raw SQL) do not reach it.
+import { createHash } from 'node:crypto';
 import type { Condition, ModelDefinition } from '@fw/core';
 import { exactCount, statisticsEstimate, type CountSource } from './count-sources.js';
 import { dataError } from './error-codes.js';
@@ -22,7 +23,7 @@ import { isObject } from './service-util.js';
  * counts and page anchors are kept. Plain JSON is not enough: a Date prints as its ISO text, and
  * NaN, ±Infinity and null all print as null, yet each binds differently (a Date on a text column
  * is written the driver's way; `= NULL` is `IS NULL`). Two users whose row visibility differs only
- * so must not share a key, so every value carries its type.
+ * so must not share a key, so every value carries its type. A SHA-256 of that, a few dozen characters.
  */
 export function conditionsKey(conditions: readonly Condition[]): string {
   const typed = (v: unknown): unknown => {
@@ -34,7 +35,11 @@ export function conditionsKey(conditions: readonly Condition[]): string {
     if (typeof v === 'object') return `o:${JSON.stringify(v)}`;
     return `${typeof v}:${String(v)}`;
   };
-  return JSON.stringify(conditions.map((c) => ({ ...c, value: typed(c.value) })));
+  // Hashed: a request's conditions may take most of a 1 MB body, and hundreds of keys are kept
+  // (cached counts, page anchors and the reads asked for them).
+  return createHash('sha256')
+    .update(JSON.stringify(conditions.map((c) => ({ ...c, value: typed(c.value) }))))
+    .digest('base64url');
 }
 
 /** How a table page counts its total (the request's `count`). */
