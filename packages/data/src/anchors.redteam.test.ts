@@ -445,3 +445,38 @@ describeEachSql('page anchors red team: a flood of count: exact', (db) => {
     }
   });
 });
+
+describe('page anchors red team: an in-memory SQLite database (no count worker)', () => {
+  let store: FwStore;
+  let service: DataService;
+  const admin = { user: { id: 1, account: 'admin', isAdmin: true }, ip: null, source: 'http' as const };
+
+  before(async function () {
+    this.timeout(60_000);
+    store = createStore('sqlite::memory:');
+    await store.migrate.latest();
+    await store.createModelTables([Probe]);
+    service = new DataService({ store, registry: createRegistry([Probe]) });
+    (service as unknown as { power: () => Promise<Record<string, boolean>> }).power = async () => ({ query: true, add: true });
+    const rows = Array.from({ length: 2300 }, (_, i) => ({ title: TITLES[(i * 7) % TITLES.length], amount: i % 23 === 0 ? null : ((i * 13) % 41) / 8 - 2 }));
+    for (let i = 0; i < rows.length; i += 200) await store.knex('ar_probe').insert(rows.slice(i, i + 200));
+  });
+  after(() => store?.destroy());
+
+  it('places deep pages on its one connection, and drops them on a write', async function () {
+    this.timeout(60_000);
+    const want = async (offset: number) => {
+      const rows: Array<{ id: unknown }> = await store.knex('ar_probe').select('id').orderBy('title', 'desc').orderBy('id', 'desc').offset(offset).limit(50);
+      return rows.map((r) => Number(r.id));
+    };
+    const ids = (p: TablePage) => p.rows.map((r) => Number(r.id));
+    const body = { page: 31, size: 50, sort: [{ field: 'title', order: 'desc' }] };
+    expect(ids(await service.query('ArProbe', admin, body))).to.deep.equal(await want(1500));
+    await service.settled();
+    const placed = service.anchoredPages;
+    expect(ids(await service.query('ArProbe', admin, body))).to.deep.equal(await want(1500));
+    expect(service.anchoredPages).to.equal(placed + 1);
+    await service.add('ArProbe', admin, { title: 'zzz' });
+    expect(ids(await service.query('ArProbe', admin, body)), 'after a write').to.deep.equal(await want(1500));
+  });
+});
