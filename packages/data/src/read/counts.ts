@@ -12,10 +12,35 @@
 // Whatever is not proven exact is answered with `totalIsEstimate: true`; a cached count is never
 // passed off as exact, since writes outside Fw (other programs, raw SQL) do not reach it.
 import { isObject } from '@fw/core';
+import { createHash } from 'node:crypto';
 import type { Condition, ModelDefinition } from '@fw/core';
 import { exactCount, statisticsEstimate, type CountSource } from './count-sources.js';
 import { dataError } from '../error-codes.js';
 import type { QueryLimits } from './query.js';
+
+/**
+ * A key for a list of conditions (values in stored form) under which cached counts, shared exact
+ * counts and page anchors are kept. Plain JSON is not enough: a Date prints as its ISO text, and
+ * NaN, ±Infinity and null all print as null, yet each binds differently (a Date on a text column
+ * is written the driver's way; `= NULL` is `IS NULL`). Two users whose row visibility differs only
+ * so must not share a key, so every value carries its type. A SHA-256 of that, a few dozen characters.
+ */
+export function conditionsKey(conditions: readonly Condition[]): string {
+  const typed = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(typed);
+    if (v === null || v === undefined) return v;
+    if (v instanceof Date) return `d:${v.getTime()}`;
+    if (typeof v === 'number') return `n:${Object.is(v, -0) ? '-0' : String(v)}`;
+    if (typeof v === 'string') return `s:${v}`;
+    if (typeof v === 'object') return `o:${JSON.stringify(v)}`;
+    return `${typeof v}:${String(v)}`;
+  };
+  // Hashed: a request's conditions may take most of a 1 MB body, and hundreds of keys are kept
+  // (cached counts, page anchors and the reads asked for them).
+  return createHash('sha256')
+    .update(JSON.stringify(conditions.map((c) => ({ ...c, value: typed(c.value) }))))
+    .digest('base64url');
+}
 
 /** How a table page counts its total (the request's `count`). */
 export type CountMode = 'auto' | 'exact' | 'none';
@@ -113,6 +138,18 @@ function freshFor(entry: CachedCount): number {
   return Math.min(Math.max(FRESH_MS, FRESH_FACTOR * entry.took), KEEP_MS / 2);
 }
 
+// The write generations of each store (by its knex instance), model by model. A host may run more
+// than one data service on a store (fwData's, and an MCP server given a DataService of its own):
+// a write through either must drop the page anchors of both (page-anchors.ts).
+const GENERATIONS = new WeakMap<object, Map<string, number>>();
+
+function generationsOf(knex: unknown): Map<string, number> {
+  if ((typeof knex !== 'object' && typeof knex !== 'function') || knex === null) return new Map();
+  let generations = GENERATIONS.get(knex);
+  if (!generations) GENERATIONS.set(knex, (generations = new Map()));
+  return generations;
+}
+
 /** Picks and computes the totals of table pages; keeps the cached counts. One per data service. */
 export class Counts {
   readonly #source: CountSource;
@@ -122,7 +159,8 @@ export class Counts {
   readonly #cache = new Map<string, Map<string, CachedCount>>();
   #cached = 0;
   // Bumped by every Fw write of a model: a count that spans a write is not trusted to be current.
-  readonly #generation = new Map<string, number>();
+  // Shared by every data service of the same store (see generationsOf).
+  readonly #generation: Map<string, number>;
   readonly #running = new Map<string, Promise<void>>();
   // Full counts of `count: 'exact'` requests running now, by key, with the write generation they started at.
   readonly #exact = new Map<string, { generation: number; count: Promise<number | undefined> }>();
@@ -133,6 +171,7 @@ export class Counts {
     this.#source = source;
     this.#limits = limits;
     this.#now = now;
+    this.#generation = generationsOf(source.knex);
   }
 
   /**
@@ -144,7 +183,7 @@ export class Counts {
   needsBounded(model: ModelDefinition, mode: CountMode, conditions: readonly Condition[]): boolean {
     if (mode === 'none') return false;
     if (mode === 'exact') return true;
-    const entry = this.#cache.get(model.name)?.get(JSON.stringify(conditions));
+    const entry = this.#cache.get(model.name)?.get(conditionsKey(conditions));
     return !entry || entry.dirty || this.#now() - entry.at > freshFor(entry) || entry.count + entry.delta <= nearLimit(this.#limits.exactCountLimit);
   }
 
@@ -156,7 +195,7 @@ export class Counts {
     if (page.bounded !== undefined && page.bounded <= limit) return { total: page.bounded, totalIsEstimate: false };
     // A page with room to spare proves the total when its offset is known: no matching row follows it.
     if (page.offset !== undefined && page.rows < page.size && (page.rows > 0 || page.offset === 0)) return { total: (page.offset ?? 0) + page.rows, totalIsEstimate: false };
-    const key = JSON.stringify(page.conditions);
+    const key = conditionsKey(page.conditions);
     if (page.mode === 'exact') {
       const generation = this.generationOf(page.model);
       const counted = await this.#exactCount(page, key, generation);
@@ -211,7 +250,7 @@ export class Counts {
     this.#generation.set(model.name, this.generationOf(model) + 1);
   }
 
-  /** How many times Fw has committed a write of `model` (counted from 0 when the service started). */
+  /** How many times Fw has committed a write of `model` through any data service of this store (from 0 when the first started). */
   generationOf(model: ModelDefinition): number {
     return this.#generation.get(model.name) ?? 0;
   }

@@ -16,15 +16,18 @@
 //   never proves an exact total (rows.ts passes no offset to the counts).
 // Tables larger than ANCHOR_MAX_ROWS keep the plain OFFSET: one pass over them costs more than the
 // pages it would save. Builds run one at a time under a time limit (count-sources.ts readWithin;
-// on SQLite on the count worker's thread), and a key is read again no sooner than ten times its
-// last read took (at least a second): a table written all the time spends at most a tenth of
-// the time being read for anchors.
+// on SQLite on the count worker's thread), a key is read again no sooner than ten times its
+// last read took (at least a second), and all reads together take a tenth of the time at most
+// (beyond a first burst of a few seconds): neither a table written all the time nor pages asked
+// under ever new conditions (each a new key) keep the database reading anchors.
 
 /** Anchors are read again after this long, since writes outside Fw do not reach them. */
 export const ANCHOR_TTL_MS = 30_000;
 /** A key is read again no sooner than this, and than REBUILD_FACTOR times its last read took. */
 const REBUILD_MS = 1000;
 const REBUILD_FACTOR = 10;
+/** Reading time the anchors may take at once before reads are held to a tenth of the time (see PageAnchors). */
+const READ_BURST_MS = 5000;
 /** No page shallower than this many rows is placed by an anchor; it is also the smallest step. */
 export const MIN_ANCHOR_STEP = 1000;
 /** Most anchors in one set: the step grows with the table beyond MIN_ANCHOR_STEP × this. */
@@ -33,6 +36,14 @@ const MAX_ANCHORS = 1000;
 export const ANCHOR_MAX_ROWS = 2_000_000;
 /** Most anchor sets kept (each order and set of conditions of each model is one; each at most 256 KB of keys, rows.ts). */
 const MAX_SETS = 100;
+
+/**
+ * Tables Fw writes outside the data service, which therefore never hears of those writes: the
+ * login log (@fw/login records every sign-in, failed ones included, so anyone can add rows) and
+ * the users (@fw/login's password change sets `resetPwdTime` and `updatedAt`). Their pages by
+ * number keep the plain OFFSET: an anchor would place them by rows before the writes.
+ */
+export const WRITTEN_ELSEWHERE: ReadonlySet<string> = new Set(['fw_login_log', 'fw_user']);
 
 /** Most characters (as JSON) the key values of one set of anchors may take. */
 export const MAX_ANCHOR_CHARS = 256 * 1024;
@@ -82,11 +93,18 @@ export class PageAnchors {
   // When each key's anchors were last asked to be read, and how long that read took.
   readonly #asked = new Map<string, { at: number; took: number }>();
   #running: Promise<void> | undefined;
+  // Reading time at hand, in milliseconds: a tenth of the time that passes accrues (at most
+  // READ_BURST_MS), each read spends what it took, and none starts while it is spent. Requests under
+  // ever new keys (a condition varied on each) so keep the database reading anchors a tenth of
+  // the time at most, beyond a first burst.
+  #budget = READ_BURST_MS;
+  #budgetAt: number;
   /** Pages placed by an anchor so far (for tests and metrics). */
   placed = 0;
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
+    this.#budgetAt = now();
   }
 
   /**
@@ -116,6 +134,9 @@ export class PageAnchors {
   want(key: string, offset: number, rows: number, generation: number, current: () => number, read: AnchorRead): void {
     if (offset < MIN_ANCHOR_STEP || rows < MIN_ANCHOR_STEP || rows > ANCHOR_MAX_ROWS || this.#running) return;
     const now = this.#now();
+    this.#budget = Math.min(READ_BURST_MS, this.#budget + (now - this.#budgetAt) / REBUILD_FACTOR);
+    this.#budgetAt = now;
+    if (this.#budget <= 0) return;
     const asked = this.#asked.get(key);
     if (asked !== undefined && now - asked.at < Math.max(REBUILD_MS, REBUILD_FACTOR * asked.took)) return;
     if (this.#asked.size >= MAX_SETS * 4) this.#asked.clear();
@@ -126,7 +147,6 @@ export class PageAnchors {
     this.#running = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => read(step))
       .then((values) => {
-        record.took = this.#now() - now;
         // Read across a write of the model: whether the write is in it is unknown, so it is not kept.
         if (!values || current() !== generation) return;
         if (!this.#sets.has(key) && this.#sets.size >= MAX_SETS) this.#sets.clear();
@@ -135,7 +155,12 @@ export class PageAnchors {
       // A read that fails (a closed store, a database without window functions) leaves pages to
       // OFFSET; it is no request's error, so nothing is reported.
       .catch(() => undefined)
-      .finally(() => (this.#running = undefined));
+      .finally(() => {
+        // Failed or not: it took the database's time.
+        record.took = this.#now() - now;
+        this.#budget -= record.took;
+        this.#running = undefined;
+      });
   }
 
   /** Resolves once the anchors being read now are in (for tests, and before closing a store). */

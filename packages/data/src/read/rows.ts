@@ -9,10 +9,10 @@ import { applyConditions, applyStoredConditions, parseTableQuery, storedConditio
 import { rowKeyValues, type ResolvedSeek, type SortEntry } from './cursor.js';
 import { anchorQuery, notNullColumns, orderAndSeek, pageCursors, pageKeys, pageRows, probeQuery, resolveSeek } from './keyset-page.js';
 import type { SeekKey } from './keyset.js';
-import { PageAnchors, anchorKeys, type Anchor } from './page-anchors.js';
+import { PageAnchors, WRITTEN_ELSEWHERE, anchorKeys, type Anchor } from './page-anchors.js';
 import { PgWriter } from '../write/pg-write.js';
 import { boundedCountQuery, rawRows, readWithin, type CountSource } from './count-sources.js';
-import { Counts, countMode } from './counts.js';
+import { Counts, conditionsKey, countMode } from './counts.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { bindingsOf, planOf, slot, type Plan } from '../write/plans.js';
 import { tableLabels, type ReferenceDeps } from './references.js';
@@ -152,8 +152,9 @@ export class RowReader {
     // Rows before a page by number. A deep one is read from the anchor before it, when there is
     // one that holds (page-anchors.ts): a seek, then a skip of fewer rows.
     const offset = seek ? 0 : (query.page - 1) * query.size;
-    const anchorKey = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${JSON.stringify(stored)}`;
-    const anchor: Anchor | undefined = seek ? undefined : this.anchors.locate(anchorKey, offset, this.counts.generationOf(model));
+    const anchorKey = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${conditionsKey(stored)}`;
+    const anchored = !seek && !WRITTEN_ELSEWHERE.has(model.table);
+    const anchor: Anchor | undefined = anchored ? this.anchors.locate(anchorKey, offset, this.counts.generationOf(model)) : undefined;
     const read: ResolvedSeek | undefined = seek ?? (anchor && { direction: 'after', values: anchor.values });
     const skip = anchor ? anchor.skip : offset;
     // A cursor's values go into slots as well; a NULL among them shapes the SQL (IS NULL).
@@ -217,7 +218,7 @@ export class RowReader {
     const bounded = counted ? Number(counted[0]?.n ?? 0) : undefined;
     // A page placed by an anchor knows its offset only as well as the anchor: it proves no total.
     const { total, totalIsEstimate } = await this.counts.total({ model, mode, conditions: stored, bounded, offset: seek || anchor ? undefined : offset, rows: rows.length, size: query.size });
-    if (!seek && !anchor) this.#wantAnchors(model, query.sort, keys, stored, anchorKey, offset, total);
+    if (anchored && !anchor) this.#wantAnchors(model, query.sort, keys, stored, anchorKey, offset, total);
     const form = rows.map((row) => toFormRow(model, row));
     // Collections too, one query per field for the page, so a table can show them by label.
     const ids = form.map((row) => row[model.primaryKey]).filter((id): id is number => typeof id === 'number');

@@ -10,7 +10,7 @@ import { insertBatch } from './batch-insert.js';
 import type { DataEvents, EditEvent } from '../events.js';
 import { checkGrants, touchesGrants } from './grant-rules.js';
 import { newRow } from './row-changes.js';
-import { writeOperateLog, writeOperateLogIn } from './operate-log.js';
+import { OPERATE_LOG_TABLE, writeOperateLog, writeOperateLogIn } from './operate-log.js';
 import { rowVersion } from '../read/row-version.js';
 import type { RowReader } from '../read/rows.js';
 import { passwordSetColumns, secretsForStorage } from './secrets.js';
@@ -61,6 +61,8 @@ export class AuditedWriter {
   readonly #sqlite: SqliteWriter | undefined;
   // Optimistic one-statement writes on PostgreSQL (undefined on other databases).
   readonly #pg: PgWriter | undefined;
+  // The operation log's model, when registered: every operation writes a row of it (see logged).
+  readonly #operateLog: ModelDefinition | undefined;
 
   constructor(deps: AuditedWriterDeps) {
     this.#store = deps.store;
@@ -73,6 +75,7 @@ export class AuditedWriter {
     this.#passwordPolicy = deps.passwordPolicy;
     this.#sqlite = SqliteWriter.for(deps.store.knex, deps.store.dialect);
     this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
+    this.#operateLog = deps.registry.list().find((m) => m.table === OPERATE_LOG_TABLE);
   }
 
   /** Files a write stopped holding are deleted from the storage once it commits (kept on a rollback). */
@@ -150,14 +153,23 @@ export class AuditedWriter {
     };
     try {
       const result = await run(log);
-      if (!log.written) await writeOperateLog(this.#store, entry(undefined), this.#onBackgroundError);
+      // Written with the change (committed by now), or on its own.
+      if (log.written || (await writeOperateLog(this.#store, entry(undefined), this.#onBackgroundError))) this.#logAdded();
       return result;
     } catch (error) {
       // The transaction rolled back (its success row too): record the failure on its own.
       log.written = false;
-      await writeOperateLog(this.#store, entry(error), this.#onBackgroundError);
+      if (await writeOperateLog(this.#store, entry(error), this.#onBackgroundError)) this.#logAdded();
       throw error;
     }
+  }
+
+  /**
+   * An operate-log row is committed: the log is a model too (FwOperateLog, newest first), and its
+   * pages by number move by the new row, so its cached counts and page anchors must hear of it.
+   */
+  #logAdded(): void {
+    if (this.#operateLog) this.#reader.counts.changed(this.#operateLog, 1);
   }
 
   async #writeCollections(model: ModelDefinition, trx: Knex.Transaction, id: number, row: FormRow, only?: Set<string>): Promise<void> {

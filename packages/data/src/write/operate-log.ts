@@ -92,6 +92,9 @@ function masked(data: unknown, passwords: readonly string[]): unknown {
   return mask(data, undefined, 0);
 }
 
+/** The table the operate log is written to (the FwOperateLog model's). */
+export const OPERATE_LOG_TABLE = 'fw_operate_log';
+
 /** One operate-log entry as the data service writes it. */
 export interface OperateLogEntry {
   model: ModelDefinition;
@@ -132,10 +135,14 @@ export async function writeOperateLogIn(store: FwStore, entry: OperateLogEntry, 
   await store.operateLogs.insert(rowOf(entry), { transaction });
 }
 
-/** Writes an operate-log row; a failure to log is reported, never thrown over the request's own answer. */
-export async function writeOperateLog(store: FwStore, entry: OperateLogEntry, onError: (error: unknown) => void): Promise<void> {
+/**
+ * Writes an operate-log row; true once it is written. A failure to log is reported (false), never
+ * thrown over the request's own answer.
+ */
+export async function writeOperateLog(store: FwStore, entry: OperateLogEntry, onError: (error: unknown) => void): Promise<boolean> {
   try {
     await store.operateLogs.insert(rowOf(entry));
+    return true;
   } catch (error) {
     try {
       onError(error);
@@ -143,6 +150,7 @@ export async function writeOperateLog(store: FwStore, entry: OperateLogEntry, on
       // The operation itself already succeeded or failed on its own; a broken reporter must not
       // turn a committed write into an error answer.
     }
+    return false;
   }
 }
 
