@@ -463,7 +463,7 @@ describe('page anchors red team: an in-memory SQLite database (no count worker)'
   });
   after(() => store?.destroy());
 
-  it('places deep pages on its one connection, and drops them on a write', async function () {
+  it('keeps OFFSET for deep pages (no worker thread to read anchors on), with the right rows', async function () {
     this.timeout(60_000);
     const want = async (offset: number) => {
       const rows: Array<{ id: unknown }> = await store.knex('ar_probe').select('id').orderBy('title', 'desc').orderBy('id', 'desc').offset(offset).limit(50);
@@ -475,7 +475,7 @@ describe('page anchors red team: an in-memory SQLite database (no count worker)'
     await service.settled();
     const placed = service.anchoredPages;
     expect(ids(await service.query('ArProbe', admin, body))).to.deep.equal(await want(1500));
-    expect(service.anchoredPages).to.equal(placed + 1);
+    expect(service.anchoredPages, 'no anchors read on the main thread').to.equal(placed);
     await service.add('ArProbe', admin, { title: 'zzz' });
     expect(ids(await service.query('ArProbe', admin, body)), 'after a write').to.deep.equal(await want(1500));
   });

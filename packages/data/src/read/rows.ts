@@ -230,6 +230,9 @@ export class RowReader {
 
   /** Asks for the anchors of a page by number's order and conditions (page-anchors.ts), read in the background. */
   #wantAnchors(model: ModelDefinition, sort: readonly SortEntry[], keys: readonly SeekKey[], stored: readonly Condition[], key: string, offset: number, rows: number): void {
+    // A SQLite database without a file (in memory) has no worker thread to read them on: the read
+    // would hold up every request of the process, so its pages keep OFFSET.
+    if (this.#store.dialect === 'sqlite' && !this.#sqlite) return;
     const knex = this.#store.knex;
     this.anchors.want(key, offset, rows, this.counts.generationOf(model), () => this.counts.generationOf(model), async (step) => {
       const query = anchorQuery(knex, applyStoredConditions(knex(model.table), model, stored), keys, step);
