@@ -45,7 +45,7 @@ const SLOW_FIRST: string[] = [
   'test/ui/permission-editor.test.ts',
   'packages/cli/src/doctor-indexes.test.ts',
   'test/bad-input.property.test.ts',
-  'packages/data/src/transfer-routes.test.ts',
+  'packages/data/src/http/transfer-routes.test.ts',
   'test/overload.test.ts',
   'packages/login/src/failed-logins.test.ts',
   'test/',

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -180,6 +181,14 @@ async function at(ctx: Context, path: string, middleware: Middleware, next: Next
     });
   } finally {
     ctx.path = original;
+  }
+  // koa-send answers HEAD with a file stream that Koa never reads: its open, still under way,
+  // would fail unheard (an uncaught exception) if the file went meanwhile. The headers are set;
+  // the stream is not needed.
+  const body: unknown = ctx.body;
+  if (ctx.method === 'HEAD' && body instanceof Readable) {
+    body.on('error', () => undefined);
+    body.destroy();
   }
 }
 
