@@ -26,6 +26,9 @@ async function backgroundLuminance(page: Page, selector: string): Promise<number
 
 /** axe-core's colour-contrast violations of the page: the elements (selectors) whose text is hard to read, with why. */
 async function contrastViolations(page: Page): Promise<Map<string, string>> {
+  // Colours are read once the theme's transitions have ended (antd fades them in); mid-fade
+  // a colour is neither theme's.
+  await waitUntil(page, `document.getAnimations().every((a) => a.playState !== 'running')`);
   // page.evaluate runs outside the page's script policy; a <script> tag would be refused.
   if (!(await page.evaluate('typeof axe !== "undefined"'))) await page.evaluate(AXE);
   const nodes = (await page.evaluate(
