@@ -147,7 +147,9 @@ describe('examples/ldap-login: ldapLogin() against a real slapd', function () {
     this.timeout(30_000);
     let own = await startSlapd(peopleLdif([{ uid: 'alice', password: 'ldap-alice' }]));
     const dir = mkdtempSync(join(tmpdir(), 'fw-ldap-'));
-    const ldap = { url: own.url, searchBase: `ou=people,${own.suffix}`, timeoutMs: 1000 };
+    // A stopped directory refuses the connection at once; the time limit only bounds a slow
+    // answer, which a just-restarted slapd on a busy machine (parallel test files) can give.
+    const ldap = { url: own.url, searchBase: `ou=people,${own.suffix}`, timeoutMs: 5000 };
     const host = await createLdapApp({ dbUrl: `sqlite:${join(dir, 'app.db')}`, ldap, config: { 'fw-app.verifyCodeCount': 2, 'fw-app.loginLockCount': 3 } });
     const agent = request(host.app.callback());
     const login = () => agent.post('/fw-api/login').send({ account: 'alice', pwd: encodePassword('ldap-alice') });
