@@ -6,13 +6,13 @@ import { Alert, Button, Divider, Form, Input, Space, Typography } from 'antd';
 import { LockOutlined, UserOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { encodePassword } from '@fw/login/client';
-import { apiUrl, request, ApiError } from './api';
+import { apiUrl, request, ApiError } from './client/api';
 import { setToken, takeReturn, rememberReturn } from './auth';
 import { config } from './config';
 import { useI18n } from './i18n';
 import { navigate } from './router';
 import { loadShell } from './prefetch';
-import { useLoginSettings } from './queries';
+import { useLoginSettings } from './client/queries';
 import { LocaleSwitch } from './shell/LocaleSwitch';
 
 function newMark(): string {

@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { createPortal } from 'react-dom';
 import { App, Form } from 'antd';
-import { api, ApiError } from '../api';
+import { api, ApiError } from '../client/api';
 import { useI18n } from '../i18n';
 import type { FieldView, Row } from '../types';
 import { FieldItem } from './FieldItem';

@@ -2,7 +2,7 @@
 // and a menu for the other format (an Excel workbook).
 import { Button, Dropdown, Space } from 'antd';
 import { DownOutlined, DownloadOutlined } from '@ant-design/icons';
-import { tokenUrl } from '../api';
+import { tokenUrl } from '../client/api';
 import { useI18n } from '../i18n';
 
 /** The export button of a model: CSV on click, CSV or Excel from its menu. */

@@ -3,10 +3,10 @@
 import { useState } from 'react';
 import { App, Button, Dropdown, Space } from 'antd';
 import { DownOutlined, UploadOutlined } from '@ant-design/icons';
-import { apiUrl, ApiError } from '../api';
+import { apiUrl, ApiError } from '../client/api';
 import { getToken } from '../auth';
 import { useI18n } from '../i18n';
-import { useBuild } from '../queries';
+import { useBuild } from '../client/queries';
 import { ImportDialog } from './ImportDialog';
 
 /** Saves a download the API serves only with the token header (the template), through a blob link. */

@@ -5,9 +5,9 @@ import { useRef, useState } from 'react';
 import { Alert, App, Button, Modal, Radio, Space, Table, Typography } from 'antd';
 import { UploadOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
-import { api, ApiError } from '../api';
+import { api, ApiError } from '../client/api';
 import { useI18n } from '../i18n';
-import { invalidateModel } from '../queries';
+import { invalidateModel } from '../client/queries';
 import type { ErrorDetail } from '../types';
 
 const ACCEPT = '.csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Button, Space, Typography, Upload, message } from 'antd';
 import type { UploadFile } from 'antd';
-import { ApiError, apiUrl, request } from '../api';
+import { ApiError, apiUrl, request } from '../client/api';
 import { getToken } from '../auth';
 import { useI18n } from '../i18n';
 import type { AttachmentValue, FieldView } from '../types';

@@ -6,13 +6,13 @@ import { useMemo } from 'react';
 import { Alert, Card, Grid, Select, Space, Spin, Table, Typography } from 'antd';
 import { CheckCircleFilled, MinusCircleOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../api';
+import { api } from '../client/api';
 import { useI18n } from '../i18n';
 import type { MessageKey } from '../i18n/en';
 import { navigate, useLocation } from '../router';
-import { useMenu, useUserInfo } from '../queries';
+import { useMenu, useUserInfo } from '../client/queries';
 import type { TablePage } from '../types';
-import { useExplain, type ExplainStep } from './queries';
+import { useExplain, type ExplainStep } from '../client/power';
 import './explainer.css';
 
 const FLAG_KEYS: Record<string, MessageKey> = {

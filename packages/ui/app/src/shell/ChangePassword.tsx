@@ -2,11 +2,11 @@ import { useState } from 'react';
 import { Alert, App, Button, Card, Form, Input, Typography } from 'antd';
 import { useQueryClient } from '@tanstack/react-query';
 import { encodePassword } from '@fw/login/client';
-import { ApiError, api } from '../api';
+import { ApiError, api } from '../client/api';
 import { takeReturn } from '../auth';
 import { useI18n } from '../i18n';
 import { currentPath, navigate } from '../router';
-import { keys, useLoginSettings } from '../queries';
+import { keys, useLoginSettings } from '../client/queries';
 import { localPolicyRefusal, policyMessage } from '../passwordPolicy';
 
 /** The password page's path, naming the page to return to afterwards (the one the person is on). */

@@ -4,7 +4,7 @@
 // the cache at once and then sent, so the table never waits for the server to redraw.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App } from 'antd';
-import { api } from '../../api';
+import { api } from '../../client/api';
 import { useI18n } from '../../i18n';
 
 /** Row heights, as antd's Table `size` names them. */

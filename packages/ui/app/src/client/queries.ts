@@ -2,9 +2,9 @@
 // parameters); every write invalidates the model's keys (see invalidateModel).
 import { useCallback } from 'react';
 import { keepPreviousData, queryOptions, useQuery, type QueryClient } from '@tanstack/react-query';
-import { localizeBuild, localizeMenus, useI18n } from './i18n';
+import { localizeBuild, localizeMenus, useI18n } from '../i18n';
 import { api, request } from './api';
-import type { BuildView, LoginSettings, MenuEntry, ReferencePage, Row, TablePage, TableQuery, UserInfo } from './types';
+import type { BuildView, LoginSettings, MenuEntry, ReferencePage, Row, TablePage, TableQuery, UserInfo } from '../types';
 
 /** Query keys, in one place so writes can invalidate exactly what they change. */
 export const keys = {

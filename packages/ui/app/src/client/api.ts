@@ -1,9 +1,9 @@
 // Every request of the app goes through here: the token header, JSON in and out, the Fw error
 // body turned into an ApiError, and a 401 sending the person to the sign-in page.
-import { config } from './config';
-import { clearToken, getToken, rememberReturn } from './auth';
-import { navigate } from './router';
-import type { ErrorDetail } from './types';
+import { config } from '../config';
+import { clearToken, getToken, rememberReturn } from '../auth';
+import { navigate } from '../router';
+import type { ErrorDetail } from '../types';
 
 /** A refused request, with the Fw error body's parts. */
 export class ApiError extends Error {

@@ -2,7 +2,7 @@
 // person may grant to a role) and GET /power/explain/{fw}?user= (why a user holds each flag),
 // through the query cache like every other read (STYLE 15). Shapes as docs/http-api.md gives them.
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../api';
+import { api } from './api';
 import type { PowerObject } from '../types';
 
 /** One menu as a cell of the matrix. */
