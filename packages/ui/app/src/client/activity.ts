@@ -2,8 +2,8 @@
 // sign-ins, failed ones included, and their latest edits, from `GET /my/activity` (the server
 // answers the caller's own rows only), and the row counts of the models they may query.
 import { useQueries, useQuery } from '@tanstack/react-query';
-import { api, ApiError } from './client/api';
-import { tableQuery } from './client/queries';
+import { api, ApiError } from './api';
+import { tableQuery } from './queries';
 
 /** One sign-in to the person's account. */
 export interface SignInEntry {
