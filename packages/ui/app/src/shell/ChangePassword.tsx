@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { Alert, App, Button, Card, Form, Input, Typography } from 'antd';
 import { useQueryClient } from '@tanstack/react-query';
 import { encodePassword } from '@fw/login/client';
-import { ApiError, api } from '../client/api';
+import { ApiError } from '../client/api';
+import { useChangePassword } from '../client/mutations';
 import { takeReturn } from '../auth';
 import { useI18n } from '../i18n';
 import { currentPath, navigate } from '../router';
@@ -42,13 +43,14 @@ export function ChangePassword({ forced, account, onSignOut }: { forced: boolean
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
+  const changePassword = useChangePassword();
   const submit = async (values: Values) => {
     const encode = settings.data?.pwdTransferEncrypt ?? true;
     const wire = (s: string) => (encode ? encodePassword(s) : s);
     setBusy(true);
     setError(undefined);
     try {
-      await api('/change-pwd', { body: { pwd: wire(values.pwd), newPwd: wire(values.newPwd), newPwd2: wire(values.newPwd2) } });
+      await changePassword.mutateAsync({ pwd: wire(values.pwd), newPwd: wire(values.newPwd), newPwd2: wire(values.newPwd2) });
       message.success(t('pwd.done'));
       await queryClient.invalidateQueries({ queryKey: keys.userinfo });
       await queryClient.invalidateQueries({ queryKey: keys.menu });
