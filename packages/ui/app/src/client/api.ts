@@ -1,5 +1,7 @@
 // Every request of the app goes through here: the token header, JSON in and out, the Fw error
-// body turned into an ApiError, and a 401 sending the person to the sign-in page.
+// body turned into an ApiError, and a 401 sending the person to the sign-in page. The hooks of this
+// folder send the routes of routes.ts with `send`/`call`; components never call this file's
+// request functions themselves (packages/ui/src/client-routes.test.ts checks).
 import { config } from '../config';
 import { clearToken, getToken, rememberReturn } from '../auth';
 import { navigate } from '../router';
