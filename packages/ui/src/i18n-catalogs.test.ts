@@ -118,7 +118,8 @@ const ALLOWED = new Set(['Fw admin', 'ID']);
 
 /** Literal texts a person would read that do not go through `t(…)`, as `file:line "text"`. */
 function untranslated(file: string, text = readFileSync(file, 'utf8')): string[] {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TSX);
+  // A .ts file holds no JSX: parsed as TSX, a generic call (`get<Row>('/x')`) would read as an element.
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const found: string[] = [];
   const report = (node: ts.Node, text: string) => {
     const trimmed = text.trim();

@@ -6,28 +6,22 @@ import { Alert, Button, Divider, Form, Input, Space, Typography } from 'antd';
 import { LockOutlined, UserOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { encodePassword } from '@fw/login/client';
-import { apiUrl, request, ApiError } from './api';
+import { ApiError } from './client/api';
+import { captchaUrl } from './client/links';
+import { useSignIn } from './client/mutations';
+import type { LoginAnswer } from './client/routes';
 import { setToken, takeReturn, rememberReturn } from './auth';
 import { config } from './config';
 import { useI18n } from './i18n';
 import { navigate } from './router';
 import { loadShell } from './prefetch';
-import { useLoginSettings } from './queries';
+import { useLoginSettings } from './client/queries';
 import { LocaleSwitch } from './shell/LocaleSwitch';
 
 function newMark(): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   const bytes = crypto.getRandomValues(new Uint8Array(24));
   return Array.from(bytes, (b) => alphabet[b % alphabet.length]).join('');
-}
-
-interface LoginAnswer {
-  pass: boolean;
-  token?: string;
-  resetPwd?: boolean;
-  useVerifyCode?: boolean;
-  reason?: string;
-  retryAfter?: number;
 }
 
 /** The sign-in page. */
@@ -44,6 +38,7 @@ export function LoginPage() {
   const needCaptcha = captchaAsked || settings.data?.verifyCodeCount === 0;
   const encode = settings.data?.pwdTransferEncrypt ?? true;
 
+  const signIn = useSignIn();
   const submit = async (values: { account: string; password: string; verifyCode?: string }) => {
     // The shell's code comes while the server checks the password (it is not part of this page's load).
     void loadShell().catch(() => undefined);
@@ -55,7 +50,7 @@ export function LoginPage() {
         body.verifyCode = values.verifyCode ?? '';
         body.verifyCodeMark = mark;
       }
-      const { data } = await request<LoginAnswer>('/login', { body, keep401: true });
+      const data = await signIn.mutateAsync(body);
       if (!data.pass || !data.token) throw new Error(data.reason ?? t('login.failed'));
       setToken(data.token);
       queryClient.clear();
@@ -111,7 +106,7 @@ export function LoginPage() {
                 <Form.Item name="verifyCode" noStyle rules={[{ required: true, message: t('login.required', { what: t('login.captcha') }) }]}>
                   <Input autoComplete="off" aria-label={t('login.captcha')} />
                 </Form.Item>
-                <img src={apiUrl(`/code-img?mark=${mark}`)} alt={t('login.captcha')} onClick={() => setMark(newMark())} />
+                <img src={captchaUrl(mark)} alt={t('login.captcha')} onClick={() => setMark(newMark())} />
               </div>
             </Form.Item>
           )}

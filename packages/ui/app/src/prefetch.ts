@@ -6,10 +6,10 @@
 // goes into the TanStack Query cache under the keys the components read, so nothing is asked twice.
 // A tree model reads its rows another way: its prefetched flat page is then simply not used.
 import { QueryClient } from '@tanstack/react-query';
-import { ApiError } from './api';
+import { ApiError } from './client/api';
 import { getToken } from './auth';
 import { currentPath } from './router';
-import { buildQuery, menuQuery, tableQuery, userInfoQuery } from './queries';
+import { buildQuery, menuQuery, tableQuery, userInfoQuery } from './client/queries';
 import { readState, tableQuery as tableBody } from './model/tableState';
 
 /** The app's one cache. */

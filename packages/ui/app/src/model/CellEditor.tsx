@@ -7,7 +7,8 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { createPortal } from 'react-dom';
 import { App, Form } from 'antd';
-import { api, ApiError } from '../api';
+import { ApiError } from '../client/api';
+import { useUpdateCell } from '../client/mutations';
 import { useI18n } from '../i18n';
 import type { FieldView, Row } from '../types';
 import { FieldItem } from './FieldItem';
@@ -60,6 +61,7 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
   const [container] = useState(() => document.getElementById(target.cellId)?.closest<HTMLElement>('.fw-model') ?? null);
   const place = useAnchor(target.cellId, container);
   const [busy, setBusy] = useState(false);
+  const updateCell = useUpdateCell(fw);
   // The server's refusal, shown above the input: a picker's popup opens below it.
   const [refusal, setRefusal] = useState<string[]>([]);
   const { field, row, id } = target;
@@ -87,7 +89,7 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
     setBusy(true);
     setRefusal([]);
     try {
-      const answered = await api<Row>(`/data/modify/${encodeURIComponent(fw)}/update-cell`, { body: { id, field: field.name, value } });
+      const answered = await updateCell.mutateAsync({ id, field: field.name, value });
       onSaved(answered);
       close(then);
     } catch (error) {

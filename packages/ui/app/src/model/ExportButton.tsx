@@ -2,13 +2,13 @@
 // and a menu for the other format (an Excel workbook).
 import { Button, Dropdown, Space } from 'antd';
 import { DownOutlined, DownloadOutlined } from '@ant-design/icons';
-import { tokenUrl } from '../api';
+import { exportUrl } from '../client/links';
 import { useI18n } from '../i18n';
 
 /** The export button of a model: CSV on click, CSV or Excel from its menu. */
 export function ExportButton({ fw, params }: { fw: string; params: Record<string, string> }) {
   const { t } = useI18n();
-  const href = (format: 'csv' | 'xlsx') => tokenUrl(`/data/export/${encodeURIComponent(fw)}`, { ...params, ...(format === 'xlsx' ? { format } : {}) });
+  const href = (format: 'csv' | 'xlsx') => exportUrl(fw, { ...params, ...(format === 'xlsx' ? { format } : {}) });
   return (
     <Space.Compact>
       <Button icon={<DownloadOutlined />} href={href('csv')} download={`${fw}.csv`} className="fw-export">

@@ -1,7 +1,7 @@
 import { Form } from 'antd';
 import { useI18n } from '../i18n';
 import { localPolicyRefusal, policyMessage } from '../passwordPolicy';
-import { useLoginSettings } from '../queries';
+import { useLoginSettings } from '../client/queries';
 import type { FieldView } from '../types';
 import { formTitle } from './fields';
 import { FieldInput } from './inputs';

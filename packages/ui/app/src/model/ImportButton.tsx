@@ -3,18 +3,15 @@
 import { useState } from 'react';
 import { App, Button, Dropdown, Space } from 'antd';
 import { DownOutlined, UploadOutlined } from '@ant-design/icons';
-import { apiUrl, ApiError } from '../api';
-import { getToken } from '../auth';
+import { ApiError } from '../client/api';
+import { fetchImportTemplate } from '../client/links';
 import { useI18n } from '../i18n';
-import { useBuild } from '../queries';
+import { useBuild } from '../client/queries';
 import { ImportDialog } from './ImportDialog';
 
 /** Saves a download the API serves only with the token header (the template), through a blob link. */
-async function download(path: string, filename: string): Promise<void> {
-  const token = getToken();
-  const response = await fetch(apiUrl(path), { headers: token ? { token } : {} });
-  if (!response.ok) throw new ApiError(response.status, `HTTP_${response.status}`, response.statusText || `HTTP ${response.status}`, [], {});
-  const url = URL.createObjectURL(await response.blob());
+async function download(blob: Promise<Blob>, filename: string): Promise<void> {
+  const url = URL.createObjectURL(await blob);
   const link = document.createElement('a');
   link.href = url;
   link.download = filename;
@@ -34,7 +31,7 @@ export function ImportButton({ fw }: { fw: string }) {
 
   const template = async (format: 'xlsx' | 'csv') => {
     try {
-      await download(`/data/import-template/${encodeURIComponent(fw)}?format=${format}`, `${fw}-template.${format}`);
+      await download(fetchImportTemplate(fw, format), `${fw}-template.${format}`);
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 401)) message.error(error instanceof Error ? error.message : String(error));
     }

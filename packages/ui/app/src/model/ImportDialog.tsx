@@ -5,15 +5,17 @@ import { useRef, useState } from 'react';
 import { Alert, App, Button, Modal, Radio, Space, Table, Typography } from 'antd';
 import { UploadOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
-import { api, ApiError } from '../api';
+import { ApiError } from '../client/api';
+import { useImport } from '../client/mutations';
+import type { ImportMode } from '../client/routes';
 import { useI18n } from '../i18n';
-import { invalidateModel } from '../queries';
+import { invalidateModel } from '../client/queries';
 import type { ErrorDetail } from '../types';
 
 const ACCEPT = '.csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 /** How an import writes its rows (the server's `?mode=`). */
-export type ImportMode = 'add' | 'update' | 'upsert';
+export type { ImportMode };
 
 const MODES: ReadonlyArray<{
   mode: ImportMode;
@@ -57,13 +59,12 @@ export function ImportDialog({ fw, title, open, onClose, power }: { fw: string; 
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<{ message: string; details: ErrorDetail[] }>();
 
+  const importRows = useImport(fw);
   const upload = async (file: File) => {
     setBusy(true);
     setRefusal(undefined);
     try {
-      const form = new FormData();
-      form.append('file', file, file.name);
-      const answer = await api<{ imported: number; added?: number; updated?: number }>(`/data/import/${encodeURIComponent(fw)}?mode=${mode}`, { body: form });
+      const answer = await importRows.mutateAsync({ file, mode });
       message.success(t('import.done', { count: answer.imported, added: answer.added ?? answer.imported, updated: answer.updated ?? 0 }));
       await invalidateModel(queryClient, fw);
       onClose();

@@ -5,10 +5,12 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { App, Button, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
 import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, tokenUrl } from '../api';
+import { ApiError } from '../client/api';
+import { printUrl } from '../client/links';
+import { useDeleteRows } from '../client/mutations';
 import { useI18n } from '../i18n';
 import { navigate, useLocation } from '../router';
-import { invalidateModel, keys, useBuild, useTable, useTreeRows } from '../queries';
+import { invalidateModel, keys, useBuild, useTable, useTreeRows } from '../client/queries';
 import type { BuildView, FieldView, Row, TablePage, TableQuery } from '../types';
 import { CellEditor, typedSeed, type CellTarget } from './CellEditor';
 import type { RowAction } from './columns/rowActions';
@@ -105,9 +107,10 @@ function ModelTable({ build }: { build: BuildView }) {
   const rowKeyOf = useCallback((r: Row) => String(r[key]), [key]);
   const expansion = useTreeExpansion(asTree ? rows : NO_ROWS, rowKeyOf);
 
+  const deleteRows = useDeleteRows(fw);
   const remove = async (ids: number[]) => {
     try {
-      const answer = await api<{ deleted: number }>(`/data/modify/${encodeURIComponent(fw)}/delete`, { body: { ids } });
+      const answer = await deleteRows.mutateAsync(ids);
       message.success(t('model.deleted', { count: answer.deleted }));
       setSelected((s) => s.filter((i) => !ids.includes(i)));
       await invalidateModel(queryClient, fw);
@@ -166,8 +169,7 @@ function ModelTable({ build }: { build: BuildView }) {
       items.push({ key: 'details', label: t('model.details'), icon: <EyeOutlined />, className: 'fw-row-details', onClick: () => setDrawer({ mode: 'details', id }) });
     if (can(build, 'edit')) items.push({ key: 'edit', label: t('model.edit'), icon: <EditOutlined />, className: 'fw-row-edit', onClick: () => setDrawer({ mode: 'edit', id }) });
     if (can(build, 'copy')) items.push({ key: 'copy', label: t('model.copy'), icon: <CopyOutlined />, className: 'fw-row-copy', onClick: () => setDrawer({ mode: 'copy', id }) });
-    if (can(build, 'print'))
-      items.push({ key: 'print', label: t('model.print'), icon: <PrinterOutlined />, className: 'fw-row-print', href: tokenUrl(`/data/print/${encodeURIComponent(fw)}/${id}`) });
+    if (can(build, 'print')) items.push({ key: 'print', label: t('model.print'), icon: <PrinterOutlined />, className: 'fw-row-print', href: printUrl(fw, id) });
     if (can(build, 'delete'))
       items.push({
         key: 'delete',

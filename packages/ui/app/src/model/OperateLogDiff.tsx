@@ -4,7 +4,7 @@
 import { useMemo, useState } from 'react';
 import { Skeleton, Switch, Table, Typography } from 'antd';
 import { useI18n } from '../i18n';
-import { useBuild } from '../queries';
+import { useBuild } from '../client/queries';
 import type { FieldView, Row } from '../types';
 import { choiceLabel, formTitle, keyOf } from './fields';
 import { logDiff, MASKED, type DiffLine } from './logDiff';

@@ -4,10 +4,11 @@ import { useEffect, useMemo, useState } from 'react';
 import { Alert, App, Button, Descriptions, Drawer, Form, Result, Space, Spin } from 'antd';
 import { EditOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
-import { ApiError, request } from '../api';
+import { ApiError } from '../client/api';
+import { useAddRow, useCopyRow, useUpdateRow } from '../client/mutations';
 import { useReturnFocus } from '../focus';
 import { useI18n } from '../i18n';
-import { invalidateModel, useDetails } from '../queries';
+import { invalidateModel, useDetails } from '../client/queries';
 import type { BuildView, FieldView, Row } from '../types';
 import { renderValue } from './cells';
 import { showServerErrors } from './errors';
@@ -92,6 +93,9 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
 
   const title = drawerTitle(t, build.model, state);
 
+  const addRow = useAddRow(fw);
+  const updateRow = useUpdateRow(fw);
+  const copyRow = useCopyRow(fw);
   const submit = async (values: Row) => {
     setBusy(true);
     setProblems([]);
@@ -106,13 +110,13 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
     }
     try {
       if (state.mode === 'add') {
-        await request(`/data/modify/${encodeURIComponent(fw)}`, { body });
+        await addRow.mutateAsync(body);
         message.success(t('model.added'));
       } else if (state.mode === 'edit') {
-        await request(`/data/modify/${encodeURIComponent(fw)}/update`, { body: { ...body, [keyOf(build.model)]: state.id }, headers: version ? { 'if-match': version } : {} });
+        await updateRow.mutateAsync({ values: { ...body, [keyOf(build.model)]: state.id }, version });
         message.success(t('model.saved'));
       } else if (state.mode === 'copy') {
-        await request(`/data/modify/${encodeURIComponent(fw)}/copy`, { body: { id: state.id, values: body } });
+        await copyRow.mutateAsync({ id: state.id, values: body });
         message.success(t('model.copied'));
       }
       await invalidateModel(queryClient, fw);

@@ -5,8 +5,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { Button, Space, Typography, Upload, message } from 'antd';
 import type { UploadFile } from 'antd';
-import { ApiError, apiUrl, request } from '../api';
-import { getToken } from '../auth';
+import { ApiError } from '../client/api';
+import { fetchFile } from '../client/links';
+import { useUpload } from '../client/mutations';
 import { useI18n } from '../i18n';
 import type { AttachmentValue, FieldView } from '../types';
 import type { InputProps } from './inputs';
@@ -25,21 +26,17 @@ export function formatSize(bytes: number): string {
   return `${bytes} B`;
 }
 
-function filePath(model: string, field: string, rowId: unknown, fileId: string): string {
-  return `/data/file/${encodeURIComponent(model)}/${encodeURIComponent(field)}/${encodeURIComponent(String(rowId))}/${encodeURIComponent(fileId)}`;
-}
-
-/** The bytes of a stored file as a blob (the token goes in the header). */
-async function fetchFile(path: string, inline = false): Promise<Blob> {
-  const token = getToken();
-  const response = await fetch(apiUrl(path) + (inline ? '?inline=1' : ''), { headers: token ? { token } : {} });
-  if (!response.ok) throw new ApiError(response.status, `HTTP_${response.status}`, response.statusText || `HTTP ${response.status}`);
-  return response.blob();
+/** One stored file of a row's attachment field. */
+interface StoredFile {
+  model: string;
+  field: string;
+  rowId: unknown;
+  fileId: string;
 }
 
 /** Saves a stored file under its name. */
-async function download(path: string, name: string): Promise<void> {
-  const url = URL.createObjectURL(await fetchFile(path));
+async function download(file: StoredFile, name: string): Promise<void> {
+  const url = URL.createObjectURL(await fetchFile(file.model, file.field, file.rowId, file.fileId));
   const a = document.createElement('a');
   a.href = url;
   a.download = name;
@@ -50,12 +47,12 @@ async function download(path: string, name: string): Promise<void> {
 }
 
 /** The image of a stored file, small, as a table shows it. */
-function Thumbnail({ path, name }: { path: string; name: string }) {
+function Thumbnail({ model, field, rowId, fileId, name }: StoredFile & { name: string }) {
   const [url, setUrl] = useState<string>();
   useEffect(() => {
     let live = true;
     let made: string | undefined;
-    fetchFile(path, true)
+    fetchFile(model, field, rowId, fileId, true)
       .then((blob) => {
         made = URL.createObjectURL(blob);
         if (live) setUrl(made);
@@ -66,7 +63,7 @@ function Thumbnail({ path, name }: { path: string; name: string }) {
       live = false;
       if (made) URL.revokeObjectURL(made);
     };
-  }, [path]);
+  }, [model, field, rowId, fileId]);
   return url ? <img className="fw-thumbnail" src={url} alt={name} title={name} /> : <span className="fw-thumbnail fw-thumbnail-empty" title={name} />;
 }
 
@@ -83,7 +80,7 @@ function usePreviews(model: string, field: FieldView, rowId: unknown, files: Att
     let live = true;
     const made: string[] = [];
     for (const id of key.split(',')) {
-      fetchFile(filePath(model, field.name, rowId, id), true)
+      fetchFile(model, field.name, rowId, id, true)
         .then((blob) => {
           const url = URL.createObjectURL(blob);
           made.push(url);
@@ -122,19 +119,19 @@ export function AttachmentList({
     return (
       <Space size={4} className="fw-attachments">
         {files.map((f) => (
-          <Thumbnail key={f.id} path={filePath(model, field.name, rowId, f.id)} name={f.name} />
+          <Thumbnail key={f.id} model={model} field={field.name} rowId={rowId} fileId={f.id} name={f.name} />
         ))}
       </Space>
     );
   }
-  const save = (f: AttachmentValue) => download(filePath(model, field.name, rowId, f.id), f.name).catch(() => void message.error(t('upload.downloadFailed')));
+  const save = (f: AttachmentValue) => download({ model, field: field.name, rowId, fileId: f.id }, f.name).catch(() => void message.error(t('upload.downloadFailed')));
   // The details view of an image field: each file's thumbnail above its download link.
   const shown = preview && field.attachment?.image;
   return (
     <Space size={[8, 2]} wrap className="fw-attachments">
       {files.map((f) => (
         <Space key={f.id} direction={shown ? 'vertical' : 'horizontal'} size={2} className={shown ? 'fw-attachment-preview' : undefined}>
-          {shown && <Thumbnail path={filePath(model, field.name, rowId, f.id)} name={f.name} />}
+          {shown && <Thumbnail model={model} field={field.name} rowId={rowId} fileId={f.id} name={f.name} />}
           <Button type="link" size="small" className="fw-attachment-link" onClick={() => void save(f)} title={`${f.name} (${formatSize(f.size)})`}>
             {f.name}
           </Button>
@@ -154,6 +151,7 @@ function limitsText(field: FieldView, t: ReturnType<typeof useI18n>['t']): strin
 
 /** The form's input of an ATTACHMENT field: uploads to the server at once, the value holds the uploaded files' records. */
 export function AttachmentInput({ field, model, value, onChange, id, disabled }: InputProps) {
+  const upload = useUpload(model, field.name);
   const { t } = useI18n();
   const files = filesOf(value);
   const image = field.attachment?.image === true;
@@ -192,10 +190,8 @@ export function AttachmentInput({ field, model, value, onChange, id, disabled }:
           const file = options.file as File & { uid: string };
           const entry: UploadFile = { uid: file.uid, name: file.name, status: 'uploading' };
           setUploading((list) => [...list, entry]);
-          const body = new FormData();
-          body.append('file', file, file.name);
           try {
-            const { data } = await request<{ files: AttachmentValue[] }>(`/data/upload/${encodeURIComponent(model)}/${encodeURIComponent(field.name)}`, { body });
+            const data = await upload.mutateAsync(file);
             setUploading((list) => list.filter((u) => u.uid !== file.uid));
             // A single-file field replaces its file; a multiple one adds.
             latest.current = max > 1 ? [...latest.current, ...data.files] : data.files;

@@ -1,5 +1,5 @@
 import type { FormInstance } from 'antd';
-import { ApiError } from '../api';
+import { ApiError } from '../client/api';
 
 /**
  * Puts the server's 422 / 409 details on the form fields they name; returns the messages that

@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Select, Spin, TreeSelect } from 'antd';
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { fetchReference, keys, useReference } from '../queries';
+import { fetchReference, keys, useReference } from '../client/queries';
 import { useI18n } from '../i18n';
 import type { ReferencePage } from '../types';
 

@@ -2,7 +2,7 @@
 // made from them. Kept apart from ModelPage (no antd here) so the first load can ask for the first
 // page before the model page's code has arrived (see prefetch.ts): both build the same query, so
 // the prefetched page is the one the table reads from the cache.
-import { MAX_PAGE_SIZE } from '../queries';
+import { MAX_PAGE_SIZE } from '../client/queries';
 import type { Condition, TableQuery } from '../types';
 import type { SearchValues } from './SearchForm';
 import { MAX_PAGE, moveBody, readMove, type PageMove } from './paging';

@@ -6,7 +6,7 @@ import { useMemo, useState, type ReactNode } from 'react';
 import { Checkbox, Input, Spin, Tooltip, Typography } from 'antd';
 import { NoFormStyle } from 'antd/es/form/context';
 import { useI18n } from '../i18n';
-import { useAssignable, type AssignableEntry } from './queries';
+import { useAssignable, type AssignableEntry } from '../client/power';
 import './permission-matrix.css';
 
 /** Props the form item gives, plus which list and the plain picker to fall back on. */

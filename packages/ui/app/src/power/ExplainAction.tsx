@@ -3,7 +3,7 @@
 import { SafetyCertificateOutlined } from '@ant-design/icons';
 import { useI18n } from '../i18n';
 import { navigate } from '../router';
-import { useUserInfo } from '../queries';
+import { useUserInfo } from '../client/queries';
 import type { RowAction } from '../model/columns/rowActions';
 
 /** A row action maker for `fw`: one action for FwUser rows when the signed-in person is an administrator, else nothing. */

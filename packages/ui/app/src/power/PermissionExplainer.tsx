@@ -5,14 +5,11 @@
 import { useMemo } from 'react';
 import { Alert, Card, Grid, Select, Space, Spin, Table, Typography } from 'antd';
 import { CheckCircleFilled, MinusCircleOutlined } from '@ant-design/icons';
-import { useQuery } from '@tanstack/react-query';
-import { api } from '../api';
 import { useI18n } from '../i18n';
 import type { MessageKey } from '../i18n/en';
 import { navigate, useLocation } from '../router';
-import { useMenu, useUserInfo } from '../queries';
-import type { TablePage } from '../types';
-import { useExplain, type ExplainStep } from './queries';
+import { useMenu, useUserPicker, useUserInfo } from '../client/queries';
+import { useExplain, type ExplainStep } from '../client/power';
 import './explainer.css';
 
 const FLAG_KEYS: Record<string, MessageKey> = {
@@ -58,16 +55,6 @@ export function stepText(step: ExplainStep, t: T): string {
   }
 }
 
-/** The administrators' user picker: the first 200 users by account. */
-function useUsers(enabled: boolean) {
-  return useQuery({
-    queryKey: ['model', 'FwUser', 'permissions-picker'],
-    enabled,
-    queryFn: () => api<TablePage>('/data/table/FwUser', { body: { page: 1, size: 200, sort: [{ field: 'account', order: 'asc' }] } }),
-    staleTime: 30_000,
-  });
-}
-
 /** Yes or No, as text beside a coloured icon (a tinted tag's text falls short of the contrast ratio). */
 function Verdict({ value }: { value: boolean }) {
   const { t } = useI18n();
@@ -105,7 +92,7 @@ export function PermissionExplainer() {
   const userParam = Number(query.get('user'));
   const user = admin && Number.isInteger(userParam) && userParam > 0 ? userParam : undefined;
   const fw = query.get('model') ?? undefined;
-  const users = useUsers(admin);
+  const users = useUserPicker(admin);
   const explained = useExplain(fw, user);
   const models = useMemo(() => {
     const seen = new Map<string, string>();

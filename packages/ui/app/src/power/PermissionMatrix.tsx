@@ -10,7 +10,7 @@ import { NoFormStyle } from 'antd/es/form/context';
 import { useI18n } from '../i18n';
 import { canToggle, cellOf, hasChildren, refusedCodes, rowMenus, subtree, toggle, triState, visibleRows } from './matrix';
 import { columnLabel } from './PermissionSummary';
-import { useGrantable, type GrantableMatrix, type GrantableMenu } from './queries';
+import { useGrantable, type GrantableMatrix, type GrantableMenu } from '../client/power';
 import './permission-matrix.css';
 
 function toIds(value: unknown): number[] {

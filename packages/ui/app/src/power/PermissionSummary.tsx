@@ -6,7 +6,7 @@ import { Spin } from 'antd';
 import { useI18n } from '../i18n';
 import type { MessageKey } from '../i18n/en';
 import { cellOf } from './matrix';
-import { useGrantable } from './queries';
+import { useGrantable } from '../client/power';
 
 const COLUMN_KEYS: Record<string, MessageKey> = {
   query: 'perm.col.query',

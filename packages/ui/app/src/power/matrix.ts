@@ -1,7 +1,7 @@
 // Pure helpers of the permission matrix: which rows a search shows, which menus a row, a folder
 // or a column covers, and what a tri-state box toggles. Grantability is the server's answer
 // (GET /power/grantable); nothing here decides it.
-import type { GrantableMenu, GrantableMatrix, GrantableRow } from './queries';
+import type { GrantableMenu, GrantableMatrix, GrantableRow } from '../client/power';
 
 /** The column key of a row's own menu (a model's query, a folder's own grant). */
 export const OWN = 'query';

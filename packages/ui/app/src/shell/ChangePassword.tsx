@@ -2,11 +2,12 @@ import { useState } from 'react';
 import { Alert, App, Button, Card, Form, Input, Typography } from 'antd';
 import { useQueryClient } from '@tanstack/react-query';
 import { encodePassword } from '@fw/login/client';
-import { ApiError, api } from '../api';
+import { ApiError } from '../client/api';
+import { useChangePassword } from '../client/mutations';
 import { takeReturn } from '../auth';
 import { useI18n } from '../i18n';
 import { currentPath, navigate } from '../router';
-import { keys, useLoginSettings } from '../queries';
+import { keys, useLoginSettings } from '../client/queries';
 import { localPolicyRefusal, policyMessage } from '../passwordPolicy';
 
 /** The password page's path, naming the page to return to afterwards (the one the person is on). */
@@ -42,13 +43,14 @@ export function ChangePassword({ forced, account, onSignOut }: { forced: boolean
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
+  const changePassword = useChangePassword();
   const submit = async (values: Values) => {
     const encode = settings.data?.pwdTransferEncrypt ?? true;
     const wire = (s: string) => (encode ? encodePassword(s) : s);
     setBusy(true);
     setError(undefined);
     try {
-      await api('/change-pwd', { body: { pwd: wire(values.pwd), newPwd: wire(values.newPwd), newPwd2: wire(values.newPwd2) } });
+      await changePassword.mutateAsync({ pwd: wire(values.pwd), newPwd: wire(values.newPwd), newPwd2: wire(values.newPwd2) });
       message.success(t('pwd.done'));
       await queryClient.invalidateQueries({ queryKey: keys.userinfo });
       await queryClient.invalidateQueries({ queryKey: keys.menu });

@@ -4,7 +4,7 @@
 import type { ReactNode } from 'react';
 import { Card, Empty, List, Skeleton, Tag, Typography } from 'antd';
 import { CheckCircleOutlined, CloseCircleOutlined } from '@ant-design/icons';
-import { useActivity, type EditEntry, type SignInEntry } from '../activity';
+import { useActivity, type EditEntry, type SignInEntry } from '../client/activity';
 import { useI18n } from '../i18n';
 import type { MessageKey } from '../i18n/en';
 import { Link } from '../router';

@@ -3,7 +3,7 @@
 // linking on: a count to its table, an edit to its row, a sign-in to the person's sessions.
 import { useEffect, useMemo } from 'react';
 import { Skeleton, Typography } from 'antd';
-import { useCounts } from '../activity';
+import { useCounts } from '../client/activity';
 import { takeReturn } from '../auth';
 import { useI18n } from '../i18n';
 import { Link, navigate } from '../router';

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { App, Button, Drawer, Popconfirm, Space, Table, Typography, type TableColumnsType } from 'antd';
 import { useReturnFocus } from '../focus';
 import { useI18n } from '../i18n';
-import { useEndOtherSessions, useOnlineUsers, type OnlineUserEntry } from '../sessions';
+import { useEndOtherSessions, useOnlineUsers, type OnlineUserEntry } from '../client/sessions';
 import { SessionList, when } from './SessionList';
 
 const PAGE_SIZE = 20;

@@ -4,7 +4,7 @@ import { App, Button, Empty, List, Popconfirm, Skeleton, Space, Tag, Typography 
 import { DesktopOutlined, MobileOutlined } from '@ant-design/icons';
 import dayjs from 'dayjs';
 import { useI18n } from '../i18n';
-import { useEndSession, useSessions, type SessionEntry } from '../sessions';
+import { useEndSession, useSessions, type SessionEntry } from '../client/sessions';
 
 /** "Chrome on Windows" from a user agent, or the first characters of it. */
 export function describeAgent(agent: string | null): { label: string; mobile: boolean } {

@@ -1,7 +1,7 @@
 // "My sessions": where the person is signed in, with a way to end one or all the others.
 import { App, Button, Card, Popconfirm, Space, Typography } from 'antd';
 import { useI18n } from '../i18n';
-import { useEndOtherSessions, useSessions } from '../sessions';
+import { useEndOtherSessions, useSessions } from '../client/sessions';
 import { SessionList } from './SessionList';
 
 /** The signed-in person's own sessions. */

@@ -4,7 +4,8 @@ import { lazy, Suspense, useEffect, useMemo, useRef } from 'react';
 import { App, Button, Dropdown, Layout, Result, Spin, type MenuProps } from 'antd';
 import { DownOutlined, KeyOutlined, LaptopOutlined, LogoutOutlined, TeamOutlined, UserOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
-import { api, onPasswordChangeRequired } from '../api';
+import { onPasswordChangeRequired } from '../client/api';
+import { useLogout } from '../client/mutations';
 import { clearToken } from '../auth';
 import { config } from '../config';
 import { useFocusRescue } from '../focus';
@@ -12,7 +13,7 @@ import { useI18n } from '../i18n';
 import type { MessageKey } from '../i18n/en';
 import { Link, navigate, useLocation } from '../router';
 import { loadModelPage } from '../prefetch';
-import { keys, useMenu, useUserInfo } from '../queries';
+import { keys, useMenu, useUserInfo } from '../client/queries';
 import type { MenuEntry, UserInfo } from '../types';
 import { ChangePassword, passwordPath } from './ChangePassword';
 import { LocaleSwitch } from './LocaleSwitch';
@@ -176,9 +177,10 @@ export function Shell() {
   useAccountChangeNotice(user.data);
   useFocusRescue();
 
+  const signOut = useLogout();
   const logout = async () => {
     try {
-      await api('/logout', { method: 'POST', keep401: true });
+      await signOut.mutateAsync();
     } catch {
       // Signed out either way: the token is forgotten below.
     }

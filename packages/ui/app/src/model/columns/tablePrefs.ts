@@ -2,9 +2,9 @@
 // row density, kept on the server under `table:<model>` (GET/PUT/DELETE /prefs/{key}) so it
 // follows them to another browser. The cache holds the server's answer; a change is written to
 // the cache at once and then sent, so the table never waits for the server to redraw.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { App } from 'antd';
-import { api } from '../../api';
+import { prefKey, useDeletePref, useSavePref, useStoredPref } from '../../client/prefs';
 import { useI18n } from '../../i18n';
 
 /** Row heights, as antd's Table `size` names them. */
@@ -23,36 +23,21 @@ export interface TablePref {
 export const WIDTH_MIN = 40;
 export const WIDTH_MAX = 2000;
 
-const prefKey = (fw: string) => ['prefs', `table:${fw}`] as const;
-const prefPath = (fw: string) => `/prefs/${encodeURIComponent(`table:${fw}`)}`;
-
 /** The stored layout of a model's table, and the ways to change or forget it. */
 export function useTablePref(fw: string) {
   const { t } = useI18n();
   const { message } = App.useApp();
   const queryClient = useQueryClient();
-  const key = prefKey(fw);
-  const query = useQuery({
-    queryKey: key,
-    queryFn: async () => (await api<{ value: TablePref | null }>(prefPath(fw))).value ?? {},
-    staleTime: 60_000,
-  });
+  const name = `table:${fw}`;
+  const key = prefKey(name);
+  const query = useStoredPref<TablePref>(name, {});
   const failed = (error: Error) => {
     message.error(t('table.saveFailed', { error: error.message }));
     void queryClient.invalidateQueries({ queryKey: key });
   };
   // One queue per key: writes reach the server in the order they were made.
-  const scope = { id: `prefs:table:${fw}` };
-  const save = useMutation({
-    scope,
-    mutationFn: (value: TablePref) => api(prefPath(fw), { method: 'PUT', body: { value } }),
-    onError: failed,
-  });
-  const reset = useMutation({
-    scope,
-    mutationFn: () => api(prefPath(fw), { method: 'DELETE' }),
-    onError: failed,
-  });
+  const save = useSavePref<TablePref>(name, failed);
+  const reset = useDeletePref(name, failed);
   const pref: TablePref = query.data ?? {};
   return {
     pref,

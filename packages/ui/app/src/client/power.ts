@@ -2,7 +2,8 @@
 // person may grant to a role) and GET /power/explain/{fw}?user= (why a user holds each flag),
 // through the query cache like every other read (STYLE 15). Shapes as docs/http-api.md gives them.
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../api';
+import { call } from './api';
+import { routes } from './routes';
 import type { PowerObject } from '../types';
 
 /** One menu as a cell of the matrix. */
@@ -56,7 +57,7 @@ export interface PowerExplanation {
 
 /** What the signed-in person may grant (fresh on every form: grants change). */
 export function useGrantable(enabled = true) {
-  return useQuery({ queryKey: ['power', 'grantable'], queryFn: () => api<GrantableMatrix>('/power/grantable'), enabled, staleTime: 0, retry: false });
+  return useQuery({ queryKey: ['power', 'grantable'], queryFn: () => call(routes.grantable()), enabled, staleTime: 0, retry: false });
 }
 
 /** Why `user` (the signed-in person when undefined) holds each flag on `fw`. */
@@ -66,7 +67,7 @@ export function useExplain(fw: string | undefined, user: number | undefined) {
     enabled: fw !== undefined,
     retry: false,
     staleTime: 0,
-    queryFn: () => api<PowerExplanation>(`/power/explain/${encodeURIComponent(fw ?? '')}${user === undefined ? '' : `?user=${user}`}`),
+    queryFn: () => call(routes.explain(fw ?? '', user)),
   });
 }
 
@@ -92,5 +93,5 @@ export interface AssignableLists {
 
 /** The roles and organisations the signed-in person may give a user. */
 export function useAssignable(enabled = true) {
-  return useQuery({ queryKey: ['power', 'assignable'], queryFn: () => api<AssignableLists>('/power/assignable'), enabled, staleTime: 0, retry: false });
+  return useQuery({ queryKey: ['power', 'assignable'], queryFn: () => call(routes.assignable()), enabled, staleTime: 0, retry: false });
 }

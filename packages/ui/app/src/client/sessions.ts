@@ -1,7 +1,8 @@
 // Live sessions (issue 19 §6): the caller's own, any user's for an administrator, and the users
 // online. Data hooks only; the screens are shell/Sessions.tsx and shell/OnlineUsers.tsx.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from './api';
+import { call } from './api';
+import { routes } from './routes';
 
 /** One session as `GET /sessions` answers it. */
 export interface SessionEntry {
@@ -33,8 +34,6 @@ export interface OnlineUsersPage {
   rows: OnlineUserEntry[];
 }
 
-const userQuery = (userId: number | undefined) => (userId === undefined ? '' : `?user=${userId}`);
-
 /** Query keys of the session screens. */
 export const sessionKeys = {
   all: ['sessions'] as const,
@@ -46,7 +45,7 @@ export const sessionKeys = {
 export function useSessions(userId?: number) {
   return useQuery({
     queryKey: sessionKeys.of(userId),
-    queryFn: async () => (await api<{ sessions: SessionEntry[] }>(`/sessions${userQuery(userId)}`)).sessions,
+    queryFn: async () => (await call(routes.sessions(userId))).sessions,
     staleTime: 5_000,
   });
 }
@@ -55,7 +54,7 @@ export function useSessions(userId?: number) {
 export function useOnlineUsers(page: number, size: number) {
   return useQuery({
     queryKey: sessionKeys.online(page, size),
-    queryFn: () => api<OnlineUsersPage>(`/sessions/online?page=${page}&size=${size}`),
+    queryFn: () => call(routes.onlineUsers(page, size)),
     placeholderData: keepPreviousData,
     staleTime: 5_000,
   });
@@ -65,7 +64,7 @@ export function useOnlineUsers(page: number, size: number) {
 export function useEndSession(userId?: number) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => api<{ ok: true; current: boolean }>(`/sessions/${encodeURIComponent(id)}${userQuery(userId)}`, { method: 'DELETE' }),
+    mutationFn: (id: string) => call(routes.endSession(id, userId)),
     onSettled: () => client.invalidateQueries({ queryKey: sessionKeys.all }),
   });
 }
@@ -77,7 +76,7 @@ export function useEndSession(userId?: number) {
 export function useEndOtherSessions(userId?: number) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (target?: number) => api<{ ok: true; ended: number }>(`/sessions/revoke-others${userQuery(target ?? userId)}`, { method: 'POST' }),
+    mutationFn: (target?: number) => call(routes.endOtherSessions(target ?? userId)),
     onSettled: () => client.invalidateQueries({ queryKey: sessionKeys.all }),
   });
 }

@@ -2,9 +2,10 @@
 // parameters); every write invalidates the model's keys (see invalidateModel).
 import { useCallback } from 'react';
 import { keepPreviousData, queryOptions, useQuery, type QueryClient } from '@tanstack/react-query';
-import { localizeBuild, localizeMenus, useI18n } from './i18n';
-import { api, request } from './api';
-import type { BuildView, LoginSettings, MenuEntry, ReferencePage, Row, TablePage, TableQuery, UserInfo } from './types';
+import { localizeBuild, localizeMenus, useI18n } from '../i18n';
+import { call, send } from './api';
+import { routes, type ReferenceParams } from './routes';
+import type { BuildView, MenuEntry, ReferencePage, Row, TablePage, TableQuery } from '../types';
 
 /** Query keys, in one place so writes can invalidate exactly what they change. */
 export const keys = {
@@ -21,18 +22,17 @@ export const keys = {
 
 /** The public login settings (open route). */
 export function useLoginSettings() {
-  return useQuery({ queryKey: keys.loginSettings, queryFn: () => api<LoginSettings>('/login-settings'), staleTime: 60_000 });
+  return useQuery({ queryKey: keys.loginSettings, queryFn: () => call(routes.loginSettings()), staleTime: 60_000 });
 }
 
 // The queries the first screen needs, as options shared by the hooks and prefetch.ts (same key,
 // same request, same freshness), so a prefetched answer is the one the component reads.
-export const userInfoQuery = queryOptions({ queryKey: keys.userinfo, queryFn: () => api<UserInfo>('/userinfo'), staleTime: 60_000 });
-export const menuQuery = queryOptions({ queryKey: keys.menu, queryFn: () => api<MenuEntry[]>('/menu'), staleTime: 60_000 });
-export const buildQuery = (fw: string) => queryOptions({ queryKey: keys.build(fw), queryFn: () => api<BuildView>(`/build/${encodeURIComponent(fw)}`), staleTime: 30_000 });
+export const userInfoQuery = queryOptions({ queryKey: keys.userinfo, queryFn: () => call(routes.userInfo()), staleTime: 60_000 });
+export const menuQuery = queryOptions({ queryKey: keys.menu, queryFn: () => call(routes.menu()), staleTime: 60_000 });
+export const buildQuery = (fw: string) => queryOptions({ queryKey: keys.build(fw), queryFn: () => call(routes.build(fw)), staleTime: 30_000 });
 // A few seconds fresh: the page prefetched on the first load is not asked again when the table
 // mounts. Writes and the reload button invalidate the model's keys, which refetches regardless.
-export const tableQuery = (fw: string, query: TableQuery) =>
-  queryOptions({ queryKey: keys.table(fw, query), queryFn: () => api<TablePage>(`/data/table/${encodeURIComponent(fw)}`, { body: query }), staleTime: 5_000 });
+export const tableQuery = (fw: string, query: TableQuery) => queryOptions({ queryKey: keys.table(fw, query), queryFn: () => call(routes.table(fw, query)), staleTime: 5_000 });
 
 /** The signed-in user. */
 export function useUserInfo(enabled = true) {
@@ -72,7 +72,7 @@ export function useTreeRows(fw: string, query: Omit<TableQuery, 'page' | 'size'>
       const rows: Row[] = [];
       const labels: NonNullable<TablePage['labels']> = {};
       for (let page = 1; rows.length < MAX_TREE_ROWS; page += 1) {
-        const answer = await api<TablePage>(`/data/table/${encodeURIComponent(fw)}`, { body: { ...query, page, size: MAX_PAGE_SIZE } });
+        const answer = await call(routes.table(fw, { ...query, page, size: MAX_PAGE_SIZE }));
         rows.push(...answer.rows);
         for (const [field, map] of Object.entries(answer.labels ?? {})) labels[field] = { ...labels[field], ...map };
         if (answer.rows.length < MAX_PAGE_SIZE || rows.length >= answer.total) break;
@@ -88,7 +88,7 @@ export function useDetails(fw: string, id: number | undefined) {
     queryKey: keys.details(fw, id ?? 0),
     enabled: id !== undefined,
     queryFn: async () => {
-      const { data, headers } = await request<Row>(`/data/${encodeURIComponent(fw)}/${id}`);
+      const { data, headers } = await send(routes.row(fw, id ?? 0));
       return { row: data, version: headers.get('etag') ?? undefined };
     },
     // The form must start from what the row holds now, not from a cached read.
@@ -98,18 +98,28 @@ export function useDetails(fw: string, id: number | undefined) {
 }
 
 /** Candidates of a reference or collection field (search, page) or the labels of given ids. */
-export function fetchReference(fw: string, field: string, params: { search?: string; page?: number; size?: number; ids?: number[] }) {
-  return api<ReferencePage>(`/data/reference/${encodeURIComponent(fw)}/${encodeURIComponent(field)}`, { body: params });
+export function fetchReference(fw: string, field: string, params: ReferenceParams): Promise<ReferencePage> {
+  return call(routes.reference(fw, field, params));
 }
 
 /** {@link fetchReference} through the cache. */
-export function useReference(fw: string, field: string, params: { search?: string; page?: number; size?: number; ids?: number[] }, enabled = true) {
+export function useReference(fw: string, field: string, params: ReferenceParams, enabled = true) {
   return useQuery({
     queryKey: keys.reference(fw, field, params),
     queryFn: () => fetchReference(fw, field, params),
     enabled,
     staleTime: 10_000,
     placeholderData: keepPreviousData,
+  });
+}
+
+/** The administrators' user picker of the permission explainer: the first 200 users by account. */
+export function useUserPicker(enabled: boolean) {
+  return useQuery({
+    queryKey: ['model', 'FwUser', 'permissions-picker'],
+    enabled,
+    queryFn: () => call(routes.table('FwUser', { page: 1, size: 200, sort: [{ field: 'account', order: 'asc' }] })),
+    staleTime: 30_000,
   });
 }
 

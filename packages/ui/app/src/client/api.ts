@@ -1,9 +1,12 @@
 // Every request of the app goes through here: the token header, JSON in and out, the Fw error
-// body turned into an ApiError, and a 401 sending the person to the sign-in page.
-import { config } from './config';
-import { clearToken, getToken, rememberReturn } from './auth';
-import { navigate } from './router';
-import type { ErrorDetail } from './types';
+// body turned into an ApiError, and a 401 sending the person to the sign-in page. The hooks of this
+// folder send the routes of routes.ts with `send`/`call`; components never call this file's
+// request functions themselves (packages/ui/src/client-routes.test.ts checks).
+import { config } from '../config';
+import { clearToken, getToken, rememberReturn } from '../auth';
+import { navigate } from '../router';
+import type { ErrorDetail } from '../types';
+import type { BlobRoute, Route } from './routes';
 
 /** A refused request, with the Fw error body's parts. */
 export class ApiError extends Error {
@@ -135,4 +138,25 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
 /** Shorthand: the JSON body only. */
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
   return (await request<T>(path, options)).data;
+}
+
+/** Sends one route of the table in routes.ts; resolves with its typed JSON body and the headers. */
+export function send<Answer>(route: Route<Answer>): Promise<ApiResponse<Answer>> {
+  return request<Answer>(route.path, { method: route.method, body: route.body, headers: route.headers, keep401: route.keep401 });
+}
+
+/** {@link send}, the JSON body only. */
+export async function call<Answer>(route: Route<Answer>): Promise<Answer> {
+  return (await send(route)).data;
+}
+
+/**
+ * The bytes a route serves only with the token header (a stored file, an import template), as a
+ * blob. A refusal is an ApiError with the status; no sign-in redirect (the page stays as it is).
+ */
+export async function fetchBlob(route: BlobRoute): Promise<Blob> {
+  const token = getToken();
+  const response = await fetch(apiUrl(route.path), { headers: token ? { token } : {} });
+  if (!response.ok) throw new ApiError(response.status, `HTTP_${response.status}`, response.statusText || `HTTP ${response.status}`);
+  return response.blob();
 }

@@ -2,7 +2,8 @@
 // sign-ins, failed ones included, and their latest edits, from `GET /my/activity` (the server
 // answers the caller's own rows only), and the row counts of the models they may query.
 import { useQueries, useQuery } from '@tanstack/react-query';
-import { api, ApiError } from './api';
+import { ApiError, call } from './api';
+import { routes } from './routes';
 import { tableQuery } from './queries';
 
 /** One sign-in to the person's account. */
@@ -34,7 +35,7 @@ export interface Activity {
 
 /** The person's latest sign-ins and edits; asked again whenever the home page opens. */
 export function useActivity() {
-  return useQuery({ queryKey: ['my-activity'], queryFn: () => api<Activity>('/my/activity?limit=8'), staleTime: 0 });
+  return useQuery({ queryKey: ['my-activity'], queryFn: () => call(routes.activity()), staleTime: 0 });
 }
 
 /** A model's row count: a number, or `undefined` while loading; `null` when the user may not query it. */
