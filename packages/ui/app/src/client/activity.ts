@@ -4,34 +4,8 @@
 import { useQueries, useQuery } from '@tanstack/react-query';
 import { ApiError, call } from './api';
 import { routes } from './routes';
+export type { SignInEntry, EditEntry, Activity } from './answers';
 import { tableQuery } from './queries';
-
-/** One sign-in to the person's account. */
-export interface SignInEntry {
-  id: number;
-  time: string;
-  success: boolean;
-  reason: string | null;
-  ip: string | null;
-  userAgent: string | null;
-  method: string;
-}
-
-/** One successful data operation of the person. */
-export interface EditEntry {
-  id: number;
-  time: string;
-  model: string;
-  action: string;
-  source: string;
-  targetId: string | null;
-}
-
-/** `GET /my/activity`. */
-export interface Activity {
-  signIns: SignInEntry[];
-  edits: EditEntry[];
-}
 
 /** The person's latest sign-ins and edits; asked again whenever the home page opens. */
 export function useActivity() {

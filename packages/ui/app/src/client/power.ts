@@ -4,56 +4,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { call } from './api';
 import { routes } from './routes';
-import type { PowerObject } from '../types';
-
-/** One menu as a cell of the matrix. */
-export interface GrantableMenu {
-  id: number;
-  code: string | null;
-  name: string;
-  status: string;
-  grantable: boolean;
-  revocable: boolean;
-  refusal?: { code: string; message: string };
-}
-
-/** A row of the matrix: a non-function menu with its function menus by column key. */
-export interface GrantableRow {
-  menu: GrantableMenu;
-  type: string;
-  parentId: number | null;
-  depth: number;
-  model?: string;
-  cells: Record<string, GrantableMenu>;
-}
-
-/** `GET /power/grantable`. */
-export interface GrantableMatrix {
-  editor: { id: number; isAdmin: boolean };
-  role: { model: string; field: string };
-  columns: Array<{ key: string; flag?: string; name?: string }>;
-  rows: GrantableRow[];
-}
-
-/** One step of a flag's explanation; `value` is the flag after it. */
-export interface ExplainStep {
-  kind: 'declared' | 'admin' | 'modelMenu' | 'functionMenu' | 'handler' | 'aiGate' | 'cellGate' | 'requires';
-  value: boolean;
-  code?: string;
-  held?: boolean;
-  roles?: Array<{ id: number; name: string; menu: { id: number; name: string } }>;
-  changed?: boolean;
-  requires?: string;
-  fields?: string[];
-}
-
-/** `GET /power/explain/{fw}`. */
-export interface PowerExplanation {
-  model: { name: string; title: string };
-  user: { id: number; account: string; name: string | null; isAdmin: boolean };
-  power: PowerObject;
-  flags: Array<{ flag: string; value: boolean; steps: ExplainStep[] }>;
-}
+export type { GrantableMenu, GrantableRow, GrantableMatrix, ExplainStep, PowerExplanation, AssignableEntry, AssignableLists } from './answers';
 
 /** What the signed-in person may grant (fresh on every form: grants change). */
 export function useGrantable(enabled = true) {
@@ -69,26 +20,6 @@ export function useExplain(fw: string | undefined, user: number | undefined) {
     staleTime: 0,
     queryFn: () => call(routes.explain(fw ?? '', user)),
   });
-}
-
-/** One role or organisation as the user form's picker offers it. */
-export interface AssignableEntry {
-  id: number;
-  name: string;
-  code: string | null;
-  parentId?: number | null;
-  depth?: number;
-  status?: string;
-  grantable: boolean;
-  refusal?: { code: string; message: string };
-}
-
-/** `GET /power/assignable`. */
-export interface AssignableLists {
-  editor: { id: number; isAdmin: boolean };
-  user: { model: string; roles?: string; orgs?: string };
-  roles: AssignableEntry[];
-  orgs: AssignableEntry[];
 }
 
 /** The roles and organisations the signed-in person may give a user. */

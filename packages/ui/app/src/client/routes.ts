@@ -5,9 +5,7 @@
 // packages/ui/src/client-routes.test.ts); sending is client/api.ts, the hooks are the other files
 // of client/. Shapes come from ../types.ts and the hook files beside this one.
 import type { AttachmentValue, BuildView, LoginSettings, MenuEntry, ReferencePage, Row, TablePage, TableQuery, UserInfo } from '../types';
-import type { Activity } from './activity';
-import type { AssignableLists, GrantableMatrix, PowerExplanation } from './power';
-import type { OnlineUsersPage, SessionEntry } from './sessions';
+import type { Activity, AssignableLists, GrantableMatrix, OnlineUsersPage, PowerExplanation, SessionEntry } from './answers';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

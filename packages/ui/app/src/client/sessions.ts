@@ -3,36 +3,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { call } from './api';
 import { routes } from './routes';
-
-/** One session as `GET /sessions` answers it. */
-export interface SessionEntry {
-  id: string;
-  current: boolean;
-  createdAt: string;
-  lastSeenAt: string;
-  expiresAt: string;
-  ip: string | null;
-  userAgent: string | null;
-  method: string | null;
-}
-
-/** One row of `GET /sessions/online`. */
-export interface OnlineUserEntry {
-  userId: number;
-  account: string | null;
-  name: string | null;
-  sessions: number;
-  lastSeenAt: string;
-  expiresAt: string;
-}
-
-/** A page of online users. */
-export interface OnlineUsersPage {
-  total: number;
-  page: number;
-  size: number;
-  rows: OnlineUserEntry[];
-}
+export type { SessionEntry, OnlineUserEntry, OnlineUsersPage } from './answers';
 
 /** Query keys of the session screens. */
 export const sessionKeys = {

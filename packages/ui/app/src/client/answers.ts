@@ -1,0 +1,129 @@
+// The answer shapes of the routes in routes.ts that their own modules (activity, power,
+// sessions) document; here so that routes.ts needs no import back from those modules.
+import type { PowerObject } from '../types';
+
+/** One sign-in to the person's account. */
+export interface SignInEntry {
+  id: number;
+  time: string;
+  success: boolean;
+  reason: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  method: string;
+}
+
+/** One successful data operation of the person. */
+export interface EditEntry {
+  id: number;
+  time: string;
+  model: string;
+  action: string;
+  source: string;
+  targetId: string | null;
+}
+
+/** `GET /my/activity`. */
+export interface Activity {
+  signIns: SignInEntry[];
+  edits: EditEntry[];
+}
+
+/** One menu as a cell of the matrix. */
+export interface GrantableMenu {
+  id: number;
+  code: string | null;
+  name: string;
+  status: string;
+  grantable: boolean;
+  revocable: boolean;
+  refusal?: { code: string; message: string };
+}
+
+/** A row of the matrix: a non-function menu with its function menus by column key. */
+export interface GrantableRow {
+  menu: GrantableMenu;
+  type: string;
+  parentId: number | null;
+  depth: number;
+  model?: string;
+  cells: Record<string, GrantableMenu>;
+}
+
+/** `GET /power/grantable`. */
+export interface GrantableMatrix {
+  editor: { id: number; isAdmin: boolean };
+  role: { model: string; field: string };
+  columns: Array<{ key: string; flag?: string; name?: string }>;
+  rows: GrantableRow[];
+}
+
+/** One step of a flag's explanation; `value` is the flag after it. */
+export interface ExplainStep {
+  kind: 'declared' | 'admin' | 'modelMenu' | 'functionMenu' | 'handler' | 'aiGate' | 'cellGate' | 'requires';
+  value: boolean;
+  code?: string;
+  held?: boolean;
+  roles?: Array<{ id: number; name: string; menu: { id: number; name: string } }>;
+  changed?: boolean;
+  requires?: string;
+  fields?: string[];
+}
+
+/** `GET /power/explain/{fw}`. */
+export interface PowerExplanation {
+  model: { name: string; title: string };
+  user: { id: number; account: string; name: string | null; isAdmin: boolean };
+  power: PowerObject;
+  flags: Array<{ flag: string; value: boolean; steps: ExplainStep[] }>;
+}
+
+/** One role or organisation as the user form's picker offers it. */
+export interface AssignableEntry {
+  id: number;
+  name: string;
+  code: string | null;
+  parentId?: number | null;
+  depth?: number;
+  status?: string;
+  grantable: boolean;
+  refusal?: { code: string; message: string };
+}
+
+/** `GET /power/assignable`. */
+export interface AssignableLists {
+  editor: { id: number; isAdmin: boolean };
+  user: { model: string; roles?: string; orgs?: string };
+  roles: AssignableEntry[];
+  orgs: AssignableEntry[];
+}
+
+/** One session as `GET /sessions` answers it. */
+export interface SessionEntry {
+  id: string;
+  current: boolean;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+  ip: string | null;
+  userAgent: string | null;
+  method: string | null;
+}
+
+/** One row of `GET /sessions/online`. */
+export interface OnlineUserEntry {
+  userId: number;
+  account: string | null;
+  name: string | null;
+  sessions: number;
+  lastSeenAt: string;
+  expiresAt: string;
+}
+
+/** A page of online users. */
+export interface OnlineUsersPage {
+  total: number;
+  page: number;
+  size: number;
+  rows: OnlineUserEntry[];
+}
