@@ -1,11 +1,11 @@
 import { FwDefinitionError } from './errors.js';
+import { isObject } from './plain-values.js';
 
 /** An identifier: a field or column name. */
 export const IDENT_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** A plain object (not null, not an array): the definition checks' name for `isObject`. */
+export const isPlainObject = isObject;
 
 export function optionalBoolean(key: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback;

@@ -1,4 +1,4 @@
-import { CONDITION_OPERATORS, EditType, FwError, type Condition, type ConditionOperator, type FieldDefinition, type ModelDefinition } from '@fw/core';
+import { CONDITION_OPERATORS, EditType, FwError, isObject, type Condition, type ConditionOperator, type FieldDefinition, type ModelDefinition } from '@fw/core';
 import { DIALECT_LIMITS, coerceValue, integerBounds, toDbValues } from '@fw/row-patch';
 import type { Knex } from 'knex';
 import { columnBounds, parsePageSeek, type PageSeek } from './cursor.js';
@@ -40,10 +40,6 @@ export const DEFAULT_QUERY_LIMITS: QueryLimits = Object.freeze({ defaultSize: 20
 const OPERATORS = new Set<string>(CONDITION_OPERATORS);
 /** What every dialect's DATE and DATETIME columns can hold; conditions stay within it. */
 const TIME_RANGE = DIALECT_LIMITS.postgres;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function bad(message: string, path?: string): FwError {
   return dataError('BAD_QUERY', message, [{ path: path ?? 'query', type: 'query', message }]);
