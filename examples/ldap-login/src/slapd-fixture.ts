@@ -2,7 +2,7 @@
 // own config and database in a temporary folder, seeded from an LDIF.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +18,23 @@ export interface Slapd {
   url: string;
   suffix: string;
   stop(): Promise<void>;
+}
+
+/** Whether something accepts a TCP connection on 127.0.0.1:`port` now. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => (socket.destroy(), resolve(false)));
+  });
+}
+
+/** Waits up to `ms` for the port to accept connections; whether it does. */
+async function listening(port: number, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+    if (await accepts(port)) return true;
+  }
+  return false;
 }
 
 function freePort(): Promise<number> {
@@ -74,8 +91,13 @@ export async function startSlapd(ldif: string, port?: number): Promise<Slapd> {
   const url = `ldap://127.0.0.1:${port}`;
   try {
     await run(SLAPADD, ['-f', conf, '-l', join(dir, 'seed.ldif')]);
-    await run(SLAPD, ['-f', conf, '-h', `${url}/`]);
-    for (let i = 0; i < 50 && !existsSync(join(dir, 'slapd.pid')); i += 1) await new Promise((r) => setTimeout(r, 100));
+    // Started again on the port of a directory just stopped, slapd can find the port still held
+    // and exit: it is ready only once the port accepts connections, and is started again if not.
+    for (let attempt = 0; ; attempt += 1) {
+      await run(SLAPD, ['-f', conf, '-h', `${url}/`]);
+      for (let i = 0; i < 50 && !existsSync(join(dir, 'slapd.pid')); i += 1) await new Promise((r) => setTimeout(r, 100));
+      if ((await listening(port, 10_000)) || attempt >= 2) break;
+    }
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
