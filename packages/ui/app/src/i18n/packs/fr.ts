@@ -3,6 +3,6 @@ import antd from 'antd/locale/fr_FR';
 import 'dayjs/locale/fr';
 import { fr } from '../fr';
 import { modelsFr } from '../models/fr';
-import type { LocalePack } from '../locales';
+import type { LocalePack } from '../locale-ids';
 
 export const pack: LocalePack = { id: 'fr', messages: fr, models: modelsFr, antd, dayjs: 'fr' };

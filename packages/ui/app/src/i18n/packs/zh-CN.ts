@@ -3,6 +3,6 @@ import antd from 'antd/locale/zh_CN';
 import 'dayjs/locale/zh-cn';
 import { zhCN } from '../zh-CN';
 import { modelsZhCN } from '../models/zh-CN';
-import type { LocalePack } from '../locales';
+import type { LocalePack } from '../locale-ids';
 
 export const pack: LocalePack = { id: 'zh-CN', messages: zhCN, models: modelsZhCN, antd, dayjs: 'zh-cn' };
