@@ -11,6 +11,7 @@ import { getToken } from './auth';
 import { currentPath } from './router';
 import { buildQuery, menuQuery, tableQuery, userInfoQuery } from './client/queries';
 import { readState, tableQuery as tableBody } from './model/tableState';
+import { filterConditions } from './model/filterTree';
 
 /** The app's one cache. */
 export const queryClient = new QueryClient({
@@ -51,6 +52,8 @@ export function prefetchFirstScreen(client: QueryClient = queryClient): void {
   void loadModelPage().catch(() => undefined);
   void client.prefetchQuery(buildQuery(fw));
   const params = new URLSearchParams(q === -1 ? '' : path.slice(q + 1));
+  // The search form's conditions need the model's fields; the filter's are in the address as they are.
   if (params.has('s')) return;
-  void client.prefetchQuery(tableQuery(fw, tableBody(readState(params), [])));
+  const state = readState(params);
+  void client.prefetchQuery(tableQuery(fw, tableBody(state, filterConditions(state.filter))));
 }

@@ -112,16 +112,19 @@ export type Row = Record<string, unknown>;
 /** One condition of the table query. */
 export interface Condition {
   field: string;
-  op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'between' | 'like' | 'in' | 'isNull' | 'notNull';
+  op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'between' | 'like' | 'startsWith' | 'in' | 'notIn' | 'isNull' | 'notNull';
   value?: unknown;
 }
+
+/** A condition, or a group of them of which any one (`or`) or all (`and`) must hold. */
+export type ConditionNode = Condition | { or: ConditionNode[] } | { and: ConditionNode[] };
 
 /** The table query (`POST /data/table/{fw}`). */
 export interface TableQuery {
   page: number;
   size: number;
   sort?: Array<{ field: string; order: 'asc' | 'desc' }>;
-  conditions?: Condition[];
+  conditions?: ConditionNode[];
   /** How to count: `auto` (the server's default: exact when cheap, else an estimate), `exact`, `none`. */
   count?: 'auto' | 'exact' | 'none';
   /** The rows after this cursor (the answer's `cursors.next`); `page` is then only a label. */

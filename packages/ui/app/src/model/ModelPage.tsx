@@ -26,6 +26,8 @@ import { RowDrawer, type DrawerState } from './RowDrawer';
 import { useTreeExpansion, type TreeRow } from './treeExpansion';
 import { dropRowFromAddress, rowFromQuery } from './rowLink';
 import { SearchForm, toConditions } from './SearchForm';
+import { FilterBuilder } from './FilterBuilder';
+import { filterConditions } from './filterTree';
 import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
 import { EstimatePager, PAGE_SIZES } from './EstimatePager';
 import { formatCount, isCursorRefusal, pageNumbered, pagerTotal, writeMove, type PageTarget } from './paging';
@@ -42,6 +44,7 @@ function writeState(fw: string, state: TableState) {
     Object.entries(state.search).filter(([, v]) => v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.every((x) => x === null || x === undefined))),
   );
   if (Object.keys(search).length) q.set('s', JSON.stringify(search));
+  if (state.filter) q.set('f', JSON.stringify(state.filter));
   const qs = q.toString();
   navigate(`/model/${encodeURIComponent(fw)}${qs ? `?${qs}` : ''}`, { replace: true });
 }
@@ -77,7 +80,10 @@ function ModelTable({ build }: { build: BuildView }) {
   const key = keyOf(model);
   const state = readState(params);
   const filterFields = useMemo(() => searchFields(model), [model]);
-  const conditions = useMemo(() => toConditions(filterFields, state.search), [filterFields, JSON.stringify(state.search)]);
+  const conditions = useMemo(
+    () => [...toConditions(filterFields, state.search), ...filterConditions(state.filter)],
+    [filterFields, JSON.stringify(state.search), JSON.stringify(state.filter)],
+  );
   // "Count exactly" holds for the rows it counted: the same search, sort and page size.
   const [exactFor, setExactFor] = useState<string>();
   const countKey = JSON.stringify([state.size, state.sort, conditions]);
@@ -255,6 +261,14 @@ function ModelTable({ build }: { build: BuildView }) {
             >
               {t('model.deleteSelected', { count: selected.length })}
             </Button>
+          )}
+          {!(asTree && !model.tree) && (
+            <FilterBuilder
+              model={fw}
+              fields={filterFields}
+              value={state.filter}
+              onApply={(filter) => writeState(fw, { ...state, page: 1, move: undefined, ...(filter ? { filter } : { filter: undefined }) })}
+            />
           )}
           {can(build, 'export') && <ExportButton fw={fw} params={exportParams} />}
           {can(build, 'import') && <ImportButton fw={fw} />}

@@ -3,7 +3,8 @@
 // page before the model page's code has arrived (see prefetch.ts): both build the same query, so
 // the prefetched page is the one the table reads from the cache.
 import { MAX_PAGE_SIZE } from '../client/queries';
-import type { Condition, TableQuery } from '../types';
+import type { ConditionNode, TableQuery } from '../types';
+import { readFilter, type FilterGroup } from './filterTree';
 import type { SearchValues } from './SearchForm';
 import { MAX_PAGE, moveBody, readMove, type PageMove } from './paging';
 
@@ -18,6 +19,8 @@ export interface TableState {
   move?: PageMove;
   sort: Array<{ field: string; order: 'asc' | 'desc' }>;
   search: SearchValues;
+  /** The filter builder's rules (the `f` parameter), when any are in force. */
+  filter?: FilterGroup;
 }
 
 /** Paging, sorting and search live in the URL, so a reload or a shared link shows the same rows. */
@@ -41,10 +44,16 @@ export function readState(query: URLSearchParams): TableState {
   } catch {
     search = {};
   }
+  let filter: FilterGroup | undefined;
+  try {
+    filter = readFilter(JSON.parse(query.get('f') ?? 'null'));
+  } catch {
+    filter = undefined;
+  }
   const page = whole(query.get('page'), 1, MAX_PAGE);
   // Page 1 is always the plain first page (a cursor there would only make a second cache entry).
   const move = page > 1 ? readMove(query) : undefined;
-  return { page, size: whole(query.get('size'), DEFAULT_SIZE, MAX_PAGE_SIZE), ...(move ? { move } : {}), sort, search };
+  return { page, size: whole(query.get('size'), DEFAULT_SIZE, MAX_PAGE_SIZE), ...(move ? { move } : {}), sort, search, ...(filter ? { filter } : {}) };
 }
 
 /**
@@ -52,7 +61,7 @@ export function readState(query: URLSearchParams): TableState {
  * exact total (`count: 'exact'`); otherwise the server's default (`auto`) applies and `count` is
  * left out, so the body stays the one the first-load prefetch builds.
  */
-export function tableQuery(state: Pick<TableState, 'page' | 'size' | 'sort' | 'move'>, conditions: Condition[], exact = false): TableQuery {
+export function tableQuery(state: Pick<TableState, 'page' | 'size' | 'sort' | 'move'>, conditions: ConditionNode[], exact = false): TableQuery {
   return {
     page: state.page,
     size: state.size,
