@@ -127,3 +127,40 @@ export interface OnlineUsersPage {
   size: number;
   rows: OnlineUserEntry[];
 }
+
+/** Where a change came from, as the operate log records it. */
+export type ChangeSource = 'http' | 'form' | 'cell' | 'import' | 'bulk' | 'ai' | 'restore' | 'undo' | (string & {});
+
+/** One entry of a row's history (`GET /data/{fw}/{id}/history`), newest first. */
+export interface HistoryEntry {
+  /** The operate-log row's id: what a restore names. */
+  id: number;
+  at: string;
+  user: { id: number | null; account: string | null };
+  source: ChangeSource;
+  action: string;
+  batch: string | null;
+  changes: Array<{ field: string; before: unknown; after: unknown }>;
+}
+
+/** A page of a row's history. */
+export interface HistoryPage {
+  rows: HistoryEntry[];
+  total: number;
+  page: number;
+  size: number;
+}
+
+/** The answer of `POST /data/{fw}/{id}/restore`. */
+export interface RestoreAnswer {
+  row: Record<string, unknown>;
+  restored: string[];
+  skipped: Array<{ field: string; reason: string }>;
+  batch?: string;
+}
+
+/** The answer of `POST /data/modify/{fw}/update-many`. */
+export interface BulkAnswer {
+  updated: number;
+  batch: string;
+}

@@ -75,3 +75,16 @@ export function useLogout() {
 export function useSignIn() {
   return useMutation({ ...SEND_NOW, mutationFn: (body: Record<string, string>) => call(routes.signIn(body)) });
 }
+
+/** Sets the same values on many rows in one all-or-nothing request; answers the count and the batch id. */
+export function useUpdateMany(fw: string) {
+  return useMutation({
+    ...SEND_NOW,
+    mutationFn: ({ target, values }: { target: { ids: number[] } | { conditions: unknown[] }; values: Row }) => call(routes.updateMany(fw, target, values)),
+  });
+}
+
+/** Puts a row back to how it was before history entry `entry`. */
+export function useRestore(fw: string, id: number) {
+  return useMutation({ ...SEND_NOW, mutationFn: (entry: number) => call(routes.restore(fw, id, entry)) });
+}

@@ -17,6 +17,7 @@ export const keys = {
   table: (fw: string, query: TableQuery) => ['model', fw, 'table', query] as const,
   tree: (fw: string) => ['model', fw, 'tree'] as const,
   details: (fw: string, id: number) => ['model', fw, 'details', id] as const,
+  history: (fw: string, id: number, page: number, size: number) => ['model', fw, 'history', id, page, size] as const,
   reference: (fw: string, field: string, params: Record<string, unknown>) => ['reference', fw, field, params] as const,
 };
 
@@ -128,4 +129,9 @@ export function invalidateModel(client: QueryClient, fw: string): Promise<void> 
   // A write to the users may change the signed-in person's own name: the header reads userinfo.
   const own = fw === 'FwUser' ? [client.invalidateQueries({ queryKey: keys.userinfo })] : [];
   return Promise.all([client.invalidateQueries({ queryKey: keys.model(fw) }), client.invalidateQueries({ queryKey: ['reference'] }), ...own]).then(() => undefined);
+}
+
+/** A page of a row's history (newest first); part of the model's keys, so every write refreshes it. */
+export function useRowHistory(fw: string, id: number, page: number, size: number, enabled = true) {
+  return useQuery({ queryKey: keys.history(fw, id, page, size), enabled, queryFn: () => call(routes.history(fw, id, page, size)), placeholderData: keepPreviousData });
 }

@@ -5,7 +5,7 @@
 // packages/ui/src/client-routes.test.ts); sending is client/api.ts, the hooks are the other files
 // of client/. Shapes come from ../types.ts and the hook files beside this one.
 import type { AttachmentValue, BuildView, LoginSettings, MenuEntry, ReferencePage, Row, TablePage, TableQuery, UserInfo } from '../types';
-import type { Activity, AssignableLists, GrantableMatrix, OnlineUsersPage, PowerExplanation, SessionEntry } from './answers';
+import type { Activity, AssignableLists, BulkAnswer, GrantableMatrix, HistoryPage, OnlineUsersPage, PowerExplanation, RestoreAnswer, SessionEntry } from './answers';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -79,7 +79,11 @@ export const routes = {
   /** `version` (the row's ETag) goes as `If-Match`: a row changed since is refused (409 STALE_ROW). */
   updateRow: (fw: string, values: Row, version?: string) => post<unknown>(`/data/modify/${seg(fw)}/update`, values, { headers: version ? { 'if-match': version } : {} }),
   copyRow: (fw: string, id: number, values: Row) => post<unknown>(`/data/modify/${seg(fw)}/copy`, { id, values }),
-  deleteRows: (fw: string, ids: number[]) => post<{ deleted: number }>(`/data/modify/${seg(fw)}/delete`, { ids }),
+  deleteRows: (fw: string, ids: number[]) => post<{ deleted: number; batch?: string }>(`/data/modify/${seg(fw)}/delete`, { ids }),
+  /** One change to many rows, all or none: chosen ids, or every visible row matching conditions. */
+  updateMany: (fw: string, target: { ids: number[] } | { conditions: unknown[] }, values: Row) => post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { ...target, values }),
+  history: (fw: string, id: number, page: number, size: number) => get<HistoryPage>(`/data/${seg(fw)}/${seg(id)}/history?page=${page}&size=${size}`),
+  restore: (fw: string, id: number, entry: number) => post<RestoreAnswer>(`/data/${seg(fw)}/${seg(id)}/restore`, { entry }),
   importRows: (fw: string, mode: ImportMode, form: FormData) => post<ImportAnswer>(`/data/import/${seg(fw)}?mode=${mode}`, form),
   importTemplate: (fw: string, format: 'xlsx' | 'csv'): BlobRoute => ({ method: 'GET', path: `/data/import-template/${seg(fw)}?format=${format}` }),
   upload: (fw: string, field: string, form: FormData) => post<{ files: AttachmentValue[] }>(`/data/upload/${seg(fw)}/${seg(field)}`, form),

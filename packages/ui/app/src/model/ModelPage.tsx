@@ -27,6 +27,7 @@ import { useTreeExpansion, type TreeRow } from './treeExpansion';
 import { dropRowFromAddress, rowFromQuery } from './rowLink';
 import { SearchForm, toConditions } from './SearchForm';
 import { FilterBuilder } from './FilterBuilder';
+import { BulkEditDialog } from './BulkEditDialog';
 import { filterConditions } from './filterTree';
 import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
 import { EstimatePager, PAGE_SIZES } from './EstimatePager';
@@ -103,6 +104,7 @@ function ModelTable({ build }: { build: BuildView }) {
   }, [refused]);
   const goTo = (target: PageTarget) => writeState(fw, { ...state, page: target.page, move: target.move });
   const [selected, setSelected] = useState<number[]>([]);
+  const [bulk, setBulk] = useState(false);
   const [drawer, setDrawer] = useState<DrawerState | undefined>(() => rowFromQuery(params));
   const [editing, setEditing] = useState<CellTarget>();
   const scope = useRef<HTMLDivElement>(null);
@@ -270,6 +272,11 @@ function ModelTable({ build }: { build: BuildView }) {
               onApply={(filter) => writeState(fw, { ...state, page: 1, move: undefined, ...(filter ? { filter } : { filter: undefined }) })}
             />
           )}
+          {can(build, 'edit') && build.power.cellEdit && !asTree && model.fields.some((f) => f.cellEdit) && (
+            <Button icon={<EditOutlined />} className="fw-bulk-edit" onClick={() => setBulk(true)}>
+              {selected.length > 0 ? `${t('bulk.button')} (${selected.length})` : t('bulk.button')}
+            </Button>
+          )}
           {can(build, 'export') && <ExportButton fw={fw} params={exportParams} />}
           {can(build, 'import') && <ImportButton fw={fw} />}
         </Space>
@@ -321,6 +328,14 @@ function ModelTable({ build }: { build: BuildView }) {
           onGo={goTo}
           onSize={(size) => writeState(fw, { ...state, page: 1, move: undefined, size })}
           onCountExact={() => setExactFor(countKey)}
+        />
+      )}
+      {bulk && (
+        <BulkEditDialog
+          build={build}
+          target={{ selected, conditions, ...(flat.data ? { matching: { total: flat.data.total, estimate: flat.data.totalIsEstimate === true } } : {}) }}
+          onClose={() => setBulk(false)}
+          onDone={() => setSelected([])}
         />
       )}
       {drawer && (

@@ -1,7 +1,7 @@
 // Add, edit, copy and details in a drawer. The edit form sends back the row version it read
 // (If-Match); a 409 STALE_ROW shows what the row holds now and offers to load it.
 import { useEffect, useMemo, useState } from 'react';
-import { Alert, App, Button, Descriptions, Drawer, Form, Result, Space, Spin } from 'antd';
+import { Alert, App, Button, Descriptions, Drawer, Form, Result, Space, Spin, Tabs } from 'antd';
 import { EditOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../client/api';
@@ -20,6 +20,7 @@ import { PermissionSummary } from '../power/PermissionSummary';
 import { drawerTitle } from './drawerTitle';
 import { can } from './power';
 import { FormRowContext } from './rowContext';
+import { RowHistory } from './RowHistory';
 
 /** What the drawer shows. */
 export type DrawerState = { mode: 'add' } | { mode: 'edit' | 'copy' | 'details'; id: number };
@@ -167,7 +168,17 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
       {failed && <Result status="warning" subTitle={details.error.message} />}
       {/* An operate-log row: what changed first (issue 20 §7), then the rest of the row. */}
       {readOnly && details.data && fw === OPERATE_LOG_MODEL && <OperateLogDiff row={details.data.row} />}
-      {readOnly && details.data && <DetailsView build={build} row={details.data.row} />}
+      {readOnly && details.data && fw === OPERATE_LOG_MODEL && <DetailsView build={build} row={details.data.row} />}
+      {/* A row's history (issue 23 §3) beside its details; the operate log has none of its own. */}
+      {readOnly && details.data && fw !== OPERATE_LOG_MODEL && state.mode === 'details' && (
+        <Tabs
+          className="fw-row-tabs"
+          items={[
+            { key: 'details', label: t('row.details'), children: <DetailsView build={build} row={details.data.row} /> },
+            { key: 'history', label: t('row.history'), children: <RowHistory build={build} id={state.id} /> },
+          ]}
+        />
+      )}
       {!readOnly && !loading && !failed && (
         <>
           {stale && (
