@@ -84,6 +84,11 @@ export function useUpdateMany(fw: string) {
   });
 }
 
+/** Saves rows each with their own values (a paste) in one all-or-nothing request; `dryRun` only checks them. */
+export function useUpdateRows(fw: string) {
+  return useMutation({ ...SEND_NOW, mutationFn: ({ rows, dryRun }: { rows: Array<{ id: number; values: Row }>; dryRun?: boolean }) => call(routes.updateRows(fw, rows, dryRun)) });
+}
+
 /** Puts a row back to how it was before history entry `entry`. */
 export function useRestore(fw: string, id: number) {
   return useMutation({ ...SEND_NOW, mutationFn: (entry: number) => call(routes.restore(fw, id, entry)) });

@@ -82,6 +82,8 @@ export const routes = {
   deleteRows: (fw: string, ids: number[]) => post<{ deleted: number; batch?: string }>(`/data/modify/${seg(fw)}/delete`, { ids }),
   /** One change to many rows, all or none: chosen ids, or every visible row matching conditions. */
   updateMany: (fw: string, target: { ids: number[] } | { conditions: unknown[] }, values: Row) => post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { ...target, values }),
+  /** Rows each with their own values (a paste), all or none; `dryRun` checks without writing. */
+  updateRows: (fw: string, rows: Array<{ id: number; values: Row }>, dryRun = false) => post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { rows, ...(dryRun ? { dryRun: true } : {}) }),
   history: (fw: string, id: number, page: number, size: number) => get<HistoryPage>(`/data/${seg(fw)}/${seg(id)}/history?page=${page}&size=${size}`),
   restore: (fw: string, id: number, entry: number) => post<RestoreAnswer>(`/data/${seg(fw)}/${seg(id)}/restore`, { entry }),
   importRows: (fw: string, mode: ImportMode, form: FormData) => post<ImportAnswer>(`/data/import/${seg(fw)}?mode=${mode}`, form),

@@ -383,6 +383,26 @@ export const en = {
   'bulk.apply': 'Apply to {count} rows',
   'bulk.done': 'Updated {count} rows',
   'bulk.failed': 'Nothing was saved: {count} problems',
+
+  // Issue 23 §2: paste from a spreadsheet.
+  'paste.title': 'Paste {rows} × {cols} cells',
+  'paste.summary': 'Saves {cells} cells in {rows} rows, all or none.',
+  'paste.problems': '{count} cells cannot be pasted and are left out.',
+  'paste.cut': '{rows} pasted rows and {cols} columns fall outside the table and are left out.',
+  'paste.checking': 'Checking the values with the server…',
+  'paste.serverFailed': 'The server refuses some values; fix them and paste again. Nothing has been saved.',
+  'paste.save': 'Save {count} rows',
+  'paste.done': 'Pasted into {count} rows',
+  'paste.tooLarge': 'At most {max} cells can be pasted at once.',
+  'paste.problem.notEditable': 'cannot be edited',
+  'paste.problem.number': 'not a number',
+  'paste.problem.integer': 'not a whole number',
+  'paste.problem.boolean': 'not yes or no',
+  'paste.problem.date': 'not a date (YYYY-MM-DD)',
+  'paste.problem.datetime': 'not a date and time',
+  'paste.problem.choice': 'not one of the choices',
+  'paste.problem.reference': 'not a row id',
+  'paste.problem.required': 'required',
 } as const;
 
 /** The keys of Fw's messages. */

@@ -28,6 +28,8 @@ import { dropRowFromAddress, rowFromQuery } from './rowLink';
 import { SearchForm, toConditions } from './SearchForm';
 import { FilterBuilder } from './FilterBuilder';
 import { BulkEditDialog } from './BulkEditDialog';
+import { PasteDialog, pasteRowLabel } from './PasteDialog';
+import { MAX_PASTE_CELLS, parseClipboard, planPaste, type PastePlan } from './paste';
 import { filterConditions } from './filterTree';
 import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
 import { EstimatePager, PAGE_SIZES } from './EstimatePager';
@@ -105,6 +107,26 @@ function ModelTable({ build }: { build: BuildView }) {
   const goTo = (target: PageTarget) => writeState(fw, { ...state, page: target.page, move: target.move });
   const [selected, setSelected] = useState<number[]>([]);
   const [bulk, setBulk] = useState(false);
+  const [pasted, setPasted] = useState<PastePlan>();
+  // A block pasted onto a cell (issue 23 §2): it lands from that cell rightwards and downwards,
+  // over the rows and columns as they are shown; the preview checks it before anything is saved.
+  const onPaste = (text: string, td: HTMLElement) => {
+    const grid = parseClipboard(text);
+    const cellCount = grid.reduce((n, r) => n + r.length, 0);
+    if (cellCount > MAX_PASTE_CELLS) {
+      message.error(t('paste.tooLarge', { max: MAX_PASTE_CELLS }));
+      return;
+    }
+    const tr = td.closest('tr');
+    const body = td.closest('tbody');
+    if (!tr || !body) return;
+    const trs = [...body.querySelectorAll<HTMLTableRowElement>('tr[data-row-key]')];
+    const rowKeys = trs.slice(trs.indexOf(tr as HTMLTableRowElement)).map((r) => r.dataset.rowKey!);
+    const tds = [...tr.querySelectorAll<HTMLElement>('td[data-fw-cell]')];
+    const columns = tds.slice(tds.indexOf(td)).map((c) => c.dataset.fwCol!);
+    setPasted(planPaste(grid, rowKeys, columns, model.fields, (f) => can(build, 'cellEdit', { field: f })));
+  };
+  const mayPaste = can(build, 'edit') && build.power.cellEdit && !model.tree;
   const [drawer, setDrawer] = useState<DrawerState | undefined>(() => rowFromQuery(params));
   const [editing, setEditing] = useState<CellTarget>();
   const scope = useRef<HTMLDivElement>(null);
@@ -146,6 +168,7 @@ function ModelTable({ build }: { build: BuildView }) {
       column: columnTitle(f),
       rowLabel: rowName(row, firstField, row[key]),
       onEdit: editable ? () => setEditing({ row, id: Number(row[key]), field: f, cellId: cellId(row[key], f.name) }) : undefined,
+      onPaste: mayPaste ? onPaste : undefined,
       onType:
         editable && typedSeed(f, '0') !== undefined
           ? (text: string) => {
@@ -330,6 +353,7 @@ function ModelTable({ build }: { build: BuildView }) {
           onCountExact={() => setExactFor(countKey)}
         />
       )}
+      {pasted && <PasteDialog build={build} plan={pasted} rowLabel={(k) => pasteRowLabel(rows, k, key, columnFields(model)[0]?.name)} onClose={() => setPasted(undefined)} />}
       {bulk && (
         <BulkEditDialog
           build={build}

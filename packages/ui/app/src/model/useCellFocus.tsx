@@ -2,7 +2,7 @@
 // arrow keys, Home and End move the cell focus, Enter or F2 opens the cell editor on an editable
 // cell (typing a character on a text or number cell opens it holding that character),
 // cell. Each cell tells a screen reader its column, its row and whether it is editable.
-import { useCallback, useEffect, useState, type KeyboardEvent, type RefObject } from 'react';
+import { useCallback, useEffect, useState, type ClipboardEvent, type KeyboardEvent, type RefObject } from 'react';
 import { useI18n } from '../i18n';
 import type { FieldView, Row } from '../types';
 import type { CellClose } from './CellEditor';
@@ -80,6 +80,8 @@ export interface GridCell {
    * does; absent where typing cannot start an edit (not editable, or a list, date or file input).
    */
   onType?: (text: string) => void;
+  /** Takes text pasted onto the focused cell (a block copied from a spreadsheet). */
+  onPaste?: (text: string, cell: HTMLElement) => void;
 }
 
 /**
@@ -146,6 +148,13 @@ export function useCellFocus(scope: RefObject<HTMLElement | null>) {
       'aria-labelledby': `${id} ${id}-value`,
       'aria-describedby': cell.onEdit ? HINT_EDITABLE : HINT_READONLY,
       onFocus: () => setActive(id),
+      onPaste: (event: ClipboardEvent<HTMLElement>) => {
+        if (!cell.onPaste || event.target !== event.currentTarget) return;
+        const text = event.clipboardData.getData('text/plain');
+        if (!text) return;
+        event.preventDefault();
+        cell.onPaste(text, event.currentTarget);
+      },
       onKeyDown: (event: KeyboardEvent<HTMLElement>) => {
         if (event.target !== event.currentTarget || event.altKey || event.ctrlKey || event.metaKey) return;
         const move = KEYS[event.key];
