@@ -56,6 +56,8 @@ export interface ModelView {
   orderBy?: Array<{ field: string; order: 'asc' | 'desc' }>;
   fields: FieldView[];
   rowRules: Array<{ name: string; fields: string[]; path?: string; message?: string }>;
+  /** False when deleted rows are removed for good instead of going to the trash (issue 23 §3). */
+  trash?: boolean;
 }
 
 /** The caller's effective power on a model. */

@@ -164,3 +164,20 @@ export interface BulkAnswer {
   updated: number;
   batch: string;
 }
+
+/** One trashed row (`POST /data/trash/{fw}`). */
+export interface TrashEntry {
+  trashId: number;
+  id: number;
+  deletedAt: string;
+  deletedBy: { id: number | null; account: string | null };
+  row: Record<string, unknown>;
+}
+
+/** A page of a model's trash. */
+export interface TrashPage {
+  rows: TrashEntry[];
+  total: number;
+  page: number;
+  size: number;
+}

@@ -93,3 +93,13 @@ export function useUpdateRows(fw: string) {
 export function useRestore(fw: string, id: number) {
   return useMutation({ ...SEND_NOW, mutationFn: (entry: number) => call(routes.restore(fw, id, entry)) });
 }
+
+/** Puts trashed rows back with their ids, all or none. */
+export function useUndelete(fw: string) {
+  return useMutation({ ...SEND_NOW, mutationFn: (ids: number[]) => call(routes.undelete(fw, ids)) });
+}
+
+/** Empties trashed rows for good (administrators): the given ones, or all of the model's. */
+export function usePurgeTrash(fw: string) {
+  return useMutation({ ...SEND_NOW, mutationFn: (ids?: number[]) => call(routes.purgeTrash(fw, ids)) });
+}

@@ -18,6 +18,7 @@ export const keys = {
   tree: (fw: string) => ['model', fw, 'tree'] as const,
   details: (fw: string, id: number) => ['model', fw, 'details', id] as const,
   history: (fw: string, id: number, page: number, size: number) => ['model', fw, 'history', id, page, size] as const,
+  trash: (fw: string, page: number, size: number) => ['model', fw, 'trash', page, size] as const,
   reference: (fw: string, field: string, params: Record<string, unknown>) => ['reference', fw, field, params] as const,
 };
 
@@ -134,4 +135,9 @@ export function invalidateModel(client: QueryClient, fw: string): Promise<void> 
 /** A page of a row's history (newest first); part of the model's keys, so every write refreshes it. */
 export function useRowHistory(fw: string, id: number, page: number, size: number, enabled = true) {
   return useQuery({ queryKey: keys.history(fw, id, page, size), enabled, queryFn: () => call(routes.history(fw, id, page, size)), placeholderData: keepPreviousData });
+}
+
+/** A page of a model's trash (newest first); part of the model's keys, so a delete or undelete refreshes it. */
+export function useTrash(fw: string, page: number, size: number, enabled = true) {
+  return useQuery({ queryKey: keys.trash(fw, page, size), enabled, queryFn: () => call(routes.trash(fw, page, size)), placeholderData: keepPreviousData });
 }

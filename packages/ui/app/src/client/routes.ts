@@ -5,7 +5,7 @@
 // packages/ui/src/client-routes.test.ts); sending is client/api.ts, the hooks are the other files
 // of client/. Shapes come from ../types.ts and the hook files beside this one.
 import type { AttachmentValue, BuildView, LoginSettings, MenuEntry, ReferencePage, Row, TablePage, TableQuery, UserInfo } from '../types';
-import type { Activity, AssignableLists, BulkAnswer, GrantableMatrix, HistoryPage, OnlineUsersPage, PowerExplanation, RestoreAnswer, SessionEntry } from './answers';
+import type { Activity, AssignableLists, BulkAnswer, GrantableMatrix, HistoryPage, TrashPage, OnlineUsersPage, PowerExplanation, RestoreAnswer, SessionEntry } from './answers';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -84,6 +84,9 @@ export const routes = {
   updateMany: (fw: string, target: { ids: number[] } | { conditions: unknown[] }, values: Row) => post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { ...target, values }),
   /** Rows each with their own values (a paste), all or none; `dryRun` checks without writing. */
   updateRows: (fw: string, rows: Array<{ id: number; values: Row }>, dryRun = false) => post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { rows, ...(dryRun ? { dryRun: true } : {}) }),
+  trash: (fw: string, page: number, size: number) => post<TrashPage>(`/data/trash/${seg(fw)}`, { page, size }),
+  undelete: (fw: string, ids: number[]) => post<{ restored: number }>(`/data/modify/${seg(fw)}/undelete`, { ids }),
+  purgeTrash: (fw: string, ids?: number[]) => post<{ purged: number }>(`/data/trash/${seg(fw)}/purge`, ids ? { ids } : {}),
   history: (fw: string, id: number, page: number, size: number) => get<HistoryPage>(`/data/${seg(fw)}/${seg(id)}/history?page=${page}&size=${size}`),
   restore: (fw: string, id: number, entry: number) => post<RestoreAnswer>(`/data/${seg(fw)}/${seg(id)}/restore`, { entry }),
   importRows: (fw: string, mode: ImportMode, form: FormData) => post<ImportAnswer>(`/data/import/${seg(fw)}?mode=${mode}`, form),

@@ -400,4 +400,19 @@ export const de: Messages = {
   'paste.problem.choice': 'keine der Auswahlmöglichkeiten',
   'paste.problem.reference': 'keine Zeilen-ID',
   'paste.problem.required': 'Pflichtfeld',
+
+  // Issue 23 §3: the trash.
+  'trash.button': 'Papierkorb',
+  'trash.title': 'Gelöschte Zeilen',
+  'trash.hint': 'Gelöschte Zeilen liegen hier, bevor sie endgültig entfernt werden. Wiederhergestellt behalten sie ihre ID.',
+  'trash.empty': 'Nichts gelöscht.',
+  'trash.restore': 'Zurücklegen ({count})',
+  'trash.restored': '{count} Zeilen zurückgelegt',
+  'trash.purgeAll': 'Papierkorb leeren',
+  'trash.purgeSelected': '{count} endgültig entfernen',
+  'trash.purgeAllConfirm': 'Alle gelöschten Zeilen dieser Tabelle endgültig entfernen? Das lässt sich nicht rückgängig machen.',
+  'trash.purgeSelectedConfirm': '{count} gelöschte Zeilen endgültig entfernen? Das lässt sich nicht rückgängig machen.',
+  'trash.purged': '{count} Zeilen endgültig entfernt',
+  'trash.deletedAt': 'Gelöscht am',
+  'trash.deletedBy': 'Gelöscht von',
 };

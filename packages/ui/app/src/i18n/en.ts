@@ -403,6 +403,21 @@ export const en = {
   'paste.problem.choice': 'not one of the choices',
   'paste.problem.reference': 'not a row id',
   'paste.problem.required': 'required',
+
+  // Issue 23 §3: the trash.
+  'trash.button': 'Trash',
+  'trash.title': 'Deleted rows',
+  'trash.hint': 'Deleted rows wait here before they are removed for good. Putting one back keeps its ID.',
+  'trash.empty': 'Nothing has been deleted.',
+  'trash.restore': 'Put back ({count})',
+  'trash.restored': 'Put back {count} rows',
+  'trash.purgeAll': 'Empty the trash',
+  'trash.purgeSelected': 'Remove {count} for good',
+  'trash.purgeAllConfirm': 'Remove every deleted row of this table for good? This cannot be undone.',
+  'trash.purgeSelectedConfirm': 'Remove {count} deleted rows for good? This cannot be undone.',
+  'trash.purged': 'Removed {count} rows for good',
+  'trash.deletedAt': 'Deleted at',
+  'trash.deletedBy': 'Deleted by',
 } as const;
 
 /** The keys of Fw's messages. */

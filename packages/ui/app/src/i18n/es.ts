@@ -400,4 +400,19 @@ export const es: Messages = {
   'paste.problem.choice': 'no es una de las opciones',
   'paste.problem.reference': 'no es un id de fila',
   'paste.problem.required': 'obligatorio',
+
+  // Issue 23 §3: the trash.
+  'trash.button': 'Papelera',
+  'trash.title': 'Filas eliminadas',
+  'trash.hint': 'Las filas eliminadas esperan aquí antes de borrarse para siempre. Al devolverlas conservan su ID.',
+  'trash.empty': 'No se ha eliminado nada.',
+  'trash.restore': 'Devolver ({count})',
+  'trash.restored': '{count} filas devueltas',
+  'trash.purgeAll': 'Vaciar la papelera',
+  'trash.purgeSelected': 'Borrar {count} para siempre',
+  'trash.purgeAllConfirm': '¿Borrar para siempre todas las filas eliminadas de esta tabla? No se puede deshacer.',
+  'trash.purgeSelectedConfirm': '¿Borrar para siempre {count} filas eliminadas? No se puede deshacer.',
+  'trash.purged': '{count} filas borradas para siempre',
+  'trash.deletedAt': 'Eliminada el',
+  'trash.deletedBy': 'Eliminada por',
 };

@@ -400,4 +400,19 @@ export const fr: Messages = {
   'paste.problem.choice': 'pas un des choix',
   'paste.problem.reference': 'pas un identifiant de ligne',
   'paste.problem.required': 'obligatoire',
+
+  // Issue 23 §3: the trash.
+  'trash.button': 'Corbeille',
+  'trash.title': 'Lignes supprimées',
+  'trash.hint': 'Les lignes supprimées attendent ici avant d’être effacées pour de bon. Remise en place, une ligne garde son identifiant.',
+  'trash.empty': 'Rien n’a été supprimé.',
+  'trash.restore': 'Remettre ({count})',
+  'trash.restored': '{count} lignes remises',
+  'trash.purgeAll': 'Vider la corbeille',
+  'trash.purgeSelected': 'Effacer {count} pour de bon',
+  'trash.purgeAllConfirm': 'Effacer pour de bon toutes les lignes supprimées de cette table ? Impossible à annuler.',
+  'trash.purgeSelectedConfirm': 'Effacer pour de bon {count} lignes supprimées ? Impossible à annuler.',
+  'trash.purged': '{count} lignes effacées pour de bon',
+  'trash.deletedAt': 'Supprimée le',
+  'trash.deletedBy': 'Supprimée par',
 };

@@ -400,4 +400,19 @@ export const ja: Messages = {
   'paste.problem.choice': '選択肢にありません',
   'paste.problem.reference': '行 ID ではありません',
   'paste.problem.required': '必須です',
+
+  // Issue 23 §3: the trash.
+  'trash.button': 'ごみ箱',
+  'trash.title': '削除した行',
+  'trash.hint': '削除した行は完全に消える前にここに置かれます。元に戻すと ID はそのままです。',
+  'trash.empty': '削除した行はありません。',
+  'trash.restore': '元に戻す（{count}）',
+  'trash.restored': '{count} 行を元に戻しました',
+  'trash.purgeAll': 'ごみ箱を空にする',
+  'trash.purgeSelected': '{count} 行を完全に削除',
+  'trash.purgeAllConfirm': 'この表の削除済みの行をすべて完全に削除しますか？元に戻せません。',
+  'trash.purgeSelectedConfirm': '削除済みの {count} 行を完全に削除しますか？元に戻せません。',
+  'trash.purged': '{count} 行を完全に削除しました',
+  'trash.deletedAt': '削除日時',
+  'trash.deletedBy': '削除した人',
 };

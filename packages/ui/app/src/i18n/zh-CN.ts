@@ -403,4 +403,19 @@ export const zhCN: Messages = {
   'paste.problem.choice': '不是可选值之一',
   'paste.problem.reference': '不是行 ID',
   'paste.problem.required': '必填',
+
+  // Issue 23 §3: the trash.
+  'trash.button': '回收站',
+  'trash.title': '已删除的行',
+  'trash.hint': '删除的行会先放在这里，之后才会被彻底清除。恢复后保留原 ID。',
+  'trash.empty': '没有已删除的行。',
+  'trash.restore': '恢复（{count}）',
+  'trash.restored': '已恢复 {count} 行',
+  'trash.purgeAll': '清空回收站',
+  'trash.purgeSelected': '彻底删除 {count} 行',
+  'trash.purgeAllConfirm': '彻底删除此表的全部已删除行？此操作无法撤销。',
+  'trash.purgeSelectedConfirm': '彻底删除 {count} 个已删除行？此操作无法撤销。',
+  'trash.purged': '已彻底删除 {count} 行',
+  'trash.deletedAt': '删除时间',
+  'trash.deletedBy': '删除人',
 };

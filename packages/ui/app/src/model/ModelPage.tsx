@@ -3,7 +3,7 @@
 // drawer and the in-table cell editor.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { App, Button, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
-import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined } from '@ant-design/icons';
+import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined, RestOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../client/api';
 import { printUrl } from '../client/links';
@@ -28,6 +28,7 @@ import { dropRowFromAddress, rowFromQuery } from './rowLink';
 import { SearchForm, toConditions } from './SearchForm';
 import { FilterBuilder } from './FilterBuilder';
 import { BulkEditDialog } from './BulkEditDialog';
+import { TrashDrawer } from './TrashDrawer';
 import { PasteDialog, pasteRowLabel } from './PasteDialog';
 import { MAX_PASTE_CELLS, parseClipboard, planPaste, type PastePlan } from './paste';
 import { filterConditions } from './filterTree';
@@ -107,6 +108,7 @@ function ModelTable({ build }: { build: BuildView }) {
   const goTo = (target: PageTarget) => writeState(fw, { ...state, page: target.page, move: target.move });
   const [selected, setSelected] = useState<number[]>([]);
   const [bulk, setBulk] = useState(false);
+  const [trashOpen, setTrashOpen] = useState(false);
   const [pasted, setPasted] = useState<PastePlan>();
   // A block pasted onto a cell (issue 23 §2): it lands from that cell rightwards and downwards,
   // over the rows and columns as they are shown; the preview checks it before anything is saved.
@@ -301,6 +303,11 @@ function ModelTable({ build }: { build: BuildView }) {
             </Button>
           )}
           {can(build, 'export') && <ExportButton fw={fw} params={exportParams} />}
+          {can(build, 'delete') && build.model.trash !== false && (
+            <Button icon={<RestOutlined />} className="fw-trash-open" onClick={() => setTrashOpen(true)}>
+              {t('trash.button')}
+            </Button>
+          )}
           {can(build, 'import') && <ImportButton fw={fw} />}
         </Space>
         <Space>
@@ -354,6 +361,7 @@ function ModelTable({ build }: { build: BuildView }) {
         />
       )}
       {pasted && <PasteDialog build={build} plan={pasted} rowLabel={(k) => pasteRowLabel(rows, k, key, columnFields(model)[0]?.name)} onClose={() => setPasted(undefined)} />}
+      {trashOpen && <TrashDrawer build={build} onClose={() => setTrashOpen(false)} />}
       {bulk && (
         <BulkEditDialog
           build={build}
