@@ -16,6 +16,7 @@ interface Tree {
   missingFields(filter: Group | undefined, fields: Array<{ name: string }>): string[];
   opsFor(field: { type: string; integer?: boolean }): string[];
   ruleReady(rule: Rule): boolean;
+  filterOfConditions(nodes: unknown): Group | undefined;
 }
 
 describe('UI filter builder rules (filterTree.ts)', () => {
@@ -80,5 +81,18 @@ describe('UI filter builder rules (filterTree.ts)', () => {
     expect(tree.opsFor({ type: 'REFERENCE_TABLE' })).to.not.include('like');
     expect(tree.ruleReady({ field: 'x', op: 'notNull' })).to.equal(true);
     expect(tree.ruleReady({ field: '', op: 'notNull' })).to.equal(false);
+  });
+
+  it('turns a saved view's conditions back into a filter that sends the same conditions', () => {
+    const conditions = [{ field: 'title', op: 'like', value: 'a' }, { or: [{ field: 'genre', value: 'novel' }, { and: [{ field: 'price', op: 'lt', value: 5 }, { field: 'x', op: 'nonsense' }] }] }];
+    const filter = tree.filterOfConditions(conditions)!;
+    expect(filter.join).to.equal('and');
+    // op defaults to eq, as on the server; an unknown operator is dropped.
+    expect(tree.filterConditions(filter)).to.deep.equal([
+      { field: 'title', op: 'like', value: 'a' },
+      { or: [{ field: 'genre', op: 'eq', value: 'novel' }, { field: 'price', op: 'lt', value: 5 }] },
+    ]);
+    expect(tree.filterOfConditions([])).to.equal(undefined);
+    expect(tree.filterOfConditions('x')).to.equal(undefined);
   });
 });

@@ -181,3 +181,33 @@ export interface TrashPage {
   page: number;
   size: number;
 }
+
+/** One saved view of a model (`GET /views/{fw}`). */
+export interface SavedView {
+  id: number;
+  name: string;
+  /** The caller's own view (else one shared with a role the caller holds). */
+  mine: boolean;
+  owner: { id: number; account?: string };
+  conditions: unknown[];
+  sort: Array<{ field: string; order: 'asc' | 'desc' }>;
+  size: number | null;
+  columns: string[] | null;
+  /** The roles it is shared with (told to its owner only). */
+  roles?: number[];
+  /** Set when the view names fields the model no longer has. */
+  broken?: { fields: string[]; message: string };
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What saving a view sends. */
+export interface ViewInput {
+  id?: number;
+  name: string;
+  conditions: unknown[];
+  sort: Array<{ field: string; order: 'asc' | 'desc' }>;
+  size?: number;
+  columns?: string[] | null;
+  roles?: number[];
+}

@@ -6,6 +6,7 @@ import { useMutation } from '@tanstack/react-query';
 import { call, send } from './api';
 import { routes, type ImportMode } from './routes';
 import type { Row } from '../types';
+import type { ViewInput } from './answers';
 
 // Sent at once even when the browser says it is offline: the request fails as a NETWORK ApiError
 // and the form shows it, as when these writes called the transport directly (TanStack's default
@@ -102,4 +103,14 @@ export function useUndelete(fw: string) {
 /** Empties trashed rows for good (administrators): the given ones, or all of the model's. */
 export function usePurgeTrash(fw: string) {
   return useMutation({ ...SEND_NOW, mutationFn: (ids?: number[]) => call(routes.purgeTrash(fw, ids)) });
+}
+
+/** Saves a view (a new one, or one of the caller's own by id). */
+export function useSaveView(fw: string) {
+  return useMutation({ ...SEND_NOW, mutationFn: (view: ViewInput) => call(routes.saveView(fw, view)) });
+}
+
+/** Deletes one of the caller's own views. */
+export function useDeleteView(fw: string) {
+  return useMutation({ ...SEND_NOW, mutationFn: (id: number) => call(routes.deleteView(fw, id)) });
 }

@@ -19,6 +19,7 @@ export const keys = {
   details: (fw: string, id: number) => ['model', fw, 'details', id] as const,
   history: (fw: string, id: number, page: number, size: number) => ['model', fw, 'history', id, page, size] as const,
   trash: (fw: string, page: number, size: number) => ['model', fw, 'trash', page, size] as const,
+  views: (fw: string) => ['views', fw] as const,
   reference: (fw: string, field: string, params: Record<string, unknown>) => ['reference', fw, field, params] as const,
 };
 
@@ -140,4 +141,9 @@ export function useRowHistory(fw: string, id: number, page: number, size: number
 /** A page of a model's trash (newest first); part of the model's keys, so a delete or undelete refreshes it. */
 export function useTrash(fw: string, page: number, size: number, enabled = true) {
   return useQuery({ queryKey: keys.trash(fw, page, size), enabled, queryFn: () => call(routes.trash(fw, page, size)), placeholderData: keepPreviousData });
+}
+
+/** The saved views of a model the caller may use: their own and those shared with their roles. */
+export function useViews(fw: string) {
+  return useQuery({ queryKey: keys.views(fw), queryFn: () => call(routes.views(fw)), staleTime: 30_000 });
 }

@@ -5,7 +5,7 @@
 // packages/ui/src/client-routes.test.ts); sending is client/api.ts, the hooks are the other files
 // of client/. Shapes come from ../types.ts and the hook files beside this one.
 import type { AttachmentValue, BuildView, LoginSettings, MenuEntry, ReferencePage, Row, TablePage, TableQuery, UserInfo } from '../types';
-import type { Activity, AssignableLists, BulkAnswer, GrantableMatrix, HistoryPage, TrashPage, OnlineUsersPage, PowerExplanation, RestoreAnswer, SessionEntry } from './answers';
+import type { Activity, AssignableLists, BulkAnswer, GrantableMatrix, HistoryPage, SavedView, TrashPage, ViewInput, OnlineUsersPage, PowerExplanation, RestoreAnswer, SessionEntry } from './answers';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -99,6 +99,11 @@ export const routes = {
   /** Paths opened as links (the token goes as `_token`, see links.ts). */
   printPath: (fw: string, id: number) => `/data/print/${seg(fw)}/${seg(id)}`,
   exportPath: (fw: string) => `/data/export/${seg(fw)}`,
+
+  // saved views of a model
+  views: (fw: string) => get<{ views: SavedView[] }>(`/views/${seg(fw)}`),
+  saveView: (fw: string, view: ViewInput) => post<SavedView>(`/views/${seg(fw)}`, view),
+  deleteView: (fw: string, id: number): Route<{ id: number; deleted: true }> => ({ method: 'DELETE', path: `/views/${seg(fw)}/${seg(id)}` }),
 
   // sessions
   sessions: (userId?: number) => get<{ sessions: SessionEntry[] }>(`/sessions${userQuery(userId)}`),

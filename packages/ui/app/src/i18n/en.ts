@@ -418,6 +418,27 @@ export const en = {
   'trash.purged': 'Removed {count} rows for good',
   'trash.deletedAt': 'Deleted at',
   'trash.deletedBy': 'Deleted by',
+
+  // Issue 23 §1: saved views.
+  'views.label': 'Saved view',
+  'views.placeholder': 'All rows',
+  'views.mine': 'My views',
+  'views.shared': 'Shared with me',
+  'views.none': 'No saved views yet',
+  'views.save': 'Save view',
+  'views.saveTitle': 'Save the current filter, sort and page size as a view',
+  'views.name': 'Name',
+  'views.nameRequired': 'Give the view a name',
+  'views.share': 'Share with roles',
+  'views.shareHint': 'People with these roles can use the view; only you can change it.',
+  'views.update': 'Update “{name}”',
+  'views.saveNew': 'Save as a new view',
+  'views.saved': 'View saved',
+  'views.delete': 'Delete view',
+  'views.deleteConfirm': 'Delete the view “{name}”?',
+  'views.deleted': 'View deleted',
+  'views.broken': 'This view names fields that no longer exist: {fields}. They are left out.',
+  'views.brokenShort': 'Names fields that no longer exist',
 } as const;
 
 /** The keys of Fw's messages. */

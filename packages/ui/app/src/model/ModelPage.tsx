@@ -31,7 +31,8 @@ import { BulkEditDialog } from './BulkEditDialog';
 import { TrashDrawer } from './TrashDrawer';
 import { PasteDialog, pasteRowLabel } from './PasteDialog';
 import { MAX_PASTE_CELLS, parseClipboard, planPaste, type PastePlan } from './paste';
-import { filterConditions } from './filterTree';
+import { filterConditions, filterOfConditions } from './filterTree';
+import { ViewsBar } from './ViewsBar';
 import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
 import { EstimatePager, PAGE_SIZES } from './EstimatePager';
 import { formatCount, isCursorRefusal, pageNumbered, pagerTotal, writeMove, type PageTarget } from './paging';
@@ -49,6 +50,7 @@ function writeState(fw: string, state: TableState) {
   );
   if (Object.keys(search).length) q.set('s', JSON.stringify(search));
   if (state.filter) q.set('f', JSON.stringify(state.filter));
+  if (state.view) q.set('v', String(state.view));
   const qs = q.toString();
   navigate(`/model/${encodeURIComponent(fw)}${qs ? `?${qs}` : ''}`, { replace: true });
 }
@@ -260,11 +262,25 @@ function ModelTable({ build }: { build: BuildView }) {
   return (
     <div className="fw-model" data-model={fw} ref={scope}>
       {grid.hints}
+      <ViewsBar
+        fw={fw}
+        chosenId={state.view}
+        current={{ conditions, sort: state.sort, size: state.size }}
+        onApply={(view) =>
+          writeState(
+            fw,
+            view
+              ? { page: 1, size: view.size ?? DEFAULT_SIZE, sort: view.sort ?? [], search: {}, filter: filterOfConditions(view.conditions), view: view.id }
+              : { page: 1, size: state.size, sort: [], search: {} },
+          )
+        }
+      />
       <SearchForm
+        key={JSON.stringify(state.search)}
         model={fw}
         fields={asTree && !model.tree ? [] : filterFields}
         values={state.search}
-        onSearch={(search) => writeState(fw, { ...state, page: 1, move: undefined, search })}
+        onSearch={(search) => writeState(fw, { ...state, page: 1, move: undefined, search, view: undefined })}
       />
       <div className="fw-toolbar">
         <Space wrap>
@@ -294,7 +310,7 @@ function ModelTable({ build }: { build: BuildView }) {
               model={fw}
               fields={filterFields}
               value={state.filter}
-              onApply={(filter) => writeState(fw, { ...state, page: 1, move: undefined, ...(filter ? { filter } : { filter: undefined }) })}
+              onApply={(filter) => writeState(fw, { ...state, page: 1, move: undefined, filter, view: undefined })}
             />
           )}
           {can(build, 'edit') && build.power.cellEdit && !asTree && model.fields.some((f) => f.cellEdit) && (

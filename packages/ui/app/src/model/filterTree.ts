@@ -146,3 +146,24 @@ export function missingFields(filter: FilterGroup | undefined, fields: FieldView
   walk(filter);
   return [...out];
 }
+
+/**
+ * The filter a list of table-query conditions stands for (a saved view's): a top-level AND of
+ * them, `{ or }` / `{ and }` nodes as groups. What is not a condition or a group is dropped.
+ */
+export function filterOfConditions(nodes: unknown): FilterGroup | undefined {
+  if (!Array.isArray(nodes) || nodes.length === 0) return undefined;
+  const item = (node: unknown, depth: number): FilterRule | FilterGroup | undefined => {
+    if (!node || typeof node !== 'object' || depth > 3) return undefined;
+    const n = node as { or?: unknown; and?: unknown; field?: unknown; op?: unknown; value?: unknown };
+    if (Array.isArray(n.or) || Array.isArray(n.and)) {
+      const items = ((n.or ?? n.and) as unknown[]).map((x) => item(x, depth + 1)).filter((x): x is FilterRule | FilterGroup => x !== undefined);
+      return { join: Array.isArray(n.or) ? 'or' : 'and', items };
+    }
+    if (typeof n.field !== 'string') return undefined;
+    const op = typeof n.op === 'string' && OPS.has(n.op) ? (n.op as FilterOp) : n.op === undefined ? 'eq' : undefined;
+    if (!op) return undefined;
+    return { field: n.field, op, ...(n.value !== undefined ? { value: n.value } : {}) };
+  };
+  return readFilter({ join: 'and', items: nodes.map((x) => item(x, 1)).filter(Boolean) });
+}

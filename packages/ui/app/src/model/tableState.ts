@@ -21,6 +21,8 @@ export interface TableState {
   search: SearchValues;
   /** The filter builder's rules (the `f` parameter), when any are in force. */
   filter?: FilterGroup;
+  /** The saved view last applied (the `v` parameter): shown as chosen in the views bar. */
+  view?: number;
 }
 
 /** Paging, sorting and search live in the URL, so a reload or a shared link shows the same rows. */
@@ -50,10 +52,11 @@ export function readState(query: URLSearchParams): TableState {
   } catch {
     filter = undefined;
   }
+  const view = whole(query.get('v'), 0, 2147483647) || undefined;
   const page = whole(query.get('page'), 1, MAX_PAGE);
   // Page 1 is always the plain first page (a cursor there would only make a second cache entry).
   const move = page > 1 ? readMove(query) : undefined;
-  return { page, size: whole(query.get('size'), DEFAULT_SIZE, MAX_PAGE_SIZE), ...(move ? { move } : {}), sort, search, ...(filter ? { filter } : {}) };
+  return { page, size: whole(query.get('size'), DEFAULT_SIZE, MAX_PAGE_SIZE), ...(move ? { move } : {}), sort, search, ...(filter ? { filter } : {}), ...(view ? { view } : {}) };
 }
 
 /**
