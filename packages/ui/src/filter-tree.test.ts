@@ -83,7 +83,7 @@ describe('UI filter builder rules (filterTree.ts)', () => {
     expect(tree.ruleReady({ field: '', op: 'notNull' })).to.equal(false);
   });
 
-  it('turns a saved view's conditions back into a filter that sends the same conditions', () => {
+  it('turns a saved view’s conditions back into a filter that sends the same conditions', () => {
     const conditions = [{ field: 'title', op: 'like', value: 'a' }, { or: [{ field: 'genre', value: 'novel' }, { and: [{ field: 'price', op: 'lt', value: 5 }, { field: 'x', op: 'nonsense' }] }] }];
     const filter = tree.filterOfConditions(conditions)!;
     expect(filter.join).to.equal('and');
