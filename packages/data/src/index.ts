@@ -17,7 +17,7 @@ export type { GrantCheck } from './write/grant-rules.js';
 export { matchesVersion, rowVersion } from './read/row-version.js';
 export { DataEvents } from './events.js';
 export type { DataEventMap, EditEvent } from './events.js';
-export { DEFAULT_QUERY_LIMITS, applyConditions, likePattern, parseConditions, parseTableQuery, queryableField } from './read/query.js';
+export { DEFAULT_QUERY_LIMITS, MAX_CONDITION_DEPTH, applyConditions, likePattern, parseConditions, parseTableQuery, prefixPattern, queryableField } from './read/query.js';
 export type { QueryLimits, TableQuery } from './read/query.js';
 export type { CountMode } from './read/counts.js';
 export { csvCell, csvLine, csvLines, parseCsv } from './transfer/csv.js';
