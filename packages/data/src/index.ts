@@ -13,6 +13,10 @@ export { assignable, explain, grantable, powerRoutes } from './http/power-routes
 export { assignableLists } from './write/assignable.js';
 export type { AssignableEntry, AssignableLists } from './write/assignable.js';
 export type { PowerRouteDeps } from './http/power-routes.js';
+export { VIEW_ROUTES, mountViewRoutes } from './http/view-routes.js';
+export type { ViewRouteDeps, ViewScope } from './http/view-routes.js';
+export { VIEW_LIMITS, parseViewSave, sharingRefusal, viewAnswer } from './views/saved-views.js';
+export type { ViewAnswer, ViewSave } from './views/saved-views.js';
 export type { GrantCheck } from './write/grant-rules.js';
 export { matchesVersion, rowVersion } from './read/row-version.js';
 export { DataEvents } from './events.js';
