@@ -154,7 +154,9 @@ export function createSavedViewRepository(ctx: RepositoryContext): SavedViewRepo
     async update(userId, model, id, input) {
       if (!isRowId(userId) || !isRowId(id)) return undefined;
       return knex.transaction(async (trx) => {
-        const changed = await own(trx, userId, model).where('id', id).update({ ...columnsOf(input), updated_at: new Date() });
+        const changed = await own(trx, userId, model)
+          .where('id', id)
+          .update({ ...columnsOf(input), updated_at: new Date() });
         if (changed === 0) return undefined;
         await setRoles(trx, id, input.roleIds);
         const row = (await trx(VIEW).where('id', id).first()) as Row;
