@@ -114,7 +114,21 @@ describeEachSql('FwAiToolbox: crafted arguments are refused, nothing written', (
 
   it('filters with condition groups through the table query parser (issue 23 §1)', async () => {
     await toolbox.call('insertFwData', { model: 'Item', data: { title: 'other', qty: 9 } }, admin);
-    const filter = { conditions: [{ or: [{ field: 'title', op: 'startsWith', value: 'KE' }, { and: [{ field: 'qty', op: 'notIn', value: [1, 2] }, { field: 'title', op: 'eq', value: 'nope' }] }] }] };
+    const filter = {
+      conditions: [
+        {
+          or: [
+            { field: 'title', op: 'startsWith', value: 'KE' },
+            {
+              and: [
+                { field: 'qty', op: 'notIn', value: [1, 2] },
+                { field: 'title', op: 'eq', value: 'nope' },
+              ],
+            },
+          ],
+        },
+      ],
+    };
     const page = (await toolbox.call('fwDataQuery', { model: 'Item', filter }, admin)) as { rows: Array<{ title: string }> };
     expect(page.rows.map((r) => r.title)).to.deep.equal(['kept']);
     // The tool's schema holds groups to one key; the parser names a bad member by its place.
