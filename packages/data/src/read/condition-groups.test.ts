@@ -3,6 +3,7 @@ import { describeEachSql } from '@fw/test-utils';
 import { Book, Note, setupData, type DataFixture } from '../test-setup.js';
 import { DEFAULT_QUERY_LIMITS } from './query.js';
 import { RowReader } from './rows.js';
+import { conditionsKey } from './counts.js';
 
 const api = '/fw-api';
 
@@ -200,5 +201,15 @@ describeEachSql('table query: condition groups and operators', (db) => {
     expect(await page([{ or: [a, b] }])).to.deep.equal(['Dubliners', 'Emma', 'Essays 100%', 'Walden']);
     expect(await page([a, b])).to.deep.equal([]);
     expect(reader.planCount).to.equal(plans + 2);
+  });
+});
+
+describe('conditionsKey with groups', () => {
+  it('tells apart the same conditions grouped otherwise (cached counts and page anchors are kept under it)', () => {
+    const a = { field: 'genre', op: 'eq' as const, value: 'essay' };
+    const b = { field: 'price', op: 'lt' as const, value: 5 };
+    const keys = [conditionsKey([{ or: [a, b] }]), conditionsKey([{ and: [a, b] }]), conditionsKey([a, b]), conditionsKey([{ or: [a] }, b]), conditionsKey([{ or: [{ or: [a, b] }] }])];
+    expect(new Set(keys).size).to.equal(keys.length);
+    expect(conditionsKey([{ or: [a, b] }])).to.equal(conditionsKey([{ or: [{ ...a }, { ...b }] }]));
   });
 });

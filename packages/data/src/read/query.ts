@@ -154,11 +154,6 @@ export function parseConditions(model: ModelDefinition, raw: unknown, limits: Qu
   return list(raw, base, 0);
 }
 
-/** Every condition on a field in `nodes`, groups opened, in order. */
-export function conditionLeaves(nodes: readonly ConditionNode[]): Condition[] {
-  return nodes.flatMap((n) => (isConditionGroup(n) ? conditionLeaves(n.or ?? n.and ?? []) : [n]));
-}
-
 /** `nodes` with each condition on a field replaced by `f(condition)`, groups kept as they are. */
 export function mapConditions(nodes: readonly ConditionNode[], f: (c: Condition) => Condition): ConditionNode[] {
   return nodes.map((n) => {

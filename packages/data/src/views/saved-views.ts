@@ -3,9 +3,9 @@
 // and the store (`store.views`) do the rest. A view is checked with the table query's own parser
 // when it is saved, and looked at again when it is loaded: a model changes, and a view naming a
 // field that is gone is answered as broken rather than failing the whole list.
-import { FwError, isConditionGroup, isFwError, isObject, type ConditionNode, type FwErrorDetail, type FwUser, type ModelDefinition } from '@fw/core';
+import { FwError, isFwError, isObject, type ConditionNode, type FwErrorDetail, type FwUser, type ModelDefinition } from '@fw/core';
 import type { FwSavedViewRecord, SavedViewInput } from '@fw/store';
-import { conditionLeaves, parseTableQuery, type QueryLimits } from '../read/query.js';
+import { parseTableQuery, type QueryLimits } from '../read/query.js';
 import { dataError } from '../error-codes.js';
 
 /** Bounds of saved views. */
@@ -133,8 +133,16 @@ function missingFields(model: ModelDefinition, view: FwSavedViewRecord): string[
     const field = typeof name === 'string' && Object.hasOwn(model.fields, name) ? model.fields[name] : undefined;
     if (!field || (queried && !field.capabilities.queryable)) missing.add(String(name));
   };
-  const conditions = Array.isArray(view.conditions) ? (view.conditions as ConditionNode[]) : [];
-  for (const c of conditionLeaves(conditions.filter((n) => isObject(n) && (isConditionGroup(n) || 'field' in n)))) usable(c.field, true);
+  // Stored JSON is walked defensively: a row written around the routes may hold anything.
+  const walk = (nodes: unknown): void => {
+    if (!Array.isArray(nodes)) return;
+    for (const n of nodes) {
+      if (!isObject(n)) continue;
+      if (Array.isArray(n.or) || Array.isArray(n.and)) walk(n.or ?? n.and);
+      else usable(n.field, true);
+    }
+  };
+  walk(view.conditions);
   for (const s of Array.isArray(view.sort) ? view.sort : []) if (isObject(s)) usable(s.field, true);
   for (const c of Array.isArray(view.columns) ? view.columns : []) usable(c, false);
   return [...missing].sort();
