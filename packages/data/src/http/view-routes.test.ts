@@ -39,7 +39,7 @@ describeEachSql('fwData saved views: /views/{fw}', (db) => {
     const created = await save('Book', t.alice, cheapNovels);
     expect(created.status, JSON.stringify(created.body)).to.equal(200);
     expect(created.body).to.include({ name: 'Cheap novels', mine: true, size: 10 });
-    expect(created.body.owner).to.deep.equal({ id: f.users.alice.id });
+    expect(created.body.owner).to.deep.equal({ id: f.users.alice.id, account: f.users.alice.account });
     expect(created.body.roles).to.deep.equal([]);
     expect(created.body.sort).to.deep.equal([{ field: 'price', order: 'desc' }]);
     expect(created.body.conditions).to.deep.equal([{ field: 'genre', op: 'eq', value: 'novel' }, cheapNovels.conditions[1]]);
@@ -107,6 +107,7 @@ describeEachSql('fwData saved views: /views/{fw}', (db) => {
     const seen = (await list('Book', t.carol).expect(200)).body.views;
     expect(seen.map((v: { id: number; mine: boolean }) => [v.id, v.mine])).to.deep.equal([[shared.body.id, false]]);
     expect(seen[0]).not.to.have.property('roles');
+    expect(seen[0].owner).to.deep.equal({ id: f.users.alice.id, account: f.users.alice.account });
 
     // Carol may not change or delete it: it is not found among her views.
     const taken = await save('Book', t.carol, { ...cheapNovels, id: shared.body.id, name: 'Mine now' });

@@ -36,7 +36,7 @@ const viewSchema: JsonSchema = {
     id: { type: 'integer', minimum: 1 },
     name: { type: 'string' },
     mine: { type: 'boolean' },
-    owner: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
+    owner: { type: 'object', properties: { id: { type: 'integer' }, account: { type: 'string' } }, required: ['id'] },
     conditions: conditionsSchema,
     sort: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, order: { enum: ['asc', 'desc'] } } } },
     size: { type: ['integer', 'null'] },
@@ -82,7 +82,15 @@ export const VIEW_ROUTES: ReadonlyArray<ViewRoute<unknown>> = [
     async handle(ctx, { deps, scope, who }) {
       ctx.set('Cache-Control', 'no-store');
       const views = await deps.store.views.listFor(who.user.id, scope.model.name);
-      return { views: views.map((v): ViewAnswer => viewAnswer(scope.model, v, who.user.id, scope.limits)) };
+      // Whose each shared view is, so a list can say so: one lookup per owner.
+      const accounts = new Map<number, string>([[who.user.id, who.user.account]]);
+      for (const owner of new Set(views.map((v) => v.userId))) {
+        if (!accounts.has(owner)) {
+          const found = await deps.store.users.findById(owner);
+          if (found) accounts.set(owner, found.account);
+        }
+      }
+      return { views: views.map((v): ViewAnswer => viewAnswer(scope.model, v, who.user.id, scope.limits, accounts.get(v.userId))) };
     },
   }),
   defineRoute<DataService, ViewSave, ViewScope, Actor>({
@@ -121,7 +129,7 @@ export const VIEW_ROUTES: ReadonlyArray<ViewRoute<unknown>> = [
         }
         saved = await deps.store.views.create(who.user.id, model.name, body.view);
       }
-      return viewAnswer(model, saved, who.user.id, scope.limits);
+      return viewAnswer(model, saved, who.user.id, scope.limits, who.user.account);
     },
   }),
   defineRoute<DataService, undefined, ViewScope, Actor>({

@@ -34,7 +34,8 @@ export interface ViewAnswer {
   name: string;
   /** The caller owns it (and may change, share and delete it). */
   mine: boolean;
-  owner: { id: number };
+  /** Its owner; `account` when the list could read it (a view shared by someone else shows whose it is). */
+  owner: { id: number; account?: string };
   conditions: unknown;
   sort: unknown;
   size: number | null;
@@ -153,13 +154,13 @@ function missingFields(model: ModelDefinition, view: FwSavedViewRecord): string[
  * field gone, or a value its field no longer takes) comes back with `broken` instead of failing
  * the list: its owner can see it, fix it or delete it.
  */
-export function viewAnswer(model: ModelDefinition, view: FwSavedViewRecord, userId: number, limits: QueryLimits): ViewAnswer {
+export function viewAnswer(model: ModelDefinition, view: FwSavedViewRecord, userId: number, limits: QueryLimits, ownerAccount?: string): ViewAnswer {
   const mine = view.userId === userId;
   const answer: ViewAnswer = {
     id: view.id,
     name: view.name,
     mine,
-    owner: { id: view.userId },
+    owner: { id: view.userId, ...(ownerAccount !== undefined ? { account: ownerAccount } : {}) },
     conditions: view.conditions,
     sort: view.sort,
     size: view.pageSize,
