@@ -1,4 +1,4 @@
-import { EditType, FW_LOCALES, POWER_FLAGS, type FieldDefinition, type ModelDefinition } from '@fw/core';
+import { CONDITION_OPERATORS, EditType, FW_LOCALES, POWER_FLAGS, type FieldDefinition, type ModelDefinition } from '@fw/core';
 
 /** A JSON Schema (2020-12, the dialect of OpenAPI 3.1), as plain data. */
 export type JsonSchema = Record<string, unknown>;
@@ -268,11 +268,17 @@ function tableQuery(sortable: string[], filterable: string[]): JsonSchema {
       conditions: {
         type: 'array',
         maxItems: 50,
+        description: 'All must hold; 50 entries in all (groups and their members included)',
         items: {
-          type: 'object',
-          properties: { field: { enum: filterable }, op: ref('FwConditionOp'), value: {} },
-          required: ['field'],
-          additionalProperties: false,
+          anyOf: [
+            {
+              type: 'object',
+              properties: { field: { enum: filterable }, op: ref('FwConditionOp'), value: {} },
+              required: ['field'],
+              additionalProperties: false,
+            },
+            ref('FwConditionGroup'),
+          ],
         },
       },
       count: {
@@ -325,7 +331,15 @@ export function sharedSchemas(): Record<string, JsonSchema> {
       required: ['path', 'message'],
     },
     FwId: { type: ['integer', 'string'], minimum: 1, pattern: '^[0-9]{1,15}$', description: 'A row id: a positive whole number (or its digits as text)' },
-    FwConditionOp: { enum: ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'between', 'like', 'in', 'isNull', 'notNull'], default: 'eq' },
+    FwConditionOp: { enum: [...CONDITION_OPERATORS], default: 'eq' },
+    FwConditionGroup: {
+      type: 'object',
+      description: 'One of or (at least one member holds) and and (every member holds); members are conditions or groups, nested at most 4 deep',
+      properties: { or: { type: 'array', minItems: 1, items: {} }, and: { type: 'array', minItems: 1, items: {} } },
+      minProperties: 1,
+      maxProperties: 1,
+      additionalProperties: false,
+    },
     FwAttachment: {
       type: 'object',
       description: 'One stored file of an ATTACHMENT field',

@@ -111,4 +111,30 @@ describeEachSql('FwAiToolbox: crafted arguments are refused, nothing written', (
     expect([value.status, value.details?.map((d) => d.path)]).to.deep.equal([422, ['qty']]);
     expect(await store.knex('tb_item').select('title')).to.deep.equal([{ title: 'kept' }]);
   });
+
+  it('filters with condition groups through the table query parser (issue 23 §1)', async () => {
+    await toolbox.call('insertFwData', { model: 'Item', data: { title: 'other', qty: 9 } }, admin);
+    const filter = {
+      conditions: [
+        {
+          or: [
+            { field: 'title', op: 'startsWith', value: 'KE' },
+            {
+              and: [
+                { field: 'qty', op: 'notIn', value: [1, 2] },
+                { field: 'title', op: 'eq', value: 'nope' },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const page = (await toolbox.call('fwDataQuery', { model: 'Item', filter }, admin)) as { rows: Array<{ title: string }> };
+    expect(page.rows.map((r) => r.title)).to.deep.equal(['kept']);
+    // The tool's schema holds groups to one key; the parser names a bad member by its place.
+    expect((await refusal('fwDataQuery', { model: 'Item', filter: { conditions: [{ or: [], and: [] }] } })).code).to.equal('BAD_REQUEST');
+    const deep = await refusal('fwDataQuery', { model: 'Item', filter: { conditions: [{ or: [{ field: 'qty', op: 'in', value: ['x'] }] }] } });
+    expect([deep.code, deep.details?.[0]?.path]).to.deep.equal(['BAD_QUERY', 'conditions[0].or[0].value[0]']);
+    await store.knex('tb_item').where('title', 'other').delete();
+  });
 });

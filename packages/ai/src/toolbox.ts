@@ -1,6 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { CONDITION_OPERATORS, FwError, type FwUser } from '@fw/core';
-import { modelView, type DataService } from '@fw/data';
+import { MAX_CONDITION_DEPTH, modelView, type DataService } from '@fw/data';
 import { aiGate, isAiVisible } from '@fw/power';
 
 /** The seven tools, as MCP lists them. */
@@ -24,6 +24,28 @@ export const AI_ROW_CAP = 200;
 
 const model = { type: 'string', description: 'The model name, as fwModelList gives it.', minLength: 1, maxLength: 64 };
 const id = { type: ['integer', 'string'], description: 'The primary key of a row.', pattern: '^[0-9]{1,15}$', minimum: 1 };
+
+const condition = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['field', 'op'],
+  properties: {
+    field: { type: 'string', maxLength: 64 },
+    op: { type: 'string', enum: [...CONDITION_OPERATORS] },
+    value: { description: 'A value of the field’s type; a list for in / notIn, [low, high] for between; text for like (contains) and startsWith; none for isNull / notNull.' },
+  },
+};
+
+/**
+ * A condition, or a group of them nested at most `depth` deep. Spelled out level by level rather
+ * than with a `$ref`, so a client that does not follow references still reads the whole shape.
+ */
+function conditionSchema(depth: number): Record<string, unknown> {
+  if (depth === 0) return condition;
+  const members = { type: 'array', minItems: 1, maxItems: 50, items: conditionSchema(depth - 1) };
+  // One group object holding exactly one of `or` / `and`, so each level appears once.
+  return { anyOf: [condition, { type: 'object', additionalProperties: false, minProperties: 1, maxProperties: 1, properties: { or: members, and: members } }] };
+}
 
 /** The tools and their argument schemas (JSON Schema, draft 2020-12 subset). */
 export const TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
@@ -51,16 +73,8 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
             conditions: {
               type: 'array',
               maxItems: 50,
-              items: {
-                type: 'object',
-                additionalProperties: false,
-                required: ['field', 'op'],
-                properties: {
-                  field: { type: 'string', maxLength: 64 },
-                  op: { type: 'string', enum: [...CONDITION_OPERATORS] },
-                  value: { description: 'A value of the field’s type; a list for in, [low, high] for between; none for isNull / notNull.' },
-                },
-              },
+              description: 'All must hold. An entry is a condition, or a group { or: [...] } (one must hold) or { and: [...] }; groups nest up to 4 deep, 50 entries in all.',
+              items: conditionSchema(MAX_CONDITION_DEPTH),
             },
             sort: {
               type: 'array',

@@ -37,7 +37,8 @@ export type {
 } from './model.js';
 export { fieldCapabilities, modelCapabilities } from './field-capabilities.js';
 export type { FieldFacts, ModelFacts } from './field-capabilities.js';
-export type { CellEditAnswer, CellEditRefusalCode, FieldCapabilities, ModelCapabilities, StoredKind } from './model-types.js';
+export type { CellEditAnswer, CellEditRefusalCode, ConditionGroup, ConditionNode, FieldCapabilities, ModelCapabilities, StoredKind } from './model-types.js';
+export { isConditionGroup } from './model-types.js';
 export { FW_LOCALES, checkLocalizedText, localizedText } from './localized-text.js';
 export type { CheckedText, FwLocale, LocalizedText, LocalizedTitles } from './localized-text.js';
 export { ModelRegistry, createRegistry } from './registry.js';

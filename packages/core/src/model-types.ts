@@ -235,8 +235,12 @@ export interface FieldDefinitionInput {
   index?: boolean;
 }
 
-/** Filter operators usable in conditions (table query, `beforeFetch`, AI queries). */
-export const CONDITION_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'between', 'like', 'in', 'isNull', 'notNull'] as const;
+/**
+ * Filter operators usable in conditions (table query, `beforeFetch`, AI queries). `like` is
+ * "contains" and `startsWith` "begins with", both ignoring case; `ne` and `notIn` also match an
+ * empty cell; `isNull` / `notNull` are "empty" / "not empty".
+ */
+export const CONDITION_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'between', 'like', 'startsWith', 'in', 'notIn', 'isNull', 'notNull'] as const;
 /** One of {@link CONDITION_OPERATORS}. */
 export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
 
@@ -245,6 +249,21 @@ export interface Condition {
   field: string;
   op: ConditionOperator;
   value?: unknown;
+}
+
+/**
+ * Conditions of which at least one (`or`) or every one (`and`) must hold. Groups nest; the table
+ * query bounds how deep and how many (issue 23 §1).
+ * @example { or: [{ field: 'genre', op: 'eq', value: 'novel' }, { and: [{ field: 'price', op: 'lt', value: 5 }, { field: 'inPrint', value: true }] }] }
+ */
+export type ConditionGroup = { or: ConditionNode[]; and?: never; field?: never } | { and: ConditionNode[]; or?: never; field?: never };
+
+/** A condition on a field, or a group of them. */
+export type ConditionNode = Condition | ConditionGroup;
+
+/** True when `node` is an `or` / `and` group rather than a condition on a field. */
+export function isConditionGroup(node: ConditionNode): node is ConditionGroup {
+  return Array.isArray((node as { or?: unknown }).or) || Array.isArray((node as { and?: unknown }).and);
 }
 
 /** Where a data operation came from. */

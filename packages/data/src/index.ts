@@ -13,11 +13,15 @@ export { assignable, explain, grantable, powerRoutes } from './http/power-routes
 export { assignableLists } from './write/assignable.js';
 export type { AssignableEntry, AssignableLists } from './write/assignable.js';
 export type { PowerRouteDeps } from './http/power-routes.js';
+export { VIEW_ROUTES, mountViewRoutes } from './http/view-routes.js';
+export type { ViewRouteDeps, ViewScope } from './http/view-routes.js';
+export { VIEW_LIMITS, parseViewSave, sharingRefusal, viewAnswer } from './views/saved-views.js';
+export type { ViewAnswer, ViewSave } from './views/saved-views.js';
 export type { GrantCheck } from './write/grant-rules.js';
 export { matchesVersion, rowVersion } from './read/row-version.js';
 export { DataEvents } from './events.js';
 export type { DataEventMap, EditEvent } from './events.js';
-export { DEFAULT_QUERY_LIMITS, applyConditions, likePattern, parseConditions, parseTableQuery, queryableField } from './read/query.js';
+export { DEFAULT_QUERY_LIMITS, MAX_CONDITION_DEPTH, applyConditions, likePattern, parseConditions, parseTableQuery, prefixPattern, queryableField } from './read/query.js';
 export type { QueryLimits, TableQuery } from './read/query.js';
 export type { CountMode } from './read/counts.js';
 export { csvCell, csvLine, csvLines, parseCsv } from './transfer/csv.js';

@@ -1,5 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import { logIndexes } from './0016_log_indexes.js';
+import { savedViews } from './0017_saved_views.js';
 import { dialectOfKnex, KNEX_CLIENT, nowDefault, type FwDialect } from './dialect.js';
 
 /** knex's bookkeeping table for Fw's migrations (its lock table is `fw_migrations_lock`). */
@@ -27,6 +28,8 @@ export const BUILTIN_TABLES = Object.freeze([
   'fw_session',
   'fw_file',
   'fw_user_pref',
+  'fw_saved_view',
+  'fw_saved_view_role',
 ] as const);
 
 /** The name of one built-in table. */
@@ -485,6 +488,7 @@ export const MIGRATIONS: readonly FwMigration[] = Object.freeze([
   userPrefs,
   operateLogUser,
   logIndexes,
+  savedViews,
 ]);
 
 /**

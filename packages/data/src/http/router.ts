@@ -24,6 +24,7 @@ import { DataService, type Actor, type UpdateOptions } from '../service.js';
 import { transferRoutes } from './transfer-routes.js';
 import { attachmentRoutes } from './attachment-routes.js';
 import { powerRoutes } from './power-routes.js';
+import { mountViewRoutes } from './view-routes.js';
 import type { FileStorage } from '@fw/files';
 import { PRINT_CSS, PRINT_JS } from './print.js';
 import type { UploadQuota } from '../files/upload-quota.js';
@@ -170,6 +171,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   transferRoutes(router, { service, actor, importBodyLimit });
   attachmentRoutes(router, { service, actor });
   powerRoutes(router, { service, actor });
+  mountViewRoutes(router, { service, actor });
   // The print page's own stylesheet and script: linked rather than inline, so the page works under
   // a `default-src 'self'` content security policy. Public: they hold nothing but layout.
   router.get('/data/print.css', fwRoute((ctx) => {

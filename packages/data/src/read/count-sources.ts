@@ -1,7 +1,7 @@
 // Where a table page's total comes from when the page's own bounded count cannot prove it: a full
 // count held to a time limit, and the database's own statistics. One function per job, one branch
 // per dialect; the strategy that picks between them is in counts.ts.
-import type { Condition, ModelDefinition } from '@fw/core';
+import type { ConditionNode, ModelDefinition } from '@fw/core';
 import type { Knex } from 'knex';
 import { applyStoredConditions } from './query.js';
 import { CountWorkerUnavailable } from './sqlite-count-worker.js';
@@ -26,7 +26,7 @@ export function rawRows(dialect: string, result: unknown): Array<Record<string, 
  * `select count(*) as n from (select 1 … where <conditions> limit <limit>)`: reads at most `limit`
  * matching rows, so its cost does not grow with the table. An answer below `limit` is the exact total.
  */
-export function boundedCountQuery(knex: Knex, model: ModelDefinition, conditions: readonly Condition[], limit: number): Knex.QueryBuilder {
+export function boundedCountQuery(knex: Knex, model: ModelDefinition, conditions: readonly ConditionNode[], limit: number): Knex.QueryBuilder {
   const inner = applyStoredConditions(knex(model.table).select(knex.raw('1 as fw_one')), model, conditions).limit(limit);
   return knex.from(inner.as('fw_bounded')).count({ n: '*' });
 }
@@ -51,7 +51,7 @@ function finite(value: unknown): number | undefined {
  * bound when keys were deleted), else the row count of its last ANALYZE. Undefined when the
  * database has nothing to say (or refuses).
  */
-export async function statisticsEstimate(source: CountSource, model: ModelDefinition, conditions: readonly Condition[]): Promise<number | undefined> {
+export async function statisticsEstimate(source: CountSource, model: ModelDefinition, conditions: readonly ConditionNode[]): Promise<number | undefined> {
   const { knex, dialect } = source;
   try {
     if (dialect === 'postgres') {
@@ -109,7 +109,7 @@ function isMariaDb(knex: Knex): Promise<boolean> {
  * The exact number of matching rows, or undefined when it could not be had within `timeLimitMs`
  * (one `count(*)` through {@link readWithin}).
  */
-export async function exactCount(source: CountSource, model: ModelDefinition, conditions: readonly Condition[], timeLimitMs: number): Promise<number | undefined> {
+export async function exactCount(source: CountSource, model: ModelDefinition, conditions: readonly ConditionNode[], timeLimitMs: number): Promise<number | undefined> {
   const count = applyStoredConditions(source.knex(model.table).count({ n: '*' }), model, conditions);
   const rows = await readWithin(source, count, timeLimitMs, 'first');
   return rows === undefined ? undefined : Number(rows[0]?.n ?? 0);

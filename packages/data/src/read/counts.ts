@@ -13,7 +13,7 @@
 // passed off as exact, since writes outside Fw (other programs, raw SQL) do not reach it.
 import { isObject } from '@fw/core';
 import { createHash } from 'node:crypto';
-import type { Condition, ModelDefinition } from '@fw/core';
+import { isConditionGroup, type ConditionNode, type ModelDefinition } from '@fw/core';
 import { exactCount, statisticsEstimate, type CountSource } from './count-sources.js';
 import { dataError } from '../error-codes.js';
 import type { QueryLimits } from './query.js';
@@ -25,7 +25,7 @@ import type { QueryLimits } from './query.js';
  * is written the driver's way; `= NULL` is `IS NULL`). Two users whose row visibility differs only
  * so must not share a key, so every value carries its type. A SHA-256 of that, a few dozen characters.
  */
-export function conditionsKey(conditions: readonly Condition[]): string {
+export function conditionsKey(conditions: readonly ConditionNode[]): string {
   const typed = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(typed);
     if (v === null || v === undefined) return v;
@@ -37,9 +37,10 @@ export function conditionsKey(conditions: readonly Condition[]): string {
   };
   // Hashed: a request's conditions may take most of a 1 MB body, and hundreds of keys are kept
   // (cached counts, page anchors and the reads asked for them).
-  return createHash('sha256')
-    .update(JSON.stringify(conditions.map((c) => ({ ...c, value: typed(c.value) }))))
-    .digest('base64url');
+  // Groups keep their place: `a or b` and `a and b` hold the same conditions yet other rows.
+  const typedTree = (nodes: readonly ConditionNode[]): unknown[] =>
+    nodes.map((c) => (isConditionGroup(c) ? (c.or ? { or: typedTree(c.or) } : { and: typedTree(c.and ?? []) }) : { ...c, value: typed(c.value) }));
+  return createHash('sha256').update(JSON.stringify(typedTree(conditions))).digest('base64url');
 }
 
 /** How a table page counts its total (the request's `count`). */
@@ -95,7 +96,7 @@ export interface PageCount {
   model: ModelDefinition;
   mode: CountMode;
   /** Every condition of the page (visibility included), values in stored form (`storedConditions`). */
-  conditions: readonly Condition[];
+  conditions: readonly ConditionNode[];
   /** The answer of the page's bounded count (at most `exactCountLimit + 1`); undefined when it did not run (`none`). */
   bounded: number | undefined;
   /** Rows before the page, when known (an offset page); undefined for a page read by cursor. */
@@ -180,7 +181,7 @@ export class Counts {
    * only confirm "more than the limit" and the answer is that cached estimate anyway. A page
    * with room to spare still proves a small total exact (see {@link total}).
    */
-  needsBounded(model: ModelDefinition, mode: CountMode, conditions: readonly Condition[]): boolean {
+  needsBounded(model: ModelDefinition, mode: CountMode, conditions: readonly ConditionNode[]): boolean {
     if (mode === 'none') return false;
     if (mode === 'exact') return true;
     const entry = this.#cache.get(model.name)?.get(conditionsKey(conditions));
@@ -276,7 +277,7 @@ export class Counts {
   }
 
   /** Counts `conditions` in the background when the cached count is missing, old or dirty: one count per key at a time. */
-  #refresh(model: ModelDefinition, key: string, conditions: readonly Condition[]): void {
+  #refresh(model: ModelDefinition, key: string, conditions: readonly ConditionNode[]): void {
     const now = this.#now();
     const entry = this.#cache.get(model.name)?.get(key);
     if (entry && now - entry.at < (entry.dirty ? Math.max(RECOUNT_MS, RECOUNT_FACTOR * entry.took) : freshFor(entry))) return;

@@ -1,4 +1,4 @@
-import { CONDITION_OPERATORS, EditType, FwError, isObject, type Condition, type ConditionOperator, type FieldDefinition, type ModelDefinition } from '@fw/core';
+import { CONDITION_OPERATORS, EditType, FwError, isConditionGroup, isObject, type Condition, type ConditionNode, type ConditionOperator, type FieldDefinition, type ModelDefinition } from '@fw/core';
 import { DIALECT_LIMITS, coerceValue, integerBounds, toDbValues } from '@fw/row-patch';
 import type { Knex } from 'knex';
 import { columnBounds, parsePageSeek, type PageSeek } from './cursor.js';
@@ -9,7 +9,8 @@ export interface TableQuery {
   page: number;
   size: number;
   sort: Array<{ field: string; order: 'asc' | 'desc' }>;
-  conditions: Condition[];
+  /** Every entry must hold (AND); an entry may be an `or` / `and` group. */
+  conditions: ConditionNode[];
   /** A keyset page: after or before a cursor's row, or the last page (see cursor.ts); absent for a page by number. */
   seek?: PageSeek;
 }
@@ -20,7 +21,7 @@ export interface QueryLimits {
   defaultSize: number;
   /** Largest page a request may ask for; more is a 400. @default 200 */
   maxSize: number;
-  /** Most conditions in one query. @default 50 */
+  /** Most conditions in one query, counted over the whole tree (every condition and every group). @default 50 */
   maxConditions: number;
   /** Most values of one `in` condition. @default 1000 */
   maxInValues: number;
@@ -38,6 +39,15 @@ export interface QueryLimits {
 export const DEFAULT_QUERY_LIMITS: QueryLimits = Object.freeze({ defaultSize: 20, maxSize: 200, maxConditions: 50, maxInValues: 1000, exactCountLimit: 10_000, countTimeLimitMs: 3000 });
 
 const OPERATORS = new Set<string>(CONDITION_OPERATORS);
+/** The text operators: a LIKE pattern, only on fields that allow a text search. */
+const TEXT_OPERATORS = new Set<string>(['like', 'startsWith']);
+/** The comparisons, only on fields whose values have an order. */
+const ORDER_OPERATORS = new Set<string>(['gt', 'gte', 'lt', 'lte', 'between']);
+/**
+ * How deep `or` / `and` groups may nest below the query's own list. Each level is a parenthesis
+ * in the SQL and a step of recursion here; four is more than a filter builder offers a person.
+ */
+export const MAX_CONDITION_DEPTH = 4;
 /** What every dialect's DATE and DATETIME columns can hold; conditions stay within it. */
 const TIME_RANGE = DIALECT_LIMITS.postgres;
 
@@ -58,8 +68,8 @@ function conditionValue(field: FieldDefinition, op: ConditionOperator, value: un
   const one = (v: unknown, p: string): unknown => {
     // PostgreSQL cannot even compare text holding NUL; every dialect answers alike.
     if (typeof v === 'string' && v.includes('\u0000')) throw bad('a condition value must not contain the NUL character', p);
-    if (op === 'like') {
-      if (typeof v !== 'string' || v.length === 0 || v.length > 200) throw bad('like takes a string of 1 to 200 characters', p);
+    if (TEXT_OPERATORS.has(op)) {
+      if (typeof v !== 'string' || v.length === 0 || v.length > 200) throw bad(`${op} takes a string of 1 to 200 characters`, p);
       return v;
     }
     // Array-valued fields are compared on their stored JSON text only by like.
@@ -88,8 +98,9 @@ function conditionValue(field: FieldDefinition, op: ConditionOperator, value: un
     case 'isNull':
     case 'notNull':
       return undefined;
-    case 'in': {
-      if (!Array.isArray(value) || value.length === 0 || value.length > limits.maxInValues) throw bad(`in takes an array of 1 to ${limits.maxInValues} values`, path);
+    case 'in':
+    case 'notIn': {
+      if (!Array.isArray(value) || value.length === 0 || value.length > limits.maxInValues) throw bad(`${op} takes an array of 1 to ${limits.maxInValues} values`, path);
       return value.map((v, i) => one(v, `${path}[${i}]`));
     }
     case 'between': {
@@ -101,20 +112,53 @@ function conditionValue(field: FieldDefinition, op: ConditionOperator, value: un
   }
 }
 
-/** Checks conditions against the model: declared fields, known operators, values of the field's type. */
-export function parseConditions(model: ModelDefinition, raw: unknown, limits: QueryLimits = DEFAULT_QUERY_LIMITS, base = 'conditions'): Condition[] {
+const CONDITION_SHAPE = 'a condition is { field, op, value }, or a group { or: [...] } or { and: [...] }';
+
+/** One `{ field, op, value }`, checked against the model. */
+function parseCondition(model: ModelDefinition, c: Record<string, unknown>, path: string, limits: QueryLimits): Condition {
+  const field = queryableField(model, c.field, `${path}.field`);
+  const op = c.op ?? 'eq';
+  if (typeof op !== 'string' || !OPERATORS.has(op)) throw bad(`unknown operator ${JSON.stringify(op)} (known: ${CONDITION_OPERATORS.join(', ')})`, `${path}.op`);
+  if (TEXT_OPERATORS.has(op) && !field.capabilities.textSearch) throw bad(`${op} works on text fields, not on ${field.name}`, `${path}.op`);
+  if (ORDER_OPERATORS.has(op) && !field.capabilities.ordered) throw bad(`${op} does not apply to ${field.name}`, `${path}.op`);
+  return { field: field.name, op: op as ConditionOperator, value: conditionValue(field, op as ConditionOperator, c.value, `${path}.value`, limits) };
+}
+
+/**
+ * Checks conditions against the model: declared fields, known operators, values of the field's
+ * type. An entry may be a group `{ or: [...] }` or `{ and: [...] }` (nested at most
+ * {@link MAX_CONDITION_DEPTH} deep); the whole tree holds at most `limits.maxConditions` entries,
+ * groups included. Every error names the place, e.g. `conditions[1].or[0].value`.
+ * @throws {FwError} 400 `BAD_QUERY` / `UNKNOWN_FIELD`.
+ */
+export function parseConditions(model: ModelDefinition, raw: unknown, limits: QueryLimits = DEFAULT_QUERY_LIMITS, base = 'conditions'): ConditionNode[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw bad('conditions must be an array of { field, op, value }', base);
   if (raw.length > limits.maxConditions) throw bad(`at most ${limits.maxConditions} conditions`, base);
-  return raw.map((c: unknown, i) => {
-    const path = `${base}[${i}]`;
-    if (!isObject(c)) throw bad('a condition is { field, op, value }', path);
-    const field = queryableField(model, c.field, `${path}.field`);
-    const op = c.op ?? 'eq';
-    if (typeof op !== 'string' || !OPERATORS.has(op)) throw bad(`unknown operator ${JSON.stringify(op)} (known: ${CONDITION_OPERATORS.join(', ')})`, `${path}.op`);
-    if (op === 'like' && !field.capabilities.textSearch) throw bad(`like works on text fields, not on ${field.name}`, `${path}.op`);
-    if (['gt', 'gte', 'lt', 'lte', 'between'].includes(op) && !field.capabilities.ordered) throw bad(`${op} does not apply to ${field.name}`, `${path}.op`);
-    return { field: field.name, op: op as ConditionOperator, value: conditionValue(field, op as ConditionOperator, c.value, `${path}.value`, limits) };
+  let seen = 0;
+  const list = (items: unknown[], path: string, depth: number): ConditionNode[] =>
+    items.map((c: unknown, i) => {
+      const at = `${path}[${i}]`;
+      // Counted before it is read: a tree of nested groups is refused before it is walked further.
+      if (++seen > limits.maxConditions) throw bad(`at most ${limits.maxConditions} conditions in all, groups included`, at);
+      if (!isObject(c)) throw bad(CONDITION_SHAPE, at);
+      const kind = Object.hasOwn(c, 'or') ? 'or' : Object.hasOwn(c, 'and') ? 'and' : undefined;
+      if (!kind) return parseCondition(model, c, at, limits);
+      if (Object.keys(c).length !== 1) throw bad(CONDITION_SHAPE, at);
+      const members = c[kind];
+      if (!Array.isArray(members) || members.length === 0) throw bad(`${kind} takes an array of 1 or more conditions`, `${at}.${kind}`);
+      if (depth >= MAX_CONDITION_DEPTH) throw bad(`groups nest at most ${MAX_CONDITION_DEPTH} deep`, `${at}.${kind}`);
+      const nested = list(members, `${at}.${kind}`, depth + 1);
+      return kind === 'or' ? { or: nested } : { and: nested };
+    });
+  return list(raw, base, 0);
+}
+
+/** `nodes` with each condition on a field replaced by `f(condition)`, groups kept as they are. */
+export function mapConditions(nodes: readonly ConditionNode[], f: (c: Condition) => Condition): ConditionNode[] {
+  return nodes.map((n) => {
+    if (!isConditionGroup(n)) return f(n);
+    return n.or ? { or: mapConditions(n.or, f) } : { and: mapConditions(n.and ?? [], f) };
   });
 }
 
@@ -156,7 +200,17 @@ export function parseTableQuery(model: ModelDefinition, body: unknown, limits: Q
 
 /** `value` inside a LIKE pattern, with `!` as the escape character (the same in every dialect). */
 export function likePattern(value: string): string {
-  return `%${value.replace(/[!%_[]/g, (c) => `!${c}`)}%`;
+  return `%${escapeLike(value)}%`;
+}
+
+/** The pattern of `startsWith`: `value` escaped as in {@link likePattern}, then any rest. */
+export function prefixPattern(value: string): string {
+  return `${escapeLike(value)}%`;
+}
+
+function escapeLike(value: string): string {
+  // `[` too: SQL Server reads `[a-z]` in a LIKE pattern as a set of characters.
+  return value.replace(/[!%_[]/g, (c) => `!${c}`);
 }
 
 /** A form value of `field` as the database stores it (dates as the driver binds them, booleans, …). */
@@ -170,70 +224,86 @@ function storedValue(model: ModelDefinition, field: FieldDefinition, value: unkn
  * their stored form. Conditions from `beforeFetch` go through here too, unchecked by
  * {@link parseConditions} but still limited to declared fields.
  */
-export function applyConditions(qb: Knex.QueryBuilder, model: ModelDefinition, conditions: readonly Condition[], table = model.table): Knex.QueryBuilder {
+export function applyConditions(qb: Knex.QueryBuilder, model: ModelDefinition, conditions: readonly ConditionNode[], table = model.table): Knex.QueryBuilder {
   return applyStoredConditions(qb, model, storedConditions(model, conditions), table);
 }
 
 /**
  * The conditions with their values in stored form, as {@link applyConditions} binds them (a
- * `like` value as its escaped pattern).
+ * `like` or `startsWith` value as its escaped pattern), groups kept.
  * @throws {Error} for a condition on a field that is not stored.
  */
-export function storedConditions(model: ModelDefinition, conditions: readonly Condition[]): Condition[] {
-  return conditions.map((raw) => {
+export function storedConditions(model: ModelDefinition, conditions: readonly ConditionNode[]): ConditionNode[] {
+  return mapConditions(conditions, (raw) => {
     const field = Object.hasOwn(model.fields, raw.field) ? model.fields[raw.field] : undefined;
     if (!field || !field.stored) throw new Error(`${model.name}: a condition names ${JSON.stringify(raw.field)}, which is not a stored field`);
-    const convert = (v: unknown) => (raw.op === 'like' ? likePattern(String(v)) : storedValue(model, field, v));
+    const convert = (v: unknown) => (raw.op === 'like' ? likePattern(String(v)) : raw.op === 'startsWith' ? prefixPattern(String(v)) : storedValue(model, field, v));
     return { ...raw, value: (Array.isArray(raw.value) ? raw.value.map(convert) : raw.value === undefined ? undefined : convert(raw.value)) as Condition['value'] };
   });
 }
 
 /** {@link applyConditions} for conditions whose values are already in stored form ({@link storedConditions}). */
-export function applyStoredConditions(qb: Knex.QueryBuilder, model: ModelDefinition, conditions: readonly Condition[], table = model.table): Knex.QueryBuilder {
-  for (const c of conditions) {
-    const field = Object.hasOwn(model.fields, c.field) ? model.fields[c.field] : undefined;
-    if (!field || !field.stored) throw new Error(`${model.name}: a condition names ${JSON.stringify(c.field)}, which is not a stored field`);
-    const column = `${table}.${field.column}`;
-    switch (c.op) {
-      case 'eq':
-        qb.where(column, c.value as Knex.Value);
-        break;
-      case 'ne':
-        qb.where((w) => w.whereNot(column, c.value as Knex.Value).orWhereNull(column));
-        break;
-      case 'gt':
-        qb.where(column, '>', c.value as Knex.Value);
-        break;
-      case 'gte':
-        qb.where(column, '>=', c.value as Knex.Value);
-        break;
-      case 'lt':
-        qb.where(column, '<', c.value as Knex.Value);
-        break;
-      case 'lte':
-        qb.where(column, '<=', c.value as Knex.Value);
-        break;
-      case 'between': {
-        const [low, high] = c.value as [Knex.Value, Knex.Value];
-        qb.whereBetween(column, [low, high]);
-        break;
-      }
-      case 'in':
-        qb.whereIn(column, c.value as Knex.Value[]);
-        break;
-      case 'like':
-        qb.whereRaw(`LOWER(??) LIKE LOWER(?) ESCAPE '!'`, [column, c.value as Knex.Value]);
-        break;
-      case 'isNull':
-        qb.whereNull(column);
-        break;
-      case 'notNull':
-        qb.whereNotNull(column);
-        break;
-      default:
-        // Never skip an unknown operator: it may be a row-visibility filter.
-        throw new Error(`${model.name}: unknown condition operator ${JSON.stringify(c.op)} on ${c.field}`);
+export function applyStoredConditions(qb: Knex.QueryBuilder, model: ModelDefinition, conditions: readonly ConditionNode[], table = model.table): Knex.QueryBuilder {
+  for (const node of conditions) {
+    if (isConditionGroup(node)) {
+      // Each group is one parenthesised term ANDed with its siblings, so an `or` inside it can
+      // never reach past it: row visibility, ANDed beside the user's groups, always holds.
+      if (node.or) qb.where((w) => void node.or.forEach((member) => w.orWhere((one) => void applyStoredConditions(one, model, [member], table))));
+      else qb.where((w) => void applyStoredConditions(w, model, node.and ?? [], table));
+      continue;
     }
+    applyCondition(qb, model, node, table);
   }
   return qb;
+}
+
+function applyCondition(qb: Knex.QueryBuilder, model: ModelDefinition, c: Condition, table: string): void {
+  const field = Object.hasOwn(model.fields, c.field) ? model.fields[c.field] : undefined;
+  if (!field || !field.stored) throw new Error(`${model.name}: a condition names ${JSON.stringify(c.field)}, which is not a stored field`);
+  const column = `${table}.${field.column}`;
+  switch (c.op) {
+    case 'eq':
+      qb.where(column, c.value as Knex.Value);
+      break;
+    case 'ne':
+      qb.where((w) => w.whereNot(column, c.value as Knex.Value).orWhereNull(column));
+      break;
+    case 'gt':
+      qb.where(column, '>', c.value as Knex.Value);
+      break;
+    case 'gte':
+      qb.where(column, '>=', c.value as Knex.Value);
+      break;
+    case 'lt':
+      qb.where(column, '<', c.value as Knex.Value);
+      break;
+    case 'lte':
+      qb.where(column, '<=', c.value as Knex.Value);
+      break;
+    case 'between': {
+      const [low, high] = c.value as [Knex.Value, Knex.Value];
+      qb.whereBetween(column, [low, high]);
+      break;
+    }
+    case 'in':
+      qb.whereIn(column, c.value as Knex.Value[]);
+      break;
+    case 'notIn':
+      // Like `ne`: an empty cell is not one of the values either.
+      qb.where((w) => w.whereNotIn(column, c.value as Knex.Value[]).orWhereNull(column));
+      break;
+    case 'like':
+    case 'startsWith':
+      qb.whereRaw(`LOWER(??) LIKE LOWER(?) ESCAPE '!'`, [column, c.value as Knex.Value]);
+      break;
+    case 'isNull':
+      qb.whereNull(column);
+      break;
+    case 'notNull':
+      qb.whereNotNull(column);
+      break;
+    default:
+      // Never skip an unknown operator: it may be a row-visibility filter.
+      throw new Error(`${model.name}: unknown condition operator ${JSON.stringify(c.op)} on ${c.field}`);
+  }
 }

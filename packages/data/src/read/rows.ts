@@ -1,11 +1,11 @@
 // Row reading: table pages (with compiled page plans), single visible rows, collections, row
 // visibility from `beforeFetch` and the `afterFetch` hook. Used by the facade, the writes and the
 // transfers alike, so every read applies the same visibility and hooks.
-import { type Condition, type DataHookContext, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import { isConditionGroup, type Condition, type ConditionNode, type DataHookContext, type ModelDefinition, type ModelRegistry } from '@fw/core';
 import { toFormRow, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
-import { applyConditions, applyStoredConditions, parseTableQuery, storedConditions, type QueryLimits } from './query.js';
+import { applyConditions, applyStoredConditions, mapConditions, parseTableQuery, storedConditions, type QueryLimits } from './query.js';
 import { rowKeyValues, type ResolvedSeek, type SortEntry } from './cursor.js';
 import { anchorQuery, notNullColumns, orderAndSeek, pageCursors, pageKeys, pageRows, probeQuery, resolveSeek } from './keyset-page.js';
 import type { SeekKey } from './keyset.js';
@@ -25,6 +25,14 @@ import type { Actor, TablePage } from '../service-types.js';
 interface PagePlan {
   page: Plan;
   count: Plan;
+}
+
+/** What of `conditions` shapes a page's SQL: fields, operators, how many values, and the groups. */
+function shapeOf(conditions: readonly ConditionNode[]): unknown[] {
+  return conditions.map((c) => {
+    if (isConditionGroup(c)) return c.or ? { or: shapeOf(c.or) } : { and: shapeOf(c.and ?? []) };
+    return [c.field, c.op, Array.isArray(c.value) ? c.value.length : c.value === null ? 'null' : c.value === undefined ? '-' : 1];
+  });
 }
 
 /** Stands for the offset in a compiled page query until the real one is put in its place. */
@@ -69,6 +77,11 @@ export class RowReader {
     this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
     this.#source = { knex: deps.store.knex, dialect: deps.store.dialect, sqlite: this.#sqlite };
     this.counts = new Counts(this.#source, deps.limits);
+  }
+
+  /** How many compiled page plans are kept: a page of a new shape adds one, a known shape none (for tests and diagnostics). */
+  get planCount(): number {
+    return this.#pagePlans.size;
   }
 
   /** Row-visibility conditions from `beforeFetch`, checked to name declared fields. */
@@ -135,19 +148,21 @@ export class RowReader {
   async page(model: ModelDefinition, actor: Actor, body: unknown): Promise<TablePage> {
     const query = parseTableQuery(model, body, this.#limits);
     const mode = countMode(body);
-    const conditions = [...query.conditions, ...(await this.visibility(model, actor, 'query'))];
+    // Row visibility is ANDed beside the user's conditions, never inside one of their groups.
+    const visible = await this.visibility(model, actor, 'query');
+    const conditions: ConditionNode[] = [...query.conditions, ...visible];
     const knex = this.#store.knex;
     // Values in stored form; the plan holds a slot where each goes (see below).
     const stored = storedConditions(model, conditions);
     const values: unknown[] = [];
     const put = (v: unknown) => (values.push(v), slot(values.length - 1));
-    const slotted = stored.map((c) => {
+    const slotted = mapConditions(stored, (c) => {
       // A null stays in the plan (knex writes `where x is null` for it, not a binding).
       const value = Array.isArray(c.value) ? c.value.map(put) : c.value === undefined || c.value === null ? c.value : put(c.value);
       return { ...c, value } as Condition;
     });
     // A keyset page (cursor or last) seeks instead of skipping: its `page` is only echoed back.
-    const seek = await resolveSeek(knex, model, query.sort, query.seek, conditions.slice(query.conditions.length));
+    const seek = await resolveSeek(knex, model, query.sort, query.seek, visible);
     const conditionValues = values.length;
     // Rows before a page by number. A deep one is read from the anchor before it, when there is
     // one that holds (page-anchors.ts): a seek, then a skip of fewer rows.
@@ -161,10 +176,10 @@ export class RowReader {
     const seekValues = read && read.direction !== 'last' ? read.values.map((v) => (v === null ? null : put(v))) : undefined;
     const keys = pageKeys(model, query.sort, await this.#notNullOf(model.table));
     // A page's SQL depends only on its shape: the model, sort, size, whether there is an offset,
-    // each condition's field, operator and number of values, and for a keyset page its direction
-    // and which cursor values are NULL. The query builder runs once per
-    // shape; later requests send the compiled SQL with their own values and offset.
-    const shape = slotted.map((c) => [c.field, c.op, Array.isArray(c.value) ? c.value.length : c.value === null ? 'null' : c.value === undefined ? '-' : 1]);
+    // each condition's field, operator and number of values, how they are grouped (or / and),
+    // and for a keyset page its direction and which cursor values are NULL. The query builder
+    // runs once per shape; later requests send the compiled SQL with their own values and offset.
+    const shape = shapeOf(slotted);
     const seekShape = read ? `${read.direction}${(seekValues ?? []).map((v) => (v === null ? 'n' : 'v')).join('')}` : '';
     const key = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${query.size}\u0000${skip > 0}\u0000${JSON.stringify(shape)}\u0000${seekShape}`;
     // PostgreSQL runs them as named prepared statements, so in its own $n form.
@@ -229,7 +244,7 @@ export class RowReader {
   }
 
   /** Asks for the anchors of a page by number's order and conditions (page-anchors.ts), read in the background. */
-  #wantAnchors(model: ModelDefinition, sort: readonly SortEntry[], keys: readonly SeekKey[], stored: readonly Condition[], key: string, offset: number, rows: number): void {
+  #wantAnchors(model: ModelDefinition, sort: readonly SortEntry[], keys: readonly SeekKey[], stored: readonly ConditionNode[], key: string, offset: number, rows: number): void {
     // A SQLite database without a file (in memory) has no worker thread to read them on: the read
     // would hold up every request of the process, so its pages keep OFFSET.
     if (this.#store.dialect === 'sqlite' && !this.#sqlite) return;
