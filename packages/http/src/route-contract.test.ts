@@ -16,7 +16,7 @@ const NOTE = shape<{ text: string }, Scope>({ type: 'object', properties: { text
   return { text: value.text };
 });
 
-const routes: Array<FwRoute<{ prefix: string }, any, Scope, Who>> = [
+const routes: Array<FwRoute<{ prefix: string }, unknown, Scope, Who>> = [
   defineRoute<{ prefix: string }, { text: string }, Scope, Who>({
     method: 'post',
     path: '/notes/{fw}',

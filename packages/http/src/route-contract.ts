@@ -144,7 +144,7 @@ export function routerPath(path: string): string {
  * routes), the JSON body when the route declares one (415/413/400 from the reader), the scope,
  * the body's shape, then the handler with typed input. Every answer goes through `fwRoute`.
  */
-export function mountRoutes<Deps, Scope, Who, R extends FwRoute<Deps, any, Scope, Who>>(
+export function mountRoutes<Deps, Scope, Who, R extends FwRoute<Deps, unknown, Scope, Who>>(
   router: Router,
   routes: readonly R[],
   options: MountOptions<Deps, Scope, Who, R>,

@@ -25,7 +25,7 @@ export interface DataDeps {
  * 403), then the body's shape parses with that scope. A route without one receives no scope and
  * checks power itself (its order of checks differs: a query parameter first, or 404 for all).
  */
-export interface DataRoute<Body = any> extends FwRoute<DataDeps, Body, DataScope, Actor> {
+export interface DataRoute<Body = unknown> extends FwRoute<DataDeps, Body, DataScope, Actor> {
   gate?: PowerGate;
   /** Runs first, before the caller is checked: headers every answer carries, errors included; or a refusal anyone gets. */
   before?(ctx: Context, deps: DataDeps): void;

@@ -151,7 +151,7 @@ const step = {
 const editor: JsonSchema = { type: 'object', properties: { id: { type: 'integer' }, isAdmin: { type: 'boolean' } }, required: ['id', 'isAdmin'] };
 
 /** A power route: it needs the data service only. */
-export type PowerRoute = FwRoute<{ service: DataService }, undefined, unknown, Actor>;
+export type PowerRoute = FwRoute<{ service: DataService }, unknown, unknown, Actor>;
 
 /** `GET /power/grantable`. */
 export const grantableRoute: PowerRoute = {

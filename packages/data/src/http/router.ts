@@ -3,7 +3,6 @@ import Router from '@koa/router';
 import {
   DEFAULT_FRAME_ANCESTORS,
   FwDefinitionError,
-  FwError,
   checkFrameAncestors,
   loadConfig,
   pageContentSecurityPolicy,
