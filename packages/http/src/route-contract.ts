@@ -114,9 +114,7 @@ export interface FwRoute<Deps = unknown, Body = unknown, Scope = unknown, Who = 
 }
 
 /** Declares a route (an identity function that gives the declaration its types). */
-export function defineRoute<Deps, Body = undefined, Scope = undefined, Who = undefined>(
-  route: FwRoute<Deps, Body, Scope, Who>,
-): FwRoute<Deps, Body, Scope, Who> {
+export function defineRoute<Deps, Body = undefined, Scope = undefined, Who = undefined>(route: FwRoute<Deps, Body, Scope, Who>): FwRoute<Deps, Body, Scope, Who> {
   return route;
 }
 

@@ -86,6 +86,14 @@ export interface FwDataOptions {
 /** The data-API middleware, with the service behind it and its edit events. */
 export type FwDataMiddleware = Middleware & { service: DataService; events: DataEvents };
 
+// The router behind each fwData middleware, for the test that holds it to the declarations.
+const ROUTERS = new WeakMap<Middleware, Router>();
+
+/** The router an fwData middleware mounted its routes on (tests: routes.test.ts). */
+export function routerOf(middleware: Middleware): Router | undefined {
+  return ROUTERS.get(middleware);
+}
+
 function positive(key: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 1) throw new FwDefinitionError(key, `must be a positive whole number, got ${String(value)}`);
@@ -165,6 +173,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   const middleware = async function fwData(ctx: Context, next: () => Promise<unknown>) {
     await routes(ctx, next as never);
   } as FwDataMiddleware;
+  ROUTERS.set(middleware, router);
   middleware.service = service;
   middleware.events = service.events;
   return middleware;
