@@ -49,5 +49,7 @@ export const DETAILS_GATE = anyOf(['viewDetails', 'edit'], denied('viewDetails')
 export const ADD_GATE = needs('add');
 export const EDIT_GATE = needs('edit');
 export const DELETE_GATE = needs('delete');
+/** The print page of one row. */
+export const PRINT_GATE = needs('print');
 /** A copy adds a row. */
 export const COPY_GATE = needs(['copy', 'add']);

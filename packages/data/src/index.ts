@@ -16,7 +16,7 @@ export type { DataDeps, DataRoute } from './http/data-route.js';
 export { attachmentFields, cellFields, dataSchemas, modelSchemas, referenceFields, sharedSchemas } from './http/schemas.js';
 export { ADD_BODY, CELL_BODY, COPY_BODY, DELETE_BODY, REFERENCE_BODY, TABLE_BODY, UPDATE_BODY } from './bodies.js';
 export type { AddInput, CellInput, CopyInput, DataScope, DeleteInput, UpdateInput } from './bodies.js';
-export { ADD_GATE, BUILD_GATE, COPY_GATE, DELETE_GATE, DETAILS_GATE, EDIT_GATE, QUERY_GATE, REFERENCE_GATE, anyOf, needs } from './gates.js';
+export { ADD_GATE, BUILD_GATE, COPY_GATE, DELETE_GATE, DETAILS_GATE, EDIT_GATE, PRINT_GATE, QUERY_GATE, REFERENCE_GATE, anyOf, needs } from './gates.js';
 export type { PowerGate } from './gates.js';
 export { assignableLists } from './write/assignable.js';
 export type { AssignableEntry, AssignableLists } from './write/assignable.js';

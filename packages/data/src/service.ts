@@ -39,7 +39,7 @@ import { Transfers, type TransferFormat } from './transfer/transfers.js';
 import type { ImportMode, ImportResult } from './transfer/transfer-import.js';
 import { readBody } from './write/write-checks.js';
 import { ADD_BODY, CELL_BODY, COPY_BODY, DELETE_BODY, TABLE_BODY, UPDATE_BODY, type AddInput, type CellInput, type CopyInput, type DataScope, type DeleteInput, type UpdateInput } from './bodies.js';
-import { ADD_GATE, BUILD_GATE, COPY_GATE, DELETE_GATE, DETAILS_GATE, EDIT_GATE, QUERY_GATE, REFERENCE_GATE, type PowerGate } from './gates.js';
+import { ADD_GATE, BUILD_GATE, COPY_GATE, DELETE_GATE, DETAILS_GATE, EDIT_GATE, PRINT_GATE, QUERY_GATE, REFERENCE_GATE, type PowerGate } from './gates.js';
 import type { TableRequest } from './read/query.js';
 
 export type { Actor, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service-types.js';
@@ -434,9 +434,12 @@ export class DataService {
 
   /** A printable HTML page of one visible row. Needs `print`. */
   async print(name: string, actor: Actor, rawId: unknown): Promise<string> {
-    const model = this.model(name);
-    await this.requirePower(model, actor, 'print');
-    const id = rowId(model, rawId);
+    const { model } = await this.scope(name, actor, PRINT_GATE);
+    return this.printRow(model, actor, rowId(model, rawId));
+  }
+
+  /** {@link print} of a checked id, the gate passed. */
+  async printRow(model: ModelDefinition, actor: Actor, id: number): Promise<string> {
     const row = await this.#reader.loadVisible(model, actor, 'print', id, this.store.knex, false);
     const [shown] = await this.#reader.afterFetch(model, actor, 'print', [row]);
     return printPage(model, shown ?? row);

@@ -4,9 +4,8 @@
 // mount has checked the caller, the gate and the body by the time they run.
 import { FwError } from '@fw/core';
 import { methodNotAllowed } from '@fw/http';
-import { ADD_BODY, CELL_BODY, COPY_BODY, DELETE_BODY, REFERENCE_BODY, TABLE_BODY } from '../bodies.js';
-import { ADD_GATE, BUILD_GATE, COPY_GATE, DELETE_GATE, DETAILS_GATE, EDIT_GATE, QUERY_GATE, REFERENCE_GATE } from '../gates.js';
-import { UPDATE_BODY } from '../bodies.js';
+import { ADD_BODY, CELL_BODY, COPY_BODY, DELETE_BODY, REFERENCE_BODY, TABLE_BODY, UPDATE_BODY } from '../bodies.js';
+import { ADD_GATE, BUILD_GATE, COPY_GATE, DELETE_GATE, DETAILS_GATE, EDIT_GATE, PRINT_GATE, QUERY_GATE, REFERENCE_GATE } from '../gates.js';
 import { rowId } from '../read/row-keys.js';
 import { PRINT_CSS, PRINT_JS } from './print.js';
 import { cellFields, ref, referenceFields } from './schemas.js';
@@ -87,7 +86,8 @@ export const printRoute = dataRoute({
   operationId: 'print',
   summary: (model) => `A printable page of one ${model.name} row`,
   security: 'download',
-  perModel: { describedFor: (model) => model.power.print },
+  gate: PRINT_GATE,
+  perModel: { describedFor: (model) => PRINT_GATE.allows(model.power) },
   params: [ID_PARAM],
   answers: { 200: { description: 'The page', content: { 'text/html': { type: 'string' } } } },
   errors: [400, 401, 403, 404],
@@ -98,9 +98,8 @@ export const printRoute = dataRoute({
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.set('Content-Security-Policy', deps.printPolicy);
   },
-  // No gate: the service checks `print` (the model is found, then the power, then the id).
-  handle: async (ctx, { deps, who, params }) => {
-    const html = await deps.service.print(params.fw ?? '', who, params.id ?? '');
+  handle: async (ctx, { deps, scope, who, params }) => {
+    const html = await deps.service.printRow(scope.model, who, rowId(scope.model, params.id));
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');
     return html;
