@@ -11,6 +11,7 @@ import { cellEditRefusal } from '@fw/row-patch';
 import { ref } from './http/schemas.js';
 import { parseTableRequest, type QueryLimits, type TableRequest } from './read/query.js';
 import { rowId } from './read/row-keys.js';
+import { readCandidatesBody, type CandidatesQuery, type ReferenceTarget } from './read/references.js';
 
 /** What a gated data route knows once the caller passed its gate: the model, their power on it, and the query bounds. */
 export interface DataScope {
@@ -61,8 +62,15 @@ export interface CopyInput {
 /** `POST /data/table/{fw}`: page, size, sort, conditions, cursors and count (absent: all defaults). */
 export const TABLE_BODY: Shape<TableRequest, DataScope> = shape((model) => ref(`${model.name}TableQuery`), (value, scope) => parseTableRequest(scope.model, value, scope.limits));
 
-/** `POST /data/reference/{fw}/{field}`: read with the field's target after the field is checked (read/references.ts). */
-export const REFERENCE_BODY: Shape<unknown, DataScope> = shape(ref('FwReferenceQuery'), (value) => (value === undefined ? {} : value));
+/** The scope of the reference route: also what its path's field points at (checked after the gate, before the body). */
+export interface ReferenceScope extends DataScope {
+  readonly reference: ReferenceTarget;
+}
+
+/** `POST /data/reference/{fw}/{field}`: `{ search?, page?, size?, ids? }`, bounds by whether the target is a tree (absent: all defaults). */
+export const REFERENCE_BODY: Shape<CandidatesQuery, ReferenceScope> = shape(ref('FwReferenceQuery'), (value, scope) =>
+  readCandidatesBody(value === undefined ? {} : value, scope.reference.tree, scope.limits),
+);
 
 /** `POST /data/modify/{fw}`. */
 export const ADD_BODY: Shape<AddInput, DataScope> = shape((model) => ref(`${model.name}Input`), (value) =>

@@ -27,7 +27,7 @@ import { holdsGrants } from './write/grant-rules.js';
 import { printPage } from './http/print.js';
 import { rowVersion } from './read/row-version.js';
 import { DEFAULT_QUERY_LIMITS, parseConditions, type QueryLimits } from './read/query.js';
-import { referenceCandidates, type ReferenceCandidatePage } from './read/references.js';
+import { candidatePage, referenceOf, type CandidatesQuery, type ReferenceCandidatePage, type ReferenceTarget } from './read/references.js';
 import { RowReader } from './read/rows.js';
 import { modelView, type ModelView } from './read/schema-view.js';
 import { isSecret } from './write/secrets.js';
@@ -38,7 +38,7 @@ import { SessionEnds } from './write/session-ends.js';
 import { Transfers, type TransferFormat } from './transfer/transfers.js';
 import type { ImportMode, ImportResult } from './transfer/transfer-import.js';
 import { readBody } from './write/write-checks.js';
-import { ADD_BODY, CELL_BODY, COPY_BODY, DELETE_BODY, TABLE_BODY, UPDATE_BODY, type AddInput, type CellInput, type CopyInput, type DataScope, type DeleteInput, type UpdateInput } from './bodies.js';
+import { ADD_BODY, CELL_BODY, COPY_BODY, DELETE_BODY, REFERENCE_BODY, TABLE_BODY, UPDATE_BODY, type AddInput, type CellInput, type CopyInput, type DataScope, type DeleteInput, type UpdateInput } from './bodies.js';
 import { ADD_GATE, BUILD_GATE, COPY_GATE, DELETE_GATE, DETAILS_GATE, EDIT_GATE, PRINT_GATE, QUERY_GATE, REFERENCE_GATE, type PowerGate } from './gates.js';
 import type { TableRequest } from './read/query.js';
 
@@ -226,12 +226,13 @@ export class DataService {
    */
   async referenceCandidates(name: string, actor: Actor, fieldName: string, body: unknown): Promise<ReferenceCandidatePage> {
     const scope = await this.scope(name, actor, REFERENCE_GATE);
-    return this.candidatesOf(scope.model, actor, fieldName, body);
+    const reference = referenceOf(this.registry, scope.model, fieldName);
+    return this.candidatesOf(actor, reference, REFERENCE_BODY.parse(body, { ...scope, reference }));
   }
 
-  /** {@link referenceCandidates} once the gate passed: the field is checked, then the body read. */
-  candidatesOf(model: ModelDefinition, actor: Actor, fieldName: string, body: unknown): Promise<ReferenceCandidatePage> {
-    return referenceCandidates(this.#reader.referenceDeps(actor), model, fieldName, body);
+  /** {@link referenceCandidates} of a checked field (`referenceOf`) and a parsed body (`REFERENCE_BODY`), the gate passed. */
+  candidatesOf(actor: Actor, reference: ReferenceTarget, query: CandidatesQuery): Promise<ReferenceCandidatePage> {
+    return candidatePage(this.#reader.referenceDeps(actor), reference, query);
   }
 
   /** One visible row with its collections. Needs `viewDetails` (or `edit`). */

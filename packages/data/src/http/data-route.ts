@@ -27,6 +27,8 @@ export interface DataDeps {
  */
 export interface DataRoute<Body = unknown> extends FwRoute<DataDeps, Body, DataScope, Actor> {
   gate?: PowerGate;
+  /** After the gate, before the body: adds to the scope what the path names (the reference route's field, its 400). */
+  widen?(scope: DataScope, params: Record<string, string>, deps: DataDeps): DataScope;
   /** Runs first, before the caller is checked: headers every answer carries, errors included; or a refusal anyone gets. */
   before?(ctx: Context, deps: DataDeps): void;
 }

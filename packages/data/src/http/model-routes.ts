@@ -4,7 +4,8 @@
 // mount has checked the caller, the gate and the body by the time they run.
 import { FwError } from '@fw/core';
 import { methodNotAllowed } from '@fw/http';
-import { ADD_BODY, CELL_BODY, COPY_BODY, DELETE_BODY, REFERENCE_BODY, TABLE_BODY, UPDATE_BODY } from '../bodies.js';
+import { ADD_BODY, CELL_BODY, COPY_BODY, DELETE_BODY, REFERENCE_BODY, TABLE_BODY, UPDATE_BODY, type ReferenceScope } from '../bodies.js';
+import { referenceOf } from '../read/references.js';
 import { ADD_GATE, BUILD_GATE, COPY_GATE, DELETE_GATE, DETAILS_GATE, EDIT_GATE, PRINT_GATE, QUERY_GATE, REFERENCE_GATE } from '../gates.js';
 import { rowId } from '../read/row-keys.js';
 import { PRINT_CSS, PRINT_JS } from './print.js';
@@ -52,10 +53,11 @@ export const referenceRoute = dataRoute({
   gate: REFERENCE_GATE,
   perModel: { describedFor: (model) => referenceFields(model).length > 0 && REFERENCE_GATE.allows(model.power) },
   params: [{ name: 'field', in: 'path', schema: (model) => ({ enum: referenceFields(model) }) }],
+  widen: (scope, params, deps): ReferenceScope => ({ ...scope, reference: referenceOf(deps.service.registry, scope.model, params.field ?? '') }),
   body: { shape: REFERENCE_BODY, required: false },
   answers: { 200: { description: 'The candidates', json: ref('FwReferencePage') } },
   errors: [400, 401, 403, 413, 415],
-  handle: (_ctx, { deps, scope, who, params, body }) => deps.service.candidatesOf(scope.model, who, params.field ?? '', body),
+  handle: (_ctx, { deps, scope, who, body }) => deps.service.candidatesOf(who, (scope as ReferenceScope).reference, body),
 });
 
 // The print page's own stylesheet and script: linked rather than inline, so the page works under

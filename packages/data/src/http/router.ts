@@ -165,7 +165,12 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
       route.before?.(ctx, deps);
       return actor(ctx);
     },
-    scope: (ctx, route, who) => (route.gate ? service.scope((ctx.params as Record<string, string>).fw, who, route.gate) : undefined),
+    scope: async (ctx, route, who) => {
+      if (!route.gate) return undefined;
+      const params = ctx.params as Record<string, string>;
+      const scope = await service.scope(params.fw, who, route.gate);
+      return route.widen ? route.widen(scope, params, deps) : scope;
+    },
   });
 
   // A data path asked with another method (GET …/modify/Book/update) is a 405 naming the right one.

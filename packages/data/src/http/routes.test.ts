@@ -72,6 +72,11 @@ describeEachSql('data routes: declarations and the mounted routes', (db) => {
     await expectRefusal('/data/modify/Book/update', (a) => service.update('Book', a, 5), 5, 'BAD_REQUEST', 'The body must be a JSON object');
     await expectRefusal('/data/modify/Book/delete', (a) => service.delete('Book', a, { ids: [] }), { ids: [] }, 'BAD_REQUEST', 'The body must be { ids: [...] } with 1 to 1000 ids');
     await expectRefusal('/data/table/Book', (a) => service.query('Book', a, { count: 'some' }), { count: 'some' }, 'BAD_QUERY', 'count is one of auto, exact, none');
+    // A reference's field is checked before its body, whose bounds depend on the field's target.
+    const reference = (field: string, body: unknown) => bothRefuse(alice, 'alice', `/data/reference/Book/${field}`, (a) => service.referenceCandidates('Book', a, field, body), body);
+    expect(await reference('title', { nope: 1 })).to.include({ code: 'UNKNOWN_FIELD', message: 'Book.title is not a reference or collection field' });
+    expect(await reference('tags', { nope: 1 })).to.include({ code: 'BAD_QUERY' });
+    expect(await reference('tags', 'text')).to.include({ code: 'BAD_QUERY' });
     // An add body that is no object is refused inside the logged write: the operate log keeps it.
     await f.store.knex('fw_operate_log').delete();
     await expectRefusal('/data/modify/Book', (a) => service.add('Book', a, [1]), [1], 'BAD_REQUEST', 'The body must be a JSON object');
