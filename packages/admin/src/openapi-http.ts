@@ -1,4 +1,4 @@
-import type { JsonSchema } from './openapi-schemas.js';
+import type { JsonSchema } from '@fw/http';
 
 /** One OpenAPI operation, as plain data. */
 export type Operation = Record<string, unknown>;

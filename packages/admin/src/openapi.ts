@@ -18,7 +18,8 @@ import {
 import { sessionPaths } from './openapi-sessions.js';
 import { powerPaths } from './openapi-power.js';
 import { prefPaths } from './openapi-prefs.js';
-import { attachmentFields, cellFields, modelSchemas, ref, referenceFields, sharedSchemas, type JsonSchema } from './openapi-schemas.js';
+import { attachmentFields, cellFields, modelSchemas, referenceFields, sharedSchemas } from '@fw/data';
+import { schemaRef as ref, type JsonSchema } from '@fw/http';
 
 /** The workbook content type of export, import and the import template. */
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

@@ -16,7 +16,7 @@ import {
   passwordPolicy,
 } from '@fw/core';
 import { PowerResolver, assertPower } from '@fw/power';
-import { cellEditRefusal, coerceValue, rowPatchError, type FormRow } from '@fw/row-patch';
+import { coerceValue, rowPatchError, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import { Attachments, attachmentField, attachmentFields, type UploadedPart } from './files/attachments.js';
 import { resolveUploadQuota, type UploadRoom } from './files/upload-quota.js';
@@ -27,7 +27,7 @@ import { holdsGrants } from './write/grant-rules.js';
 import { printPage } from './http/print.js';
 import { rowVersion } from './read/row-version.js';
 import { DEFAULT_QUERY_LIMITS, parseConditions, type QueryLimits } from './read/query.js';
-import { referenceCandidates, type ReferenceCandidatePage } from './read/references.js';
+import { candidatePage, referenceOf, type CandidatesQuery, type ReferenceCandidatePage, type ReferenceTarget } from './read/references.js';
 import { RowReader } from './read/rows.js';
 import { modelView, type ModelView } from './read/schema-view.js';
 import { isSecret } from './write/secrets.js';
@@ -38,6 +38,9 @@ import { SessionEnds } from './write/session-ends.js';
 import { Transfers, type TransferFormat } from './transfer/transfers.js';
 import type { ImportMode, ImportResult } from './transfer/transfer-import.js';
 import { readBody } from './write/write-checks.js';
+import { ADD_BODY, CELL_BODY, COPY_BODY, DELETE_BODY, REFERENCE_BODY, TABLE_BODY, UPDATE_BODY, type AddInput, type CellInput, type CopyInput, type DataScope, type DeleteInput, type UpdateInput } from './bodies.js';
+import { ADD_GATE, BUILD_GATE, COPY_GATE, DELETE_GATE, DETAILS_GATE, EDIT_GATE, PRINT_GATE, QUERY_GATE, REFERENCE_GATE, type PowerGate } from './gates.js';
+import type { TableRequest } from './read/query.js';
 
 export type { Actor, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service-types.js';
 export type { AfterCommit } from './write/audited-write.js';
@@ -169,14 +172,26 @@ export class DataService {
     this.#writer.afterCommit(transaction, fn);
   }
 
-  /** Schema and effective power, for a UI. Needs at least one permitted operation. */
-  async schema(name: string, actor: Actor): Promise<{ model: ModelView; power: PowerObject }> {
+  /**
+   * The scope of a gated data route: the model called `name` and the actor's power on it, once
+   * `gate` lets them through.
+   * @throws {FwError} 404 `MODEL_NOT_FOUND`, 403 the gate's refusal.
+   */
+  async scope(name: unknown, actor: Actor, gate: PowerGate): Promise<DataScope> {
     const model = this.model(name);
     const power = await this.power(model, actor.user, actor.grantsVersion);
-    if (!(['query', 'add', 'edit', 'delete', 'viewDetails'] as const).some((flag) => power[flag])) {
-      throw new FwError('POWER_DENIED', `Not permitted: any operation on ${model.name}`);
-    }
-    return { model: modelView(model, this.registry), power };
+    gate.check(power, model);
+    return { model, power, limits: this.limits };
+  }
+
+  /** Schema and effective power, for a UI. Needs at least one permitted operation. */
+  async schema(name: string, actor: Actor): Promise<{ model: ModelView; power: PowerObject }> {
+    return this.schemaOf(await this.scope(name, actor, BUILD_GATE));
+  }
+
+  /** {@link schema} in a scope that passed its gate. */
+  schemaOf(scope: DataScope): { model: ModelView; power: PowerObject } {
+    return { model: modelView(scope.model, this.registry), power: scope.power };
   }
 
   /**
@@ -194,9 +209,13 @@ export class DataService {
 
   /** One page of visible rows. Needs `query`. */
   async query(name: string, actor: Actor, body: unknown): Promise<TablePage> {
-    const model = this.model(name);
-    await this.requirePower(model, actor, 'query');
-    return this.#reader.page(model, actor, body);
+    const scope = await this.scope(name, actor, QUERY_GATE);
+    return this.tablePage(scope.model, actor, TABLE_BODY.parse(body, scope));
+  }
+
+  /** {@link query} of a parsed body (`TABLE_BODY`), the gate passed. */
+  tablePage(model: ModelDefinition, actor: Actor, request: TableRequest): Promise<TablePage> {
+    return this.#reader.pageOf(model, actor, request);
   }
 
   /**
@@ -206,10 +225,14 @@ export class DataService {
    * referenced one, whose row visibility applies.
    */
   async referenceCandidates(name: string, actor: Actor, fieldName: string, body: unknown): Promise<ReferenceCandidatePage> {
-    const model = this.model(name);
-    const power = await this.power(model, actor.user, actor.grantsVersion);
-    if (!power.add && !power.edit && !power.query) throw new FwError('POWER_DENIED', `Not permitted: add, edit or query on ${model.name}`);
-    return referenceCandidates(this.#reader.referenceDeps(actor), model, fieldName, body);
+    const scope = await this.scope(name, actor, REFERENCE_GATE);
+    const reference = referenceOf(this.registry, scope.model, fieldName);
+    return this.candidatesOf(actor, reference, REFERENCE_BODY.parse(body, { ...scope, reference }));
+  }
+
+  /** {@link referenceCandidates} of a checked field (`referenceOf`) and a parsed body (`REFERENCE_BODY`), the gate passed. */
+  candidatesOf(actor: Actor, reference: ReferenceTarget, query: CandidatesQuery): Promise<ReferenceCandidatePage> {
+    return candidatePage(this.#reader.referenceDeps(actor), reference, query);
   }
 
   /** One visible row with its collections. Needs `viewDetails` (or `edit`). */
@@ -223,10 +246,12 @@ export class DataService {
    * a newer change. Needs `viewDetails` (or `edit`).
    */
   async detailsWithVersion(name: string, actor: Actor, rawId: unknown): Promise<{ row: FormRow; version: string }> {
-    const model = this.model(name);
-    const power = await this.power(model, actor.user, actor.grantsVersion);
-    if (!power.viewDetails && !power.edit) assertPower(power, 'viewDetails', model.name);
-    const id = rowId(model, rawId);
+    const { model } = await this.scope(name, actor, DETAILS_GATE);
+    return this.rowWithVersion(model, actor, rowId(model, rawId));
+  }
+
+  /** {@link detailsWithVersion} of a checked id, the gate passed. */
+  async rowWithVersion(model: ModelDefinition, actor: Actor, id: number): Promise<{ row: FormRow; version: string }> {
     const row = await this.#reader.loadVisible(model, actor, 'details', id, this.store.knex, false);
     const version = rowVersion(model, row);
     const [shown] = await this.#reader.afterFetch(model, actor, 'details', [row]);
@@ -235,14 +260,19 @@ export class DataService {
 
   /** Adds a row. Needs `add`. Returns the new row as the details view shows it. */
   async add(name: string, actor: Actor, body: unknown): Promise<FormRow> {
-    const model = this.model(name);
-    await this.requirePower(model, actor, 'add');
+    const scope = await this.scope(name, actor, ADD_GATE);
+    return this.addRow(scope.model, actor, ADD_BODY.parse(body, scope));
+  }
+
+  /** {@link add} of a parsed body (`ADD_BODY`), the gate passed; a refused body is logged, then thrown. */
+  async addRow(model: ModelDefinition, actor: Actor, input: AddInput): Promise<FormRow> {
     const context = hookContext(model, actor, 'add');
     const codes = await this.#grantCodes(model, actor);
     const writer = this.#writer;
-    const id = await writer.logged(model, actor, 'add', null, body, async (log) => {
-      const values = readBody(model, body, 'add');
-      const sent = new Set(Object.keys(body as object));
+    const id = await writer.logged(model, actor, 'add', null, input.raw, async (log) => {
+      if (!input.entity) throw input.refusal!;
+      const values = readBody(model, input.entity, 'add');
+      const sent = new Set(Object.keys(input.entity));
       log.request = values;
       return writer.transaction(model, log, async (trx) => {
         const newId = await writer.insert(model, actor, trx, values, context, sent, codes);
@@ -255,12 +285,15 @@ export class DataService {
 
   /** The edit form: the whole entity; absent fields keep their stored value. Needs `edit`. */
   async update(name: string, actor: Actor, body: unknown, options: UpdateOptions = {}): Promise<FormRow> {
-    const model = this.model(name);
-    await this.requirePower(model, actor, 'edit');
-    if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
-    const id = rowId(model, body[model.primaryKey], model.primaryKey);
+    const scope = await this.scope(name, actor, EDIT_GATE);
+    return this.updateRow(scope.model, actor, UPDATE_BODY.parse(body, scope), options);
+  }
+
+  /** {@link update} of a parsed body (`UPDATE_BODY`), the gate passed. */
+  async updateRow(model: ModelDefinition, actor: Actor, input: UpdateInput, options: UpdateOptions = {}): Promise<FormRow> {
+    const { id, entity } = input;
     const codes = await this.#grantCodes(model, actor);
-    return this.#writer.update(model, actor, id, body, (stored) => ({ ...stored, ...readBody(model, body, 'update', stored) }), options, codes);
+    return this.#writer.update(model, actor, id, entity, (stored) => ({ ...stored, ...readBody(model, entity, 'update', stored) }), options, codes);
   }
 
   /**
@@ -268,36 +301,30 @@ export class DataService {
    * the definition before the row is read); the patched row goes through the edit form's path.
    */
   async updateCell(name: string, actor: Actor, body: unknown, options: UpdateOptions = {}): Promise<FormRow> {
-    const model = this.model(name);
     // Power first: someone who may not edit learns nothing about the fields.
-    const power = await this.requirePower(model, actor, 'edit');
-    if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be { id, field, value }');
-    // The declared switches and the field, before the row is read.
-    const refusal = cellEditRefusal(model, body.field);
-    if (refusal) {
-      const extra = { model: model.name, ...(typeof body.field === 'string' ? { field: body.field } : {}) };
-      throw new FwError(refusal.code, refusal.message, { status: refusal.status, extra, ...(refusal.details ? { details: refusal.details } : {}) });
-    }
-    assertPower(power, 'cellEdit', model.name);
-    const id = rowId(model, body.id);
-    if (!('value' in body)) throw new FwError('BAD_REQUEST', 'The body must carry a value (null clears the cell)');
-    // The refusal above found the field declared and open to cell edits: not checked again.
-    const field = model.fields[body.field as string]!;
-    const value = body.value;
+    const scope = await this.scope(name, actor, EDIT_GATE);
+    // The declared switches and the field, before the row is read (CELL_BODY).
+    return this.editCell(scope.model, actor, CELL_BODY.parse(body, scope), options);
+  }
+
+  /** {@link updateCell} of a parsed body (`CELL_BODY`), the gate passed. */
+  async editCell(model: ModelDefinition, actor: Actor, input: CellInput, options: UpdateOptions = {}): Promise<FormRow> {
+    const { field, value } = input;
     const codes = await this.#grantCodes(model, actor);
     // Validation happens next, in the write, with the same call as the edit form.
-    return this.#writer.update(model, actor, id, body, (stored) => patchCell(stored, field, value), options, codes);
+    return this.#writer.update(model, actor, input.id, input.raw, (stored) => patchCell(stored, field, value), options, codes);
   }
 
   /** Deletes visible rows, all or none. Needs `delete`. */
   async delete(name: string, actor: Actor, body: unknown): Promise<{ deleted: number }> {
-    const model = this.model(name);
-    await this.requirePower(model, actor, 'delete');
-    const rawIds = isObject(body) ? body.ids : undefined;
-    if (!Array.isArray(rawIds) || rawIds.length === 0 || rawIds.length > 1000) throw new FwError('BAD_REQUEST', 'The body must be { ids: [...] } with 1 to 1000 ids');
-    const ids = [...new Set(rawIds.map((id, i) => rowId(model, id, `ids[${i}]`)))];
+    const scope = await this.scope(name, actor, DELETE_GATE);
+    return this.deleteRows(scope.model, actor, DELETE_BODY.parse(body, scope));
+  }
+
+  /** {@link delete} of a parsed body (`DELETE_BODY`), the gate passed. */
+  async deleteRows(model: ModelDefinition, actor: Actor, input: DeleteInput): Promise<{ deleted: number }> {
     const codes = await this.#grantCodes(model, actor);
-    return this.#writer.remove(model, actor, ids, codes);
+    return this.#writer.remove(model, actor, input.ids, codes);
   }
 
   /**
@@ -307,9 +334,13 @@ export class DataService {
    * Needs `copy` and `add`.
    */
   async copy(name: string, actor: Actor, body: unknown): Promise<FormRow> {
-    const model = this.model(name);
-    await this.requirePower(model, actor, ['copy', 'add']);
-    const sourceId = rowId(model, isObject(body) ? body.id : undefined);
+    const scope = await this.scope(name, actor, COPY_GATE);
+    return this.copyRow(scope.model, actor, COPY_BODY.parse(body, scope));
+  }
+
+  /** {@link copy} of a parsed body (`COPY_BODY`), the gate passed; `values` is read once the source row is. */
+  async copyRow(model: ModelDefinition, actor: Actor, input: CopyInput): Promise<FormRow> {
+    const sourceId = input.id;
     const context = hookContext(model, actor, 'add');
     const codes = await this.#grantCodes(model, actor);
     const writer = this.#writer;
@@ -320,7 +351,7 @@ export class DataService {
         // Files belong to one row: a copy starts without them (deleting one row must not take the other's files).
         if (!field.primaryKey && !field.edit.readonly && !isSecret(field) && !field.edit.attachment) values[field.name] = source[field.name];
       }
-      const asked = isObject(body) ? body.values : undefined;
+      const asked = input.values;
       if (asked !== undefined) {
         if (!isObject(asked)) throw new FwError('BAD_REQUEST', 'values must be an object of field values');
         const read = readBody(model, asked, 'add');
@@ -404,9 +435,12 @@ export class DataService {
 
   /** A printable HTML page of one visible row. Needs `print`. */
   async print(name: string, actor: Actor, rawId: unknown): Promise<string> {
-    const model = this.model(name);
-    await this.requirePower(model, actor, 'print');
-    const id = rowId(model, rawId);
+    const { model } = await this.scope(name, actor, PRINT_GATE);
+    return this.printRow(model, actor, rowId(model, rawId));
+  }
+
+  /** {@link print} of a checked id, the gate passed. */
+  async printRow(model: ModelDefinition, actor: Actor, id: number): Promise<string> {
     const row = await this.#reader.loadVisible(model, actor, 'print', id, this.store.knex, false);
     const [shown] = await this.#reader.afterFetch(model, actor, 'print', [row]);
     return printPage(model, shown ?? row);

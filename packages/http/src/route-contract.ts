@@ -72,7 +72,7 @@ export interface RouteContract<Body = unknown, Scope = unknown> {
   summary: PerModel<string>;
   description?: string;
   /** @default the model's name for a per-model route; otherwise none */
-  tags?: string[];
+  tags?: PerModel<string[]>;
   security: RouteSecurity;
   /**
    * Marks a route served for every model, named by `{fw}` in the path. The description lists it
@@ -80,6 +80,11 @@ export interface RouteContract<Body = unknown, Scope = unknown> {
    * answer anything but 403.
    */
   perModel?: { describedFor(model: ModelDefinition): boolean };
+  /**
+   * For a route that is not per model: whether the description lists it, given every model
+   * described (e.g. the print page's stylesheet, only when some model may print). @default always
+   */
+  describedWhen?(models: readonly ModelDefinition[]): boolean;
   params?: ParamContract[];
   /** The JSON body, parsed at the edge; `required: false` lets an empty body through as `undefined`. */
   body?: { shape: Shape<Body, Scope>; required: boolean };

@@ -86,7 +86,7 @@ function answer(spec: AnswerContract, model: ModelDefinition | undefined): Recor
 }
 
 function operation(route: RouteContract, model: ModelDefinition | undefined): OpenApiOperation {
-  const tags = route.tags ?? (model ? [model.name] : undefined);
+  const tags = route.tags ? forModel(route.tags, model) : model ? [model.name] : undefined;
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(route.answers)) responses[status] = answer(spec, model);
   for (const [status, ref] of Object.entries(errors(...route.errors))) if (!(status in responses)) responses[status] = ref;
@@ -125,7 +125,7 @@ export function describeRoutes(routes: readonly RouteContract[], models: readonl
   };
   for (const route of routes) {
     if (!route.perModel) {
-      put(route.path, route.method, operation(route, undefined));
+      if (!route.describedWhen || route.describedWhen(models)) put(route.path, route.method, operation(route, undefined));
       continue;
     }
     for (const model of models) {

@@ -1,38 +1,44 @@
 // The attachment routes of fwData: upload (multipart, to pending files) and download (only to
-// those who may see the row). Thin Koa glue over DataService; the checks live in ./attachments.ts.
+// those who may see the row), each declared with its contract (issue 22 §5). Thin glue over
+// DataService; the checks live in ../files/attachments.ts. Neither has a gate: the upload checks
+// power, field and quota before it reads a byte (uploadTarget), the download answers 404 alike for
+// everything it does not serve.
 import contentDisposition from 'content-disposition';
-import type { Context } from 'koa';
-import type Router from '@koa/router';
 import { FwError, IMAGE_TYPES } from '@fw/core';
-import { MultipartTooLargeError, fwRoute, readMultipart } from '@fw/http';
-import type { DataService } from '../service.js';
-import type { Actor } from '../service-types.js';
+import { MultipartTooLargeError, readMultipart } from '@fw/http';
 import { bytesQuotaError, filesQuotaError } from '../files/upload-quota.js';
-
-/** What {@link attachmentRoutes} need from fwData. */
-export interface AttachmentRouteDeps {
-  service: DataService;
-  /** The signed-in actor of a request (401 when none). */
-  actor(ctx: Context): Promise<Actor>;
-}
+import { dataRoute } from './data-route.js';
+import { attachmentFields, ref } from './schemas.js';
 
 // Room for the multipart framing (boundaries, part headers) around the files themselves.
 const FRAMING_BYTES = 64 * 1024;
 const INLINE_TYPES = new Set<string>(IMAGE_TYPES);
 
 /**
- * `POST /data/upload/:fw/:field`: multipart/form-data with one or more files in the form field
+ * `POST /data/upload/{fw}/{field}`: multipart/form-data with one or more files in the form field
  * `file` → `{ files: [{ id, name, size, type }] }`, pending until a save of a row names them.
- * `GET /data/file/:fw/:field/:id/:fileId`: the bytes of a file the visible row holds; 404 for
- * anything else.
  */
-export function attachmentRoutes(router: Router, deps: AttachmentRouteDeps): void {
-  const { service } = deps;
-  const param = (ctx: Context, name: string): string => (ctx.params as Record<string, string>)[name] ?? '';
-
-  router.post('/data/upload/:fw/:field', fwRoute(async (ctx) => {
-    const who = await deps.actor(ctx);
-    const [name, fieldName] = [param(ctx, 'fw'), param(ctx, 'field')];
+export const uploadRoute = dataRoute({
+  method: 'post',
+  path: '/data/upload/{fw}/{field}',
+  operationId: 'upload',
+  summary: 'Upload files for an attachment field; the answer goes into the row to save',
+  security: 'token',
+  perModel: { describedFor: (model) => attachmentFields(model).length > 0 && (model.power.add || model.power.edit) },
+  params: [{ name: 'field', in: 'path', schema: (model) => ({ enum: attachmentFields(model) }) }],
+  content: {
+    required: true,
+    types: { 'multipart/form-data': { type: 'object', properties: { file: { type: 'array', items: { type: 'string', contentMediaType: 'application/octet-stream' } } }, required: ['file'] } },
+  },
+  answers: {
+    200: {
+      description: 'The stored files, pending until a row saves them',
+      json: { type: 'object', properties: { files: { type: 'array', items: ref('FwAttachment') } }, required: ['files'], additionalProperties: false },
+    },
+  },
+  errors: [400, 401, 403, 413, 415, 429],
+  handle: async (ctx, { deps: { service }, who, params }) => {
+    const [name, fieldName] = [params.fw ?? '', params.field ?? ''];
     // Power, the field and the user's quota first: someone who may not upload, or has no room
     // left, sends no bytes to the disk.
     const target = await service.uploadTarget(name, who, fieldName).catch((error: unknown) => {
@@ -64,15 +70,37 @@ export function attachmentRoutes(router: Router, deps: AttachmentRouteDeps): voi
       throw error;
     }
     try {
-      ctx.body = await service.uploadFiles(name, who, fieldName, body.files);
+      return await service.uploadFiles(name, who, fieldName, body.files);
     } finally {
       await body.cleanup();
     }
-  }));
+  },
+});
 
-  router.get('/data/file/:fw/:field/:id/:fileId', fwRoute(async (ctx) => {
-    const who = await deps.actor(ctx);
-    const file = await service.openFile(param(ctx, 'fw'), who, param(ctx, 'field'), param(ctx, 'id'), param(ctx, 'fileId'));
+/** `GET /data/file/{fw}/{field}/{rowId}/{fileId}`: the bytes of a file the visible row holds; 404 for anything else. */
+export const fileRoute = dataRoute({
+  method: 'get',
+  path: '/data/file/{fw}/{field}/{rowId}/{fileId}',
+  operationId: 'file',
+  summary: 'The bytes of one stored file of a row the caller may see',
+  security: 'token',
+  perModel: { describedFor: (model) => attachmentFields(model).length > 0 && (model.power.viewDetails || model.power.query || model.power.edit) },
+  params: [
+    { name: 'field', in: 'path', schema: (model) => ({ enum: attachmentFields(model) }) },
+    { name: 'rowId', in: 'path', schema: { type: 'integer', minimum: 1 } },
+    { name: 'fileId', in: 'path', schema: { type: 'string' } },
+    { name: 'inline', in: 'query', required: false, schema: { enum: ['1'] }, description: 'Images only: Content-Disposition inline' },
+  ],
+  answers: {
+    200: {
+      description: 'The file, with its sniffed Content-Type, Content-Disposition and Content-Security-Policy: sandbox',
+      headers: { 'Content-Disposition': { schema: { type: 'string' } } },
+      content: { '*/*': {} },
+    },
+  },
+  errors: [401, 404],
+  handle: async (ctx, { deps: { service }, who, params }) => {
+    const file = await service.openFile(params.fw ?? '', who, params.field ?? '', params.rowId ?? '', params.fileId ?? '');
     // Only a sniffed image may be shown in the page (a thumbnail); everything else is a download.
     const inline = ctx.query.inline === '1' && INLINE_TYPES.has(file.type);
     ctx.set('Content-Disposition', contentDisposition(file.name, { type: inline ? 'inline' : 'attachment' }));
@@ -81,6 +109,9 @@ export function attachmentRoutes(router: Router, deps: AttachmentRouteDeps): voi
     ctx.set('Cache-Control', 'no-store');
     ctx.type = file.type;
     ctx.length = file.size;
-    ctx.body = file.body;
-  }));
-}
+    return file.body;
+  },
+});
+
+/** The attachment routes, in the order they are mounted. */
+export const attachmentRoutes = [uploadRoute, fileRoute];

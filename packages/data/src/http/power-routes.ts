@@ -1,11 +1,13 @@
 // The permission editor's routes (issue 20 §1): `GET /power/grantable`, what the caller may grant
 // to a role; `GET /power/assignable`, which roles and organisations they may give a user; and
-// `GET /power/explain/{fw}?user=`, why a user holds each flag on a model. Thin Koa glue over the
-// data service, the store and the pure builders beside this file.
+// `GET /power/explain/{fw}?user=`, why a user holds each flag on a model; each declared with its
+// contract (issue 22 §5). Thin glue over the data service, the store and the pure builders beside
+// this file. No gate: grantable and assignable ask about another model than their path names, and
+// explain checks whom it is asked about before the model.
 import type { Context } from 'koa';
 import type Router from '@koa/router';
 import { FwError, toFwUser, type FwUser, type ModelDefinition } from '@fw/core';
-import { fwRoute } from '@fw/http';
+import { mountRoutes, readJsonBody, type FwRoute, type JsonSchema } from '@fw/http';
 import { assignableLists, type AssignableLists } from '../write/assignable.js';
 import { grantableMatrix, type GrantableMatrix } from '../permission-matrix.js';
 import { explainPower, grantingRoles, type PowerExplanation } from '../power-explain.js';
@@ -102,20 +104,172 @@ export async function explain(service: DataService, actor: Actor, fw: string, ra
   return explained;
 }
 
-/** Mounts the three routes on the data router. */
+const menu = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    code: { type: ['string', 'null'] },
+    name: { type: 'string' },
+    status: { type: 'string' },
+    grantable: { type: 'boolean', description: 'The caller may add it to a role (holds its code, or is an administrator)' },
+    revocable: { type: 'boolean' },
+    refusal: { type: 'object', properties: { code: { const: 'NOT_HELD' }, message: { type: 'string' } }, required: ['code', 'message'] },
+  },
+  required: ['id', 'code', 'name', 'status', 'grantable', 'revocable'],
+};
+
+const ASSIGNABLE = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    code: { type: ['string', 'null'] },
+    parentId: { type: ['integer', 'null'] },
+    depth: { type: 'integer', minimum: 0 },
+    status: { type: 'string' },
+    grantable: { type: 'boolean' },
+    refusal: { type: 'object', properties: { code: { enum: ['NOT_HELD', 'OUT_OF_SCOPE'] }, message: { type: 'string' } }, required: ['code', 'message'] },
+  },
+  required: ['id', 'name', 'code', 'grantable'],
+};
+
+const step = {
+  type: 'object',
+  properties: {
+    kind: { enum: ['declared', 'admin', 'modelMenu', 'functionMenu', 'handler', 'aiGate', 'cellGate', 'requires'] },
+    value: { type: 'boolean', description: 'The flag after this step' },
+    code: { type: 'string' },
+    held: { type: 'boolean' },
+    roles: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' }, menu: { type: 'object' } } } },
+    changed: { type: 'boolean' },
+    requires: { type: 'string' },
+    fields: { type: 'array', items: { type: 'string' } },
+  },
+  required: ['kind', 'value'],
+};
+
+const editor: JsonSchema = { type: 'object', properties: { id: { type: 'integer' }, isAdmin: { type: 'boolean' } }, required: ['id', 'isAdmin'] };
+
+/** A power route: it needs the data service only. */
+export type PowerRoute = FwRoute<{ service: DataService }, unknown, unknown, Actor>;
+
+/** `GET /power/grantable`. */
+export const grantableRoute: PowerRoute = {
+  method: 'get',
+  path: '/power/grantable',
+  operationId: 'grantableMenus',
+  tags: ['power'],
+  summary: 'The menu tree with, per menu, whether the caller may grant it to a role (needs add or edit on FwRole)',
+  security: 'token',
+  answers: {
+    200: {
+      description: 'The matrix',
+      json: {
+        type: 'object',
+        properties: {
+          editor,
+          role: { type: 'object', properties: { model: { type: 'string' }, field: { type: 'string' } }, required: ['model', 'field'] },
+          columns: { type: 'array', items: { type: 'object', properties: { key: { type: 'string' }, flag: { type: 'string' }, name: { type: 'string' } }, required: ['key'] } },
+          rows: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                menu,
+                type: { type: 'string' },
+                parentId: { type: ['integer', 'null'] },
+                depth: { type: 'integer', minimum: 0 },
+                model: { type: 'string' },
+                cells: { type: 'object', additionalProperties: menu },
+              },
+              required: ['menu', 'type', 'parentId', 'depth', 'cells'],
+            },
+          },
+        },
+        required: ['editor', 'role', 'columns', 'rows'],
+      },
+    },
+  },
+  errors: [401, 403, 404],
+  handle: (ctx, { deps, who }) => {
+    ctx.set('Cache-Control', 'no-store');
+    return grantable(deps.service, who);
+  },
+};
+
+/** `GET /power/assignable`. */
+export const assignableRoute: PowerRoute = {
+  method: 'get',
+  path: '/power/assignable',
+  operationId: 'assignableRolesAndOrgs',
+  tags: ['power'],
+  summary: 'Every role and organisation with whether the caller may give it to a user (needs add or edit on FwUser)',
+  security: 'token',
+  answers: {
+    200: {
+      description: 'The lists',
+      json: {
+        type: 'object',
+        properties: {
+          editor,
+          user: { type: 'object', properties: { model: { type: 'string' }, roles: { type: 'string' }, orgs: { type: 'string' } }, required: ['model'] },
+          roles: { type: 'array', items: ASSIGNABLE },
+          orgs: { type: 'array', items: ASSIGNABLE },
+        },
+        required: ['editor', 'user', 'roles', 'orgs'],
+      },
+    },
+  },
+  errors: [401, 403, 404],
+  handle: (ctx, { deps, who }) => {
+    ctx.set('Cache-Control', 'no-store');
+    return assignable(deps.service, who);
+  },
+};
+
+/** `GET /power/explain/{fw}?user=`: described for every model. */
+export const explainRoute: PowerRoute = {
+  method: 'get',
+  path: '/power/explain/{fw}',
+  operationId: 'explainPower',
+  tags: (model) => [model.name, 'power'],
+  summary: "Each power flag of a user on a model with the steps that give or take it; the power equals GET /build/{fw}'s for that user",
+  security: 'token',
+  perModel: { describedFor: () => true },
+  params: [{ name: 'user', in: 'query', required: false, schema: { type: 'integer', minimum: 1 }, description: "Administrators: another user's id. Anyone else naming a user but themselves gets 403" }],
+  answers: {
+    200: {
+      description: 'The explanation',
+      json: {
+        type: 'object',
+        properties: {
+          model: { type: 'object', properties: { name: { type: 'string' }, title: { type: 'string' } } },
+          user: { type: 'object', properties: { id: { type: 'integer' }, account: { type: 'string' }, name: { type: ['string', 'null'] }, isAdmin: { type: 'boolean' } } },
+          power: { $ref: '#/components/schemas/FwPower' },
+          flags: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { flag: { type: 'string' }, value: { type: 'boolean' }, steps: { type: 'array', items: step } },
+              required: ['flag', 'value', 'steps'],
+            },
+          },
+        },
+        required: ['model', 'user', 'power', 'flags'],
+      },
+    },
+  },
+  errors: [400, 401, 403, 404],
+  handle: (ctx, { deps, who, params }) => {
+    ctx.set('Cache-Control', 'no-store');
+    return explain(deps.service, who, params.fw ?? '', ctx.query.user);
+  },
+};
+
+/** The permission editor's routes, in the order they are mounted. */
+export const powerRouteList: readonly PowerRoute[] = [grantableRoute, assignableRoute, explainRoute];
+
+/** Mounts the three routes on a router (fwData mounts them with the other data routes). */
 export function powerRoutes(router: Router, deps: PowerRouteDeps): void {
-  const { service, actor } = deps;
-  router.get('/power/grantable', fwRoute(async (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = await grantable(service, await actor(ctx));
-  }));
-  router.get('/power/assignable', fwRoute(async (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = await assignable(service, await actor(ctx));
-  }));
-  router.get('/power/explain/:fw', fwRoute(async (ctx) => {
-    const who = await actor(ctx);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = await explain(service, who, (ctx.params as Record<string, string>).fw ?? '', ctx.query.user);
-  }));
+  mountRoutes(router, powerRouteList, { deps: { service: deps.service }, readJson: (ctx) => readJsonBody(ctx), who: (ctx) => deps.actor(ctx) });
 }

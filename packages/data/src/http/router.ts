@@ -3,7 +3,6 @@ import Router from '@koa/router';
 import {
   DEFAULT_FRAME_ANCESTORS,
   FwDefinitionError,
-  FwError,
   checkFrameAncestors,
   loadConfig,
   pageContentSecurityPolicy,
@@ -13,21 +12,21 @@ import {
   type PasswordPolicy,
   type PasswordPolicyOptions,
 } from '@fw/core';
-import { allowedMethods, fwRoute, methodNotAllowed, readJsonBody, requireAuthState, routesWithAllowedMethods } from '@fw/http';
+import { allowedMethods, mountRoutes, readJsonBody, requireAuthState, routesWithAllowedMethods } from '@fw/http';
 import { Authenticator } from '@fw/login';
 import type { PowerResolver } from '@fw/power';
 import type { FwStore } from '@fw/store';
 import type { FwTokenService } from '@fw/token';
 import type { DataEvents } from '../events.js';
 import type { QueryLimits } from '../read/query.js';
-import { DataService, type Actor, type UpdateOptions } from '../service.js';
-import { transferRoutes } from './transfer-routes.js';
-import { attachmentRoutes } from './attachment-routes.js';
-import { powerRoutes } from './power-routes.js';
+import { DataService, type Actor } from '../service.js';
 import { mountViewRoutes } from './view-routes.js';
 import type { FileStorage } from '@fw/files';
-import { PRINT_CSS, PRINT_JS } from './print.js';
 import type { UploadQuota } from '../files/upload-quota.js';
+import type { DataScope } from '../bodies.js';
+import type { DataDeps } from './data-route.js';
+import { RESERVED } from './model-routes.js';
+import { dataRoutes } from './routes.js';
 
 /** Options of {@link fwData}. */
 export interface FwDataOptions {
@@ -88,8 +87,13 @@ export interface FwDataOptions {
 /** The data-API middleware, with the service behind it and its edit events. */
 export type FwDataMiddleware = Middleware & { service: DataService; events: DataEvents };
 
-// Path segments of the data routes: a model of one of these names would be shadowed.
-const RESERVED = new Set(['table', 'export', 'import', 'import-template', 'print', 'modify', 'upload', 'file']);
+// The router behind each fwData middleware, for the test that holds it to the declarations.
+const ROUTERS = new WeakMap<Middleware, Router>();
+
+/** The router an fwData middleware mounted its routes on (tests: routes.test.ts). */
+export function routerOf(middleware: Middleware): Router | undefined {
+  return ROUTERS.get(middleware);
+}
 
 function positive(key: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -148,86 +152,36 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     const state = await requireAuthState(ctx, (c) => authenticator.authenticate(c));
     return { user: state.user, ip: ctx.ip || null, source: 'http', token: state.token, ...(state.grantsVersion !== undefined ? { grantsVersion: state.grantsVersion } : {}) };
   }
-  const json = (ctx: Context) => readJsonBody(ctx, { limit: bodyLimit });
-  const param = (ctx: Context, name: string): string => (ctx.params as Record<string, string>)[name] ?? '';
-  // A save that names the version it read is refused (409) when the row has changed since.
-  const ifMatch = (ctx: Context): UpdateOptions => (ctx.get('if-match') ? { ifMatch: ctx.get('if-match') } : {});
-
   // Model names are case-sensitive registry keys, so the paths naming them are too.
-  const router = new Router({ prefix: config['fw-app.apiPrefix'], sensitive: true });
-  router.get('/build/:fw', fwRoute(async (ctx) => {
-    ctx.body = await service.schema(param(ctx, 'fw'), await actor(ctx));
-  }));
-  router.post('/data/table/:fw', fwRoute(async (ctx) => {
-    const who = await actor(ctx);
-    const body = ctx.get('content-length') === '0' || !ctx.get('content-type') ? {} : await json(ctx);
-    ctx.body = await service.query(param(ctx, 'fw'), who, body);
-  }));
-  router.post('/data/reference/:fw/:field', fwRoute(async (ctx) => {
-    const who = await actor(ctx);
-    const body = ctx.get('content-length') === '0' || !ctx.get('content-type') ? {} : await json(ctx);
-    ctx.body = await service.referenceCandidates(param(ctx, 'fw'), who, param(ctx, 'field'), body);
-  }));
-  transferRoutes(router, { service, actor, importBodyLimit });
-  attachmentRoutes(router, { service, actor });
-  powerRoutes(router, { service, actor });
+  const prefix = config['fw-app.apiPrefix'];
+  const router = new Router({ prefix, sensitive: true });
+  const deps: DataDeps = { service, importBodyLimit, printPolicy, allowed: (ctx) => allowedMethods(router, ctx.path, `${prefix}/data/:fw/:id`) };
+  // Per request: what the route does first (headers, a route word where a model belongs), the
+  // caller, the JSON body, then for a gated route the model, the caller's power and the gate, then
+  // the body's shape (mountRoutes).
+  mountRoutes<DataDeps, DataScope | undefined, Actor, (typeof dataRoutes)[number]>(router, dataRoutes, {
+    deps,
+    readJson: (ctx) => readJsonBody(ctx, { limit: bodyLimit }),
+    who: (ctx, route) => {
+      route.before?.(ctx, deps);
+      return actor(ctx);
+    },
+    scope: async (ctx, route, who) => {
+      if (!route.gate) return undefined;
+      const params = ctx.params as Record<string, string>;
+      const scope = await service.scope(params.fw, who, route.gate);
+      return route.widen ? route.widen(scope, params, deps) : scope;
+    },
+  });
+  // Saved views (issue 23 §1): routes of their own scope (the model and the query power).
   mountViewRoutes(router, { service, actor });
-  // The print page's own stylesheet and script: linked rather than inline, so the page works under
-  // a `default-src 'self'` content security policy. Public: they hold nothing but layout.
-  router.get('/data/print.css', fwRoute((ctx) => {
-    ctx.type = 'text/css; charset=utf-8';
-    ctx.body = PRINT_CSS;
-  }));
-  router.get('/data/print.js', fwRoute((ctx) => {
-    ctx.type = 'text/javascript; charset=utf-8';
-    ctx.body = PRINT_JS;
-  }));
-  router.get('/data/print/:fw/:id', fwRoute(async (ctx) => {
-    // Opened with `_token` in its URL: no Referer may carry it to the stylesheet, the script or a
-    // link; and the page runs nothing but its own script, whatever a row's text holds.
-    ctx.set('Referrer-Policy', 'no-referrer');
-    ctx.set('Content-Security-Policy', printPolicy);
-    const html = await service.print(param(ctx, 'fw'), await actor(ctx), param(ctx, 'id'));
-    ctx.type = 'html';
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = html;
-  }));
-  router.post('/data/modify/:fw', fwRoute(async (ctx) => {
-    const who = await actor(ctx);
-    ctx.body = await service.add(param(ctx, 'fw'), who, await json(ctx));
-  }));
-  router.post('/data/modify/:fw/update', fwRoute(async (ctx) => {
-    const who = await actor(ctx);
-    ctx.body = await service.update(param(ctx, 'fw'), who, await json(ctx), ifMatch(ctx));
-  }));
-  router.post('/data/modify/:fw/update-cell', fwRoute(async (ctx) => {
-    const who = await actor(ctx);
-    ctx.body = await service.updateCell(param(ctx, 'fw'), who, await json(ctx), ifMatch(ctx));
-  }));
-  router.post('/data/modify/:fw/delete', fwRoute(async (ctx) => {
-    const who = await actor(ctx);
-    ctx.body = await service.delete(param(ctx, 'fw'), who, await json(ctx));
-  }));
-  router.post('/data/modify/:fw/copy', fwRoute(async (ctx) => {
-    const who = await actor(ctx);
-    ctx.body = await service.copy(param(ctx, 'fw'), who, await json(ctx));
-  }));
-  router.get('/data/:fw/:id', fwRoute(async (ctx) => {
-    // `GET /data/table/Book` is the table route asked with the wrong method, not a model "table".
-    if (RESERVED.has(param(ctx, 'fw'))) {
-      const allow = allowedMethods(router, ctx.path, `${config['fw-app.apiPrefix']}/data/:fw/:id`);
-      throw allow.length > 0 ? methodNotAllowed(ctx.method, allow) : new FwError('NOT_FOUND', `No data route ${ctx.path}`);
-    }
-    const { row, version } = await service.detailsWithVersion(param(ctx, 'fw'), await actor(ctx), param(ctx, 'id'));
-    ctx.set('ETag', version);
-    ctx.body = row;
-  }));
 
   // A data path asked with another method (GET …/modify/Book/update) is a 405 naming the right one.
   const routes = routesWithAllowedMethods(router);
   const middleware = async function fwData(ctx: Context, next: () => Promise<unknown>) {
     await routes(ctx, next as never);
   } as FwDataMiddleware;
+  ROUTERS.set(middleware, router);
   middleware.service = service;
   middleware.events = service.events;
   return middleware;

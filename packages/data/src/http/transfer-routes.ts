@@ -1,25 +1,16 @@
 // The transfer routes of fwData: export (CSV, XLSX), import (CSV, XLSX, or either as a multipart
-// file) and the import template. Thin Koa glue over DataService; the formats live in ./transfer/.
+// file) and the import template, each declared with its contract (issue 22 §5). Thin glue over
+// DataService; the formats live in ./transfer/. None has a gate: each reads a query parameter
+// (format, mode) before the model and the power, and the import's power depends on its mode.
 import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
-import type Router from '@koa/router';
 import { FwError } from '@fw/core';
-import { fwRoute, readMultipart, readRawBody, readTextBody } from '@fw/http';
-import type { DataService } from '../service.js';
-import type { Actor } from '../service-types.js';
+import { readMultipart, readRawBody, readTextBody } from '@fw/http';
 import type { TransferFormat } from '../transfer/transfers.js';
 import { importMode } from '../transfer/transfer-import.js';
 import { XLSX_TYPE, looksLikeZip } from '../transfer/xlsx.js';
-
-/** What {@link transferRoutes} need from fwData. */
-export interface TransferRouteDeps {
-  service: DataService;
-  /** The signed-in actor of a request (401 when none). */
-  actor(ctx: Context): Promise<Actor>;
-  /** Largest import body (CSV text, workbook or multipart), bytes. */
-  importBodyLimit: number;
-}
+import { dataRoute, queryParam } from './data-route.js';
 
 const CSV_TYPE = /^(text\/csv|application\/csv|text\/plain)\s*(;|$)/i;
 const XLSX_CONTENT_TYPE = /^application\/vnd\.openxmlformats-officedocument\.spreadsheetml\.sheet\s*(;|$)/i;
@@ -77,16 +68,30 @@ function csvText(bytes: Buffer): string {
   return text;
 }
 
-/**
- * Adds `GET /data/export/:fw?format=csv|xlsx`, `POST /data/import/:fw?mode=add|update|upsert` and
- * `GET /data/import-template/:fw?format=xlsx|csv` to the data router.
- */
-export function transferRoutes(router: Router, deps: TransferRouteDeps): void {
-  const { service, actor, importBodyLimit } = deps;
-  const param = (ctx: Context): string => (ctx.params as Record<string, string>).fw ?? '';
+const fw = (params: Record<string, string>): string => params.fw ?? '';
 
-  router.get('/data/export/:fw', fwRoute(async (ctx) => {
-    const who = await actor(ctx);
+/** `GET /data/export/{fw}?format=csv|xlsx&conditions=&sort=`. */
+export const exportRoute = dataRoute({
+  method: 'get',
+  path: '/data/export/{fw}',
+  operationId: 'export',
+  summary: (model) => `Download the visible ${model.name} rows as CSV or as a workbook`,
+  security: 'download',
+  perModel: { describedFor: (model) => model.power.export },
+  params: [
+    queryParam('format', { enum: ['csv', 'xlsx'], default: 'csv' }, 'The file format'),
+    queryParam('conditions', { type: 'string' }, 'The table query conditions, as JSON'),
+    queryParam('sort', { type: 'string' }, 'field,desc;… or a JSON array of { field, order }'),
+  ],
+  answers: {
+    200: {
+      description: 'The file (Content-Disposition: attachment)',
+      headers: { 'Content-Disposition': { schema: { type: 'string' } } },
+      content: { 'text/csv': { type: 'string' }, [XLSX_TYPE]: {} },
+    },
+  },
+  errors: [400, 401, 403],
+  handle: async (ctx, { deps: { service }, who, params }) => {
     const parse = (name: string): unknown => {
       const raw = queryValue(ctx, name);
       if (raw === undefined) return undefined;
@@ -99,32 +104,75 @@ export function transferRoutes(router: Router, deps: TransferRouteDeps): void {
     };
     const format = formatOf(ctx, 'csv');
     if (format === 'xlsx') {
-      const body = await service.exportXlsx(param(ctx), who, parse('conditions'), parse('sort'));
-      download(ctx, param(ctx), 'xlsx');
-      ctx.body = body;
-      return;
+      const body = await service.exportXlsx(fw(params), who, parse('conditions'), parse('sort'));
+      download(ctx, fw(params), 'xlsx');
+      return body;
     }
-    const lines = service.exportCsv(param(ctx), who, parse('conditions'), parse('sort'));
+    const lines = service.exportCsv(fw(params), who, parse('conditions'), parse('sort'));
     // Pull the first line before answering, so a refused export is still a clean error response.
     const first = await lines.next();
-    download(ctx, param(ctx), 'csv');
+    download(ctx, fw(params), 'csv');
     // A byte-order mark, so spreadsheet programs read the UTF-8 correctly; then stream the rest.
-    ctx.body = Readable.from(
+    return Readable.from(
       (async function* () {
         if (first.done) return;
         yield `\ufeff${first.value}`;
         yield* lines;
       })(),
     );
-  }));
+  },
+});
 
-  router.post('/data/import/:fw', fwRoute(async (ctx) => {
-    const who = await actor(ctx);
+const importModes = (power: { add: boolean; edit: boolean }) => [...(power.add ? ['add'] : []), ...(power.edit ? ['update'] : []), 'upsert'];
+const count = { type: 'integer', minimum: 0 };
+
+/** `POST /data/import/{fw}?mode=add|update|upsert`: CSV, a workbook, or either as a multipart file. */
+export const importRoute = dataRoute({
+  method: 'post',
+  path: '/data/import/{fw}',
+  operationId: 'import',
+  summary: 'Add or update the rows of a CSV file or a workbook, all or nothing',
+  description:
+    'Errors name the row and column of every failing cell in `details[].path`, sorted by row, then column. `mode`: `add` (every row is new), `update` (rows matched by id; an unmatched row is an error), `upsert` (rows with an id update, rows without one are added).',
+  security: 'token',
+  perModel: { describedFor: (model) => model.power.importable && (model.power.add || model.power.edit) },
+  params: [
+    {
+      name: 'mode',
+      in: 'query',
+      required: false,
+      schema: (model) => ({ enum: importModes(model.power), default: importModes(model.power)[0] }),
+      description: 'How rows are written: add, update (by id) or upsert',
+    },
+  ],
+  content: {
+    required: true,
+    types: {
+      'text/csv': { type: 'string' },
+      'application/csv': { type: 'string' },
+      'text/plain': { type: 'string' },
+      [XLSX_TYPE]: {},
+      'multipart/form-data': {
+        type: 'object',
+        properties: { file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'A .csv or .xlsx file' } },
+        required: ['file'],
+      },
+    },
+  },
+  answers: {
+    200: {
+      description: 'How many rows were written, added and updated',
+      json: { type: 'object', properties: { imported: count, added: count, updated: count }, required: ['imported', 'added', 'updated'], additionalProperties: false },
+    },
+  },
+  errors: [400, 401, 403, 409, 413, 415, 422],
+  handle: async (ctx, { deps: { service, importBodyLimit }, who, params }) => {
+    const name = fw(params);
     // Mode and power first: someone who may not import sends no bytes to the memory or the disk.
     const mode = await Promise.resolve()
       .then(async () => {
         const chosen = importMode(queryValue(ctx, 'mode'));
-        await service.requireImport(service.model(param(ctx)), who, chosen);
+        await service.requireImport(service.model(name), who, chosen);
         return chosen;
       })
       .catch((error: unknown) => {
@@ -132,10 +180,7 @@ export function transferRoutes(router: Router, deps: TransferRouteDeps): void {
         throw error;
       });
     const type = ctx.get('content-type');
-    if (XLSX_CONTENT_TYPE.test(type)) {
-      ctx.body = await service.importXlsx(param(ctx), who, await readRawBody(ctx, { limit: importBodyLimit }), mode);
-      return;
-    }
+    if (XLSX_CONTENT_TYPE.test(type)) return service.importXlsx(name, who, await readRawBody(ctx, { limit: importBodyLimit }), mode);
     if (MULTIPART_TYPE.test(type)) {
       const body = await readMultipart(ctx, { limit: importBodyLimit, maxFiles: 1, maxFields: 10 });
       try {
@@ -143,21 +188,34 @@ export function transferRoutes(router: Router, deps: TransferRouteDeps): void {
         if (!file) throw new FwError('BAD_REQUEST', 'The form has no file field "file"', { details: [{ path: 'file', type: 'required', message: 'a file is required' }] });
         const bytes = await readFile(file.path);
         if (bytes.length === 0) throw new FwError('BAD_REQUEST', 'The file is empty', { details: [{ path: 'file', type: 'required', message: 'the file is empty' }] });
-        ctx.body = sniff(bytes, file.name) === 'xlsx' ? await service.importXlsx(param(ctx), who, bytes, mode) : await service.importCsv(param(ctx), who, csvText(bytes), mode);
+        return sniff(bytes, file.name) === 'xlsx' ? await service.importXlsx(name, who, bytes, mode) : await service.importCsv(name, who, csvText(bytes), mode);
       } finally {
         await body.cleanup();
       }
-      return;
     }
     const text = await readTextBody(ctx, { limit: importBodyLimit, type: CSV_TYPE, typeName: ACCEPTED });
-    ctx.body = await service.importCsv(param(ctx), who, text, mode);
-  }));
+    return service.importCsv(name, who, text, mode);
+  },
+});
 
-  router.get('/data/import-template/:fw', fwRoute(async (ctx) => {
-    const who = await actor(ctx);
+/** `GET /data/import-template/{fw}?format=xlsx|csv`. */
+export const importTemplateRoute = dataRoute({
+  method: 'get',
+  path: '/data/import-template/{fw}',
+  operationId: 'importTemplate',
+  summary: 'A file to fill in: the header row and one example row',
+  security: 'token',
+  perModel: { describedFor: (model) => model.power.importable && (model.power.add || model.power.edit) },
+  params: [queryParam('format', { enum: ['xlsx', 'csv'], default: 'xlsx' }, 'The file format')],
+  answers: { 200: { description: 'The template (Content-Disposition: attachment)', content: { [XLSX_TYPE]: {}, 'text/csv': { type: 'string' } } } },
+  errors: [400, 401, 403],
+  handle: async (ctx, { deps: { service }, who, params }) => {
     const format = formatOf(ctx, 'xlsx');
-    const body = await service.importTemplate(param(ctx), who, format);
-    download(ctx, `${param(ctx)}-template`, format);
-    ctx.body = typeof body === 'string' ? `\ufeff${body}` : body;
-  }));
-}
+    const body = await service.importTemplate(fw(params), who, format);
+    download(ctx, `${fw(params)}-template`, format);
+    return typeof body === 'string' ? `\ufeff${body}` : body;
+  },
+});
+
+/** The transfer routes, in the order they are mounted. */
+export const transferRoutes = [exportRoute, importRoute, importTemplateRoute];

@@ -3,6 +3,7 @@ import { DIALECT_LIMITS, coerceValue, integerBounds, toDbValues } from '@fw/row-
 import type { Knex } from 'knex';
 import { columnBounds, parsePageSeek, type PageSeek } from './cursor.js';
 import { dataError } from '../error-codes.js';
+import { countMode, type CountMode } from './counts.js';
 
 /** A checked table query. */
 export interface TableQuery {
@@ -196,6 +197,22 @@ export function parseTableQuery(model: ModelDefinition, body: unknown, limits: Q
   const conditions = parseConditions(model, input.conditions, limits);
   const seek = parsePageSeek(model, input, sorted);
   return { page, size, sort: sorted, conditions, ...(seek ? { seek } : {}) };
+}
+
+/** A table-query body as the table route takes it: the query and its count strategy. */
+export interface TableRequest extends TableQuery {
+  count: CountMode;
+}
+
+/**
+ * The whole table-query body: {@link parseTableQuery}, then `count` (`countMode`), in that order.
+ * @throws {FwError} 400 `BAD_QUERY` / `UNKNOWN_FIELD` as those do.
+ */
+export function parseTableRequest(model: ModelDefinition, body: unknown, limits: QueryLimits): TableRequest {
+  const query = parseTableQuery(model, body, limits) as TableRequest;
+  // Put on the object the parser made rather than copied into another one: the table is a hot path.
+  query.count = countMode(body);
+  return query;
 }
 
 /** `value` inside a LIKE pattern, with `!` as the escape character (the same in every dialect). */

@@ -156,7 +156,19 @@ function wholeNumber(value: unknown, fallback: number, path: string, max: number
 }
 
 /** The candidates body `{ search?, page?, size?, ids? }`, checked. */
-function readCandidatesBody(body: unknown, tree: boolean, limits: QueryLimits): { search?: string; page: number; size: number; ids?: number[] } {
+/** A checked candidates body: `{ search?, page?, size?, ids? }`. */
+export interface CandidatesQuery {
+  search?: string;
+  page: number;
+  size: number;
+  ids?: number[];
+}
+
+/**
+ * The candidates body of a field whose target is (`tree`) or is not a tree.
+ * @throws {FwError} 400 `BAD_QUERY` naming the part.
+ */
+export function readCandidatesBody(body: unknown, tree: boolean, limits: QueryLimits): CandidatesQuery {
   if (body !== undefined && body !== null && !isObject(body)) throw bad('the body must be { search?, page?, size?, ids? }', 'body');
   const input = (body ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(input)) if (!['search', 'page', 'size', 'ids'].includes(key)) throw bad(`unknown key ${JSON.stringify(key)} (known: search, page, size, ids)`, key);
@@ -192,14 +204,27 @@ function readCandidatesBody(body: unknown, tree: boolean, limits: QueryLimits): 
  * @throws {FwError} 400 `UNKNOWN_FIELD` for a field that is not a reference or collection of `model`; 400 `BAD_QUERY` for a bad body.
  */
 export async function referenceCandidates(deps: ReferenceDeps, model: ModelDefinition, fieldName: string, body: unknown): Promise<ReferenceCandidatePage> {
+  const ref = referenceOf(deps.registry, model, fieldName);
+  return candidatePage(deps, ref, readCandidatesBody(body, ref.tree, deps.limits));
+}
+
+/**
+ * What the reference or collection field `fieldName` of `model` points at.
+ * @throws {FwError} 400 `UNKNOWN_FIELD` (path `field`) for a name that is no such field.
+ */
+export function referenceOf(registry: ModelRegistry, model: ModelDefinition, fieldName: string): ReferenceTarget {
   const field = Object.hasOwn(model.fields, fieldName) ? model.fields[fieldName] : undefined;
-  const ref = field ? referenceTarget(deps.registry, field) : undefined;
+  const ref = field ? referenceTarget(registry, field) : undefined;
   if (!ref) {
     const message = field ? `${model.name}.${fieldName} is not a reference or collection field` : `${model.name} has no field ${JSON.stringify(fieldName)}`;
     throw dataError('UNKNOWN_FIELD', message, [{ path: 'field', type: 'unknownField', message }]);
   }
+  return ref;
+}
+
+/** One page of the candidates of `ref` for a checked body. */
+export async function candidatePage(deps: ReferenceDeps, ref: ReferenceTarget, query: CandidatesQuery): Promise<ReferenceCandidatePage> {
   const { target, labelField } = ref;
-  const query = readCandidatesBody(body, ref.tree, deps.limits);
   const pk = column(target, target.primaryKey);
   const label = target.fields[labelField]!;
   const conditions = await deps.visibility(target, 'query');

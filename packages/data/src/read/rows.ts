@@ -5,14 +5,14 @@ import { isConditionGroup, type Condition, type ConditionNode, type DataHookCont
 import { toFormRow, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
-import { applyConditions, applyStoredConditions, mapConditions, parseTableQuery, storedConditions, type QueryLimits } from './query.js';
+import { applyConditions, applyStoredConditions, mapConditions, parseTableRequest, storedConditions, type QueryLimits, type TableRequest } from './query.js';
 import { rowKeyValues, type ResolvedSeek, type SortEntry } from './cursor.js';
 import { anchorQuery, notNullColumns, orderAndSeek, pageCursors, pageKeys, pageRows, probeQuery, resolveSeek } from './keyset-page.js';
 import type { SeekKey } from './keyset.js';
 import { PageAnchors, WRITTEN_ELSEWHERE, anchorKeys, type Anchor } from './page-anchors.js';
 import { PgWriter } from '../write/pg-write.js';
 import { boundedCountQuery, rawRows, readWithin, type CountSource } from './count-sources.js';
-import { Counts, conditionsKey, countMode } from './counts.js';
+import { Counts, conditionsKey } from './counts.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { bindingsOf, planOf, slot, type Plan } from '../write/plans.js';
 import { tableLabels, type ReferenceDeps } from './references.js';
@@ -145,9 +145,13 @@ export class RowReader {
   }
 
   /** One page of visible rows for a table query body (power already checked). */
-  async page(model: ModelDefinition, actor: Actor, body: unknown): Promise<TablePage> {
-    const query = parseTableQuery(model, body, this.#limits);
-    const mode = countMode(body);
+  page(model: ModelDefinition, actor: Actor, body: unknown): Promise<TablePage> {
+    return this.pageOf(model, actor, parseTableRequest(model, body, this.#limits));
+  }
+
+  /** One page of visible rows for a parsed table query (power already checked). */
+  async pageOf(model: ModelDefinition, actor: Actor, query: TableRequest): Promise<TablePage> {
+    const mode = query.count;
     // Row visibility is ANDed beside the user's conditions, never inside one of their groups.
     const visible = await this.visibility(model, actor, 'query');
     const conditions: ConditionNode[] = [...query.conditions, ...visible];

@@ -1,10 +1,14 @@
+// The component schemas of the data routes: per model its row, add, update, cell and copy bodies,
+// table query and page; and the schemas every description shares (the error body, power, ids,
+// attachments, reference pages). The route declarations (routes.ts and its neighbours) point at
+// them by name; `dataSchemas` gives them to an OpenAPI generator.
 import { CONDITION_OPERATORS, EditType, FW_LOCALES, POWER_FLAGS, type FieldDefinition, type ModelDefinition } from '@fw/core';
+import { schemaRef, type JsonSchema } from '@fw/http';
 
-/** A JSON Schema (2020-12, the dialect of OpenAPI 3.1), as plain data. */
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema };
 
 /** `#/components/schemas/<name>`. */
-export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+export const ref = schemaRef;
 
 /** The same schema, `null` allowed too. */
 export function nullable(schema: JsonSchema): JsonSchema {
@@ -490,4 +494,11 @@ export function sharedSchemas(): Record<string, JsonSchema> {
       additionalProperties: false,
     },
   };
+}
+
+/** The component schemas the data routes' descriptions point at: the shared ones, then each model's. */
+export function dataSchemas(models: readonly ModelDefinition[]): Record<string, JsonSchema> {
+  const schemas = sharedSchemas();
+  for (const model of models) Object.assign(schemas, modelSchemas(model));
+  return schemas;
 }
