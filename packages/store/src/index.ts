@@ -14,6 +14,7 @@ export type { ListOptions } from './context.js';
 export type { GrantsRepository } from './grants.js';
 export type { SessionRecord, SessionRepository, SessionUserRecord } from './sessions.js';
 export type { FwUserPrefRecord, UserPrefRepository } from './prefs.js';
+export type { NewTrashRecord, TrashRecord, TrashRepository } from './trash.js';
 export type { FileRecord, FileRepository, NewFileRecord, PendingQuota, PendingReservation, PendingUsage } from './files.js';
 export type { CreateUserInput, FwUserRecord, UpdateUserInput, UserCredentials, UserRepository } from './users.js';
 export { ROLE_STATUS } from './roles.js';

@@ -1,5 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import { logIndexes } from './0016_log_indexes.js';
+import { trash } from './0017_trash.js';
 import { dialectOfKnex, KNEX_CLIENT, nowDefault, type FwDialect } from './dialect.js';
 
 /** knex's bookkeeping table for Fw's migrations (its lock table is `fw_migrations_lock`). */
@@ -27,6 +28,7 @@ export const BUILTIN_TABLES = Object.freeze([
   'fw_session',
   'fw_file',
   'fw_user_pref',
+  'fw_trash',
 ] as const);
 
 /** The name of one built-in table. */
@@ -485,6 +487,7 @@ export const MIGRATIONS: readonly FwMigration[] = Object.freeze([
   userPrefs,
   operateLogUser,
   logIndexes,
+  trash,
 ]);
 
 /**

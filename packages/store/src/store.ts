@@ -10,6 +10,7 @@ import { createGrantsRepository, type GrantsRepository } from './grants.js';
 import { createSessionRepository, type SessionRepository, type SqliteConnection } from './sessions.js';
 import { createFileRepository, type FileRepository } from './files.js';
 import { createUserPrefRepository, type UserPrefRepository } from './prefs.js';
+import { createTrashRepository, type TrashRepository } from './trash.js';
 import { createMenuRepository, type MenuRepository } from './menus.js';
 import { fwMigrationSource, MIGRATION_TABLE, type FwMigration } from './migrations.js';
 import { createModelTables, planModelTables, type ModelTablesPlan } from './model-tables.js';
@@ -134,6 +135,8 @@ export interface FwStore {
   readonly files: FileRepository;
   /** `fw_user_pref`: a user's own UI preferences (table layouts). */
   readonly prefs: UserPrefRepository;
+  /** `fw_trash`: deleted rows of models that keep a trash, until undeleted or purged. */
+  readonly trash: TrashRepository;
   /**
    * Creates the missing tables (and COLLECTION join tables) of Fw model definitions and adds the
    * columns of new fields; throws a `ModelTablesError` listing the differences that cannot be
@@ -440,6 +443,7 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
     openApis: createOpenApiRepository(ctx),
     files: createFileRepository(ctx),
     prefs: createUserPrefRepository(ctx),
+    trash: createTrashRepository(ctx),
     createModelTables: (models) => withoutLimit((db) => createModelTables(db, models)),
     planModelTables: (models) => planModelTables(knex, models),
     onDestroy(close) {

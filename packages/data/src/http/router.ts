@@ -24,6 +24,8 @@ import { DataService, type Actor, type UpdateOptions } from '../service.js';
 import { transferRoutes } from './transfer-routes.js';
 import { attachmentRoutes } from './attachment-routes.js';
 import { powerRoutes } from './power-routes.js';
+import { mountTrashRoutes } from './trash-routes.js';
+import { DEFAULT_TRASH_RETENTION_DAYS, scheduleTrashPurge } from '../write/trash.js';
 import type { FileStorage } from '@fw/files';
 import { PRINT_CSS, PRINT_JS } from './print.js';
 import type { UploadQuota } from '../files/upload-quota.js';
@@ -82,13 +84,19 @@ export interface FwDataOptions {
    * @example fwData({ …, frameAncestors: ["'self'", 'https://portal.example.com'] })
    */
   frameAncestors?: string[];
+  /**
+   * Days a deleted row stays in the trash (models with `trash: true`, the default) before it is
+   * purged with its files: at start-up, then hourly. Until then it can be undeleted.
+   * @default 30
+   */
+  trashRetentionDays?: number;
 }
 
 /** The data-API middleware, with the service behind it and its edit events. */
 export type FwDataMiddleware = Middleware & { service: DataService; events: DataEvents };
 
 // Path segments of the data routes: a model of one of these names would be shadowed.
-const RESERVED = new Set(['table', 'export', 'import', 'import-template', 'print', 'modify', 'upload', 'file']);
+const RESERVED = new Set(['table', 'export', 'import', 'import-template', 'print', 'modify', 'upload', 'file', 'trash']);
 
 function positive(key: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -108,7 +116,7 @@ function positive(key: string, value: number | undefined, fallback: number): num
  * export and the import template (reached with `_token`) carry `Referrer-Policy: no-referrer`.
  *
  * @throws {FwDefinitionError} at once for missing options, bad limits, a bad `frameAncestors`, or a model whose name is
- * one of the route words (`table`, `export`, `import`, `import-template`, `print`, `modify`, `upload`, `file`).
+ * one of the route words (`table`, `export`, `import`, `import-template`, `print`, `modify`, `upload`, `file`, `trash`).
  * @example
  * const data = fwData({ store, tokens, registry });
  * data.events.on('update', (e) => console.log(`${e.user.account} changed ${e.model} #${e.id}`, e.changed));
@@ -131,6 +139,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
     ...(options.files ? { files: options.files } : {}),
     ...(options.uploadQuota !== undefined ? { uploadQuota: options.uploadQuota } : {}),
+    trashRetentionDays: positive('fwData.trashRetentionDays', options.trashRetentionDays, DEFAULT_TRASH_RETENTION_DAYS),
   });
   for (const model of options.registry.list()) {
     if (RESERVED.has(model.name.toLowerCase())) throw new FwDefinitionError(`${model.name}.name`, `is a word of the data routes (${[...RESERVED].join(', ')}); rename the model`);
@@ -170,6 +179,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   transferRoutes(router, { service, actor, importBodyLimit });
   attachmentRoutes(router, { service, actor });
   powerRoutes(router, { service, actor });
+  mountTrashRoutes(router, { service, actor, json });
   // The print page's own stylesheet and script: linked rather than inline, so the page works under
   // a `default-src 'self'` content security policy. Public: they hold nothing but layout.
   router.get('/data/print.css', fwRoute((ctx) => {
@@ -220,6 +230,9 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     ctx.set('ETag', version);
     ctx.body = row;
   }));
+
+  // Trashed rows past the retention time go at start-up, then hourly, until the store closes.
+  options.store.onDestroy?.(scheduleTrashPurge(() => service.purgeExpiredTrash(), options.onBackgroundError ?? ((error) => console.error('[fw/data]', error))));
 
   // A data path asked with another method (GET …/modify/Book/update) is a 405 naming the right one.
   const routes = routesWithAllowedMethods(router);
