@@ -48,7 +48,22 @@ type Row = Record<string, unknown>;
 
 const NAME_RE = /^[A-Za-z][A-Za-z0-9_]*$/;
 const DATA_PROXY_HOOKS = ['beforeAdd', 'afterAdd', 'beforeUpdate', 'afterUpdate', 'beforeDelete', 'afterDelete', 'beforeFetch', 'afterFetch', 'validate'] as const;
-const MODEL_KEYS = new Set(['name', 'title', 'singularTitle', 'table', 'primaryKey', 'power', 'fields', 'rules', 'rowRules', 'dataProxy', 'treeParentField', 'orderBy', 'indexes', 'trash']);
+const MODEL_KEYS = new Set([
+  'name',
+  'title',
+  'singularTitle',
+  'table',
+  'primaryKey',
+  'power',
+  'fields',
+  'rules',
+  'rowRules',
+  'dataProxy',
+  'treeParentField',
+  'orderBy',
+  'indexes',
+  'trash',
+]);
 
 function snakeCase(name: string): string {
   return name

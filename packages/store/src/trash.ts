@@ -85,7 +85,12 @@ export function createTrashRepository(ctx: RepositoryContext): TrashRepository {
       if (options.deletedBy !== undefined) query.where('deleted_by', options.deletedBy);
       const after = options.after;
       if (after) query.where((w) => w.where('deleted_at', '<', after.deletedAt).orWhere((x) => x.where('deleted_at', after.deletedAt).where('id', '<', after.id)));
-      query.orderBy([{ column: 'deleted_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(options.limit);
+      query
+        .orderBy([
+          { column: 'deleted_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(options.limit);
       if (options.offset) query.offset(options.offset);
       return ((await query) as Array<Record<string, unknown>>).map(toRecord);
     },
