@@ -259,6 +259,47 @@ describeEachSql('the trash: delete, trash page, undelete, purge', (db) => {
     });
   });
 
+  describe('rules and users', () => {
+    it('holds a restored row to today’s rules: 422 naming the row, nothing written', async () => {
+      const good = await sku('alice', 'G-1');
+      const bad = await sku('alice', 'G-2');
+      await remove('alice', [good.id, bad.id]);
+      // The row as kept no longer passes (as if a rule had been tightened since): code is required.
+      const [entry] = await trashOf(bad.id);
+      const kept = JSON.parse(String(entry.data));
+      kept.values.code = null;
+      await store.knex('fw_trash').where('id', entry.id).update({ data: JSON.stringify(kept) });
+      const res = await post('alice', '/data/modify/Sku/undelete', { ids: [good.id, bad.id] });
+      expect(res.status, JSON.stringify(res.body)).to.equal(422);
+      expect(res.body.error.message).to.include(`Sku #${bad.id}`);
+      expect(res.body.error.details[0]).to.include({ path: 'code', type: 'required' });
+      expect(await skuRow(good.id)).to.equal(undefined);
+      expect(await trashOf(good.id)).to.have.length(1);
+    });
+
+    it('a deleted user loses their sessions; undeleted, they have their account, password and roles back', async () => {
+      const role = await store.roles.create({ code: `tr-role-${Date.now().toString(36)}`, name: 'Kept' });
+      const made = await post('admin', '/data/modify/FwUser', { account: `tr-user-${Date.now().toString(36)}`, name: 'Trashed', password: 'a-long-password-9', roles: [role.id] });
+      expect(made.status, JSON.stringify(made.body)).to.equal(200);
+      const user = { id: made.body.id as number, account: made.body.account as string, name: 'Trashed', isAdmin: false };
+      const hash = (await store.knex('fw_user').where('id', user.id).first()).password_hash;
+      const session = (await tokens.loginToken(user, tokens.generateToken())).token;
+      expect((await post('admin', '/data/modify/FwUser/delete', { ids: [user.id] })).status).to.equal(200);
+      expect(await tokens.resolve(session)).to.equal(undefined);
+      const res = await post('admin', '/data/modify/FwUser/undelete', { ids: [user.id] });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      const back = await store.knex('fw_user').where('id', user.id).first();
+      expect(back).to.include({ account: user.account, password_hash: hash });
+      expect((await store.knex('fw_user_role').where('user_id', user.id)).map((r) => r.role_id)).to.deep.equal([role.id]);
+      expect(await tokens.resolve(session), 'no session comes back').to.equal(undefined);
+    });
+
+    it('answers 405 for the trash path asked with GET', async () => {
+      const res = await agent.get('/fw-api/data/trash/Sku').set('token', await token('alice'));
+      expect(res.status).to.equal(405);
+    });
+  });
+
   describe('purge', () => {
     it('by age: rows past the retention go with their files, newer ones stay', async () => {
       const upload = await agent.post('/fw-api/data/upload/Sku/sheet').set('token', await token('alice')).attach('file', PDF, { filename: 'old.pdf', contentType: 'application/pdf' });
