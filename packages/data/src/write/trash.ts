@@ -138,7 +138,7 @@ export class TrashWriter {
           await named(model, id, () => validateWholeRow(model, row, withContext, store.dialect, this.#deps.passwordPolicy));
           await named(model, id, () => checkReferences(this.#deps.registry, model, trx, row));
           const columns: Record<string, unknown> = { ...toDbValues(model, row), ...secretsOf(model, secrets), [pk]: id };
-          await named(model, id, () => writing(model, row, () => trx(model.table).insert(columns)));
+          await named(model, id, () => writing(model, row, () => insertWithId(store, model, trx, columns)));
           await this.#writeCollections(model, trx, id, row);
           restored.push(row);
         }
@@ -297,6 +297,21 @@ async function named<T>(model: ModelDefinition, id: number, work: () => Promise<
 }
 
 /**
+ * Inserts a row with its own key. SQL Server refuses a value for an IDENTITY column unless
+ * IDENTITY_INSERT is on for the table, which holds for the session: on and off around the
+ * insert, on the transaction's connection. (Not run by our tests: no SQL Server runs here.)
+ */
+async function insertWithId(store: FwStore, model: ModelDefinition, trx: Knex.Transaction, columns: Record<string, unknown>): Promise<unknown> {
+  if (store.dialect !== 'mssql') return trx(model.table).insert(columns);
+  await trx.raw('SET IDENTITY_INSERT ?? ON', [model.table]);
+  try {
+    return await trx(model.table).insert(columns);
+  } finally {
+    await trx.raw('SET IDENTITY_INSERT ?? OFF', [model.table]);
+  }
+}
+
+/**
  * PostgreSQL hands out ids from a sequence, which an insert with an explicit id does not move:
  * when a restored id lies beyond the sequence's last value (a row written with its own id), the
  * sequence is moved past it, so the next add does not collide. The other databases follow the
@@ -323,6 +338,8 @@ export function scheduleTrashPurge(purge: () => Promise<unknown>, onError: (erro
   const run = () => {
     if (stopped) return;
     purge().catch((error: unknown) => {
+      // A purge the store's closing cut short is no fault: the next start-up does the rest.
+      if (stopped) return;
       try {
         onError(error);
       } catch {
