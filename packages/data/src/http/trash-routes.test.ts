@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import Koa from 'koa';
 import request from 'supertest';
-import { BUILTIN_MODELS, createRegistry, defineModel, type FwUser } from '@fw/core';
+import { BUILTIN_MODELS, FwError, createRegistry, defineModel, type FwUser } from '@fw/core';
 import { localFileStorage, type FileStorage } from '@fw/files';
 import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
@@ -33,6 +33,9 @@ const Sku = defineModel({
     beforeFetch: ({ user }) => (user.isAdmin ? [] : [{ field: 'ownerId', op: 'eq', value: user.id }]),
     beforeAdd: (row, { user }) => {
       row.ownerId = user.id;
+    },
+    afterDelete: (rows) => {
+      if (rows.some((r) => r.title === 'rollback')) throw new FwError('CONFLICT', 'refused by afterDelete');
     },
   },
 });
@@ -131,6 +134,13 @@ describeEachSql('the trash: delete, trash page, undelete, purge', (db) => {
       expect(again.id).to.not.equal(row.id);
     });
 
+    it('leaves nothing in the trash when the delete rolls back', async () => {
+      const row = await sku('alice', 'RB-1', { title: 'rollback' });
+      expect((await remove('alice', [row.id])).status).to.equal(409);
+      expect(await skuRow(row.id)).to.not.equal(undefined);
+      expect(await trashOf(row.id)).to.deep.equal([]);
+    });
+
     it('deletes for good on a model with trash: false', async () => {
       const res = await post('alice', '/data/modify/Scratch', { note: 'gone' });
       expect((await post('alice', '/data/modify/Scratch/delete', { ids: [res.body.id] })).status).to.equal(200);
@@ -214,6 +224,20 @@ describeEachSql('the trash: delete, trash page, undelete, purge', (db) => {
       expect(log).to.include({ status: 'success', target_id: String(row.id) });
       // The next add gets a new id, past the restored one (PostgreSQL's sequence included).
       expect((await sku('alice', 'R-2')).id).to.be.greaterThan(row.id);
+    });
+
+    it('moves the id counter past a restored id, so the next add does not collide', async () => {
+      const row = await sku('alice', 'S-1');
+      await remove('alice', [row.id]);
+      // An entry whose id is the very next one the table would hand out.
+      const next = row.id + 1;
+      const [entry] = await trashOf(row.id);
+      const kept = JSON.parse(String(entry.data));
+      kept.values.id = next;
+      await store.knex('fw_trash').where('id', entry.id).update({ row_id: String(next), data: JSON.stringify(kept) });
+      expect((await post('alice', '/data/modify/Sku/undelete', { ids: [next] })).status).to.equal(200);
+      expect((await skuRow(next)).code).to.equal('S-1');
+      expect((await sku('alice', 'S-2')).id).to.be.greaterThan(next);
     });
 
     it('refuses a taken unique value with 409 naming the row and field, writing nothing', async () => {
