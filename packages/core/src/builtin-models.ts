@@ -274,6 +274,8 @@ const LOGIN_FAILURE_CHOICES = [
 /** Sign-ins (`fw_login_log`), successful and failed, read only. */
 export const FwLoginLogModel = defineModel({
   name: 'FwLoginLog',
+  // A log row deleted is gone for good: the logs are the record, not data to take back.
+  trash: false,
   title: 'Login log',
   table: 'fw_login_log',
   singularTitle: 'Login log entry',
@@ -310,6 +312,8 @@ export const FwLoginLogModel = defineModel({
 /** Data operations (`fw_operate_log`), read only. */
 export const FwOperateLogModel = defineModel({
   name: 'FwOperateLog',
+  // A log row deleted is gone for good: the logs are the record, not data to take back.
+  trash: false,
   title: 'Operation log',
   table: 'fw_operate_log',
   singularTitle: 'Operation log entry',

@@ -360,6 +360,12 @@ export interface ModelDefinitionInput<R extends Row = Row> {
    * @example indexes: [['status', 'createdAt']]
    */
   indexes?: ReadonlyArray<readonly string[]>;
+  /**
+   * Whether a delete moves the rows to the trash (`fw_trash`), from which they can be undeleted
+   * until they are purged; `false` deletes them for good at once (logs, scratch tables).
+   * @default true
+   */
+  trash?: boolean;
 }
 
 /** A field after {@link defineModel} filled in every default. */
@@ -459,6 +465,8 @@ export interface ModelDefinition<R extends Row = Row> {
   readonly indexes: readonly ModelIndex[];
   /** What the model can do as a whole, decided once by {@link defineModel}. */
   readonly capabilities: ModelCapabilities;
+  /** Whether a delete moves rows to the trash (`trash` option, default true). */
+  readonly trash: boolean;
   /** Marks objects made by defineModel. */
   readonly __fwModel: true;
 }

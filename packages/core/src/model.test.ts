@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DEFAULT_POWER, EditType, FwDefinitionError, POWER_FLAGS, defineModel, type ModelDefinitionInput } from '@fw/core';
+import { BUILTIN_MODELS, DEFAULT_POWER, EditType, FwDefinitionError, POWER_FLAGS, defineModel, type ModelDefinitionInput } from '@fw/core';
 
 function setup(overrides: Partial<ModelDefinitionInput> = {}): ModelDefinitionInput {
   return {
@@ -107,6 +107,13 @@ describe('defineModel(input)', () => {
     expect(input.fields).to.not.have.property('id');
   });
 
+  it('keeps a trash by default; trash: false turns it off, as the built-in logs do', () => {
+    expect(defineModel(setup()).trash).to.equal(true);
+    expect(defineModel(setup({ trash: false })).trash).to.equal(false);
+    const trashless = BUILTIN_MODELS.filter((m) => !m.trash).map((m) => m.name);
+    expect(trashless).to.deep.equal(['FwLoginLog', 'FwOperateLog']);
+  });
+
   describe('rejects a bad definition, naming the key', () => {
     const cases: Array<[string, () => unknown, string, RegExp?]> = [
       ['a bad name', () => defineModel(setup({ name: 'my model' })), 'model.name'],
@@ -159,6 +166,7 @@ describe('defineModel(input)', () => {
         'Book.fields.a.edit.saltColumn',
       ],
       ['a column that is not an identifier', () => defineModel(setup({ fields: { a: { column: 'a; drop table x' } } })), 'Book.fields.a.column'],
+      ['a non-boolean trash switch', () => defineModel(setup({ trash: 'no' as unknown as boolean })), 'Book.trash'],
     ];
     for (const [what, fn, key, text] of cases) {
       it(what, () => expectDefinitionError(fn, key, text));

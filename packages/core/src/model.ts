@@ -48,7 +48,22 @@ type Row = Record<string, unknown>;
 
 const NAME_RE = /^[A-Za-z][A-Za-z0-9_]*$/;
 const DATA_PROXY_HOOKS = ['beforeAdd', 'afterAdd', 'beforeUpdate', 'afterUpdate', 'beforeDelete', 'afterDelete', 'beforeFetch', 'afterFetch', 'validate'] as const;
-const MODEL_KEYS = new Set(['name', 'title', 'singularTitle', 'table', 'primaryKey', 'power', 'fields', 'rules', 'rowRules', 'dataProxy', 'treeParentField', 'orderBy', 'indexes']);
+const MODEL_KEYS = new Set([
+  'name',
+  'title',
+  'singularTitle',
+  'table',
+  'primaryKey',
+  'power',
+  'fields',
+  'rules',
+  'rowRules',
+  'dataProxy',
+  'treeParentField',
+  'orderBy',
+  'indexes',
+  'trash',
+]);
 
 function snakeCase(name: string): string {
   return name
@@ -198,6 +213,7 @@ export function defineModel<R extends Row = Row>(input: ModelDefinitionInput<R>)
     orderBy: checkOrderBy(name, input.orderBy, fields),
     indexes: checkIndexes(name, table, declared, fields, input.indexes),
     capabilities: modelCapabilities({ name, power: flags }, fieldNames, fields),
+    trash: optionalBoolean(`${name}.trash`, input.trash, true),
     __fwModel: true as const,
   });
 }

@@ -19,9 +19,23 @@ export interface EditEvent {
   changed: string[];
 }
 
+/** Sent once an undelete committed, one per row put back. */
+export interface InsertEvent {
+  model: string;
+  id: number;
+  user: { id: number; account: string };
+  source: DataSource;
+  /** Why the row appeared: `undelete`. */
+  reason: 'undelete';
+  /** The row as the edit form sees it (passwords left out). */
+  after: Record<string, unknown>;
+}
+
 /** The events a data service emits. */
 export interface DataEventMap {
   update: [EditEvent];
+  /** A row put back by an undelete (write/trash.ts), once the transaction committed. */
+  insert: [InsertEvent];
 }
 
 /**

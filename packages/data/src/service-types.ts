@@ -78,6 +78,8 @@ export interface DataServiceOptions {
    * @default { maxFiles: 20, maxBytes: 209715200 } (200 MiB)
    */
   uploadQuota?: Partial<UploadQuota>;
+  /** Trashed rows older than this many days are purged with their files. @default 30 */
+  trashRetentionDays?: number;
 }
 
 /** One page of a table query. */

@@ -26,7 +26,7 @@ import { DataEvents } from './events.js';
 import { holdsGrants } from './write/grant-rules.js';
 import { printPage } from './http/print.js';
 import { rowVersion } from './read/row-version.js';
-import { DEFAULT_QUERY_LIMITS, parseConditions, type QueryLimits } from './read/query.js';
+import { DEFAULT_QUERY_LIMITS, parseConditions, type QueryLimits, type TableQuery } from './read/query.js';
 import { candidatePage, referenceOf, type CandidatesQuery, type ReferenceCandidatePage, type ReferenceTarget } from './read/references.js';
 import { RowReader } from './read/rows.js';
 import { modelView, type ModelView } from './read/schema-view.js';
@@ -41,6 +41,8 @@ import { readBody } from './write/write-checks.js';
 import { ADD_BODY, CELL_BODY, COPY_BODY, DELETE_BODY, REFERENCE_BODY, TABLE_BODY, UPDATE_BODY, type AddInput, type CellInput, type CopyInput, type DataScope, type DeleteInput, type UpdateInput } from './bodies.js';
 import { ADD_GATE, BUILD_GATE, COPY_GATE, DELETE_GATE, DETAILS_GATE, EDIT_GATE, PRINT_GATE, QUERY_GATE, REFERENCE_GATE, type PowerGate } from './gates.js';
 import type { TableRequest } from './read/query.js';
+import { DEFAULT_TRASH_RETENTION_DAYS, TrashWriter, type UndeleteResult } from './write/trash.js';
+import { trashPage, type TrashPage } from './read/trash-page.js';
 
 export type { Actor, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service-types.js';
 export type { AfterCommit } from './write/audited-write.js';
@@ -68,6 +70,7 @@ export class DataService {
   readonly #writer: AuditedWriter;
   readonly #transfers: Transfers;
   readonly #attachments: Attachments;
+  readonly #trash: TrashWriter;
   // Menu codes per user, valid for one grants version.
   readonly #grants = new Map<number, { version: number; codes: Set<string> }>();
 
@@ -98,6 +101,16 @@ export class DataService {
       onBackgroundError,
       attachments: this.#attachments,
       passwordPolicy: options.passwordPolicy ?? passwordPolicy(),
+    });
+    this.#trash = new TrashWriter({
+      store: this.store,
+      registry: this.registry,
+      reader: this.#reader,
+      writer: this.#writer,
+      events: this.events,
+      attachments: this.#attachments,
+      passwordPolicy: options.passwordPolicy ?? passwordPolicy(),
+      retentionDays: options.trashRetentionDays ?? DEFAULT_TRASH_RETENTION_DAYS,
     });
     this.#transfers = new Transfers({
       store: this.store,
@@ -510,6 +523,47 @@ export class DataService {
   /** Removes pending uploads older than `olderThanMs` (default 24 hours), records and bytes. @returns how many */
   purgePendingFiles(olderThanMs?: number): Promise<number> {
     return this.#attachments.purgePending(olderThanMs);
+  }
+
+  // --- The trash (issue 23 §3; write/trash.ts, read/trash-page.ts) ---
+
+  /**
+   * The model's trash may be used by the actor for `use`: the model keeps a trash (else 404
+   * `NOT_FOUND`), and the actor holds `delete` (the page), `delete` and `add` (undelete), or is
+   * an administrator (purge; else 403 `POWER_DENIED`).
+   */
+  async requireTrash(model: ModelDefinition, actor: Actor, use: 'page' | 'undelete' | 'purge'): Promise<void> {
+    if (use === 'purge') {
+      if (!actor.user.isAdmin) throw new FwError('POWER_DENIED', `Only an administrator may purge the trash of ${model.name}`, { extra: { model: model.name } });
+    } else await this.requirePower(model, actor, use === 'page' ? 'delete' : ['delete', 'add']);
+    if (!model.trash) throw new FwError('NOT_FOUND', `${model.name} keeps no trash (trash: false)`, { extra: { model: model.name } });
+  }
+
+  /**
+   * A page of the model's trashed rows the actor may see, newest first: `{ rows: [{ trashId, id,
+   * deletedAt, deletedBy: { id, account }, row }], total, page, size }`, for a checked table
+   * query (page, size, conditions). Needs `delete`.
+   */
+  async trashPage(model: ModelDefinition, actor: Actor, query: TableQuery): Promise<TrashPage> {
+    await this.requireTrash(model, actor, 'page');
+    return trashPage({ store: this.store, reader: this.#reader, limits: this.limits }, model, actor, query);
+  }
+
+  /** Puts trashed rows back with their ids, all or none (see TrashWriter.undelete). Needs `delete` and `add`. */
+  async undelete(model: ModelDefinition, actor: Actor, ids: number[]): Promise<UndeleteResult> {
+    await this.requireTrash(model, actor, 'undelete');
+    return this.#trash.undelete(model, actor, ids, await this.#grantCodes(model, actor));
+  }
+
+  /** Removes the model's trashed rows `ids` (row ids), or all of them, for good with their files. Administrators only. */
+  async purgeTrash(model: ModelDefinition, actor: Actor, ids: number[] | undefined): Promise<{ purged: number }> {
+    await this.requireTrash(model, actor, 'purge');
+    return this.#trash.purgeNow(model, actor, ids);
+  }
+
+  /** Removes trashed rows older than `trashRetentionDays`, with their files. @returns how many */
+  purgeExpiredTrash(now?: number): Promise<number> {
+    return this.#trash.purgeExpired(now);
   }
 
   /** Fields shown in the table (for UIs and exports). */

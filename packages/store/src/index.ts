@@ -15,6 +15,7 @@ export type { GrantsRepository } from './grants.js';
 export type { SessionRecord, SessionRepository, SessionUserRecord } from './sessions.js';
 export type { FwUserPrefRecord, UserPrefRepository } from './prefs.js';
 export type { FwSavedViewRecord, SavedViewInput, SavedViewRepository } from './views.js';
+export type { NewTrashRecord, TrashRecord, TrashRepository } from './trash.js';
 export type { FileRecord, FileRepository, NewFileRecord, PendingQuota, PendingReservation, PendingUsage } from './files.js';
 export type { CreateUserInput, FwUserRecord, UpdateUserInput, UserCredentials, UserRepository } from './users.js';
 export { ROLE_STATUS } from './roles.js';

@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import { logIndexes } from './0016_log_indexes.js';
 import { savedViews } from './0017_saved_views.js';
+import { trash } from './0018_trash.js';
 import { dialectOfKnex, KNEX_CLIENT, nowDefault, type FwDialect } from './dialect.js';
 
 /** knex's bookkeeping table for Fw's migrations (its lock table is `fw_migrations_lock`). */
@@ -30,6 +31,7 @@ export const BUILTIN_TABLES = Object.freeze([
   'fw_user_pref',
   'fw_saved_view',
   'fw_saved_view_role',
+  'fw_trash',
 ] as const);
 
 /** The name of one built-in table. */
@@ -489,6 +491,7 @@ export const MIGRATIONS: readonly FwMigration[] = Object.freeze([
   operateLogUser,
   logIndexes,
   savedViews,
+  trash,
 ]);
 
 /**

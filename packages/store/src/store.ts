@@ -11,6 +11,7 @@ import { createSessionRepository, type SessionRepository, type SqliteConnection 
 import { createFileRepository, type FileRepository } from './files.js';
 import { createUserPrefRepository, type UserPrefRepository } from './prefs.js';
 import { createSavedViewRepository, type SavedViewRepository } from './views.js';
+import { createTrashRepository, type TrashRepository } from './trash.js';
 import { createMenuRepository, type MenuRepository } from './menus.js';
 import { fwMigrationSource, MIGRATION_TABLE, type FwMigration } from './migrations.js';
 import { createModelTables, planModelTables, type ModelTablesPlan } from './model-tables.js';
@@ -137,6 +138,8 @@ export interface FwStore {
   readonly prefs: UserPrefRepository;
   /** `fw_saved_view`: saved table views, private or shared with roles (issue 23 §1). */
   readonly views: SavedViewRepository;
+  /** `fw_trash`: deleted rows of models that keep a trash, until undeleted or purged. */
+  readonly trash: TrashRepository;
   /**
    * Creates the missing tables (and COLLECTION join tables) of Fw model definitions and adds the
    * columns of new fields; throws a `ModelTablesError` listing the differences that cannot be
@@ -444,6 +447,7 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
     files: createFileRepository(ctx),
     prefs: createUserPrefRepository(ctx),
     views: createSavedViewRepository(ctx),
+    trash: createTrashRepository(ctx),
     createModelTables: (models) => withoutLimit((db) => createModelTables(db, models)),
     planModelTables: (models) => planModelTables(knex, models),
     onDestroy(close) {

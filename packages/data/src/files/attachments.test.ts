@@ -26,6 +26,9 @@ const Doc = defineModel({
   name: 'Doc',
   table: 't_doc',
   power: { copy: true },
+  // Deleted for good, so the delete tests see the files go at once (a trashed row keeps them
+  // until the purge: http/trash-routes.test.ts).
+  trash: false,
   fields: {
     title: { edit: { notNull: true } },
     ownerId: { edit: { type: 'HIDDEN', readonly: true, integer: true } },

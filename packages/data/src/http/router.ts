@@ -21,6 +21,8 @@ import type { DataEvents } from '../events.js';
 import type { QueryLimits } from '../read/query.js';
 import { DataService, type Actor } from '../service.js';
 import { mountViewRoutes } from './view-routes.js';
+import { mountTrashRoutes } from './trash-routes.js';
+import { DEFAULT_TRASH_RETENTION_DAYS, scheduleTrashPurge } from '../write/trash.js';
 import type { FileStorage } from '@fw/files';
 import type { UploadQuota } from '../files/upload-quota.js';
 import type { DataScope } from '../bodies.js';
@@ -82,6 +84,12 @@ export interface FwDataOptions {
    * @example fwData({ …, frameAncestors: ["'self'", 'https://portal.example.com'] })
    */
   frameAncestors?: string[];
+  /**
+   * Days a deleted row stays in the trash (models with `trash: true`, the default) before it is
+   * purged with its files: at start-up, then hourly. Until then it can be undeleted.
+   * @default 30
+   */
+  trashRetentionDays?: number;
 }
 
 /** The data-API middleware, with the service behind it and its edit events. */
@@ -113,7 +121,7 @@ function positive(key: string, value: number | undefined, fallback: number): num
  * export and the import template (reached with `_token`) carry `Referrer-Policy: no-referrer`.
  *
  * @throws {FwDefinitionError} at once for missing options, bad limits, a bad `frameAncestors`, or a model whose name is
- * one of the route words (`table`, `export`, `import`, `import-template`, `print`, `modify`, `upload`, `file`).
+ * one of the route words (`table`, `export`, `import`, `import-template`, `print`, `modify`, `upload`, `file`, `trash`).
  * @example
  * const data = fwData({ store, tokens, registry });
  * data.events.on('update', (e) => console.log(`${e.user.account} changed ${e.model} #${e.id}`, e.changed));
@@ -136,6 +144,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
     ...(options.files ? { files: options.files } : {}),
     ...(options.uploadQuota !== undefined ? { uploadQuota: options.uploadQuota } : {}),
+    trashRetentionDays: positive('fwData.trashRetentionDays', options.trashRetentionDays, DEFAULT_TRASH_RETENTION_DAYS),
   });
   for (const model of options.registry.list()) {
     if (RESERVED.has(model.name.toLowerCase())) throw new FwDefinitionError(`${model.name}.name`, `is a word of the data routes (${[...RESERVED].join(', ')}); rename the model`);
@@ -175,6 +184,11 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   });
   // Saved views (issue 23 §1): routes of their own scope (the model and the query power).
   mountViewRoutes(router, { service, actor });
+  // The trash (issue 23 §3): its page, undelete and purge.
+  mountTrashRoutes(router, { service, actor, json: (ctx: Context) => readJsonBody(ctx, { limit: bodyLimit }) });
+
+  // Trashed rows past the retention time go at start-up, then hourly, until the store closes.
+  options.store.onDestroy?.(scheduleTrashPurge(() => service.purgeExpiredTrash(), options.onBackgroundError ?? ((error) => console.error('[fw/data]', error))));
 
   // A data path asked with another method (GET …/modify/Book/update) is a 405 naming the right one.
   const routes = routesWithAllowedMethods(router);

@@ -6,9 +6,10 @@ import { setupData, type DataFixture } from '../test-setup.js';
 import { routerOf } from './router.js';
 import { dataRoutes } from './routes.js';
 import { VIEW_ROUTES } from './view-routes.js';
+import { trashRoutes } from './trash-routes.js';
 
-// Every route fwData mounts: its own, and the saved views' (declared with a scope of their own).
-const allRoutes = [...dataRoutes, ...VIEW_ROUTES];
+// Every route fwData mounts: its own, and those of saved views and the trash (declared with scopes of their own).
+const allRoutes = [...dataRoutes, ...VIEW_ROUTES, ...trashRoutes];
 
 const api = '/fw-api';
 

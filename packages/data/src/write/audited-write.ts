@@ -23,6 +23,7 @@ import { FALLBACK, handOver, runUpdate, runUpdateNow, updateSteps, type LogNotes
 import type { Actor, UpdateOptions } from '../service-types.js';
 import type { SessionEnds } from './session-ends.js';
 import { checkReferences, validateWholeRow, writing } from './write-checks.js';
+import { moveToTrash } from './trash.js';
 
 export { newRow } from './row-changes.js';
 
@@ -359,6 +360,8 @@ export class AuditedWriter {
         log.before = rows;
         deletedRows = rows;
         if (codes) for (const row of rows) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'delete', stored: row });
+        // The rows as loaded, before a hook sees them, go to the trash (write/trash.ts).
+        if (model.trash) await moveToTrash(this.#store, model, actor, rows, trx);
         await model.dataProxy.beforeDelete?.(rows, context);
         for (const field of Object.values(model.fields)) {
           const c = field.edit.collection;
@@ -366,7 +369,8 @@ export class AuditedWriter {
         }
         const deleted = await writing(model, undefined, () => trx(model.table).whereIn(pkColumn(model), ids).delete());
         this.afterCommit(trx, () => this.#reader.counts.changed(model, -deleted));
-        this.#deleteFilesAfterCommit(trx, await this.#attachments.release(model, ids.map(String), trx));
+        // A trashed row keeps its files until the purge.
+        if (!model.trash) this.#deleteFilesAfterCommit(trx, await this.#attachments.release(model, ids.map(String), trx));
         await model.dataProxy.afterDelete?.(rows, context);
         return { deleted };
       }),
