@@ -14,3 +14,17 @@ export { escapeHtml } from './escape-html.js';
 export { composeMiddleware } from './compose.js';
 export { fwLoadShed } from './load-shed.js';
 export type { FwLoadShedMiddleware, FwLoadShedOptions, FwLoadShedStats } from './load-shed.js';
+export { defineRoute, forModel, mountRoutes, routerPath, shape } from './route-contract.js';
+export type { AnswerContract, FwRoute, HttpMethod, JsonSchema, MountOptions, ParamContract, PerModel, RouteContract, RouteInput, RouteSecurity, Shape } from './route-contract.js';
+export {
+  DOWNLOAD_SECURITY,
+  ERROR_STATUSES,
+  NO_SECURITY,
+  TOKEN_SECURITY,
+  describeRoutes,
+  errorResponses,
+  errors as errorAnswers,
+  schemaRef,
+  securitySchemes,
+} from './route-openapi.js';
+export type { OpenApiOperation, OpenApiPaths } from './route-openapi.js';
