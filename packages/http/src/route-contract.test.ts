@@ -16,7 +16,7 @@ const NOTE = shape<{ text: string }, Scope>({ type: 'object', properties: { text
   return { text: value.text };
 });
 
-const routes: Array<FwRoute<{ prefix: string }, any, Scope, Who>> = [
+const routes: Array<FwRoute<{ prefix: string }, unknown, Scope, Who>> = [
   defineRoute<{ prefix: string }, { text: string }, Scope, Who>({
     method: 'post',
     path: '/notes/{fw}',
@@ -35,7 +35,10 @@ const routes: Array<FwRoute<{ prefix: string }, any, Scope, Who>> = [
     operationId: 'echo',
     summary: 'Echo an optional note',
     security: 'open',
-    body: { shape: shape<{ text: string } | undefined, Scope>({ type: 'object' }, (value, scope) => (value === undefined ? undefined : NOTE.parse(value, scope))), required: false },
+    body: {
+      shape: shape<{ text: string } | undefined, Scope>({ type: 'object' }, (value, scope) => (value === undefined ? undefined : NOTE.parse(value, scope))),
+      required: false,
+    },
     answers: { 200: { description: 'The note or null', json: { type: ['object', 'null'] } } },
     errors: [400],
     handle: (_ctx, { body, who }) => ({ body: body ?? null, who: who ?? null }),
@@ -77,7 +80,15 @@ describe('route contracts: mountRoutes', () => {
     steps.length = 0;
     expect((await agent.post('/notes/Book').set('token', 'ok').set('content-type', 'application/json').send('{"text":').expect(400)).body.error.code).to.equal('INVALID_JSON');
     expect(steps).to.deep.equal(['who', 'json']);
-    expect((await agent.post('/notes/Book').set('token', 'ok').send({ text: 'x'.repeat(100) }).expect(413)).body.error.code).to.equal('PAYLOAD_TOO_LARGE');
+    expect(
+      (
+        await agent
+          .post('/notes/Book')
+          .set('token', 'ok')
+          .send({ text: 'x'.repeat(100) })
+          .expect(413)
+      ).body.error.code,
+    ).to.equal('PAYLOAD_TOO_LARGE');
     steps.length = 0;
     expect((await agent.post('/notes/Locked').set('token', 'ok').send({ text: 'hi' }).expect(403)).body.error.code).to.equal('POWER_DENIED');
     expect(steps).to.deep.equal(['who', 'json', 'scope']);

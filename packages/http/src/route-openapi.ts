@@ -76,7 +76,12 @@ function parameter(param: ParamContract, model: ModelDefinition | undefined): Re
 }
 
 function answer(spec: AnswerContract, model: ModelDefinition | undefined): Record<string, unknown> {
-  const content = spec.json !== undefined ? { 'application/json': { schema: forModel(spec.json, model) } } : spec.content ? Object.fromEntries(Object.entries(spec.content).map(([type, schema]) => [type, Object.keys(schema).length > 0 ? { schema } : {}])) : undefined;
+  const content =
+    spec.json !== undefined
+      ? { 'application/json': { schema: forModel(spec.json, model) } }
+      : spec.content
+        ? Object.fromEntries(Object.entries(spec.content).map(([type, schema]) => [type, Object.keys(schema).length > 0 ? { schema } : {}]))
+        : undefined;
   return { description: spec.description, ...(spec.headers ? { headers: spec.headers } : {}), ...(content ? { content } : {}) };
 }
 
