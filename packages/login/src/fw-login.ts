@@ -2,19 +2,19 @@ import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
 import { FwError, normalizeAccount, type FwErrorDetail } from '@fw/core';
-import { fwRoute, isJsonObject, readJsonBody, requireAuthState, routesWithAllowedMethods } from '@fw/http';
+import { defineRoute, isJsonObject, mountRoutes, readJsonBody, requireAuthState, routesWithAllowedMethods, shape, type FwRoute, type JsonSchema } from '@fw/http';
 import type { FwRequestState } from './auth.js';
 import { loginError } from './error-codes.js';
 import { changePassword } from './flows/change-password.js';
 import { TOO_MANY, type FlowRequest } from './flows/flow-request.js';
-import { exchangeOpenApiKey } from './flows/open-api-token.js';
-import { passwordSignIn } from './flows/password-sign-in.js';
+import { exchangeOpenApiKey, type OpenApiTokenInput } from './flows/open-api-token.js';
+import { passwordSignIn, type PasswordSignInInput } from './flows/password-sign-in.js';
 import { resolveOptions, type FwLoginOptions, type ResolvedOptions } from './login-options.js';
 import { loginSettings } from './login-settings.js';
-import { addActivityRoutes } from './activity-routes.js';
+import { activityRoutes } from './activity-routes.js';
 import { withFolders } from './menu-folders.js';
-import { addSessionRoutes } from './session-routes.js';
-import { addPrefRoutes } from './pref-routes.js';
+import { sessionRoutes } from './session-routes.js';
+import { PREF_BODY_LIMIT, prefRoutes } from './pref-routes.js';
 import { needsPasswordReset } from './user-service.js';
 import { modelMenuTitles } from './menu-titles.js';
 
@@ -29,18 +29,21 @@ const ACCOUNT_MAX = 128;
 const CONTROL = /\p{Cc}/u;
 const PWD_MAX = 4096;
 
-type Handler = (ctx: Context, o: ResolvedOptions) => Promise<void>;
-
-/** Binds a handler to the resolved options; errors are answered in the Fw shape, for Fw's own routes only. */
-function route(o: ResolvedOptions, handler: Handler): Middleware {
-  return fwRoute((ctx) => handler(ctx, o));
-}
-
 /**
- * The request's signed-in state. `passwordChange`: the route is one a user who must change the
- * password may call (userinfo, change-pwd, logout); every other route refuses such a user with 403
+ * A route of `fwLogin` itself. The caller of a token route is the signed-in state (401 without
+ * one); `passwordChange: 'allowed'` marks a route a user who must change the password may still
+ * call (userinfo, change-pwd, logout), every other one refuses such a user with 403
  * `PASSWORD_CHANGE_REQUIRED`.
  */
+export interface LoginRoute<Body = unknown> extends FwRoute<ResolvedOptions, Body, undefined, FwRequestState> {
+  passwordChange?: 'allowed';
+}
+
+function loginRoute<Body = undefined>(route: LoginRoute<Body>): LoginRoute<Body> {
+  return defineRoute(route) as LoginRoute<Body>;
+}
+
+/** The request's signed-in state, as the login routes require it. */
 async function requireAuth(ctx: Context, o: ResolvedOptions, passwordChange: 'allowed' | 'refused' = 'refused'): Promise<FwRequestState> {
   return requireAuthState(ctx, (c) => o.authenticator.authenticate(c), { allowPasswordChange: passwordChange === 'allowed' });
 }
@@ -49,30 +52,85 @@ function badField(path: string, message: string): FwErrorDetail {
   return { path, type: 'typeError', message };
 }
 
-function readLoginBody(body: unknown): { account: string; pwd: string; verifyCode?: string; verifyCodeMark?: string } {
-  if (!isJsonObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
-  const details: FwErrorDetail[] = [];
-  const { account, pwd, verifyCode, verifyCodeMark } = body;
-  if (typeof account !== 'string' || account.length === 0 || account.length > ACCOUNT_MAX) {
-    details.push(badField('account', `account must be a string of 1 to ${ACCOUNT_MAX} characters`));
-  }
-  if (typeof pwd !== 'string' || pwd.length === 0 || pwd.length > PWD_MAX) details.push(badField('pwd', `pwd must be a string of 1 to ${PWD_MAX} characters`));
-  for (const [name, value] of [
-    ['verifyCode', verifyCode],
-    ['verifyCodeMark', verifyCodeMark],
-  ] as const) {
-    if (value !== undefined && value !== null && (typeof value !== 'string' || value.length > 64))
-      details.push(badField(name, `${name} must be a string of at most 64 characters`));
-  }
-  if (details.length > 0) throw new FwError('BAD_REQUEST', 'The login body is malformed', { details });
-  return {
-    // `é` typed as one code point or as e + accent is one account (stored accounts are NFC).
-    account: normalizeAccount(account as string),
-    pwd: pwd as string,
-    ...(typeof verifyCode === 'string' ? { verifyCode } : {}),
-    ...(typeof verifyCodeMark === 'string' ? { verifyCodeMark } : {}),
-  };
+/** The body of `POST /login` as its handler receives it: the checked input, and the body as sent (for the login hook). */
+export interface LoginBody {
+  input: PasswordSignInInput;
+  /** The parsed JSON body, extra parameters included, for `currentLoginRequest().body`. */
+  sent: Record<string, unknown>;
 }
+
+/** `POST /login`'s body: `{ account, pwd, verifyCode?, verifyCodeMark? }`; every malformed field is one detail of a 400. */
+export const LOGIN_BODY = shape<LoginBody>(
+  {
+    type: 'object',
+    properties: { account: { type: 'string', maxLength: ACCOUNT_MAX }, pwd: { type: 'string' }, verifyCode: { type: 'string' }, verifyCodeMark: { type: 'string' } },
+    required: ['account', 'pwd'],
+  },
+  (body) => {
+    if (!isJsonObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
+    const details: FwErrorDetail[] = [];
+    const { account, pwd, verifyCode, verifyCodeMark } = body;
+    if (typeof account !== 'string' || account.length === 0 || account.length > ACCOUNT_MAX) {
+      details.push(badField('account', `account must be a string of 1 to ${ACCOUNT_MAX} characters`));
+    }
+    if (typeof pwd !== 'string' || pwd.length === 0 || pwd.length > PWD_MAX) details.push(badField('pwd', `pwd must be a string of 1 to ${PWD_MAX} characters`));
+    for (const [name, value] of [
+      ['verifyCode', verifyCode],
+      ['verifyCodeMark', verifyCodeMark],
+    ] as const) {
+      if (value !== undefined && value !== null && (typeof value !== 'string' || value.length > 64))
+        details.push(badField(name, `${name} must be a string of at most 64 characters`));
+    }
+    if (details.length > 0) throw new FwError('BAD_REQUEST', 'The login body is malformed', { details });
+    const input: PasswordSignInInput = {
+      // `é` typed as one code point or as e + accent is one account (stored accounts are NFC).
+      account: normalizeAccount(account as string),
+      pwd: pwd as string,
+      ...(typeof verifyCode === 'string' ? { verifyCode } : {}),
+      ...(typeof verifyCodeMark === 'string' ? { verifyCodeMark } : {}),
+    };
+    return { input, sent: body };
+  },
+);
+
+/** `POST /change-pwd`'s body: the current password and the new one twice, each 1 to 4096 characters. */
+export const CHANGE_PASSWORD_BODY = shape<{ pwd: string; newPwd: string; newPwd2: string }>(
+  {
+    type: 'object',
+    properties: { pwd: { type: 'string' }, newPwd: { type: 'string' }, newPwd2: { type: 'string' } },
+    required: ['pwd', 'newPwd', 'newPwd2'],
+  },
+  (body) => {
+    if (!isJsonObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
+    const details: FwErrorDetail[] = [];
+    for (const name of ['pwd', 'newPwd', 'newPwd2'] as const) {
+      const value = body[name];
+      if (typeof value !== 'string' || value.length === 0 || value.length > PWD_MAX) details.push(badField(name, `${name} must be a string of 1 to ${PWD_MAX} characters`));
+    }
+    if (details.length > 0) throw new FwError('BAD_REQUEST', 'The change-password body is malformed', { details });
+    return { pwd: body.pwd as string, newPwd: body.newPwd as string, newPwd2: body.newPwd2 as string };
+  },
+);
+
+/** `POST /open-api/token`'s body: an app id (1 to 64 characters) and a secret (1 to 512), neither with control characters. */
+export const OPEN_API_TOKEN_BODY = shape<OpenApiTokenInput>(
+  {
+    type: 'object',
+    properties: { appId: { type: 'string', minLength: 1, maxLength: 64 }, secret: { type: 'string', minLength: 1, maxLength: 512 } },
+    required: ['appId', 'secret'],
+  },
+  (body) => {
+    if (!isJsonObject(body)) throw new FwError('BAD_REQUEST', 'The body must be { appId, secret }');
+    const { appId, secret } = body;
+    const details: FwErrorDetail[] = [];
+    if (typeof appId !== 'string' || appId.length === 0 || appId.length > 64) details.push(badField('appId', 'appId must be a string of 1 to 64 characters'));
+    else if (CONTROL.test(appId)) details.push(badField('appId', 'appId must not contain control characters'));
+    if (typeof secret !== 'string' || secret.length === 0 || secret.length > 512) details.push(badField('secret', 'secret must be a string of 1 to 512 characters'));
+    else if (CONTROL.test(secret)) details.push(badField('secret', 'secret must not contain control characters'));
+    if (details.length > 0) throw new FwError('BAD_REQUEST', 'The body must be { appId, secret }', { details });
+    return { appId: appId as string, secret: secret as string };
+  },
+);
 
 function fail(ctx: Context, reason: string, captchaRequired: boolean, lockedForMs?: number): void {
   if (lockedForMs !== undefined) {
@@ -101,120 +159,326 @@ function flowRequest(ctx: Context): FlowRequest {
   return { ip: ctx.ip, userAgent: ctx.get('user-agent') || null, report: (error) => report(ctx, error) };
 }
 
-async function login(ctx: Context, o: ResolvedOptions): Promise<void> {
-  const body = await readJsonBody(ctx, { limit: o.bodyLimit });
-  const input = readLoginBody(body);
-  const loginRequest = { ip: ctx.ip, headers: ctx.headers, body: body as Record<string, unknown>, query: ctx.query, ctx };
-  const outcome = await passwordSignIn(o, input, { ...flowRequest(ctx), loginRequest });
-  if (!outcome.ok) return fail(ctx, outcome.reason, outcome.captcha, outcome.lockedForMs);
-  ctx.status = 200;
-  ctx.body = {
-    pass: true,
-    token: outcome.token,
-    expire: outcome.expire.toISOString(),
-    resetPwd: outcome.resetPwd,
-    useVerifyCode: false,
-  } satisfies LoginResponse;
+const OK: JsonSchema = { type: 'object', properties: { ok: { const: true } }, required: ['ok'], additionalProperties: false };
+const LOGIN_REFUSED: JsonSchema = {
+  type: 'object',
+  properties: { pass: { const: false }, reason: { type: 'string' }, useVerifyCode: { type: 'boolean' }, retryAfter: { type: 'integer', minimum: 0 } },
+  required: ['pass', 'reason', 'useVerifyCode'],
+  additionalProperties: false,
+};
+const TAGS = ['login'];
+
+/** `GET|POST /logout`: the token is revoked at once, and the login hook told. */
+function logoutRoute(method: 'get' | 'post', operationId: string): LoginRoute {
+  return loginRoute({
+    method,
+    path: '/logout',
+    operationId,
+    tags: TAGS,
+    summary: 'Log out: the token is revoked at once',
+    security: 'token',
+    passwordChange: 'allowed',
+    answers: { 200: { description: 'Logged out', json: OK } },
+    errors: [401],
+    async handle(_ctx, { deps, who }) {
+      await deps.tokens.revoke(who.token);
+      await deps.proxy.logout(who.token);
+      return { ok: true };
+    },
+  });
 }
 
 /**
- * `POST /open-api/token` `{ appId, secret }`: exchanges an open-API key (see `store.openApis`) for
- * a token of the key's user, so a tool such as a desktop AI client needs one secret only. Failed
- * exchanges are counted like failed logins (per app id and IP), so the secret cannot be guessed.
+ * The routes of `fwLogin` itself, each contract beside its handler (the session, preference and
+ * activity routes are {@link sessionRoutes}, {@link prefRoutes} and {@link activityRoutes}).
  */
-async function openApiToken(ctx: Context, o: ResolvedOptions): Promise<void> {
-  const body = await readJsonBody(ctx, { limit: o.bodyLimit });
-  if (!isJsonObject(body)) throw new FwError('BAD_REQUEST', 'The body must be { appId, secret }');
-  const { appId, secret } = body;
-  const details: FwErrorDetail[] = [];
-  if (typeof appId !== 'string' || appId.length === 0 || appId.length > 64) details.push(badField('appId', 'appId must be a string of 1 to 64 characters'));
-  else if (CONTROL.test(appId)) details.push(badField('appId', 'appId must not contain control characters'));
-  if (typeof secret !== 'string' || secret.length === 0 || secret.length > 512) details.push(badField('secret', 'secret must be a string of 1 to 512 characters'));
-  else if (CONTROL.test(secret)) details.push(badField('secret', 'secret must not contain control characters'));
-  if (details.length > 0) throw new FwError('BAD_REQUEST', 'The body must be { appId, secret }', { details });
-  const outcome = await exchangeOpenApiKey(o, { appId: appId as string, secret: secret as string }, flowRequest(ctx));
-  if (!outcome.ok) throw outcome.lockedForMs !== undefined ? tooMany(outcome.lockedForMs) : new FwError('UNAUTHENTICATED', outcome.reason);
-  ctx.body = { token: outcome.token, expire: outcome.expire.toISOString() };
-}
+export const loginRoutes: readonly LoginRoute[] = [
+  loginRoute<LoginBody>({
+    method: 'post',
+    path: '/login',
+    operationId: 'login',
+    tags: TAGS,
+    summary: 'Sign in with an account and password',
+    description:
+      'With `fw-app.pwdTransferEncrypt` on, `pwd` is the password URL-encoded, then Base64-encoded three times. A refused login is 401 with `pass: false` (429 during a lockout).',
+    security: 'open',
+    body: { shape: LOGIN_BODY, required: true },
+    answers: {
+      200: {
+        description: 'Signed in',
+        json: {
+          type: 'object',
+          properties: {
+            pass: { const: true },
+            token: { type: 'string' },
+            expire: { type: 'string', format: 'date-time' },
+            resetPwd: { type: 'boolean' },
+            useVerifyCode: { const: false },
+          },
+          required: ['pass', 'token', 'expire', 'resetPwd', 'useVerifyCode'],
+          additionalProperties: false,
+        },
+      },
+      401: { description: 'Refused: wrong credentials, a locked account, a wrong or missing captcha', json: LOGIN_REFUSED },
+      429: { description: 'Locked out for now; Retry-After says how long', json: LOGIN_REFUSED, headers: { 'Retry-After': { schema: { type: 'integer' } } } },
+    },
+    errors: [400, 413, 415],
+    async handle(ctx, { deps, body }) {
+      const loginRequest = { ip: ctx.ip, headers: ctx.headers, body: body.sent, query: ctx.query, ctx };
+      const outcome = await passwordSignIn(deps, body.input, { ...flowRequest(ctx), loginRequest });
+      if (!outcome.ok) return fail(ctx, outcome.reason, outcome.captcha, outcome.lockedForMs);
+      ctx.status = 200;
+      return {
+        pass: true,
+        token: outcome.token,
+        expire: outcome.expire.toISOString(),
+        resetPwd: outcome.resetPwd,
+        useVerifyCode: false,
+      } satisfies LoginResponse;
+    },
+  }),
+  logoutRoute('get', 'logout'),
+  logoutRoute('post', 'logoutPost'),
+  loginRoute<{ pwd: string; newPwd: string; newPwd2: string }>({
+    method: 'post',
+    path: '/change-pwd',
+    operationId: 'changePassword',
+    tags: TAGS,
+    summary: "Change the caller's own password; every other token of the user is revoked",
+    security: 'token',
+    passwordChange: 'allowed',
+    body: { shape: CHANGE_PASSWORD_BODY, required: true },
+    answers: { 200: { description: 'Changed', json: OK } },
+    errors: [400, 401, 413, 415, 422, 429],
+    async handle(ctx, { deps, who, body }) {
+      const outcome = await changePassword(deps, { user: who.user, token: who.token, ...body }, flowRequest(ctx));
+      if (!outcome.ok) throw outcome.code === 'TOO_MANY_ATTEMPTS' ? tooMany(outcome.lockedForMs) : loginError(outcome.code, outcome.reason, outcome.details);
+      return { ok: true };
+    },
+  }),
+  loginRoute({
+    method: 'get',
+    path: '/code-img',
+    operationId: 'captchaImage',
+    tags: TAGS,
+    summary: 'A captcha image; the header X-Verify-Code-Mark names it',
+    security: 'open',
+    params: [
+      { name: 'mark', in: 'query', required: false, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,64}$' }, description: 'A mark of your own; one is made when absent' },
+    ],
+    answers: { 200: { description: 'A PNG image', headers: { 'X-Verify-Code-Mark': { schema: { type: 'string' } } }, content: { 'image/png': {} } } },
+    errors: [400, 429],
+    async handle(ctx, { deps: o }) {
+      const mark = typeof ctx.query.mark === 'string' && ctx.query.mark !== '' ? ctx.query.mark : undefined;
+      if (Array.isArray(ctx.query.mark)) throw loginError('CAPTCHA_MARK_INVALID');
+      if (mark !== undefined) o.captchas.checkMark(mark);
+      // One counter per address and window: bounded writes, whatever the request rate.
+      const key = `captcha-rate:${createHash('sha256').update(ctx.ip).digest('base64url').slice(0, 22)}`;
+      if ((await o.ephemeral.increment(key, o.captchaRate.windowMs)) > o.captchaRate.max) {
+        const left = (await o.ephemeral.ttl(key)) ?? o.captchaRate.windowMs;
+        throw new FwError('TOO_MANY_ATTEMPTS', 'Too many captcha images from this address; try again later', {
+          headers: { 'Retry-After': String(Math.max(1, Math.ceil(left / 1000))) },
+        });
+      }
+      const captcha = await o.captchas.issue(mark);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('X-Verify-Code-Mark', captcha.mark);
+      ctx.type = 'image/png';
+      return captcha.png;
+    },
+  }),
+  loginRoute({
+    method: 'get',
+    path: '/userinfo',
+    operationId: 'userInfo',
+    tags: TAGS,
+    summary: 'The signed-in user and their roles',
+    security: 'token',
+    passwordChange: 'allowed',
+    answers: {
+      200: {
+        description: 'The user',
+        json: {
+          type: 'object',
+          properties: {
+            id: { type: 'integer' },
+            account: { type: 'string' },
+            name: { type: ['string', 'null'] },
+            isAdmin: { type: 'boolean' },
+            resetPwd: { type: 'boolean' },
+            roles: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: { id: { type: 'integer' }, code: { type: 'string' }, name: { type: 'string' } },
+                required: ['id', 'code', 'name'],
+                additionalProperties: false,
+              },
+            },
+          },
+          required: ['id', 'account', 'name', 'isAdmin', 'resetPwd', 'roles'],
+          additionalProperties: false,
+        },
+      },
+    },
+    errors: [401],
+    async handle(_ctx, { deps: o, who: { user } }) {
+      const stored = await o.store.users.findById(user.id);
+      const roleIds = await o.store.users.roleIds(user.id);
+      const roles = (await Promise.all(roleIds.map((id) => o.store.roles.findById(id))))
+        .filter((role): role is NonNullable<typeof role> => Boolean(role))
+        .map((role) => ({ id: role.id, code: role.code, name: role.name }));
+      return {
+        id: user.id,
+        account: user.account,
+        name: user.name ?? null,
+        isAdmin: user.isAdmin === true,
+        resetPwd: needsPasswordReset(stored),
+        roles,
+      };
+    },
+  }),
+  loginRoute({
+    method: 'get',
+    path: '/menu',
+    operationId: 'menu',
+    tags: TAGS,
+    summary: "The menus the signed-in user's roles grant",
+    security: 'token',
+    answers: {
+      200: {
+        description: 'The menus',
+        json: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              id: { type: 'integer' },
+              code: { type: ['string', 'null'] },
+              name: { type: 'string' },
+              titles: { $ref: '#/components/schemas/FwTitles' },
+              type: { type: 'string' },
+              value: { type: ['string', 'null'] },
+              icon: { type: ['string', 'null'] },
+              parentId: { type: ['integer', 'null'] },
+              status: { type: 'string' },
+            },
+            required: ['id', 'code', 'name', 'type', 'value', 'icon', 'parentId', 'status'],
+            additionalProperties: false,
+          },
+        },
+      },
+    },
+    errors: [401],
+    async handle(_ctx, { deps: o, who: { user } }) {
+      const menus = user.isAdmin ? (await o.store.menus.allMenus()).filter((m) => m.status !== 'disabled') : await withFolders(o.store, await o.store.menus.menusForUser(user.id));
+      return menus.map((m) => ({
+        id: m.id,
+        code: m.code ?? null,
+        name: m.name,
+        ...modelMenuTitles(o.registry, m),
+        type: m.type,
+        value: m.value ?? null,
+        icon: m.icon ?? null,
+        parentId: m.parentId ?? null,
+        status: m.status,
+      }));
+    },
+  }),
+  /** `GET /login-settings`, open: what the sign-in page shows and how it must send the password. Nothing secret. */
+  loginRoute({
+    method: 'get',
+    path: '/login-settings',
+    operationId: 'loginSettings',
+    tags: TAGS,
+    summary: 'What a sign-in page needs before anyone signed in',
+    security: 'open',
+    answers: {
+      200: {
+        description: 'The settings',
+        json: {
+          type: 'object',
+          properties: {
+            title: { type: 'string' },
+            pwdTransferEncrypt: { type: 'boolean' },
+            verifyCodeCount: { type: 'integer' },
+            providers: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: { id: { type: 'string' }, name: { type: 'string' }, url: { type: 'string' } },
+                required: ['id', 'name', 'url'],
+                additionalProperties: false,
+              },
+            },
+            passwordPolicy: {
+              type: 'object',
+              description: 'The password policy every password change is held to',
+              properties: {
+                minLength: { type: 'integer' },
+                maxLength: { type: 'integer' },
+                rules: { type: 'array', items: { type: 'string', enum: ['minLength', 'maxLength', 'notAccount', 'notCommon'] } },
+              },
+              required: ['minLength', 'maxLength', 'rules'],
+              additionalProperties: false,
+            },
+          },
+          required: ['title', 'pwdTransferEncrypt', 'verifyCodeCount', 'providers', 'passwordPolicy'],
+          additionalProperties: false,
+        },
+      },
+    },
+    errors: [],
+    handle: (_ctx, { deps: o }) => loginSettings(o.config, o.providers(), o.passwordPolicy),
+  }),
+  /**
+   * `POST /open-api/token` `{ appId, secret }`: exchanges an open-API key (see `store.openApis`)
+   * for a token of the key's user, so a tool such as a desktop AI client needs one secret only.
+   * Failed exchanges are counted like failed logins (per app id and IP), so the secret cannot be
+   * guessed.
+   */
+  loginRoute<OpenApiTokenInput>({
+    method: 'post',
+    path: '/open-api/token',
+    operationId: 'openApiToken',
+    tags: TAGS,
+    summary: 'Exchange an open-API key for a token of its user',
+    security: 'open',
+    body: { shape: OPEN_API_TOKEN_BODY, required: true },
+    answers: {
+      200: {
+        description: 'A token',
+        json: {
+          type: 'object',
+          properties: { token: { type: 'string' }, expire: { type: 'string', format: 'date-time' } },
+          required: ['token', 'expire'],
+          additionalProperties: false,
+        },
+      },
+    },
+    errors: [400, 401, 413, 415, 429],
+    async handle(ctx, { deps, body }) {
+      const outcome = await exchangeOpenApiKey(deps, body, flowRequest(ctx));
+      if (!outcome.ok) throw outcome.lockedForMs !== undefined ? tooMany(outcome.lockedForMs) : new FwError('UNAUTHENTICATED', outcome.reason);
+      return { token: outcome.token, expire: outcome.expire.toISOString() };
+    },
+  }),
+];
 
-async function logout(ctx: Context, o: ResolvedOptions): Promise<void> {
-  const state = await requireAuth(ctx, o, 'allowed');
-  await o.tokens.revoke(state.token);
-  await o.proxy.logout(state.token);
-  ctx.body = { ok: true };
-}
-
-async function changePwd(ctx: Context, o: ResolvedOptions): Promise<void> {
-  const state = await requireAuth(ctx, o, 'allowed');
-  const body = await readJsonBody(ctx, { limit: o.bodyLimit });
-  if (!isJsonObject(body)) throw new FwError('BAD_REQUEST', 'The body must be a JSON object');
-  const details: FwErrorDetail[] = [];
-  for (const name of ['pwd', 'newPwd', 'newPwd2'] as const) {
-    const value = body[name];
-    if (typeof value !== 'string' || value.length === 0 || value.length > PWD_MAX) details.push(badField(name, `${name} must be a string of 1 to ${PWD_MAX} characters`));
-  }
-  if (details.length > 0) throw new FwError('BAD_REQUEST', 'The change-password body is malformed', { details });
-  const input = { user: state.user, token: state.token, pwd: body.pwd as string, newPwd: body.newPwd as string, newPwd2: body.newPwd2 as string };
-  const outcome = await changePassword(o, input, flowRequest(ctx));
-  if (!outcome.ok) throw outcome.code === 'TOO_MANY_ATTEMPTS' ? tooMany(outcome.lockedForMs) : loginError(outcome.code, outcome.reason, outcome.details);
-  ctx.body = { ok: true };
-}
-
-async function codeImage(ctx: Context, o: ResolvedOptions): Promise<void> {
-  const mark = typeof ctx.query.mark === 'string' && ctx.query.mark !== '' ? ctx.query.mark : undefined;
-  if (Array.isArray(ctx.query.mark)) throw loginError('CAPTCHA_MARK_INVALID');
-  if (mark !== undefined) o.captchas.checkMark(mark);
-  // One counter per address and window: bounded writes, whatever the request rate.
-  const key = `captcha-rate:${createHash('sha256').update(ctx.ip).digest('base64url').slice(0, 22)}`;
-  if ((await o.ephemeral.increment(key, o.captchaRate.windowMs)) > o.captchaRate.max) {
-    const left = (await o.ephemeral.ttl(key)) ?? o.captchaRate.windowMs;
-    throw new FwError('TOO_MANY_ATTEMPTS', 'Too many captcha images from this address; try again later', {
-      headers: { 'Retry-After': String(Math.max(1, Math.ceil(left / 1000))) },
-    });
-  }
-  const captcha = await o.captchas.issue(mark);
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('X-Verify-Code-Mark', captcha.mark);
-  ctx.type = 'image/png';
-  ctx.body = captcha.png;
-}
-
-async function userInfo(ctx: Context, o: ResolvedOptions): Promise<void> {
-  const { user } = await requireAuth(ctx, o, 'allowed');
-  const stored = await o.store.users.findById(user.id);
-  const roleIds = await o.store.users.roleIds(user.id);
-  const roles = (await Promise.all(roleIds.map((id) => o.store.roles.findById(id))))
-    .filter((role): role is NonNullable<typeof role> => Boolean(role))
-    .map((role) => ({ id: role.id, code: role.code, name: role.name }));
-  ctx.body = {
-    id: user.id,
-    account: user.account,
-    name: user.name ?? null,
-    isAdmin: user.isAdmin === true,
-    resetPwd: needsPasswordReset(stored),
-    roles,
-  };
-}
-
-/** `GET /login-settings`, open: what the sign-in page shows and how it must send the password. Nothing secret. */
-async function settings(ctx: Context, o: ResolvedOptions): Promise<void> {
-  ctx.body = loginSettings(o.config, o.providers(), o.passwordPolicy);
-}
-
-async function menu(ctx: Context, o: ResolvedOptions): Promise<void> {
-  const { user } = await requireAuth(ctx, o);
-  const menus = user.isAdmin ? (await o.store.menus.allMenus()).filter((m) => m.status !== 'disabled') : await withFolders(o.store, await o.store.menus.menusForUser(user.id));
-  ctx.body = menus.map((m) => ({
-    id: m.id,
-    code: m.code ?? null,
-    name: m.name,
-    ...modelMenuTitles(o.registry, m),
-    type: m.type,
-    value: m.value ?? null,
-    icon: m.icon ?? null,
-    parentId: m.parentId ?? null,
-    status: m.status,
-  }));
+/**
+ * The router of `fwLogin`: every declared route under the API prefix, each group with the
+ * services it needs and its body limit.
+ * @internal exported for the test that holds the mounted routes to the declarations
+ */
+export function loginRouter(o: ResolvedOptions): Router {
+  const router = new Router({ prefix: o.config['fw-app.apiPrefix'] });
+  const readJson = (ctx: Context) => readJsonBody(ctx, { limit: o.bodyLimit });
+  const who = (ctx: Context) => requireAuth(ctx, o);
+  mountRoutes(router, loginRoutes, { deps: o, readJson, who: (ctx, route) => requireAuth(ctx, o, route.passwordChange ?? 'refused') });
+  mountRoutes(router, sessionRoutes, { deps: { store: o.store, tokens: o.tokens, logout: async (token: string) => o.proxy.logout(token) }, readJson, who });
+  mountRoutes(router, prefRoutes, { deps: { store: o.store }, readJson: (ctx) => readJsonBody(ctx, { limit: PREF_BODY_LIMIT }), who });
+  mountRoutes(router, activityRoutes, { deps: { store: o.store }, readJson, who });
+  return router;
 }
 
 /**
@@ -234,21 +498,8 @@ async function menu(ctx: Context, o: ResolvedOptions): Promise<void> {
  */
 export function fwLogin(options: FwLoginOptions): Middleware {
   const o = resolveOptions(options);
-  const router = new Router({ prefix: o.config['fw-app.apiPrefix'] });
-  router.post('/login', route(o, login));
-  router.get('/logout', route(o, logout));
-  router.post('/logout', route(o, logout));
-  router.post('/change-pwd', route(o, changePwd));
-  router.get('/code-img', route(o, codeImage));
-  router.get('/userinfo', route(o, userInfo));
-  router.get('/menu', route(o, menu));
-  router.get('/login-settings', route(o, settings));
-  router.post('/open-api/token', route(o, openApiToken));
-  addSessionRoutes(router, { store: o.store, tokens: o.tokens, logout: async (token) => o.proxy.logout(token), requireAuth: (ctx) => requireAuth(ctx, o) });
-  addPrefRoutes(router, { store: o.store, requireAuth: (ctx) => requireAuth(ctx, o) });
-  addActivityRoutes(router, { store: o.store, requireAuth: (ctx) => requireAuth(ctx, o) });
   // A login path asked with another method (GET /login) is a 405 naming the right one.
-  const routes = routesWithAllowedMethods(router);
+  const routes = routesWithAllowedMethods(loginRouter(o));
   return async function fwLogin(ctx, next) {
     await routes(ctx, next);
   };
