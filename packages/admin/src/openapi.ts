@@ -1,4 +1,7 @@
 import { FwDefinitionError, loadConfig, type FwConfig, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import { mcpRoutes } from '@fw/ai';
+import { describeRoutes } from '@fw/http';
+import { activityRoutes, loginRoutes, prefRoutes, sessionRoutes } from '@fw/login';
 import {
   DOWNLOAD_SECURITY,
   NO_SECURITY,
@@ -7,17 +10,13 @@ import {
   errors,
   jsonAnswer,
   jsonBody,
-  loginPaths,
-  mcpPaths,
-  openApiPaths,
   pathParam,
   queryParam,
   securitySchemes,
   type Operation,
 } from './openapi-http.js';
-import { sessionPaths } from './openapi-sessions.js';
 import { powerPaths } from './openapi-power.js';
-import { prefPaths } from './openapi-prefs.js';
+import { openApiRoutes } from './openapi-route.js';
 import { attachmentFields, cellFields, modelSchemas, ref, referenceFields, sharedSchemas, type JsonSchema } from './openapi-schemas.js';
 
 /** The workbook content type of export, import and the import template. */
@@ -294,7 +293,8 @@ export function openApiDocument(options: OpenApiDocumentOptions): OpenApiDocumen
   const models = options.registry.list();
   const schemas: Record<string, JsonSchema> = sharedSchemas();
   const paths: Paths = {};
-  if (options.login !== false) Object.assign(paths, loginPaths(), sessionPaths(), prefPaths());
+  // The login, session, activity and preference routes describe themselves (issue 22 §5).
+  if (options.login !== false) Object.assign(paths, describeRoutes([...loginRoutes, ...sessionRoutes, ...activityRoutes, ...prefRoutes]));
   for (const model of models) {
     Object.assign(schemas, modelSchemas(model));
     Object.assign(paths, modelPaths(model));
@@ -311,8 +311,8 @@ export function openApiDocument(options: OpenApiDocumentOptions): OpenApiDocumen
     paths['/data/print.js'] = { get: asset('text/javascript', 'script') };
   }
   Object.assign(paths, powerPaths(models.map((m) => m.name)));
-  if (options.ai !== false) Object.assign(paths, mcpPaths());
-  if (options.openapi) Object.assign(paths, openApiPaths(options.openapi));
+  if (options.ai !== false) Object.assign(paths, describeRoutes(mcpRoutes));
+  if (options.openapi) Object.assign(paths, describeRoutes(openApiRoutes[options.openapi]));
   return {
     openapi: '3.1.0',
     info: {
