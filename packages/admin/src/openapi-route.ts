@@ -70,7 +70,6 @@ export function fwOpenApi(options: FwOpenApiOptions): Middleware {
   const path = `${(options.config ?? loadConfig())['fw-app.apiPrefix']}/openapi.json`;
   const route = routeMiddleware(openApiRoutes[mode][0]!, {
     deps: { json: JSON.stringify(options.document) },
-    readJson: () => Promise.resolve(undefined),
     who: async (ctx) => (authenticator ? requireAuthState(ctx, (c) => authenticator.authenticate(c)) : undefined),
   });
   return async function fwOpenApi(ctx, next) {

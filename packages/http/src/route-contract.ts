@@ -7,6 +7,7 @@
 import type { Context, Middleware } from 'koa';
 import type Router from '@koa/router';
 import type { ModelDefinition } from '@fw/core';
+import { readJsonBody } from './body.js';
 import { fwRoute } from './errors.js';
 
 /** A JSON Schema (2020-12), as plain data. */
@@ -122,8 +123,12 @@ export function defineRoute<Deps, Body = undefined, Scope = undefined, Who = und
 /** How {@link mountRoutes} runs each route of a package. */
 export interface MountOptions<Deps, Scope, Who, R> {
   deps: Deps;
-  /** Reads a JSON body, with the package's limit (`readJsonBody` of this package). */
-  readJson(ctx: Context): Promise<unknown>;
+  /**
+   * Reads a JSON body, with the package's limit (`readJsonBody` of this package); never called
+   * for routes that declare no body.
+   * @default `readJsonBody` with its default limit
+   */
+  readJson?(ctx: Context): Promise<unknown>;
   /** The caller of a route that is not `'open'`, first of all (401 when there is none). */
   who?(ctx: Context, route: R): Promise<Who>;
   /** What the body's parser and the handler need, after the body is read (e.g. the model and the caller's power, 404/403). */
@@ -153,7 +158,7 @@ export function routeMiddleware<Deps, Scope, Who, R extends FwRoute<Deps, unknow
     const params = (ctx.params ?? {}) as Record<string, string>;
     for (const param of checks) param.check!(params[param.name] ?? '');
     let raw: unknown;
-    if (body) raw = !body.required && NO_BODY(ctx) ? undefined : await options.readJson(ctx);
+    if (body) raw = !body.required && NO_BODY(ctx) ? undefined : await (options.readJson ? options.readJson(ctx) : readJsonBody(ctx));
     const scope = options.scope ? await options.scope(ctx, route, who) : (undefined as Scope);
     const parsed = body ? body.shape.parse(raw, scope) : undefined;
     const answer = await route.handle(ctx, { deps: options.deps, body: parsed, scope, who, params });
