@@ -4,5 +4,5 @@ export { checkFirstAdmin, ensureFirstAdmin, hasAdministrator } from './first-adm
 export type { FwFirstAdmin } from './first-admin.js';
 export { XLSX_TYPE, openApiDocument } from './openapi.js';
 export type { OpenApiDocument, OpenApiDocumentOptions } from './openapi.js';
-export { fwOpenApi } from './openapi-route.js';
-export type { FwOpenApiOptions } from './openapi-route.js';
+export { fwOpenApi, openApiRoutes } from './openapi-route.js';
+export type { FwOpenApiOptions, OpenApiRoute, OpenApiRouteServices } from './openapi-route.js';

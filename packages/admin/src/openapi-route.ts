@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { FwDefinitionError, loadConfig, type FwConfig } from '@fw/core';
-import { fwRoute, methodNotAllowed, requireAuthState } from '@fw/http';
-import { Authenticator } from '@fw/login';
+import { defineRoute, methodNotAllowed, renderError, requireAuthState, routeMiddleware, type FwRoute } from '@fw/http';
+import { Authenticator, type FwRequestState } from '@fw/login';
 import type { FwStore } from '@fw/store';
 import type { FwTokenService } from '@fw/token';
 import type { OpenApiDocument } from './openapi.js';
@@ -23,6 +23,38 @@ export interface FwOpenApiOptions {
   config?: FwConfig;
 }
 
+/** What the description's route needs: the description, rendered once. */
+export interface OpenApiRouteServices {
+  /** The JSON text of the description. */
+  json: string;
+}
+
+/** The description's own route. */
+export type OpenApiRoute = FwRoute<OpenApiRouteServices, undefined, undefined, FwRequestState | undefined>;
+
+function openApiRoute(mode: 'open' | 'token'): OpenApiRoute {
+  return defineRoute<OpenApiRouteServices, undefined, undefined, FwRequestState | undefined>({
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'openApi',
+    tags: ['openapi'],
+    summary: 'This description (OpenAPI 3.1)',
+    security: mode,
+    answers: { 200: { description: 'The description', json: { type: 'object', required: ['openapi', 'info', 'paths'] } } },
+    errors: mode === 'open' ? [] : [401],
+    handle(ctx, { deps }) {
+      ctx.type = 'application/json; charset=utf-8';
+      return deps.json;
+    },
+  });
+}
+
+/**
+ * `GET /openapi.json`, its contract beside its handler, as `fwOpenApi` serves it in each mode:
+ * `open` to anyone, `token` to a signed-in caller only.
+ */
+export const openApiRoutes: Readonly<Record<'open' | 'token', readonly OpenApiRoute[]>> = { open: [openApiRoute('open')], token: [openApiRoute('token')] };
+
 /**
  * Serves the OpenAPI description at `GET {apiPrefix}/openapi.json`. The JSON is rendered once, at
  * start-up: the registry it describes does not change while the app runs.
@@ -36,15 +68,13 @@ export function fwOpenApi(options: FwOpenApiOptions): Middleware {
   if (mode !== 'open' && mode !== 'token') throw new FwDefinitionError('fwOpenApi.mode', `must be 'open' or 'token', got ${JSON.stringify(mode)}`);
   const authenticator = mode === 'token' ? tokenCheck(options) : undefined;
   const path = `${(options.config ?? loadConfig())['fw-app.apiPrefix']}/openapi.json`;
-  const body = JSON.stringify(options.document);
-  const route = fwRoute(async (ctx) => {
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw methodNotAllowed(ctx.method, ['GET', 'HEAD']);
-    if (authenticator) await requireAuthState(ctx, (c) => authenticator.authenticate(c));
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = body;
+  const route = routeMiddleware(openApiRoutes[mode][0]!, {
+    deps: { json: JSON.stringify(options.document) },
+    who: async (ctx) => (authenticator ? requireAuthState(ctx, (c) => authenticator.authenticate(c)) : undefined),
   });
   return async function fwOpenApi(ctx, next) {
     if (ctx.path !== path) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return renderError(ctx, methodNotAllowed(ctx.method, ['GET', 'HEAD']));
     await route(ctx, next);
   };
 }

@@ -5,11 +5,14 @@ import { expect } from 'chai';
 import Koa from 'koa';
 import request from 'supertest';
 import { BUILTIN_MODELS, EditType, FwDefinitionError, createRegistry, defineModel, loadConfig, type FieldDefinitionInput } from '@fw/core';
+import { mcpRoutes } from '@fw/ai';
+import { describeRoutes } from '@fw/http';
+import { activityRoutes, loginRoutes, prefRoutes, sessionRoutes } from '@fw/login';
 import { encodePassword } from '@fw/login/client';
 import { createTestDatabase, thrown } from '@fw/test-utils';
 import { fwAdmin, type FwAdminOptions } from './fw-admin.js';
 import { openApiDocument, type OpenApiDocument } from './openapi.js';
-import { fwOpenApi } from './openapi-route.js';
+import { fwOpenApi, openApiRoutes } from './openapi-route.js';
 
 // ATTACHMENT arrives with the attachments work; described either way, tested when the core has it.
 const hasAttachment = 'ATTACHMENT' in EditType;
@@ -141,6 +144,11 @@ describe('openApiDocument(options)', () => {
       '/power/grantable',
       '/power/assignable',
       '/power/explain/Book',
+      // Issue 23: saved views and the trash, from their own declarations.
+      '/views/Book',
+      '/views/Book/{id}',
+      '/data/trash/Book',
+      '/data/modify/Book/undelete',
     ]) {
       expect(paths, path).to.have.property(path);
     }
@@ -172,6 +180,20 @@ describe('openApiDocument(options)', () => {
     expect(bare.paths).to.not.have.property('/login');
     expect(bare.paths).to.not.have.property('/ai/mcp');
     expect(bare.paths).to.not.have.property('/openapi.json');
+  });
+
+  it('describes the login, session, preference, activity, MCP and openapi routes from their declarations', async () => {
+    const doc = describeApp({ openapi: 'open' });
+    const declared = describeRoutes([...loginRoutes, ...sessionRoutes, ...activityRoutes, ...prefRoutes, ...mcpRoutes, ...openApiRoutes.open]);
+    for (const [path, operations] of Object.entries(declared)) expect(doc.paths[path], path).to.deep.equal(operations);
+    expect((describeApp({ openapi: 'token' }).paths['/openapi.json'] as Record<string, unknown>).get).to.deep.equal(describeRoutes(openApiRoutes.token)['/openapi.json']!.get);
+    // fwOpenApi serves what its declaration says: GET (and HEAD) of the path, no other method.
+    const agent = request(new Koa().use(fwOpenApi({ document: doc, mode: 'open', config: loadConfig({ values: {} }) })).callback());
+    for (const route of openApiRoutes.open) {
+      expect((await agent[route.method](`/fw-api${route.path}`).expect(200)).body.openapi).to.equal('3.1.0');
+      await agent.head(`/fw-api${route.path}`).expect(200);
+      expect((await agent.delete(`/fw-api${route.path}`).expect(405)).headers.allow).to.equal('GET, HEAD');
+    }
   });
 
   it('takes the server URL and title from the configuration', () => {

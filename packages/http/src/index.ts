@@ -14,7 +14,7 @@ export { escapeHtml } from './escape-html.js';
 export { composeMiddleware } from './compose.js';
 export { fwLoadShed } from './load-shed.js';
 export type { FwLoadShedMiddleware, FwLoadShedOptions, FwLoadShedStats } from './load-shed.js';
-export { defineRoute, forModel, mountRoutes, routerPath, shape } from './route-contract.js';
+export { defineRoute, forModel, mountRoutes, routeMiddleware, routerPath, shape } from './route-contract.js';
 export type { AnswerContract, FwRoute, HttpMethod, JsonSchema, MountOptions, ParamContract, PerModel, RouteContract, RouteInput, RouteSecurity, Shape } from './route-contract.js';
 export {
   DOWNLOAD_SECURITY,

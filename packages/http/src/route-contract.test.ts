@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import Koa from 'koa';
 import request from 'supertest';
 import { FwError, defineModel, isObject } from '@fw/core';
-import { defineRoute, describeRoutes, mountRoutes, readJsonBody, shape, type FwRoute } from './index.js';
+import { defineRoute, describeRoutes, mountRoutes, readJsonBody, routeMiddleware, shape, type FwRoute } from './index.js';
 
 interface Scope {
   flag: string;
@@ -105,6 +105,74 @@ describe('route contracts: mountRoutes', () => {
     expect(steps).to.deep.equal(['scope']);
     expect((await agent.post('/echo').send({ text: 'a' }).expect(200)).body).to.deep.equal({ body: { text: 'a' }, who: null });
     expect((await agent.post('/echo').send({ text: 1 }).expect(400)).body.error.code).to.equal('BAD_REQUEST');
+  });
+});
+
+describe('route contracts: path parameter checks and routeMiddleware', () => {
+  const steps: string[] = [];
+  const tag = defineRoute<{ prefix: string }, { text: string }, Scope, Who>({
+    method: 'put',
+    path: '/tags/{name}',
+    operationId: 'putTag',
+    summary: 'Store a tag',
+    security: 'token',
+    params: [
+      {
+        name: 'name',
+        in: 'path',
+        schema: { type: 'string', pattern: '^[a-z]+$' },
+        check: (value) => {
+          steps.push('check');
+          if (!/^[a-z]+$/.test(value)) throw new FwError('BAD_REQUEST', 'A tag name is lowercase letters');
+        },
+      },
+    ],
+    body: { shape: NOTE, required: true },
+    answers: { 200: { description: 'The tag', json: { type: 'object' } } },
+    errors: [400, 401],
+    handle: (_ctx, { body, params }) => ({ name: params.name, text: body.text }),
+  });
+  const options = {
+    deps: { prefix: '' },
+    readJson: (ctx: Koa.Context) => (steps.push('json'), readJsonBody(ctx, { limit: 64 })),
+    who: async (ctx: Koa.Context) => {
+      steps.push('who');
+      if (ctx.get('token') !== 'ok') throw new FwError('UNAUTHENTICATED', 'No token');
+      return { name: 'ann' };
+    },
+    scope: () => ({ flag: 'scoped' }),
+  };
+
+  it('checks a path parameter after the caller and before the body is read', async () => {
+    const router = new Router();
+    mountRoutes(router, [tag], options);
+    const agent = request(new Koa().use(router.routes()).callback());
+    steps.length = 0;
+    expect((await agent.put('/tags/ok').set('token', 'ok').send({ text: 'hi' }).expect(200)).body).to.deep.equal({ name: 'ok', text: 'hi' });
+    expect(steps).to.deep.equal(['who', 'check', 'json']);
+    steps.length = 0;
+    // A bad name is refused before a body too large to read is read.
+    const bad = await agent
+      .put('/tags/Bad')
+      .set('token', 'ok')
+      .send({ text: 'x'.repeat(100) })
+      .expect(400);
+    expect(bad.body.error.message).to.equal('A tag name is lowercase letters');
+    expect(steps).to.deep.equal(['who', 'check']);
+    steps.length = 0;
+    await agent.put('/tags/Bad').send({ text: 'hi' }).expect(401);
+    expect(steps).to.deep.equal(['who']);
+  });
+
+  it('answers one route wherever the host matches it, with the same stages', async () => {
+    const echo = routes[1]!;
+    const run = routeMiddleware(echo, options);
+    const koa = new Koa().use(async (ctx, next) => (ctx.path === '/only/here' ? run(ctx, next) : next()));
+    const agent = request(koa.callback());
+    expect((await agent.post('/only/here').send({ text: 'a' }).expect(200)).body).to.deep.equal({ body: { text: 'a' }, who: null });
+    const bad = await agent.post('/only/here').send({ text: 1 }).expect(400);
+    expect(bad.headers['cache-control']).to.equal('no-store');
+    await agent.post('/elsewhere').expect(404);
   });
 });
 

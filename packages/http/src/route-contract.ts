@@ -4,9 +4,10 @@
 // a router and parses each body at the edge, so a handler receives typed input; the OpenAPI
 // description is generated from the same declarations (`describeRoutes`, route-openapi.ts), so
 // the document cannot drift from the code.
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type Router from '@koa/router';
 import type { ModelDefinition } from '@fw/core';
+import { readJsonBody } from './body.js';
 import { fwRoute } from './errors.js';
 
 /** A JSON Schema (2020-12), as plain data. */
@@ -46,6 +47,12 @@ export interface ParamContract {
   /** @default true for a path parameter, false otherwise */
   required?: boolean;
   description?: string;
+  /**
+   * Holds a path parameter to its form at the edge: runs right after the caller is known and
+   * before the body is read, and throws the `FwError` the route answers with (a malformed key is
+   * a 400 before a large body is read). Path parameters only; others are read by the handler.
+   */
+  check?(value: string): void;
 }
 
 /** One answer of a route: a JSON body (`json`), another kind (`content`: media type → schema), or none. */
@@ -121,8 +128,12 @@ export function defineRoute<Deps, Body = undefined, Scope = undefined, Who = und
 /** How {@link mountRoutes} runs each route of a package. */
 export interface MountOptions<Deps, Scope, Who, R> {
   deps: Deps;
-  /** Reads a JSON body, with the package's limit (`readJsonBody` of this package). */
-  readJson(ctx: Context): Promise<unknown>;
+  /**
+   * Reads a JSON body, with the package's limit (`readJsonBody` of this package); never called
+   * for routes that declare no body.
+   * @default `readJsonBody` with its default limit
+   */
+  readJson?(ctx: Context): Promise<unknown>;
   /** The caller of a route that is not `'open'`, first of all (401 when there is none). */
   who?(ctx: Context, route: R): Promise<Who>;
   /** What the body's parser and the handler need, after the body is read (e.g. the model and the caller's power, 404/403). */
@@ -138,29 +149,33 @@ export function routerPath(path: string): string {
 }
 
 /**
- * Puts `routes` on `router`. Per request, in this order: the caller (`who`, skipped on open
- * routes), the JSON body when the route declares one (415/413/400 from the reader), the scope,
- * the body's shape, then the handler with typed input. Every answer goes through `fwRoute`.
+ * The middleware that answers one route, in this order: the caller (`who`, skipped on open
+ * routes), the path parameters' checks, the JSON body when the route declares one (415/413/400
+ * from the reader), the scope, the body's shape, then the handler with typed input. Every answer
+ * goes through `fwRoute`. For a route matched by other means than a router (one exact path);
+ * {@link mountRoutes} puts a list on a router.
  */
+export function routeMiddleware<Deps, Scope, Who, R extends FwRoute<Deps, unknown, Scope, Who>>(route: R, options: MountOptions<Deps, Scope, Who, R>): Middleware {
+  const body = route.body;
+  const checks = (route.params ?? []).filter((p) => p.in === 'path' && p.check);
+  return fwRoute(async (ctx) => {
+    const who = route.security !== 'open' && options.who ? await options.who(ctx, route) : (undefined as Who);
+    const params = (ctx.params ?? {}) as Record<string, string>;
+    for (const param of checks) param.check!(params[param.name] ?? '');
+    let raw: unknown;
+    if (body) raw = !body.required && NO_BODY(ctx) ? undefined : await (options.readJson ? options.readJson(ctx) : readJsonBody(ctx));
+    const scope = options.scope ? await options.scope(ctx, route, who) : (undefined as Scope);
+    const parsed = body ? body.shape.parse(raw, scope) : undefined;
+    const answer = await route.handle(ctx, { deps: options.deps, body: parsed, scope, who, params });
+    if (answer !== undefined) ctx.body = answer;
+  });
+}
+
+/** Puts `routes` on `router`, each answered as {@link routeMiddleware} says. */
 export function mountRoutes<Deps, Scope, Who, R extends FwRoute<Deps, unknown, Scope, Who>>(
   router: Router,
   routes: readonly R[],
   options: MountOptions<Deps, Scope, Who, R>,
 ): void {
-  for (const route of routes) {
-    const body = route.body;
-    router[route.method](
-      routerPath(route.path),
-      fwRoute(async (ctx) => {
-        const who = route.security !== 'open' && options.who ? await options.who(ctx, route) : (undefined as Who);
-        let raw: unknown;
-        if (body) raw = !body.required && NO_BODY(ctx) ? undefined : await options.readJson(ctx);
-        const scope = options.scope ? await options.scope(ctx, route, who) : (undefined as Scope);
-        const parsed = body ? body.shape.parse(raw, scope) : undefined;
-        const params = (ctx.params ?? {}) as Record<string, string>;
-        const answer = await route.handle(ctx, { deps: options.deps, body: parsed, scope, who, params });
-        if (answer !== undefined) ctx.body = answer;
-      }),
-    );
-  }
+  for (const route of routes) router[route.method](routerPath(route.path), routeMiddleware(route, options));
 }

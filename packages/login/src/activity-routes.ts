@@ -1,7 +1,6 @@
 import type { Context } from 'koa';
-import type Router from '@koa/router';
 import { FwError, type LoginFailureReason } from '@fw/core';
-import { fwRoute } from '@fw/http';
+import { defineRoute, type FwRoute } from '@fw/http';
 import type { FwStore } from '@fw/store';
 import type { FwRequestState } from './auth.js';
 
@@ -48,9 +47,10 @@ export interface ActivityView {
 /** What the activity route needs of `fwLogin`'s resolved options. */
 export interface ActivityRouteServices {
   store: FwStore;
-  /** The request's authenticated state, or a 401. */
-  requireAuth: (ctx: Context) => Promise<FwRequestState>;
 }
+
+/** The activity route: the caller is the signed-in state `fwLogin` found (401 without one). */
+export type ActivityRoute = FwRoute<ActivityRouteServices, undefined, undefined, FwRequestState>;
 
 const LIMIT_MAX = 50;
 const LIMIT_DEFAULT = 10;
@@ -65,34 +65,82 @@ function limitOf(ctx: Context): number {
   return Number(raw);
 }
 
-/** `GET /my/activity?limit=`: the caller's latest sign-ins (failed ones included) and edits, newest first. */
-async function myActivity(ctx: Context, s: ActivityRouteServices): Promise<void> {
-  const state = await s.requireAuth(ctx);
-  const limit = limitOf(ctx);
-  const userId = state.user.id;
-  const [logins, operations] = await Promise.all([
-    s.store.loginLogs.list({ userId, limit }),
-    // Failed operations are left out after the read, so a few more are read than shown.
-    s.store.operateLogs.list({ userId, limit: limit * 3 }),
-  ]);
-  const body: ActivityView = {
-    signIns: logins.map((l) => ({ id: l.id, time: l.loginTime.toISOString(), success: l.success, reason: l.reason, ip: l.ip, userAgent: l.userAgent, method: l.method })),
-    edits: operations
-      .filter((o) => o.status === 'success')
-      .slice(0, limit)
-      .map((o) => ({ id: o.id, time: o.createdAt.toISOString(), model: o.model, action: o.action, source: o.source, targetId: o.targetId })),
-  };
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = body;
-}
-
-/**
- * Adds `GET /my/activity` to `fwLogin`'s router (issue 20 §6).
- * @internal
- */
-export function addActivityRoutes(router: Router, services: ActivityRouteServices): void {
-  router.get(
-    '/my/activity',
-    fwRoute((ctx) => myActivity(ctx, services)),
-  );
-}
+/** The activity route of `fwLogin` (issue 20 §6), its contract beside its handler. */
+export const activityRoutes: readonly ActivityRoute[] = [
+  /** `GET /my/activity?limit=`: the caller's latest sign-ins (failed ones included) and edits, newest first. */
+  defineRoute({
+    method: 'get',
+    path: '/my/activity',
+    operationId: 'myActivity',
+    tags: ['sessions'],
+    summary: "The caller's own latest sign-ins (failed ones included) and successful edits, newest first (the home page)",
+    security: 'token',
+    params: [
+      { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT }, description: 'Most rows per list' },
+    ],
+    answers: {
+      200: {
+        description: 'The two lists',
+        json: {
+          type: 'object',
+          properties: {
+            signIns: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  id: { type: 'integer' },
+                  time: { type: 'string', format: 'date-time' },
+                  success: { type: 'boolean' },
+                  reason: { type: ['string', 'null'] },
+                  ip: { type: ['string', 'null'] },
+                  userAgent: { type: ['string', 'null'] },
+                  method: { type: 'string' },
+                },
+                required: ['id', 'time', 'success', 'reason', 'ip', 'userAgent', 'method'],
+                additionalProperties: false,
+              },
+            },
+            edits: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  id: { type: 'integer' },
+                  time: { type: 'string', format: 'date-time' },
+                  model: { type: 'string' },
+                  action: { type: 'string' },
+                  source: { type: 'string' },
+                  targetId: { type: ['string', 'null'] },
+                },
+                required: ['id', 'time', 'model', 'action', 'source', 'targetId'],
+                additionalProperties: false,
+              },
+            },
+          },
+          required: ['signIns', 'edits'],
+          additionalProperties: false,
+        },
+      },
+    },
+    errors: [400, 401],
+    async handle(ctx, { deps, who }) {
+      const limit = limitOf(ctx);
+      const userId = who.user.id;
+      const [logins, operations] = await Promise.all([
+        deps.store.loginLogs.list({ userId, limit }),
+        // Failed operations are left out after the read, so a few more are read than shown.
+        deps.store.operateLogs.list({ userId, limit: limit * 3 }),
+      ]);
+      const body: ActivityView = {
+        signIns: logins.map((l) => ({ id: l.id, time: l.loginTime.toISOString(), success: l.success, reason: l.reason, ip: l.ip, userAgent: l.userAgent, method: l.method })),
+        edits: operations
+          .filter((o) => o.status === 'success')
+          .slice(0, limit)
+          .map((o) => ({ id: o.id, time: o.createdAt.toISOString(), model: o.model, action: o.action, source: o.source, targetId: o.targetId })),
+      };
+      ctx.set('Cache-Control', 'no-store');
+      return body;
+    },
+  }),
+];

@@ -1,5 +1,14 @@
 export { fwLogin } from './fw-login.js';
 export type { FwLoginOptions, LoginResponse } from './fw-login.js';
+// Each route's contract beside its handler (issue 22 §5): the OpenAPI description is made from these.
+export { loginRoutes } from './fw-login.js';
+export type { LoginBody, LoginRoute } from './fw-login.js';
+export { sessionRoutes } from './session-routes.js';
+export type { SessionRoute, SessionRouteServices } from './session-routes.js';
+export { prefRoutes } from './pref-routes.js';
+export type { PrefRoute, PrefRouteServices, TablePref } from './pref-routes.js';
+export { activityRoutes } from './activity-routes.js';
+export type { ActivityRoute, ActivityRouteServices } from './activity-routes.js';
 export { loginProvidersReader, loginSettings } from './login-settings.js';
 export type { LoginProvider, LoginProvidersInput, LoginSettings } from './login-settings.js';
 export { Authenticator, fwAuth, requestToken } from './auth.js';

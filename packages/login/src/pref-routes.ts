@@ -1,7 +1,5 @@
-import type { Context } from 'koa';
-import type Router from '@koa/router';
 import { FwError } from '@fw/core';
-import { fwRoute, isJsonObject, readJsonBody } from '@fw/http';
+import { defineRoute, isJsonObject, shape, type FwRoute, type ParamContract } from '@fw/http';
 import type { FwStore } from '@fw/store';
 import type { FwRequestState } from './auth.js';
 
@@ -81,64 +79,123 @@ export function parseTablePref(value: unknown): TablePref {
   return out;
 }
 
-/** The preference key of a request path, or a 400 naming the accepted form. */
-function prefKey(ctx: Context): string {
-  const key = (ctx.params as { key?: string }).key;
-  if (typeof key !== 'string' || !TABLE_KEY.test(key)) {
+/** A key that is not `table:<model name>`: a 400 naming the accepted form, before any body is read. */
+function checkPrefKey(key: string): void {
+  if (!TABLE_KEY.test(key)) {
     throw new FwError('BAD_REQUEST', 'A preference key is table:<model name>', { details: [{ path: 'key', type: 'matches', message: 'key must be table:<model name>' }] });
   }
-  return key;
 }
 
-/** What the preference routes need of `fwLogin`'s resolved options. */
-export interface PrefRouteServices {
-  store: FwStore;
-  /** The request's authenticated state, or a 401 (and a 403 before a required password change). */
-  requireAuth: (ctx: Context) => Promise<FwRequestState>;
-}
+const COLUMNS = { type: 'array', maxItems: MAX_COLUMNS, uniqueItems: true, items: { type: 'string', pattern: COLUMN_KEY.source } };
 
-/** `GET /prefs/{key}`: the caller's own preference; `value` is null when none is stored. */
-async function getPref(ctx: Context, s: PrefRouteServices): Promise<void> {
-  const { user } = await s.requireAuth(ctx);
-  const key = prefKey(ctx);
-  const found = await s.store.prefs.get(user.id, key);
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = { key, value: found?.value ?? null, updatedAt: found ? found.updatedAt.toISOString() : null };
-}
+/** A table layout, as `PUT /prefs/table:<model>` takes it (see {@link parseTablePref}). */
+const TABLE_PREF = {
+  type: 'object',
+  description: 'A table layout: column order, hidden columns, widths, row density. Every field is optional',
+  properties: {
+    order: { ...COLUMNS, description: 'Column keys in display order' },
+    hidden: { ...COLUMNS, description: 'Column keys the user hid' },
+    widths: { type: 'object', additionalProperties: { type: 'integer', minimum: WIDTH_MIN, maximum: WIDTH_MAX }, description: 'Pixel widths by column key' },
+    density: { enum: [...TABLE_DENSITIES] },
+  },
+  additionalProperties: false,
+};
 
-/** `PUT /prefs/{key}` with `{ value }`: stores the caller's own preference, replacing any. */
-async function putPref(ctx: Context, s: PrefRouteServices): Promise<void> {
-  const { user } = await s.requireAuth(ctx);
-  const key = prefKey(ctx);
-  const body = await readJsonBody(ctx, { limit: PREF_BODY_LIMIT });
+/** The body of `PUT /prefs/{key}`: `{ value }` and nothing else, the value a {@link TablePref}. */
+export const PREF_BODY = shape<TablePref>({ type: 'object', properties: { value: TABLE_PREF }, required: ['value'], additionalProperties: false }, (body) => {
   if (!isJsonObject(body) || !('value' in body) || Object.keys(body).length !== 1) {
     throw new FwError('VALIDATION_FAILED', 'The body is { value }', { details: [{ path: 'value', type: 'required', message: 'value is required, and nothing else' }] });
   }
   // A host's own body parser may have read the body already, with its own larger limit.
   if (Buffer.byteLength(JSON.stringify(body)) > PREF_BODY_LIMIT) throw new FwError('PAYLOAD_TOO_LARGE', `The request body is larger than ${PREF_BODY_LIMIT} bytes`);
-  const value = parseTablePref(body.value);
-  if ((await s.store.prefs.count(user.id)) >= MAX_PREFS_PER_USER && !(await s.store.prefs.get(user.id, key))) {
-    throw new FwError('CONFLICT', `You keep ${MAX_PREFS_PER_USER} preferences already: delete one before storing another`);
-  }
-  const saved = await s.store.prefs.put(user.id, key, value);
-  ctx.body = { key, value: saved.value, updatedAt: saved.updatedAt.toISOString() };
-}
+  return parseTablePref(body.value);
+});
 
-/** `DELETE /prefs/{key}`: forgets the caller's own preference (the "reset" of a table layout). */
-async function deletePref(ctx: Context, s: PrefRouteServices): Promise<void> {
-  const { user } = await s.requireAuth(ctx);
-  const key = prefKey(ctx);
-  ctx.body = { ok: true, deleted: await s.store.prefs.delete(user.id, key) };
+const KEY: ParamContract = { name: 'key', in: 'path', schema: { type: 'string', pattern: TABLE_KEY.source }, description: 'table:<model name>', check: checkPrefKey };
+
+const PREF_ANSWER = {
+  type: 'object',
+  properties: { key: { type: 'string' }, value: { anyOf: [TABLE_PREF, { type: 'null' }] }, updatedAt: { type: ['string', 'null'], format: 'date-time' } },
+  required: ['key', 'value', 'updatedAt'],
+  additionalProperties: false,
+};
+
+/** What the preference routes need of `fwLogin`'s resolved options. */
+export interface PrefRouteServices {
+  store: FwStore;
 }
 
 /**
- * Adds the preference routes to `fwLogin`'s router (issue 20 §5): `GET`, `PUT` and `DELETE
- * /prefs/{key}`, each about the signed-in user alone; there is no way to name another user.
- * @internal
+ * A preference route: the caller is the signed-in state `fwLogin` found (401 without one, 403
+ * before a required password change); the body, if any, is read with {@link PREF_BODY_LIMIT}.
  */
-export function addPrefRoutes(router: Router, services: PrefRouteServices): void {
-  const route = (handler: (ctx: Context, s: PrefRouteServices) => Promise<void>) => fwRoute((ctx) => handler(ctx, services));
-  router.get('/prefs/:key', route(getPref));
-  router.put('/prefs/:key', route(putPref));
-  router.delete('/prefs/:key', route(deletePref));
-}
+export type PrefRoute = FwRoute<PrefRouteServices, TablePref | undefined, undefined, FwRequestState>;
+
+const TAGS = ['prefs'];
+
+/**
+ * The preference routes of `fwLogin` (issue 20 §5): `GET`, `PUT` and `DELETE /prefs/{key}`, each
+ * about the signed-in user alone; there is no way to name another user.
+ */
+export const prefRoutes: readonly PrefRoute[] = [
+  /** `GET /prefs/{key}`: the caller's own preference; `value` is null when none is stored. */
+  defineRoute({
+    method: 'get',
+    path: '/prefs/{key}',
+    operationId: 'getPref',
+    tags: TAGS,
+    summary: "The caller's own preference under key (value null when none is stored)",
+    security: 'token',
+    params: [KEY],
+    answers: { 200: { description: 'The preference', json: PREF_ANSWER } },
+    errors: [400, 401, 403],
+    async handle(ctx, { deps, who, params }) {
+      const key = params.key!;
+      const found = await deps.store.prefs.get(who.user.id, key);
+      ctx.set('Cache-Control', 'no-store');
+      return { key, value: found?.value ?? null, updatedAt: found ? found.updatedAt.toISOString() : null };
+    },
+  }),
+  /** `PUT /prefs/{key}` with `{ value }`: stores the caller's own preference, replacing any. */
+  defineRoute({
+    method: 'put',
+    path: '/prefs/{key}',
+    operationId: 'putPref',
+    tags: TAGS,
+    summary: "Store the caller's own preference under key, replacing any (body at most 8 KiB)",
+    security: 'token',
+    params: [KEY],
+    body: { shape: PREF_BODY, required: true },
+    answers: { 200: { description: 'Stored', json: PREF_ANSWER } },
+    errors: [400, 401, 403, 413, 415, 422],
+    async handle(_ctx, { deps, who, params, body }) {
+      const key = params.key!;
+      const userId = who.user.id;
+      if ((await deps.store.prefs.count(userId)) >= MAX_PREFS_PER_USER && !(await deps.store.prefs.get(userId, key))) {
+        throw new FwError('CONFLICT', `You keep ${MAX_PREFS_PER_USER} preferences already: delete one before storing another`);
+      }
+      const saved = await deps.store.prefs.put(userId, key, body);
+      return { key, value: saved.value, updatedAt: saved.updatedAt.toISOString() };
+    },
+  }),
+  /** `DELETE /prefs/{key}`: forgets the caller's own preference (the "reset" of a table layout). */
+  defineRoute({
+    method: 'delete',
+    path: '/prefs/{key}',
+    operationId: 'deletePref',
+    tags: TAGS,
+    summary: "Forget the caller's own preference under key (a table's reset)",
+    security: 'token',
+    params: [KEY],
+    answers: {
+      200: {
+        description: 'Forgotten',
+        json: { type: 'object', properties: { ok: { const: true }, deleted: { type: 'boolean' } }, required: ['ok', 'deleted'], additionalProperties: false },
+      },
+    },
+    errors: [400, 401, 403],
+    async handle(_ctx, { deps, who, params }) {
+      return { ok: true, deleted: await deps.store.prefs.delete(who.user.id, params.key!) };
+    },
+  }),
+];

@@ -1,7 +1,6 @@
 import type { Context } from 'koa';
-import type Router from '@koa/router';
 import { FwError } from '@fw/core';
-import { fwRoute } from '@fw/http';
+import { defineRoute, type FwRoute, type ParamContract } from '@fw/http';
 import type { FwStore } from '@fw/store';
 import { isSessionId, type FwTokenService, type TokenSession } from '@fw/token';
 import type { FwRequestState } from './auth.js';
@@ -47,9 +46,10 @@ export interface SessionRouteServices {
   tokens: FwTokenService;
   /** Called with the token when a person ends the session they are using (as `logout` does). */
   logout: (token: string) => Promise<void>;
-  /** The request's authenticated state, or a 401. */
-  requireAuth: (ctx: Context) => Promise<FwRequestState>;
 }
+
+/** A session route: the caller is the signed-in state `fwLogin` found (401 without one). */
+export type SessionRoute = FwRoute<SessionRouteServices, undefined, undefined, FwRequestState>;
 
 const USER_ID = /^[1-9][0-9]{0,9}$/;
 const PAGE_SIZE_MAX = 100;
@@ -90,14 +90,31 @@ async function views(store: FwStore, sessions: TokenSession[]): Promise<SessionV
   });
 }
 
-/** `GET /sessions[?user=<id>]`: the live sessions of the caller (or, for an administrator, of a user). */
-async function listSessions(ctx: Context, s: SessionRouteServices): Promise<void> {
-  const state = await s.requireAuth(ctx);
-  const userId = await targetUser(ctx, state, s.store);
-  const sessions = await s.tokens.listSessions(userId, userId === state.user.id ? state.token : undefined);
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = { userId, sessions: await views(s.store, sessions) };
-}
+const TAGS = ['sessions'];
+const USER: ParamContract = {
+  name: 'user',
+  in: 'query',
+  required: false,
+  schema: { type: 'integer', minimum: 1 },
+  description: "Administrators: another user's id. Anyone else naming a user but themselves gets 403",
+};
+const SESSION_ID = { type: 'string', pattern: '^[0-9a-f]{24}$' };
+
+const SESSION = {
+  type: 'object',
+  properties: {
+    id: { ...SESSION_ID, description: 'Opaque; names the session, opens nothing' },
+    current: { type: 'boolean' },
+    createdAt: { type: 'string', format: 'date-time' },
+    lastSeenAt: { type: 'string', format: 'date-time' },
+    expiresAt: { type: 'string', format: 'date-time' },
+    ip: { type: ['string', 'null'] },
+    userAgent: { type: ['string', 'null'] },
+    method: { type: ['string', 'null'] },
+  },
+  required: ['id', 'current', 'createdAt', 'lastSeenAt', 'expiresAt', 'ip', 'userAgent', 'method'],
+  additionalProperties: false,
+};
 
 function positiveQuery(ctx: Context, name: string, fallback: number, max: number): number {
   const raw = ctx.query[name];
@@ -110,75 +127,175 @@ function positiveQuery(ctx: Context, name: string, fallback: number, max: number
   return Number(raw);
 }
 
-/** `GET /sessions/online?page=&size=`: administrators only; the users holding live sessions. */
-async function onlineUsers(ctx: Context, s: SessionRouteServices): Promise<void> {
-  const state = await s.requireAuth(ctx);
-  if (state.user.isAdmin !== true) throw new FwError('FORBIDDEN', 'Only an administrator may list online users');
-  const size = positiveQuery(ctx, 'size', 20, PAGE_SIZE_MAX);
-  // Past this the offset means nothing a person pages to; bounded so it stays a number every store takes.
-  const page = positiveQuery(ctx, 'page', 1, 100_000);
-  const { total, users } = await s.tokens.onlineUsers({ offset: (page - 1) * size, limit: size });
-  const ids = users.map((u) => u.userId);
-  const rows: Array<{ id: unknown; account: unknown; name: unknown }> = ids.length === 0 ? [] : await s.store.knex('fw_user').whereIn('id', ids).select('id', 'account', 'name');
-  const byId = new Map(rows.map((row) => [Number(row.id), row]));
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = {
-    total,
-    page,
-    size,
-    rows: users.map((u): OnlineUserView => {
-      const row = byId.get(u.userId);
+/**
+ * The session routes of `fwLogin` (issue 19 §6), each contract beside its handler:
+ * `GET /sessions`, `DELETE /sessions/{id}`, `POST /sessions/revoke-others` and
+ * `GET /sessions/online`.
+ */
+export const sessionRoutes: readonly SessionRoute[] = [
+  /** `GET /sessions[?user=<id>]`: the live sessions of the caller (or, for an administrator, of a user). */
+  defineRoute({
+    method: 'get',
+    path: '/sessions',
+    operationId: 'listSessions',
+    tags: TAGS,
+    summary: "The caller's live sessions (an administrator's: any user's), newest first",
+    security: 'token',
+    params: [USER],
+    answers: {
+      200: {
+        description: 'The sessions',
+        json: {
+          type: 'object',
+          properties: { userId: { type: 'integer' }, sessions: { type: 'array', items: SESSION } },
+          required: ['userId', 'sessions'],
+          additionalProperties: false,
+        },
+      },
+    },
+    errors: [400, 401, 403, 404, 501],
+    async handle(ctx, { deps, who }) {
+      const userId = await targetUser(ctx, who, deps.store);
+      const sessions = await deps.tokens.listSessions(userId, userId === who.user.id ? who.token : undefined);
+      ctx.set('Cache-Control', 'no-store');
+      return { userId, sessions: await views(deps.store, sessions) };
+    },
+  }),
+  /**
+   * `DELETE /sessions/{id}[?user=<id>]`: ends one session of the caller (or of a user, for an
+   * administrator). An id that is not one of that user's live sessions, another user's included,
+   * is a 404 like any unknown one; an id that cannot be a session id at all is a 400 (after the
+   * user is settled, so it is checked here rather than at the edge).
+   */
+  defineRoute({
+    method: 'delete',
+    path: '/sessions/{id}',
+    operationId: 'endSession',
+    tags: TAGS,
+    summary: 'End one session; any id that is not one of that user’s live sessions is 404',
+    security: 'token',
+    params: [{ name: 'id', in: 'path', schema: SESSION_ID }, USER],
+    answers: {
+      200: {
+        description: 'Ended',
+        json: { type: 'object', properties: { ok: { const: true }, current: { type: 'boolean' } }, required: ['ok', 'current'], additionalProperties: false },
+      },
+    },
+    errors: [400, 401, 403, 404, 501],
+    async handle(ctx, { deps, who, params }) {
+      const userId = await targetUser(ctx, who, deps.store);
+      const id = params.id;
+      if (!isSessionId(id)) throw loginError('SESSION_ID_INVALID', undefined, [{ path: 'id', type: 'matches', message: 'A session id is 24 lowercase hex characters' }]);
+      // The current session is looked up first, so ending it also tells the login hook, as a logout does.
+      const own = userId === who.user.id ? (await deps.tokens.listSessions(userId, who.token)).find((x) => x.id === id) : undefined;
+      if (!(await deps.tokens.revokeSession(userId, id))) throw loginError('SESSION_NOT_FOUND');
+      if (own?.current) await deps.logout(who.token);
+      return { ok: true, current: own?.current === true };
+    },
+  }),
+  /**
+   * `POST /sessions/revoke-others[?user=<id>]`: ends every session of the caller but the one in
+   * use; an administrator naming another user ends all of that user's sessions.
+   */
+  defineRoute({
+    method: 'post',
+    path: '/sessions/revoke-others',
+    operationId: 'endOtherSessions',
+    tags: TAGS,
+    summary: "End every session of the caller but this one (an administrator naming a user: all of that user's)",
+    security: 'token',
+    params: [USER],
+    answers: {
+      200: {
+        description: 'Ended',
+        json: {
+          type: 'object',
+          properties: { ok: { const: true }, ended: { type: 'integer', minimum: 0 } },
+          required: ['ok', 'ended'],
+          additionalProperties: false,
+        },
+      },
+    },
+    errors: [400, 401, 403, 404, 501],
+    async handle(ctx, { deps, who }) {
+      const userId = await targetUser(ctx, who, deps.store);
+      // Asked first, so a store that cannot list sessions answers the same 501 on every session route.
+      if (!deps.tokens.sessionsSupported) await deps.tokens.listSessions(userId);
+      const ended = userId === who.user.id ? await deps.tokens.revokeUser(userId, { except: who.token }) : await deps.tokens.revokeUser(userId);
+      return { ok: true, ended };
+    },
+  }),
+  /** `GET /sessions/online?page=&size=`: administrators only; the users holding live sessions. */
+  defineRoute({
+    method: 'get',
+    path: '/sessions/online',
+    operationId: 'onlineUsers',
+    tags: TAGS,
+    summary: 'Administrators: the users holding live sessions, latest expiry first',
+    security: 'token',
+    params: [
+      { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 }, description: 'Page number' },
+      { name: 'size', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: PAGE_SIZE_MAX, default: 20 }, description: 'Page size' },
+    ],
+    answers: {
+      200: {
+        description: 'A page of users',
+        json: {
+          type: 'object',
+          properties: {
+            total: { type: 'integer' },
+            page: { type: 'integer' },
+            size: { type: 'integer' },
+            rows: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  userId: { type: 'integer' },
+                  account: { type: ['string', 'null'] },
+                  name: { type: ['string', 'null'] },
+                  sessions: { type: 'integer' },
+                  lastSeenAt: { type: 'string', format: 'date-time' },
+                  expiresAt: { type: 'string', format: 'date-time' },
+                },
+                required: ['userId', 'account', 'name', 'sessions', 'lastSeenAt', 'expiresAt'],
+                additionalProperties: false,
+              },
+            },
+          },
+          required: ['total', 'page', 'size', 'rows'],
+          additionalProperties: false,
+        },
+      },
+    },
+    errors: [400, 401, 403, 501],
+    async handle(ctx, { deps, who }) {
+      if (who.user.isAdmin !== true) throw new FwError('FORBIDDEN', 'Only an administrator may list online users');
+      const size = positiveQuery(ctx, 'size', 20, PAGE_SIZE_MAX);
+      // Past this the offset means nothing a person pages to; bounded so it stays a number every store takes.
+      const page = positiveQuery(ctx, 'page', 1, 100_000);
+      const { total, users } = await deps.tokens.onlineUsers({ offset: (page - 1) * size, limit: size });
+      const ids = users.map((u) => u.userId);
+      const rows: Array<{ id: unknown; account: unknown; name: unknown }> =
+        ids.length === 0 ? [] : await deps.store.knex('fw_user').whereIn('id', ids).select('id', 'account', 'name');
+      const byId = new Map(rows.map((row) => [Number(row.id), row]));
+      ctx.set('Cache-Control', 'no-store');
       return {
-        userId: u.userId,
-        account: row ? String(row.account) : null,
-        name: row && row.name !== null && row.name !== undefined ? String(row.name) : null,
-        sessions: u.sessions,
-        lastSeenAt: u.lastSeenAt.toISOString(),
-        expiresAt: u.expiresAt.toISOString(),
+        total,
+        page,
+        size,
+        rows: users.map((u): OnlineUserView => {
+          const row = byId.get(u.userId);
+          return {
+            userId: u.userId,
+            account: row ? String(row.account) : null,
+            name: row && row.name !== null && row.name !== undefined ? String(row.name) : null,
+            sessions: u.sessions,
+            lastSeenAt: u.lastSeenAt.toISOString(),
+            expiresAt: u.expiresAt.toISOString(),
+          };
+        }),
       };
-    }),
-  };
-}
-
-/**
- * `DELETE /sessions/{id}[?user=<id>]`: ends one session of the caller (or of a user, for an
- * administrator). An id that is not one of that user's live sessions, another user's included,
- * is a 404 like any unknown one; an id that cannot be a session id at all is a 400.
- */
-async function endSession(ctx: Context, s: SessionRouteServices): Promise<void> {
-  const state = await s.requireAuth(ctx);
-  const userId = await targetUser(ctx, state, s.store);
-  const id = (ctx.params as { id?: string }).id;
-  if (!isSessionId(id)) throw loginError('SESSION_ID_INVALID', undefined, [{ path: 'id', type: 'matches', message: 'A session id is 24 lowercase hex characters' }]);
-  // The current session is looked up first, so ending it also tells the login hook, as a logout does.
-  const own = userId === state.user.id ? (await s.tokens.listSessions(userId, state.token)).find((x) => x.id === id) : undefined;
-  if (!(await s.tokens.revokeSession(userId, id))) throw loginError('SESSION_NOT_FOUND');
-  if (own?.current) await s.logout(state.token);
-  ctx.body = { ok: true, current: own?.current === true };
-}
-
-/**
- * `POST /sessions/revoke-others[?user=<id>]`: ends every session of the caller but the one in use;
- * an administrator naming another user ends all of that user's sessions.
- */
-async function endOthers(ctx: Context, s: SessionRouteServices): Promise<void> {
-  const state = await s.requireAuth(ctx);
-  const userId = await targetUser(ctx, state, s.store);
-  // Asked first, so a store that cannot list sessions answers the same 501 on every session route.
-  if (!s.tokens.sessionsSupported) await s.tokens.listSessions(userId);
-  const ended = userId === state.user.id ? await s.tokens.revokeUser(userId, { except: state.token }) : await s.tokens.revokeUser(userId);
-  ctx.body = { ok: true, ended };
-}
-
-/**
- * Adds the session routes to `fwLogin`'s router (issue 19 §6): `GET /sessions`,
- * `GET /sessions/online`, `DELETE /sessions/{id}` and `POST /sessions/revoke-others`.
- * @internal
- */
-export function addSessionRoutes(router: Router, services: SessionRouteServices): void {
-  const route = (handler: (ctx: Context, s: SessionRouteServices) => Promise<void>) => fwRoute((ctx) => handler(ctx, services));
-  router.get('/sessions', route(listSessions));
-  router.get('/sessions/online', route(onlineUsers));
-  router.delete('/sessions/:id', route(endSession));
-  router.post('/sessions/revoke-others', route(endOthers));
-}
+    },
+  }),
+];
