@@ -94,7 +94,9 @@ describeBrowser('admin UI: find rows, change many, take it back (issue 23)', (br
       await page.setViewportSize({ width: 390, height: 844 });
       await page.locator('.fw-filter-button').click();
       await page.locator('.fw-filter-drawer .fw-filter-rule').first().waitFor();
-      const overflow = await page.evaluate(`[...document.querySelectorAll('.fw-filter-drawer .fw-filter-rule')].some((r) => r.getBoundingClientRect().right > window.innerWidth + 1)`);
+      const overflow = await page.evaluate(
+        `[...document.querySelectorAll('.fw-filter-drawer .fw-filter-rule')].some((r) => r.getBoundingClientRect().right > window.innerWidth + 1)`,
+      );
       expect(overflow).to.equal(false);
       if (SHOTS) await shot(page, join(SHOTS, 'filter-builder-390.png'));
     } finally {
@@ -176,7 +178,11 @@ describeBrowser('admin UI: find rows, change many, take it back (issue 23)', (br
       await page.setViewportSize({ width: 1366, height: 900 });
       await openSignedIn(page, ui.url, '/model/Book', token);
       const id = (await books().where({ title: 'Leaves of Grass' }).first()).id as number;
-      const res = await fetch(`${ui.url}/fw-api/data/modify/Book/delete`, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify({ ids: [id] }) });
+      const res = await fetch(`${ui.url}/fw-api/data/modify/Book/delete`, {
+        method: 'POST',
+        headers: { token, 'content-type': 'application/json' },
+        body: JSON.stringify({ ids: [id] }),
+      });
       expect(res.status).to.equal(200);
       await page.reload();
       await page.locator('.fw-trash-open').click();

@@ -50,7 +50,8 @@ class AnswerChecker {
     const bare = path.replace(/^\/fw-api/, '').split('?')[0]!;
     const found = this.#templates.find((t) => t.pattern.test(bare));
     expect(found, `${method} ${bare} is not in the document`).to.not.equal(undefined);
-    const op = this.doc.paths[found!.template]![method.toLowerCase()] as { responses: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }> } | undefined;
+    const op = this.doc.paths[found!.template]![method.toLowerCase()] as
+      { responses: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }> } | undefined;
     expect(op, `${method} ${found!.template} is not in the document`).to.not.equal(undefined);
     let answer = op!.responses[String(status)];
     expect(answer, `${method} ${found!.template} does not declare status ${status}`).to.not.equal(undefined);
@@ -103,10 +104,29 @@ describe('the OpenAPI description against real answers', function () {
         return res;
       };
 
-      for (const path of ['/fw-api/userinfo', '/fw-api/menu', '/fw-api/login-settings', '/fw-api/sessions', '/fw-api/my/activity', '/fw-api/power/grantable', '/fw-api/power/assignable', '/fw-api/power/explain/Book', '/fw-api/build/Book', '/fw-api/build/FwUser']) {
+      for (const path of [
+        '/fw-api/userinfo',
+        '/fw-api/menu',
+        '/fw-api/login-settings',
+        '/fw-api/sessions',
+        '/fw-api/my/activity',
+        '/fw-api/power/grantable',
+        '/fw-api/power/assignable',
+        '/fw-api/power/explain/Book',
+        '/fw-api/build/Book',
+        '/fw-api/build/FwUser',
+      ]) {
         expect((await call('GET', path)).status, path).to.equal(200);
       }
-      const added = await call('POST', '/fw-api/data/modify/Book', { title: 'Dune', genre: 'novel', price: 12.5, published: '1965-08-01', inPrint: true, tags: ['sf'], secret: 'spice' });
+      const added = await call('POST', '/fw-api/data/modify/Book', {
+        title: 'Dune',
+        genre: 'novel',
+        price: 12.5,
+        published: '1965-08-01',
+        inPrint: true,
+        tags: ['sf'],
+        secret: 'spice',
+      });
       expect(added.status).to.equal(200);
       const id = added.body.id as number;
       await call('POST', '/fw-api/data/modify/Book', { title: 'Emma', genre: 'novel' });
@@ -131,7 +151,10 @@ describe('the OpenAPI description against real answers', function () {
       expect((await call('GET', '/fw-api/data/Book/999999')).status).to.equal(404);
       expect((await call('GET', '/fw-api/userinfo', undefined, {})).status).to.equal(401);
       expect((await call('POST', '/fw-api/data/modify/Book/update-cell', { id, field: 'nope', value: 1 })).status).to.be.oneOf([400, 403]);
-      expect((await call('POST', '/fw-api/change-pwd', { pwd: encodePassword('wrong-password-1'), newPwd: encodePassword('another-pass-9'), newPwd2: encodePassword('another-pass-9') })).status).to.be.oneOf([400, 422]);
+      expect(
+        (await call('POST', '/fw-api/change-pwd', { pwd: encodePassword('wrong-password-1'), newPwd: encodePassword('another-pass-9'), newPwd2: encodePassword('another-pass-9') }))
+          .status,
+      ).to.be.oneOf([400, 422]);
       await call('POST', '/fw-api/sessions/revoke-others', {});
       expect((await call('POST', '/fw-api/logout', {})).status).to.equal(200);
 

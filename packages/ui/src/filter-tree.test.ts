@@ -26,14 +26,42 @@ describe('UI filter builder rules (filterTree.ts)', () => {
   });
 
   it('sends a top-level AND as plain conditions and an OR (or a nested group) as a group', () => {
-    const and: Group = { join: 'and', items: [{ field: 'title', op: 'like', value: ' dune ' }, { field: 'price', op: 'between', value: [1, 9] }] };
+    const and: Group = {
+      join: 'and',
+      items: [
+        { field: 'title', op: 'like', value: ' dune ' },
+        { field: 'price', op: 'between', value: [1, 9] },
+      ],
+    };
     expect(tree.filterConditions(and)).to.deep.equal([
       { field: 'title', op: 'like', value: 'dune' },
       { field: 'price', op: 'between', value: [1, 9] },
     ]);
-    const or: Group = { join: 'or', items: [{ field: 'genre', op: 'eq', value: 'novel' }, { join: 'and', items: [{ field: 'price', op: 'lt', value: 5 }, { field: 'note', op: 'isNull' }] }] };
+    const or: Group = {
+      join: 'or',
+      items: [
+        { field: 'genre', op: 'eq', value: 'novel' },
+        {
+          join: 'and',
+          items: [
+            { field: 'price', op: 'lt', value: 5 },
+            { field: 'note', op: 'isNull' },
+          ],
+        },
+      ],
+    };
     expect(tree.filterConditions(or)).to.deep.equal([
-      { or: [{ field: 'genre', op: 'eq', value: 'novel' }, { and: [{ field: 'price', op: 'lt', value: 5 }, { field: 'note', op: 'isNull' }] }] },
+      {
+        or: [
+          { field: 'genre', op: 'eq', value: 'novel' },
+          {
+            and: [
+              { field: 'price', op: 'lt', value: 5 },
+              { field: 'note', op: 'isNull' },
+            ],
+          },
+        ],
+      },
     ]);
     expect(tree.countRules(or)).to.equal(3);
   });
@@ -60,21 +88,44 @@ describe('UI filter builder rules (filterTree.ts)', () => {
     expect(tree.readFilter({ join: 'xor', items: [] })).to.equal(undefined);
     expect(tree.readFilter([1, 2])).to.equal(undefined);
     expect(tree.readFilter('x')).to.equal(undefined);
-    const read = tree.readFilter({ join: 'or', items: [{ field: 'a', op: 'drop table' }, { field: 'b', op: 'ne', value: 1, extra: true }, 7, { join: 'and', items: [{ field: 'c', op: 'isNull' }] }] });
-    expect(read).to.deep.equal({ join: 'or', items: [{ field: 'b', op: 'ne', value: 1 }, { join: 'and', items: [{ field: 'c', op: 'isNull' }] }] });
+    const read = tree.readFilter({
+      join: 'or',
+      items: [{ field: 'a', op: 'drop table' }, { field: 'b', op: 'ne', value: 1, extra: true }, 7, { join: 'and', items: [{ field: 'c', op: 'isNull' }] }],
+    });
+    expect(read).to.deep.equal({
+      join: 'or',
+      items: [
+        { field: 'b', op: 'ne', value: 1 },
+        { join: 'and', items: [{ field: 'c', op: 'isNull' }] },
+      ],
+    });
     // Deeper than three levels is dropped.
     const deep = { join: 'and', items: [{ join: 'and', items: [{ join: 'and', items: [{ join: 'and', items: [{ field: 'x', op: 'eq', value: 1 }] }] }] }] };
     expect(JSON.stringify(tree.readFilter(deep))).to.not.include('"x"');
   });
 
   it('names the fields a filter uses that the model no longer has', () => {
-    const filter: Group = { join: 'and', items: [{ field: 'gone', op: 'eq', value: 1 }, { join: 'or', items: [{ field: 'title', op: 'like', value: 'a' }, { field: 'old', op: 'isNull' }] }] };
+    const filter: Group = {
+      join: 'and',
+      items: [
+        { field: 'gone', op: 'eq', value: 1 },
+        {
+          join: 'or',
+          items: [
+            { field: 'title', op: 'like', value: 'a' },
+            { field: 'old', op: 'isNull' },
+          ],
+        },
+      ],
+    };
     expect(tree.missingFields(filter, [{ name: 'title' }])).to.deep.equal(['gone', 'old']);
   });
 
   it('offers each type the operators that fit it', () => {
     expect(tree.opsFor({ type: 'INPUT' })).to.include.members(['like', 'startsWith', 'in', 'notIn', 'isNull']);
-    expect(tree.opsFor({ type: 'NUMBER' })).to.include('between').and.not.include('like');
+    expect(tree.opsFor({ type: 'NUMBER' }))
+      .to.include('between')
+      .and.not.include('like');
     expect(tree.opsFor({ type: 'NUMBER', integer: true })).to.include.members(['between', 'in', 'notIn']);
     expect(tree.opsFor({ type: 'BOOLEAN' })).to.deep.equal(['eq', 'ne', 'isNull', 'notNull']);
     expect(tree.opsFor({ type: 'TAGS' })).to.deep.equal(['like', 'isNull', 'notNull']);
@@ -84,13 +135,31 @@ describe('UI filter builder rules (filterTree.ts)', () => {
   });
 
   it('turns a saved view’s conditions back into a filter that sends the same conditions', () => {
-    const conditions = [{ field: 'title', op: 'like', value: 'a' }, { or: [{ field: 'genre', value: 'novel' }, { and: [{ field: 'price', op: 'lt', value: 5 }, { field: 'x', op: 'nonsense' }] }] }];
+    const conditions = [
+      { field: 'title', op: 'like', value: 'a' },
+      {
+        or: [
+          { field: 'genre', value: 'novel' },
+          {
+            and: [
+              { field: 'price', op: 'lt', value: 5 },
+              { field: 'x', op: 'nonsense' },
+            ],
+          },
+        ],
+      },
+    ];
     const filter = tree.filterOfConditions(conditions)!;
     expect(filter.join).to.equal('and');
     // op defaults to eq, as on the server; an unknown operator is dropped.
     expect(tree.filterConditions(filter)).to.deep.equal([
       { field: 'title', op: 'like', value: 'a' },
-      { or: [{ field: 'genre', op: 'eq', value: 'novel' }, { field: 'price', op: 'lt', value: 5 }] },
+      {
+        or: [
+          { field: 'genre', op: 'eq', value: 'novel' },
+          { field: 'price', op: 'lt', value: 5 },
+        ],
+      },
     ]);
     expect(tree.filterOfConditions([])).to.equal(undefined);
     expect(tree.filterOfConditions('x')).to.equal(undefined);

@@ -16,7 +16,13 @@ interface Paste {
     columns: string[],
     fields: Field[],
     editable: (f: Field) => boolean,
-  ): { rows: Array<{ id: number; values: Record<string, unknown> }>; cells: Array<{ row: number; col: number; problem?: string; value?: unknown }>; cutRows: number; cutColumns: number; problems: number };
+  ): {
+    rows: Array<{ id: number; values: Record<string, unknown> }>;
+    cells: Array<{ row: number; col: number; problem?: string; value?: unknown }>;
+    cutRows: number;
+    cutColumns: number;
+    problems: number;
+  };
 }
 
 const f = (name: string, type: string, extra: Partial<Field> = {}): Field => ({ name, type, ...extra });

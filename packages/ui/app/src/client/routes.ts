@@ -5,7 +5,20 @@
 // packages/ui/src/client-routes.test.ts); sending is client/api.ts, the hooks are the other files
 // of client/. Shapes come from ../types.ts and the hook files beside this one.
 import type { AttachmentValue, BuildView, LoginSettings, MenuEntry, ReferencePage, Row, TablePage, TableQuery, UserInfo } from '../types';
-import type { Activity, AssignableLists, BulkAnswer, GrantableMatrix, HistoryPage, SavedView, TrashPage, ViewInput, OnlineUsersPage, PowerExplanation, RestoreAnswer, SessionEntry } from './answers';
+import type {
+  Activity,
+  AssignableLists,
+  BulkAnswer,
+  GrantableMatrix,
+  HistoryPage,
+  SavedView,
+  TrashPage,
+  ViewInput,
+  OnlineUsersPage,
+  PowerExplanation,
+  RestoreAnswer,
+  SessionEntry,
+} from './answers';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -83,7 +96,8 @@ export const routes = {
   /** One change to many rows, all or none: chosen ids, or every visible row matching conditions. */
   updateMany: (fw: string, target: { ids: number[] } | { conditions: unknown[] }, values: Row) => post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { ...target, values }),
   /** Rows each with their own values (a paste), all or none; `dryRun` checks without writing. */
-  updateRows: (fw: string, rows: Array<{ id: number; values: Row }>, dryRun = false) => post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { rows, ...(dryRun ? { dryRun: true } : {}) }),
+  updateRows: (fw: string, rows: Array<{ id: number; values: Row }>, dryRun = false) =>
+    post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { rows, ...(dryRun ? { dryRun: true } : {}) }),
   trash: (fw: string, page: number, size: number) => post<TrashPage>(`/data/trash/${seg(fw)}`, { page, size }),
   undelete: (fw: string, ids: number[]) => post<{ restored: number }>(`/data/modify/${seg(fw)}/undelete`, { ids }),
   purgeTrash: (fw: string, ids?: number[]) => post<{ purged: number }>(`/data/trash/${seg(fw)}/purge`, ids ? { ids } : {}),

@@ -73,7 +73,9 @@ export function BulkEditDialog({ build, target, onClose, onDone }: { build: Buil
               {t('bulk.selected', { count: target.selected.length })}
             </Radio>
             <Radio value="matching" disabled={!target.matching || target.matching.total === 0}>
-              {t(target.conditions.length > 0 ? 'bulk.matching' : 'bulk.all', { count: target.matching ? (target.matching.estimate ? `~${target.matching.total}` : String(target.matching.total)) : '0' })}
+              {t(target.conditions.length > 0 ? 'bulk.matching' : 'bulk.all', {
+                count: target.matching ? (target.matching.estimate ? `~${target.matching.total}` : String(target.matching.total)) : '0',
+              })}
             </Radio>
           </Radio.Group>
         </div>
@@ -96,7 +98,21 @@ export function BulkEditDialog({ build, target, onClose, onDone }: { build: Buil
             {t('bulk.hint')}
           </Typography.Paragraph>
         </div>
-        {problems.length > 0 && <Alert type="error" showIcon className="fw-bulk-error" title={t('bulk.failed', { count: problems.length })} description={<ul className="fw-bulk-problems">{problems.map((p, i) => <li key={i}>{p}</li>)}</ul>} />}
+        {problems.length > 0 && (
+          <Alert
+            type="error"
+            showIcon
+            className="fw-bulk-error"
+            title={t('bulk.failed', { count: problems.length })}
+            description={
+              <ul className="fw-bulk-problems">
+                {problems.map((p, i) => (
+                  <li key={i}>{p}</li>
+                ))}
+              </ul>
+            }
+          />
+        )}
         <Form form={form} layout="vertical" onFinish={submit} name="bulk-edit">
           {editable
             .filter((f) => chosen.includes(f.name))

@@ -50,15 +50,29 @@ function RuleValue({ model, field, op, value, onChange, label }: ValueProps) {
     }
     return (
       <Space.Compact style={{ width: '100%' }}>
-        <InputNumber<number> aria-label={`${label} ${t('model.from')}`} placeholder={t('model.from')} value={(from as number | null) ?? null} onChange={(n) => onChange([n, to ?? null])} style={{ width: '50%' }} />
-        <InputNumber<number> aria-label={`${label} ${t('model.to')}`} placeholder={t('model.to')} value={(to as number | null) ?? null} onChange={(n) => onChange([from ?? null, n])} style={{ width: '50%' }} />
+        <InputNumber<number>
+          aria-label={`${label} ${t('model.from')}`}
+          placeholder={t('model.from')}
+          value={(from as number | null) ?? null}
+          onChange={(n) => onChange([n, to ?? null])}
+          style={{ width: '50%' }}
+        />
+        <InputNumber<number>
+          aria-label={`${label} ${t('model.to')}`}
+          placeholder={t('model.to')}
+          value={(to as number | null) ?? null}
+          onChange={(n) => onChange([from ?? null, n])}
+          style={{ width: '50%' }}
+        />
       </Space.Compact>
     );
   }
   const choices = (field.choices ?? []).map((c) => ({ value: c.value as string, label: choiceLabel(field, c.value) }));
   if (takesList(op)) {
-    if (field.type === 'REFERENCE_TABLE' || field.type === 'REFERENCE_TREE') return <ReferenceSelect model={model} field={field.name} multiple value={value} onChange={onChange} placeholder={label} />;
-    if (field.type === 'CHOICE') return <Select {...aria} mode="multiple" options={choices} value={Array.isArray(value) ? value : []} onChange={onChange} style={{ width: '100%' }} />;
+    if (field.type === 'REFERENCE_TABLE' || field.type === 'REFERENCE_TREE')
+      return <ReferenceSelect model={model} field={field.name} multiple value={value} onChange={onChange} placeholder={label} />;
+    if (field.type === 'CHOICE')
+      return <Select {...aria} mode="multiple" options={choices} value={Array.isArray(value) ? value : []} onChange={onChange} style={{ width: '100%' }} />;
     const numeric = field.type === 'NUMBER' || (field.type === 'HIDDEN' && field.integer);
     return (
       <Select
@@ -77,7 +91,15 @@ function RuleValue({ model, field, op, value, onChange, label }: ValueProps) {
       return <InputNumber<number> {...aria} value={(value as number | null) ?? null} onChange={onChange} style={{ width: '100%' }} />;
     case 'DATE':
     case 'DATETIME':
-      return <DatePicker {...aria} showTime={withTime} value={typeof value === 'string' && value ? dayjs(value) : null} onChange={(d) => onChange(dateText(d, withTime))} style={{ width: '100%' }} />;
+      return (
+        <DatePicker
+          {...aria}
+          showTime={withTime}
+          value={typeof value === 'string' && value ? dayjs(value) : null}
+          onChange={(d) => onChange(dateText(d, withTime))}
+          style={{ width: '100%' }}
+        />
+      );
     case 'BOOLEAN':
       return (
         <Select
@@ -139,9 +161,13 @@ function RuleRow({ model, fields, rule, onChange, onRemove, index }: RuleProps) 
         disabled={!field}
         placeholder={t('filter.operator')}
         options={ops.map((op) => ({ value: op, label: t(`filter.op.${op}` as never) }))}
-        onChange={(op: FilterOp) => onChange({ field: rule.field, op, ...(takesList(op) === takesList(rule.op) && op !== 'between' && rule.op !== 'between' ? { value: rule.value } : {}) })}
+        onChange={(op: FilterOp) =>
+          onChange({ field: rule.field, op, ...(takesList(op) === takesList(rule.op) && op !== 'between' && rule.op !== 'between' ? { value: rule.value } : {}) })
+        }
       />
-      <div className="fw-filter-value">{field ? <RuleValue model={model} field={field} op={rule.op} value={rule.value} onChange={(value) => onChange({ ...rule, value })} label={label} /> : null}</div>
+      <div className="fw-filter-value">
+        {field ? <RuleValue model={model} field={field} op={rule.op} value={rule.value} onChange={(value) => onChange({ ...rule, value })} label={label} /> : null}
+      </div>
       <Tooltip title={t('filter.remove')}>
         <Button type="text" aria-label={`${t('filter.remove')} ${index + 1}`} icon={<DeleteOutlined />} onClick={onRemove} />
       </Tooltip>
@@ -197,7 +223,11 @@ function GroupBox({ model, fields, group, onChange, nested, onRemove, counter }:
           {t('filter.addRule')}
         </Button>
         {nested ? null : (
-          <Button size="small" icon={<PlusOutlined />} onClick={() => onChange({ ...group, items: [...group.items, { join: group.join === 'and' ? 'or' : 'and', items: [newRule()] }] })}>
+          <Button
+            size="small"
+            icon={<PlusOutlined />}
+            onClick={() => onChange({ ...group, items: [...group.items, { join: group.join === 'and' ? 'or' : 'and', items: [newRule()] }] })}
+          >
             {t('filter.addGroup')}
           </Button>
         )}
@@ -207,7 +237,17 @@ function GroupBox({ model, fields, group, onChange, nested, onRemove, counter }:
 }
 
 /** The Filter button and its drawer. `value` is the filter in force; `onApply` puts a new one in force. */
-export function FilterBuilder({ model, fields, value, onApply }: { model: string; fields: FieldView[]; value: FilterGroup | undefined; onApply: (filter: FilterGroup | undefined) => void }) {
+export function FilterBuilder({
+  model,
+  fields,
+  value,
+  onApply,
+}: {
+  model: string;
+  fields: FieldView[];
+  value: FilterGroup | undefined;
+  onApply: (filter: FilterGroup | undefined) => void;
+}) {
   const { t } = useI18n();
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<FilterGroup>(() => value ?? emptyFilter());
@@ -224,7 +264,12 @@ export function FilterBuilder({ model, fields, value, onApply }: { model: string
   return (
     <>
       <Badge count={count} size="small">
-        <Button icon={<FilterOutlined />} onClick={() => setOpen(true)} aria-label={count ? `${t('filter.button')} (${t('filter.active', { count })})` : t('filter.button')} className="fw-filter-button">
+        <Button
+          icon={<FilterOutlined />}
+          onClick={() => setOpen(true)}
+          aria-label={count ? `${t('filter.button')} (${t('filter.active', { count })})` : t('filter.button')}
+          className="fw-filter-button"
+        >
           {t('filter.button')}
         </Button>
       </Badge>

@@ -86,7 +86,17 @@ export function RowHistory({ build, id }: { build: BuildView; id: number }) {
                 <Typography.Text strong>{entry.user.account ?? t('history.unknownUser')}</Typography.Text>
                 <Typography.Text type="secondary">{formatDateTime(entry.at)}</Typography.Text>
                 <Tag>{ACTIONS.has(entry.action) ? t(`history.action.${entry.action}` as MessageKey) : entry.action}</Tag>
-                <Tag color={entry.source === 'ai' ? 'purple' : entry.source === 'restore' || entry.source === 'undo' ? 'gold' : entry.source === 'bulk' || entry.source === 'import' ? 'blue' : 'default'}>
+                <Tag
+                  color={
+                    entry.source === 'ai'
+                      ? 'purple'
+                      : entry.source === 'restore' || entry.source === 'undo'
+                        ? 'gold'
+                        : entry.source === 'bulk' || entry.source === 'import'
+                          ? 'blue'
+                          : 'default'
+                  }
+                >
                   {SOURCES.has(entry.source) ? t(`history.source.${entry.source}` as MessageKey) : entry.source}
                 </Tag>
                 {mayRestore && entry.action === 'update' && entry.changes.length > 0 ? (

@@ -66,7 +66,11 @@ export function TrashDrawer({ build, onClose }: { build: BuildView; onClose: () 
           </Button>
         )}
         {admin && (
-          <Popconfirm title={selected.length > 0 ? t('trash.purgeSelectedConfirm', { count: selected.length }) : t('trash.purgeAllConfirm')} onConfirm={empty} okButtonProps={{ danger: true }}>
+          <Popconfirm
+            title={selected.length > 0 ? t('trash.purgeSelectedConfirm', { count: selected.length }) : t('trash.purgeAllConfirm')}
+            onConfirm={empty}
+            okButtonProps={{ danger: true }}
+          >
             <Button danger icon={<DeleteOutlined />} loading={purge.isPending} className="fw-trash-purge">
               {selected.length > 0 ? t('trash.purgeSelected', { count: selected.length }) : t('trash.purgeAll')}
             </Button>

@@ -20,7 +20,19 @@ export interface CurrentView {
   size: number;
 }
 
-function SaveViewDialog({ fw, current, chosen, onClose, onSaved }: { fw: string; current: CurrentView; chosen: SavedView | undefined; onClose: () => void; onSaved: (view: SavedView) => void }) {
+function SaveViewDialog({
+  fw,
+  current,
+  chosen,
+  onClose,
+  onSaved,
+}: {
+  fw: string;
+  current: CurrentView;
+  chosen: SavedView | undefined;
+  onClose: () => void;
+  onSaved: (view: SavedView) => void;
+}) {
   const { t } = useI18n();
   const { message } = App.useApp();
   const queryClient = useQueryClient();
@@ -45,11 +57,20 @@ function SaveViewDialog({ fw, current, chosen, onClose, onSaved }: { fw: string;
       onSaved(view);
       onClose();
     } catch (error) {
-      if (!(error instanceof ApiError && error.status === 401)) setProblem(error instanceof ApiError && error.details[0] ? `${error.message} ${error.details[0].message}` : error instanceof Error ? error.message : String(error));
+      if (!(error instanceof ApiError && error.status === 401))
+        setProblem(error instanceof ApiError && error.details[0] ? `${error.message} ${error.details[0].message}` : error instanceof Error ? error.message : String(error));
     }
   };
   return (
-    <Modal open title={t('views.saveTitle')} onCancel={onClose} onOk={() => form.submit()} okText={t('views.save')} okButtonProps={{ loading: save.isPending, className: 'fw-view-save-ok' }} destroyOnHidden>
+    <Modal
+      open
+      title={t('views.saveTitle')}
+      onCancel={onClose}
+      onOk={() => form.submit()}
+      okText={t('views.save')}
+      okButtonProps={{ loading: save.isPending, className: 'fw-view-save-ok' }}
+      destroyOnHidden
+    >
       {problem && <Alert type="error" showIcon title={problem} style={{ marginBottom: 12 }} />}
       <Form
         form={form}
@@ -145,7 +166,9 @@ export function ViewsBar({ fw, chosenId, current, onApply }: { fw: string; chose
           </Popconfirm>
         )}
       </Space>
-      {chosen?.broken && <Alert type="warning" showIcon className="fw-view-broken" style={{ marginTop: 8 }} title={t('views.broken', { fields: chosen.broken.fields.join(', ') })} />}
+      {chosen?.broken && (
+        <Alert type="warning" showIcon className="fw-view-broken" style={{ marginTop: 8 }} title={t('views.broken', { fields: chosen.broken.fields.join(', ') })} />
+      )}
       {saving && <SaveViewDialog fw={fw} current={current} chosen={chosen} onClose={() => setSaving(false)} onSaved={(v) => onApply(v)} />}
     </div>
   );

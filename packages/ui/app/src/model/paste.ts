@@ -133,12 +133,17 @@ export function fromText(field: FieldView, raw: string): { value: unknown } | { 
       return { value: new Date(y, mo - 1, d, h, mi, s).toISOString() };
     }
     case 'CHOICE': {
-      const choice = (field.choices ?? []).find((c) => String(c.value) === text) ?? (field.choices ?? []).find((c) => [c.label, ...Object.values(c.labels ?? {})].some((l) => l.toLowerCase() === text.toLowerCase()));
+      const choice =
+        (field.choices ?? []).find((c) => String(c.value) === text) ??
+        (field.choices ?? []).find((c) => [c.label, ...Object.values(c.labels ?? {})].some((l) => l.toLowerCase() === text.toLowerCase()));
       return choice ? { value: choice.value } : { problem: 'choice' };
     }
     case 'MULTI_CHOICE': {
       const values: unknown[] = [];
-      for (const part of text.split(/[,，;；]/).map((p) => p.trim()).filter(Boolean)) {
+      for (const part of text
+        .split(/[,，;；]/)
+        .map((p) => p.trim())
+        .filter(Boolean)) {
         const one = fromText({ ...field, type: 'CHOICE', notNull: false }, part);
         if ('problem' in one) return one;
         values.push(one.value);
@@ -146,7 +151,12 @@ export function fromText(field: FieldView, raw: string): { value: unknown } | { 
       return { value: values };
     }
     case 'TAGS':
-      return { value: text.split(/[,，;；]/).map((p) => p.trim()).filter(Boolean) };
+      return {
+        value: text
+          .split(/[,，;；]/)
+          .map((p) => p.trim())
+          .filter(Boolean),
+      };
     case 'REFERENCE_TABLE':
     case 'REFERENCE_TREE': {
       // A reference is pasted as the row's id (what an export writes); labels are not looked up.
