@@ -143,7 +143,12 @@ function modelPaths(model: ModelDefinition): Paths {
         additionalProperties: false,
       }),
       responses: {
-        200: jsonAnswer('How many were deleted', { type: 'object', properties: { deleted: { type: 'integer', minimum: 0 } }, required: ['deleted'], additionalProperties: false }),
+        200: jsonAnswer('How many were deleted, and the batch id of the delete', {
+          type: 'object',
+          properties: { deleted: { type: 'integer', minimum: 0 }, batch: { type: 'string', format: 'uuid' } },
+          required: ['deleted', 'batch'],
+          additionalProperties: false,
+        }),
         ...errors(400, 401, 403, 404, 409, 413, 415),
       },
     });

@@ -38,6 +38,9 @@ import { SessionEnds } from './write/session-ends.js';
 import { Transfers, type TransferFormat } from './transfer/transfers.js';
 import type { ImportMode, ImportResult } from './transfer/transfer-import.js';
 import { readBody } from './write/write-checks.js';
+import { BULK_MAX_ROWS, runUpdateMany, type UpdateManyInput, type UpdateManyResult } from './write/update-many.js';
+import { rowHistory, type HistoryPage } from './read/history.js';
+import { restoreRow, type RestoreResult } from './write/restore.js';
 
 export type { Actor, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service-types.js';
 export type { AfterCommit } from './write/audited-write.js';
@@ -65,6 +68,8 @@ export class DataService {
   readonly #writer: AuditedWriter;
   readonly #transfers: Transfers;
   readonly #attachments: Attachments;
+  /** Most rows one bulk edit changes (`bulkMaxRows`). */
+  readonly bulkMaxRows: number;
   // Menu codes per user, valid for one grants version.
   readonly #grants = new Map<number, { version: number; codes: Set<string> }>();
 
@@ -74,6 +79,8 @@ export class DataService {
     this.store = options.store;
     this.registry = options.registry;
     this.limits = { ...DEFAULT_QUERY_LIMITS, ...options.limits };
+    this.bulkMaxRows = options.bulkMaxRows ?? BULK_MAX_ROWS;
+    if (!Number.isInteger(this.bulkMaxRows) || this.bulkMaxRows < 1) throw new FwDefinitionError('fwData.bulkMaxRows', `must be a positive whole number, got ${String(this.bulkMaxRows)}`);
     for (const [key, value] of Object.entries(this.limits)) {
       if (!Number.isInteger(value) || value < 1) throw new FwDefinitionError(`fwData.limits.${key}`, `must be a positive whole number, got ${String(value)}`);
     }
@@ -289,8 +296,8 @@ export class DataService {
     return this.#writer.update(model, actor, id, body, (stored) => patchCell(stored, field, value), options, codes);
   }
 
-  /** Deletes visible rows, all or none. Needs `delete`. */
-  async delete(name: string, actor: Actor, body: unknown): Promise<{ deleted: number }> {
+  /** Deletes visible rows, all or none. Needs `delete`. Answers the count and the batch id of the log row. */
+  async delete(name: string, actor: Actor, body: unknown): Promise<{ deleted: number; batch: string }> {
     const model = this.model(name);
     await this.requirePower(model, actor, 'delete');
     const rawIds = isObject(body) ? body.ids : undefined;
@@ -298,6 +305,39 @@ export class DataService {
     const ids = [...new Set(rawIds.map((id, i) => rowId(model, id, `ids[${i}]`)))];
     const codes = await this.#grantCodes(model, actor);
     return this.#writer.remove(model, actor, ids, codes);
+  }
+
+  // Issue 23 §2–3: bulk edit, a row's history, restoring a version. The work is in
+  // write/update-many.ts, read/history.ts and write/restore.ts; these only resolve and check.
+
+  /**
+   * A bulk edit: the values of `input` (checked by `parseUpdateMany`) put into every selected
+   * visible row through the cell editor's path, all rows or none. Needs `edit` and `cellEdit`.
+   */
+  async updateMany(name: string, actor: Actor, input: UpdateManyInput): Promise<UpdateManyResult> {
+    const model = this.model(name);
+    await this.requirePower(model, actor, ['edit', 'cellEdit']);
+    const deps = { store: this.store, reader: this.#reader, writer: this.#writer, maxRows: this.bulkMaxRows };
+    return runUpdateMany(deps, model, actor, input, await this.#grantCodes(model, actor));
+  }
+
+  /**
+   * One page of a visible row's history, newest first. Needs what the row's details need
+   * (`viewDetails` or `edit`); a row the caller cannot see is a 404. Fields the details do not
+   * show are left out; secrets are masked.
+   */
+  async history(name: string, actor: Actor, rawId: unknown, paging: { page: number; size: number }): Promise<HistoryPage> {
+    const model = this.model(name);
+    const { row } = await this.detailsWithVersion(name, actor, rawId);
+    return rowHistory(this.store, model, rowId(model, rawId), new Set(Object.keys(row)), paging);
+  }
+
+  /** Puts a visible row back to how it was just before one of its history entries (see restore.ts). Needs `edit`. */
+  async restore(name: string, actor: Actor, rawId: unknown, entry: number): Promise<RestoreResult> {
+    const model = this.model(name);
+    await this.requirePower(model, actor, 'edit');
+    const id = rowId(model, rawId);
+    return restoreRow({ store: this.store, reader: this.#reader, writer: this.#writer }, model, actor, id, entry, await this.#grantCodes(model, actor));
   }
 
   /**

@@ -1,5 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import { logIndexes } from './0016_log_indexes.js';
+import { operateLogBatch } from './0017_operate_log_batch.js';
 import { dialectOfKnex, KNEX_CLIENT, nowDefault, type FwDialect } from './dialect.js';
 
 /** knex's bookkeeping table for Fw's migrations (its lock table is `fw_migrations_lock`). */
@@ -485,6 +486,7 @@ export const MIGRATIONS: readonly FwMigration[] = Object.freeze([
   userPrefs,
   operateLogUser,
   logIndexes,
+  operateLogBatch,
 ]);
 
 /**

@@ -24,6 +24,7 @@ import { DataService, type Actor, type UpdateOptions } from '../service.js';
 import { transferRoutes } from './transfer-routes.js';
 import { attachmentRoutes } from './attachment-routes.js';
 import { powerRoutes } from './power-routes.js';
+import { mountBulkRoutes } from './bulk-routes.js';
 import type { FileStorage } from '@fw/files';
 import { PRINT_CSS, PRINT_JS } from './print.js';
 import type { UploadQuota } from '../files/upload-quota.js';
@@ -52,6 +53,8 @@ export interface FwDataOptions {
   exportBatchRows?: number;
   /** Rows per multi-row INSERT of an import. @default 500 */
   importBatchRows?: number;
+  /** Most rows one bulk edit (`update-many`) changes; more is a 413 `TOO_MANY_ROWS`. @default 10000 */
+  bulkMaxRows?: number;
   /** A shared power engine (e.g. the one the AI tools use). */
   power?: PowerResolver;
   /** Errors that must not fail a request (operate-log writes, event listeners). @default console.error */
@@ -126,6 +129,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     ...(options.importMaxRows !== undefined ? { importMaxRows: positive('fwData.importMaxRows', options.importMaxRows, 10_000) } : {}),
     ...(options.exportBatchRows !== undefined ? { exportBatchRows: positive('fwData.exportBatchRows', options.exportBatchRows, 1000) } : {}),
     ...(options.importBatchRows !== undefined ? { importBatchRows: positive('fwData.importBatchRows', options.importBatchRows, 500) } : {}),
+    ...(options.bulkMaxRows !== undefined ? { bulkMaxRows: positive('fwData.bulkMaxRows', options.bulkMaxRows, 10_000) } : {}),
     ...(options.power ? { power: options.power } : {}),
     tokens: options.tokens,
     ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
@@ -170,6 +174,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   transferRoutes(router, { service, actor, importBodyLimit });
   attachmentRoutes(router, { service, actor });
   powerRoutes(router, { service, actor });
+  mountBulkRoutes(router, { service, actor, readJson: json });
   // The print page's own stylesheet and script: linked rather than inline, so the page works under
   // a `default-src 'self'` content security policy. Public: they hold nothing but layout.
   router.get('/data/print.css', fwRoute((ctx) => {
