@@ -201,10 +201,12 @@ function placed(detail: FwErrorDetail, target: Target): FwErrorDetail {
   return { ...detail, path: detail.path ? `${target.at}.${detail.path}` : target.at, id: target.id } as FwErrorDetail;
 }
 
-/** A failure that ends the run names its row: a taken unique value (409) keeps its status; others pass as they are. */
+/**
+ * A refusal that ends the run (a taken unique value, a hook's refusal after the write, a grant
+ * the actor does not hold) keeps its code and status and names its row; server errors pass as they are.
+ */
 function placeError(error: unknown, target: Target): unknown {
-  if (error instanceof FwError && error.status === 409 && error.details) {
-    return new FwError(error.code, `Row ${target.at} (id ${target.id}): ${error.message}`, { status: 409, details: error.details.map((d) => placed(d, target)), cause: error });
-  }
-  return error;
+  if (!(error instanceof FwError) || error.status >= 500) return error;
+  const details = error.details?.map((d) => placed(d, target));
+  return new FwError(error.code, `Row ${target.at} (id ${target.id}): ${error.message}`, { status: error.status, ...(details ? { details } : {}), cause: error });
 }
