@@ -320,13 +320,7 @@ export const FwOperateLogModel = defineModel({
   ],
   // Newest first, one user's operations, one model's operations (issue 21 §3); one batch, one
   // row's history (issue 23); created by the migrations (0002, 0015, 0016, 0017).
-  indexes: [
-    ['createdAt', 'id'],
-    ['userId', 'createdAt'],
-    ['model', 'createdAt'],
-    ['batch'],
-    ['model', 'targetId', 'id'],
-  ],
+  indexes: [['createdAt', 'id'], ['userId', 'createdAt'], ['model', 'createdAt'], ['batch'], ['model', 'targetId', 'id']],
   fields: {
     userId: { column: 'user_id', views: { title: 'User id' }, edit: { type: 'NUMBER', integer: true, readonly: true } },
     account: { views: { title: 'Account' }, edit: { readonly: true } },
