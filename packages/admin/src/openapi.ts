@@ -1,4 +1,6 @@
 import { FwDefinitionError, loadConfig, type FwConfig, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import { bulkRoutes } from '@fw/data';
+import { describeRoutes } from '@fw/http';
 import {
   DOWNLOAD_SECURITY,
   NO_SECURITY,
@@ -316,6 +318,8 @@ export function openApiDocument(options: OpenApiDocumentOptions): OpenApiDocumen
     paths['/data/print.js'] = { get: asset('text/javascript', 'script') };
   }
   Object.assign(paths, powerPaths(models.map((m) => m.name)));
+  // Routes declared with their contracts (issue 22 §5) describe themselves: bulk edit, history, restore.
+  for (const [path, methods] of Object.entries(describeRoutes(bulkRoutes, models))) paths[path] = { ...paths[path], ...(methods as Record<string, Operation>) };
   if (options.ai !== false) Object.assign(paths, mcpPaths());
   if (options.openapi) Object.assign(paths, openApiPaths(options.openapi));
   return {

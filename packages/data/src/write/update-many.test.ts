@@ -167,6 +167,15 @@ describeEachSql('POST /data/modify/{fw}/update-many (bulk edit)', (db) => {
       expect((await f.rows('t_plan'))[0]).to.include({ secretCode: null, ref: null });
     });
 
+    it('DataService.updateMany holds a hand-built input to the cell-edit switches too', async () => {
+      const ids = await plans(1);
+      const actor = { user: f.users.alice, ip: null, source: 'http' as const };
+      let refused: unknown;
+      await f.data.service.updateMany('Plan', actor, { ids, values: { secretCode: 'S' } }).catch((e: unknown) => (refused = e));
+      expect((refused as { code?: string }).code).to.equal('FIELD_CELL_EDIT_DISABLED');
+      expect((await f.rows('t_plan'))[0]).to.include({ secretCode: null });
+    });
+
     it('needs edit power; answers the same checks in the cell editor’s order', async () => {
       const ids = await plans(1);
       expect((await bulk(bob, 'Plan', { ids, values: { note: 'x' } }).expect(403)).body.error.code).to.equal('POWER_DENIED');

@@ -155,6 +155,11 @@ function isRowRefusal(error: unknown, state: UpdateState): error is FwError {
  */
 export async function runUpdateMany(deps: UpdateManyDeps, model: ModelDefinition, actor: Actor, input: UpdateManyInput, codes: ReadonlySet<string> | undefined): Promise<UpdateManyResult> {
   const { writer } = deps;
+  // The switches again, for a caller that built the input by hand: no field closed to cell edits is written.
+  for (const name of Object.keys(input.values)) {
+    const refusal = cellEditRefusal(model, name);
+    if (refusal) throw new FwError(refusal.code, refusal.message, { status: refusal.status, extra: { model: model.name, field: name } });
+  }
   const bulk: Actor = { ...actor, source: 'bulk' };
   const batch = randomUUID();
   const startedAt = performance.now();
