@@ -66,7 +66,7 @@ async function fillPg(trx: Knex.Transaction, others: number, before: string, req
   );
   await trx.raw(
     `insert into fw_operate_log (user_id, account, model, action, source, target_id, before_data, request, status, duration_ms, created_at)
-       select 1, 'bench', (array['Task','Task','Other','Third'])[1 + g % 4], 'update', 'http', ((g * 7919) % 100000 + 1000)::text, ${before}, ${request}, 'success', 1, now() - (g || ' ms')::interval
+       select 1, 'bench', (array['Task','Task','Other','Third'])[1 + g % 4], 'update', 'http', ((g::bigint * 7919) % 100000 + 1000)::text, ${before}, ${request}, 'success', 1, now() - (g || ' ms')::interval
        from generate_series(1, ${others}) g`,
   );
 }
@@ -75,24 +75,23 @@ async function fillPg(trx: Knex.Transaction, others: number, before: string, req
 const only = process.env.BENCH_DIALECT;
 for (const spec of sqlBackends().filter((b) => (b.dialect === 'sqlite' || (b.dialect === 'postgres' && b.serverUrl)) && (!only || b.dialect === only))) {
   const database = await createTestDatabase(spec);
-  const store = createStore(database.url);
+  // Filling a 1,000,000-row log takes single statements far past the default 5 s query timeout.
+  const store = createStore({ url: database.url, queryTimeoutMs: 600_000 });
   let close: (() => void) | undefined;
   try {
     await store.migrate.latest();
     const registry = createRegistry([Task]);
     await store.createModelTables(registry.list());
     for (let i = 0; i < ROWS; i += 500) {
-      await store
-        .knex('bench_task')
-        .insert(
-          Array.from({ length: Math.min(500, ROWS - i) }, (_, j) => ({
-            subject: `Write report ${i + j + 1}`,
-            note: 'start',
-            startDate: '2024-01-01',
-            endDate: '2024-02-01',
-            done: false,
-          })),
-        );
+      await store.knex('bench_task').insert(
+        Array.from({ length: Math.min(500, ROWS - i) }, (_, j) => ({
+          subject: `Write report ${i + j + 1}`,
+          note: 'start',
+          startDate: '2024-01-01',
+          endDate: '2024-02-01',
+          done: false,
+        })),
+      );
     }
     const ids = ((await store.knex('bench_task').orderBy('id').select('id')) as Array<{ id: number }>).map((r) => Number(r.id));
     const { tokens, token } = await benchUser(store, Task, true);
