@@ -3,7 +3,7 @@
 // puts them together with the component schemas the data routes point at.
 import { FwDefinitionError, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
 import { mcpRoutes } from '@fw/ai';
-import { VIEW_ROUTES, dataRoutes, dataSchemas, trashRoutes } from '@fw/data';
+import { VIEW_ROUTES, bulkRoutes, dataRoutes, dataSchemas, trashRoutes } from '@fw/data';
 import { TOKEN_SECURITY, describeRoutes, errorResponses, securitySchemes, type OpenApiOperation, type RouteContract } from '@fw/http';
 import { activityRoutes, loginRoutes, prefRoutes, sessionRoutes } from '@fw/login';
 import { openApiRoutes } from './openapi-route.js';
@@ -32,7 +32,7 @@ export type OpenApiDocument = Record<string, unknown> & { openapi: '3.1.0'; path
 /**
  * The OpenAPI 3.1 description of the Fw routes over a registry: the login routes, every data
  * route of every model (with its own row, body and query schemas: field types, required fields,
- * choices as enums, attachment values), saved views, the trash, the permission routes, the status
+ * choices as enums, attachment values), bulk edit, row history and restore, saved views, the trash, the permission routes, the status
  * codes each route answers with the Fw error body, the token security schemes, and the AI tools'
  * MCP endpoint. A model's route is described only when the model's declared power lets it answer
  * something other than 403 (an export of a model without `power.export` is left out).
@@ -52,6 +52,7 @@ export function openApiDocument(options: OpenApiDocumentOptions): OpenApiDocumen
   const routes: RouteContract[] = [
     ...(options.login !== false ? [...loginRoutes, ...sessionRoutes, ...activityRoutes, ...prefRoutes] : []),
     ...dataRoutes,
+    ...bulkRoutes,
     ...VIEW_ROUTES,
     ...trashRoutes,
     ...(options.ai !== false ? mcpRoutes : []),

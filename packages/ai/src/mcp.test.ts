@@ -197,7 +197,10 @@ describeEachSql('fwMcp(options): the AI toolbox over MCP', (db) => {
       const note = (await call(alice, 'insertFwData', { model: 'Note', data: { text: 'remember' } })).structuredContent as { ownerId: number };
       expect(note.ownerId).to.equal(users.alice.id);
       expect(hookCalls).to.deep.equal(['beforeAdd:ai']);
-      expect((await call(alice, 'deleteFwData', { model: 'Item', ids: [added.id] })).structuredContent).to.deep.equal({ deleted: 1 });
+      const removed = (await call(alice, 'deleteFwData', { model: 'Item', ids: [added.id] })).structuredContent as { deleted: number; batch: string };
+      // A delete starts a batch (issue 23): its id is answered with the count.
+      expect(removed.deleted).to.equal(1);
+      expect(removed.batch).to.match(/^[0-9a-f-]{36}$/);
       const logs = await store.operateLogs.list({ limit: 50 });
       expect(
         logs

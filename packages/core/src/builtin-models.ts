@@ -322,13 +322,9 @@ export const FwOperateLogModel = defineModel({
     { field: 'createdAt', order: 'desc' },
     { field: 'id', order: 'desc' },
   ],
-  // Newest first, one user's operations, one model's operations (issue 21 §3); created by the
-  // migrations (0002, 0015, 0016).
-  indexes: [
-    ['createdAt', 'id'],
-    ['userId', 'createdAt'],
-    ['model', 'createdAt'],
-  ],
+  // Newest first, one user's operations, one model's operations (issue 21 §3); one batch, one
+  // row's history (issue 23); created by the migrations (0002, 0015, 0016, 0017).
+  indexes: [['createdAt', 'id'], ['userId', 'createdAt'], ['model', 'createdAt'], ['batch'], ['model', 'targetId', 'id']],
   fields: {
     userId: { column: 'user_id', views: { title: 'User id' }, edit: { type: 'NUMBER', integer: true, readonly: true } },
     account: { views: { title: 'Account' }, edit: { readonly: true } },
@@ -342,6 +338,7 @@ export const FwOperateLogModel = defineModel({
     status: { views: { title: 'Status' }, edit: { readonly: true } },
     error: { views: { title: 'Error' }, edit: { type: 'TEXTAREA', readonly: true } },
     durationMs: { column: 'duration_ms', views: { title: 'Duration (ms)' }, edit: { type: 'NUMBER', integer: true, readonly: true } },
+    batch: { views: { title: 'Batch', show: false }, edit: { readonly: true } },
     createdAt: { column: 'created_at', views: { title: 'Time' }, edit: { type: 'DATETIME', readonly: true } },
     id: bigKey,
   },

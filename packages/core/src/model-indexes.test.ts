@@ -89,11 +89,13 @@ describe('defineModel({ fields: { f: { index } }, indexes })', function () {
     expect(defineModel({ name: 'Ticket', fields: FIELDS, indexes: [['status', 'title', 'code', 'createdAt']] }).indexes).to.have.length(1);
   });
 
-  it('declares on the built-in logs the indexes their pages read: newest first, by user, by account, by model', function () {
+  it("declares on the built-in logs the indexes their pages read: newest first, by user, by account, by model, by batch, a row's history", function () {
     expect(FwOperateLogModel.indexes.map((i) => i.columns)).to.deep.equal([
       ['created_at', 'id'],
       ['user_id', 'created_at'],
       ['model', 'created_at'],
+      ['batch'],
+      ['model', 'target_id', 'id'],
     ]);
     expect(FwLoginLogModel.indexes.map((i) => i.columns)).to.deep.equal([
       ['login_time', 'id'],

@@ -267,7 +267,8 @@ export function isConditionGroup(node: ConditionNode): node is ConditionGroup {
 }
 
 /** Where a data operation came from. */
-export type DataSource = 'http' | 'ai' | 'import' | 'cell';
+/** Where a data operation came from: `bulk` is a bulk edit (update-many), `restore` a restored version. */
+export type DataSource = 'http' | 'ai' | 'import' | 'cell' | 'bulk' | 'restore';
 
 /** What a data-proxy hook is told about the operation. */
 export interface DataHookContext {

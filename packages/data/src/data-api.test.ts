@@ -265,7 +265,8 @@ describeEachSql('fwData(options): the data API', (db) => {
       const b = await addBook({ title: 'Emma' });
       const c = await addBook({ title: 'Ulysses' });
       const res = await f.agent.post(`${api}/data/modify/Book/delete`).set('token', alice).send({ ids: [a.id, c.id] }).expect(200);
-      expect(res.body).to.deep.equal({ deleted: 2 });
+      expect(res.body.deleted).to.equal(2);
+      expect(res.body.batch).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       expect((await f.rows('t_book')).map((r) => r.id)).to.deep.equal([b.id]);
       await f.agent.post(`${api}/data/modify/Book/delete`).set('token', alice).send({ ids: 'all' }).expect(400);
       await f.agent.post(`${api}/data/modify/Book/delete`).set('token', alice).send({ ids: [] }).expect(400);

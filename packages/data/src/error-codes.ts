@@ -9,6 +9,8 @@ export const DATA_ERROR_CODES = {
   GRANT_DENIED: { status: 403, message: 'You may not grant what you do not hold' },
   IMPORT_FAILED: { status: 422, message: 'The import was refused; nothing was written' },
   TOO_MANY_ROWS: { status: 413, message: 'Too many rows in one request' },
+  // Issue 23 §2: a bulk edit is all or nothing; the details name every failing row and field.
+  BULK_EDIT_FAILED: { status: 422, message: 'The bulk edit was refused; nothing was written' },
   // Issue 19 §5: the per-user bound on uploads not yet saved in a row (see upload-quota.ts).
   UPLOAD_QUOTA_FILES: { status: 429, message: 'Too many uploaded files not yet saved in a row; save the rows they belong to or wait until they expire' },
   UPLOAD_QUOTA_BYTES: { status: 413, message: 'Uploaded files not yet saved in a row take too much space; save the rows they belong to or wait until they expire' },

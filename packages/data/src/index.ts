@@ -51,3 +51,9 @@ export type { CandidatesQuery, ReferenceCandidate, ReferenceCandidatePage, Refer
 export type { FieldView, ModelView } from './read/schema-view.js';
 export { DATA_ERROR_CODES, dataError } from './error-codes.js';
 export type { DataErrorCode } from './error-codes.js';
+export { BULK_MAX_ROWS, parseUpdateMany } from './write/update-many.js';
+export type { UpdateManyInput, UpdateManyResult } from './write/update-many.js';
+export type { HistoryChange, HistoryEntry, HistoryPage } from './read/history.js';
+export type { RestoreResult, RestoreSkipReason } from './write/restore.js';
+export { bulkRoutes } from './http/bulk-routes.js';
+export type { BulkDeps, BulkScope } from './http/bulk-routes.js';

@@ -33,6 +33,8 @@ export interface TokenRevoker {
 export interface UpdateOptions {
   /** The row version the client read (an `If-Match` header): a row changed since is not overwritten. */
   ifMatch?: string;
+  /** The batch id the update's operate-log row carries (a restore's). */
+  batch?: string;
 }
 
 /** Options of {@link DataService}. */
@@ -49,6 +51,8 @@ export interface DataServiceOptions {
   exportBatchRows?: number;
   /** Rows per multi-row INSERT of an import (all batches in one transaction). @default 500 */
   importBatchRows?: number;
+  /** Most rows one bulk edit (update-many) changes. @default 10000 */
+  bulkMaxRows?: number;
   /** The power engine; one is made when absent. */
   power?: PowerResolver;
   /**

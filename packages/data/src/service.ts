@@ -43,6 +43,9 @@ import { ADD_GATE, BUILD_GATE, COPY_GATE, DELETE_GATE, DETAILS_GATE, EDIT_GATE, 
 import type { TableRequest } from './read/query.js';
 import { DEFAULT_TRASH_RETENTION_DAYS, TrashWriter, type UndeleteResult } from './write/trash.js';
 import { trashPage, type TrashPage } from './read/trash-page.js';
+import { BULK_MAX_ROWS, runUpdateMany, type UpdateManyInput, type UpdateManyResult } from './write/update-many.js';
+import { rowHistory, type HistoryPage } from './read/history.js';
+import { restoreRow, type RestoreResult } from './write/restore.js';
 
 export type { Actor, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service-types.js';
 export type { AfterCommit } from './write/audited-write.js';
@@ -71,6 +74,8 @@ export class DataService {
   readonly #transfers: Transfers;
   readonly #attachments: Attachments;
   readonly #trash: TrashWriter;
+  /** Most rows one bulk edit changes (`bulkMaxRows`). */
+  readonly bulkMaxRows: number;
   // Menu codes per user, valid for one grants version.
   readonly #grants = new Map<number, { version: number; codes: Set<string> }>();
 
@@ -80,6 +85,8 @@ export class DataService {
     this.store = options.store;
     this.registry = options.registry;
     this.limits = { ...DEFAULT_QUERY_LIMITS, ...options.limits };
+    this.bulkMaxRows = options.bulkMaxRows ?? BULK_MAX_ROWS;
+    if (!Number.isInteger(this.bulkMaxRows) || this.bulkMaxRows < 1) throw new FwDefinitionError('fwData.bulkMaxRows', `must be a positive whole number, got ${String(this.bulkMaxRows)}`);
     for (const [key, value] of Object.entries(this.limits)) {
       if (!Number.isInteger(value) || value < 1) throw new FwDefinitionError(`fwData.limits.${key}`, `must be a positive whole number, got ${String(value)}`);
     }
@@ -329,15 +336,48 @@ export class DataService {
   }
 
   /** Deletes visible rows, all or none. Needs `delete`. */
-  async delete(name: string, actor: Actor, body: unknown): Promise<{ deleted: number }> {
+  async delete(name: string, actor: Actor, body: unknown): Promise<{ deleted: number; batch: string }> {
     const scope = await this.scope(name, actor, DELETE_GATE);
     return this.deleteRows(scope.model, actor, DELETE_BODY.parse(body, scope));
   }
 
   /** {@link delete} of a parsed body (`DELETE_BODY`), the gate passed. */
-  async deleteRows(model: ModelDefinition, actor: Actor, input: DeleteInput): Promise<{ deleted: number }> {
+  async deleteRows(model: ModelDefinition, actor: Actor, input: DeleteInput): Promise<{ deleted: number; batch: string }> {
     const codes = await this.#grantCodes(model, actor);
     return this.#writer.remove(model, actor, input.ids, codes);
+  }
+
+  // Issue 23 §2–3: bulk edit, a row's history, restoring a version. The work is in
+  // write/update-many.ts, read/history.ts and write/restore.ts; these only resolve and check.
+
+  /**
+   * A bulk edit: the values of `input` (checked by `parseUpdateMany`) put into every selected
+   * visible row through the cell editor's path, all rows or none. Needs `edit` and `cellEdit`.
+   */
+  async updateMany(name: string, actor: Actor, input: UpdateManyInput): Promise<UpdateManyResult> {
+    const model = this.model(name);
+    await this.requirePower(model, actor, ['edit', 'cellEdit']);
+    const deps = { store: this.store, reader: this.#reader, writer: this.#writer, maxRows: this.bulkMaxRows };
+    return runUpdateMany(deps, model, actor, input, await this.#grantCodes(model, actor));
+  }
+
+  /**
+   * One page of a visible row's history, newest first. Needs what the row's details need
+   * (`viewDetails` or `edit`); a row the caller cannot see is a 404. Fields the details do not
+   * show are left out; secrets are masked.
+   */
+  async history(name: string, actor: Actor, rawId: unknown, paging: { page: number; size: number }): Promise<HistoryPage> {
+    const model = this.model(name);
+    const { row } = await this.detailsWithVersion(name, actor, rawId);
+    return rowHistory(this.store, model, rowId(model, rawId), new Set(Object.keys(row)), paging);
+  }
+
+  /** Puts a visible row back to how it was just before one of its history entries (see restore.ts). Needs `edit`. */
+  async restore(name: string, actor: Actor, rawId: unknown, entry: number): Promise<RestoreResult> {
+    const model = this.model(name);
+    await this.requirePower(model, actor, 'edit');
+    const id = rowId(model, rawId);
+    return restoreRow({ store: this.store, reader: this.#reader, writer: this.#writer }, model, actor, id, entry, await this.#grantCodes(model, actor));
   }
 
   /**

@@ -142,6 +142,8 @@ export interface FwOperateLogRecord {
   error: string | null;
   durationMs: number;
   createdAt: Date;
+  /** The batch the operation belongs to (a bulk edit, a bulk delete, a restore): a UUID, or null. */
+  batch: string | null;
 }
 
 /** What `operateLogs.insert` accepts. */
@@ -166,6 +168,8 @@ export interface OperateLogInput {
   durationMs?: number;
   /** @default now */
   createdAt?: Date;
+  /** At most 36 characters (a UUID). @default null */
+  batch?: string | null;
 }
 
 /** Filters of `operateLogs.list`. */
@@ -230,6 +234,8 @@ function toOperateLog(row: Row): FwOperateLogRecord {
     error: toOptionalString(row.error),
     durationMs: Number(row.duration_ms),
     createdAt: toRequiredDate(row.created_at),
+    // A row written before migration 0017 has no batch.
+    batch: toOptionalString(row.batch) ?? null,
   };
 }
 
@@ -350,5 +356,6 @@ export function operateLogRow(input: OperateLogInput) {
     error: asText(input.error),
     duration_ms: checkInteger('durationMs', input.durationMs, 0),
     created_at: checkOptionalDate('createdAt', input.createdAt) ?? new Date(),
+    batch: input.batch === undefined || input.batch === null ? null : checkText('batch', input.batch, 36),
   };
 }

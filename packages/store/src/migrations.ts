@@ -2,6 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import { logIndexes } from './0016_log_indexes.js';
 import { savedViews } from './0017_saved_views.js';
 import { trash } from './0018_trash.js';
+import { operateLogBatch } from './0019_operate_log_batch.js';
 import { dialectOfKnex, KNEX_CLIENT, nowDefault, type FwDialect } from './dialect.js';
 
 /** knex's bookkeeping table for Fw's migrations (its lock table is `fw_migrations_lock`). */
@@ -492,6 +493,7 @@ export const MIGRATIONS: readonly FwMigration[] = Object.freeze([
   logIndexes,
   savedViews,
   trash,
+  operateLogBatch,
 ]);
 
 /**

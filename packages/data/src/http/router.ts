@@ -23,6 +23,7 @@ import { DataService, type Actor } from '../service.js';
 import { mountViewRoutes } from './view-routes.js';
 import { mountTrashRoutes } from './trash-routes.js';
 import { DEFAULT_TRASH_RETENTION_DAYS, scheduleTrashPurge } from '../write/trash.js';
+import { mountBulkRoutes } from './bulk-routes.js';
 import type { FileStorage } from '@fw/files';
 import type { UploadQuota } from '../files/upload-quota.js';
 import type { DataScope } from '../bodies.js';
@@ -54,6 +55,8 @@ export interface FwDataOptions {
   exportBatchRows?: number;
   /** Rows per multi-row INSERT of an import. @default 500 */
   importBatchRows?: number;
+  /** Most rows one bulk edit (`update-many`) changes; more is a 413 `TOO_MANY_ROWS`. @default 10000 */
+  bulkMaxRows?: number;
   /** A shared power engine (e.g. the one the AI tools use). */
   power?: PowerResolver;
   /** Errors that must not fail a request (operate-log writes, event listeners). @default console.error */
@@ -139,6 +142,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
     ...(options.importMaxRows !== undefined ? { importMaxRows: positive('fwData.importMaxRows', options.importMaxRows, 10_000) } : {}),
     ...(options.exportBatchRows !== undefined ? { exportBatchRows: positive('fwData.exportBatchRows', options.exportBatchRows, 1000) } : {}),
     ...(options.importBatchRows !== undefined ? { importBatchRows: positive('fwData.importBatchRows', options.importBatchRows, 500) } : {}),
+    ...(options.bulkMaxRows !== undefined ? { bulkMaxRows: positive('fwData.bulkMaxRows', options.bulkMaxRows, 10_000) } : {}),
     ...(options.power ? { power: options.power } : {}),
     tokens: options.tokens,
     ...(options.onBackgroundError ? { onBackgroundError: options.onBackgroundError } : {}),
@@ -184,6 +188,8 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   });
   // Saved views (issue 23 §1): routes of their own scope (the model and the query power).
   mountViewRoutes(router, { service, actor });
+  // Bulk edit, a row's history and restore (issue 23 §2, §3).
+  mountBulkRoutes(router, { service, actor, readJson: (ctx: Context) => readJsonBody(ctx, { limit: bodyLimit }) });
   // The trash (issue 23 §3): its page, undelete and purge.
   mountTrashRoutes(router, { service, actor, json: (ctx: Context) => readJsonBody(ctx, { limit: bodyLimit }) });
 

@@ -7,9 +7,10 @@ import { routerOf } from './router.js';
 import { dataRoutes } from './routes.js';
 import { VIEW_ROUTES } from './view-routes.js';
 import { trashRoutes } from './trash-routes.js';
+import { bulkRoutes } from './bulk-routes.js';
 
-// Every route fwData mounts: its own, and those of saved views and the trash (declared with scopes of their own).
-const allRoutes = [...dataRoutes, ...VIEW_ROUTES, ...trashRoutes];
+// Every route fwData mounts: its own, and those of bulk edit and history, saved views and the trash (declared with scopes of their own).
+const allRoutes = [...dataRoutes, ...bulkRoutes, ...VIEW_ROUTES, ...trashRoutes];
 
 const api = '/fw-api';
 

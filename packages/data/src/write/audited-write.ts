@@ -1,6 +1,7 @@
 // The audited write: every add, update and delete runs in one transaction with its operate-log
 // row, its hooks in a fixed order, the grants check and the grants-version bump; work registered
 // with `afterCommit` runs once the transaction committed, never after a rollback.
+import { randomUUID } from 'node:crypto';
 import { FwError, isObject, type DataHookContext, type ModelDefinition, type ModelRegistry, type PasswordPolicy } from '@fw/core';
 import { changedColumns, toDbValues, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
@@ -10,7 +11,8 @@ import { insertBatch } from './batch-insert.js';
 import type { DataEvents, EditEvent } from '../events.js';
 import { checkGrants, touchesGrants } from './grant-rules.js';
 import { newRow } from './row-changes.js';
-import { OPERATE_LOG_TABLE, writeOperateLog, writeOperateLogIn } from './operate-log.js';
+import { OPERATE_LOG_TABLE, rowOf, writeOperateLog, writeOperateLogIn, type OperateLogEntry } from './operate-log.js';
+import { operateLogRow } from '@fw/store';
 import { rowVersion } from '../read/row-version.js';
 import type { RowReader } from '../read/rows.js';
 import { passwordSetColumns, secretsForStorage } from './secrets.js';
@@ -146,6 +148,7 @@ export class AuditedWriter {
       request: log.request ?? request,
       error,
       startedAt,
+      batch: log.batch ?? null,
     });
     log.success = () => entry(undefined);
     log.commit = async (trx) => {
@@ -256,6 +259,7 @@ export class AuditedWriter {
     const outerContext = hookContext(model, actor, 'update');
     const state: UpdateState = { endSessions: false };
     await this.logged(model, actor, 'update', String(id), request, async (log) => {
+      if (options.batch !== undefined) log.batch = options.batch;
       const recipe: UpdateRequest = { model, actor, id, build, options, log, state, sessions: this.#sessions };
       // A fast path first when the model and the actor allow one (grant-holding writes never do);
       // it hands over, before writing anything, when a step needs the general path.
@@ -298,8 +302,29 @@ export class AuditedWriter {
     codes: ReadonlySet<string> | undefined,
     outerContext: DataHookContext,
     state: UpdateState,
+    log?: LogNotes,
   ): Promise<void> {
-    await runUpdate(updateSteps({ model, actor, id, build, options, log: undefined, state, sessions: this.#sessions }, this.#generalBackend(model, actor, trx, id, codes, outerContext)));
+    await runUpdate(updateSteps({ model, actor, id, build, options, log, state, sessions: this.#sessions }, this.#generalBackend(model, actor, trx, id, codes, outerContext)));
+  }
+
+  /**
+   * Writes operate-log rows of one operation inside its transaction, many per statement (a bulk
+   * edit's row per changed row); they commit or roll back with the change.
+   */
+  async logRowsIn(trx: Knex.Transaction, entries: readonly OperateLogEntry[]): Promise<void> {
+    // 14 columns a row: 100 rows stay under every dialect's bound on bound values (SQL Server's 2,100).
+    for (let i = 0; i < entries.length; i += 100) {
+      await trx(OPERATE_LOG_TABLE).insert(entries.slice(i, i + 100).map((entry) => operateLogRow(rowOf(entry))));
+    }
+    if (entries.length > 0 && this.#operateLog) {
+      const model = this.#operateLog;
+      this.afterCommit(trx, () => this.#reader.counts.changed(model, entries.length));
+    }
+  }
+
+  /** Writes the failure row of an operation whose transaction rolled back (reported, never thrown, as {@link logged} does). */
+  async logFailure(entry: OperateLogEntry): Promise<void> {
+    if (await writeOperateLog(this.#store, entry, this.#onBackgroundError)) this.#logAdded();
   }
 
   /** What follows a committed update: the sessions it ends, its edit event. */
@@ -348,12 +373,17 @@ export class AuditedWriter {
     };
   }
 
-  /** Deletes the visible rows `ids`, all or none: `beforeDelete`, collections, rows, `afterDelete`; then ends their sessions. */
-  async remove(model: ModelDefinition, actor: Actor, ids: number[], codes: ReadonlySet<string> | undefined): Promise<{ deleted: number }> {
+  /**
+   * Deletes the visible rows `ids`, all or none: `beforeDelete`, collections, rows, `afterDelete`;
+   * then ends their sessions. The log row (one for all ids) carries a new batch id, answered too.
+   */
+  async remove(model: ModelDefinition, actor: Actor, ids: number[], codes: ReadonlySet<string> | undefined): Promise<{ deleted: number; batch: string }> {
     const outerContext = hookContext(model, actor, 'delete');
     let deletedRows: FormRow[] = [];
-    const result = await this.logged(model, actor, 'delete', ids.join(','), { ids }, async (log) =>
-      this.transaction(model, log, async (trx) => {
+    const batch = randomUUID();
+    const result = await this.logged(model, actor, 'delete', ids.join(','), { ids }, async (log) => {
+      log.batch = batch;
+      return this.transaction(model, log, async (trx) => {
         const context: DataHookContext = { ...outerContext, transaction: trx };
         const rows: FormRow[] = [];
         for (const id of ids) rows.push(await this.#reader.loadVisible(model, actor, 'delete', id, trx, true));
@@ -361,7 +391,7 @@ export class AuditedWriter {
         deletedRows = rows;
         if (codes) for (const row of rows) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'delete', stored: row });
         // The rows as loaded, before a hook sees them, go to the trash (write/trash.ts).
-        if (model.trash) await moveToTrash(this.#store, model, actor, rows, trx);
+        if (model.trash) await moveToTrash(this.#store, model, actor, rows, trx, batch);
         await model.dataProxy.beforeDelete?.(rows, context);
         for (const field of Object.values(model.fields)) {
           const c = field.edit.collection;
@@ -372,9 +402,9 @@ export class AuditedWriter {
         // A trashed row keeps its files until the purge.
         if (!model.trash) this.#deleteFilesAfterCommit(trx, await this.#attachments.release(model, ids.map(String), trx));
         await model.dataProxy.afterDelete?.(rows, context);
-        return { deleted };
-      }),
-    );
+        return { deleted, batch };
+      });
+    });
     await this.#sessions.endDeleted(model, ids, deletedRows);
     return result;
   }

@@ -107,6 +107,8 @@ export interface OperateLogEntry {
   request: unknown;
   error: unknown;
   startedAt: number;
+  /** The batch id the operation belongs to (bulk edit, bulk delete, restore). */
+  batch?: string | null;
 }
 
 /** The operate-log row of an entry (as `operateLogs.insert` takes it). */
@@ -124,6 +126,7 @@ export function rowOf(entry: OperateLogEntry) {
     status: entry.error === undefined ? ('success' as const) : ('failure' as const),
     error: entry.error === undefined ? null : errorText(entry.error),
     durationMs: Math.max(0, Math.round(performance.now() - entry.startedAt)),
+    batch: entry.batch ?? null,
   };
 }
 

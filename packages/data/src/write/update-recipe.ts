@@ -28,6 +28,8 @@ export interface LogNotes {
   before?: unknown;
   targetId?: string | null;
   request?: unknown;
+  /** The batch id of the operation's log rows (bulk delete, restore). */
+  batch?: string;
   /** Writes the success row inside the operation's transaction; set by `AuditedWriter.logged`. */
   commit?: (trx: Knex.Transaction) => Promise<void>;
   /** True once the success row was written in the transaction. */
@@ -43,6 +45,8 @@ export interface UpdateState {
   stale?: FormRow;
   endSessions: boolean;
   keyChanged?: FormRow;
+  /** True once the write step began: a failure after it may have changed the database (the transaction must end). */
+  writeBegun?: boolean;
 }
 
 /** A value now, or later. */
@@ -114,6 +118,7 @@ export function* updateSteps(request: UpdateRequest, backend: UpdateBackend): Ge
   stampUpdate(model, changed, columns, next);
   state.endSessions = request.sessions.endsUserSessions(model, changed);
   if (endsKeySessions(model, changed)) state.keyChanged = stored;
+  state.writeBegun = true;
   if ((yield backend.write(columns, stored, next, changed)) === FALLBACK) return FALLBACK;
   // The row after the write (passwords left out) and the edit event.
   const after = { ...stored, ...Object.fromEntries(Object.entries(next).filter(([k]) => model.fields[k]?.edit.type !== EditType.PASSWORD)) };
@@ -151,4 +156,5 @@ export function handOver(log: LogNotes | undefined, state: UpdateState): void {
   if (log) log.before = log.request = undefined;
   state.endSessions = false;
   state.keyChanged = undefined;
+  state.writeBegun = false;
 }

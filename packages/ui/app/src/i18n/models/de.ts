@@ -160,6 +160,7 @@ export const modelsDe: ModelMessages = {
   'field.FwOperateLog.status': 'Status',
   'field.FwOperateLog.error': 'Fehler',
   'field.FwOperateLog.durationMs': 'Dauer (ms)',
+  'field.FwOperateLog.batch': 'Stapel',
   'field.FwOperateLog.createdAt': 'Zeit',
   'field.FwOperateLog.id': 'ID',
 

@@ -162,6 +162,7 @@ export const modelsEn = {
   'field.FwOperateLog.status': 'Status',
   'field.FwOperateLog.error': 'Error',
   'field.FwOperateLog.durationMs': 'Duration (ms)',
+  'field.FwOperateLog.batch': 'Batch',
   'field.FwOperateLog.createdAt': 'Time',
   'field.FwOperateLog.id': 'ID',
 

@@ -160,6 +160,7 @@ export const modelsEs: ModelMessages = {
   'field.FwOperateLog.status': 'Estado',
   'field.FwOperateLog.error': 'Error',
   'field.FwOperateLog.durationMs': 'Duración (ms)',
+  'field.FwOperateLog.batch': 'Lote',
   'field.FwOperateLog.createdAt': 'Fecha',
   'field.FwOperateLog.id': 'ID',
 

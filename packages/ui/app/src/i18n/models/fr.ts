@@ -160,6 +160,7 @@ export const modelsFr: ModelMessages = {
   'field.FwOperateLog.status': 'Statut',
   'field.FwOperateLog.error': 'Erreur',
   'field.FwOperateLog.durationMs': 'Durée (ms)',
+  'field.FwOperateLog.batch': 'Lot',
   'field.FwOperateLog.createdAt': 'Date',
   'field.FwOperateLog.id': 'ID',
 

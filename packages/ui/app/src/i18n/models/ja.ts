@@ -160,6 +160,7 @@ export const modelsJa: ModelMessages = {
   'field.FwOperateLog.status': '状態',
   'field.FwOperateLog.error': 'エラー',
   'field.FwOperateLog.durationMs': '所要時間（ミリ秒）',
+  'field.FwOperateLog.batch': 'バッチ',
   'field.FwOperateLog.createdAt': '日時',
   'field.FwOperateLog.id': 'ID',
 

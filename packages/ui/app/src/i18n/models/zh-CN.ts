@@ -160,6 +160,7 @@ export const modelsZhCN: ModelMessages = {
   'field.FwOperateLog.status': '状态',
   'field.FwOperateLog.error': '错误',
   'field.FwOperateLog.durationMs': '耗时（毫秒）',
+  'field.FwOperateLog.batch': '批次',
   'field.FwOperateLog.createdAt': '时间',
   'field.FwOperateLog.id': 'ID',
 

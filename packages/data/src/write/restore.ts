@@ -1,0 +1,141 @@
+// Restore a version (issue 23 §3): put a row back to how it was just before one of its history
+// entries. "How it was just before entry E" is, for each field that E or any later entry of the
+// row changed, the value it had before the earliest of those changes (at or after E). So a field
+// changed again after E — by anyone — is put back too: the newer value is the one restored over.
+// The write re-enters the edit form's path (permissions, today's validation, hooks, the operate
+// log with source `restore` and a batch id); a field that cannot be put back is reported, never
+// forced.
+import { randomUUID } from 'node:crypto';
+import { EditType, FwError, type FwErrorDetail, type ModelDefinition } from '@fw/core';
+import { coerceValue, formValuesEqual, validateRow, type FormRow } from '@fw/row-patch';
+import type { FwStore } from '@fw/store';
+import { entryChanges } from '../read/history.js';
+import type { RowReader } from '../read/rows.js';
+import type { Actor } from '../service-types.js';
+import type { AuditedWriter } from './audited-write.js';
+import { MASK, OPERATE_LOG_TABLE } from './operate-log.js';
+import { isSecret } from './secrets.js';
+
+/** Why a field was not put back. */
+export type RestoreSkipReason = 'removed' | 'secret' | 'readonly' | 'attachment' | 'invalid' | 'unchanged';
+
+/** What a restore answers. */
+export interface RestoreResult {
+  /** The row as written (or as it stands, when nothing changed). */
+  row: FormRow;
+  /** The fields put back. */
+  restored: string[];
+  /** The fields that were not, each with its reason (and the rule's message for `invalid`). */
+  skipped: Array<{ field: string; reason: RestoreSkipReason; message?: string }>;
+  /** The batch id of the restore's operate-log row. */
+  batch: string;
+}
+
+/** What a restore needs. */
+export interface RestoreDeps {
+  store: FwStore;
+  reader: RowReader;
+  writer: AuditedWriter;
+}
+
+// The entries after E read back at most; a row edited more often than this since E is refused.
+const MAX_LATER_ENTRIES = 10_000;
+
+const entryNotFound = (id: number) => new FwError('NOT_FOUND', `No history entry ${id} of this row`);
+
+/** The entry id of a restore body `{ entry }`. @throws {FwError} 400 otherwise. */
+export function parseRestore(body: unknown): { entry: number } {
+  const entry = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>).entry : undefined;
+  if (typeof entry !== 'number' || !Number.isSafeInteger(entry) || entry < 1) {
+    throw new FwError('BAD_REQUEST', 'The body must be { entry } with the id of a history entry of the row', { details: [{ path: 'entry', type: 'typeError', message: 'must be a positive whole number' }] });
+  }
+  return { entry };
+}
+
+/**
+ * The values row `id` had just before entry `entryId` (see the file's comment), field by field,
+ * from the entry and the later successful entries of the row.
+ * @throws {FwError} 404 `NOT_FOUND` when the entry is not a successful update of this row; 409 `CONFLICT` when the log cut an entry's data short.
+ */
+export async function valuesBefore(store: FwStore, model: ModelDefinition, id: number, entryId: number): Promise<Map<string, unknown>> {
+  const entries = (await store
+    .knex(OPERATE_LOG_TABLE)
+    .where('model', model.name)
+    .where('target_id', String(id))
+    .where('status', 'success')
+    .where('id', '>=', entryId)
+    .orderBy('id', 'asc')
+    .limit(MAX_LATER_ENTRIES + 1)
+    .select('id', 'action', 'before_data', 'request')) as Array<Record<string, unknown>>;
+  const first = entries[0];
+  if (!first || Number(first.id) !== entryId) throw entryNotFound(entryId);
+  // Only an update has a version before it that the row can go back to.
+  if (first.action !== 'update') throw new FwError('CONFLICT', `History entry ${entryId} is ${String(first.action)}, not an update: there is no earlier version of the row to restore`);
+  if (entries.length > MAX_LATER_ENTRIES) throw new FwError('CONFLICT', `The row changed more than ${MAX_LATER_ENTRIES} times since entry ${entryId}; restore a later entry`);
+  const values = new Map<string, unknown>();
+  for (const entry of entries) {
+    const changes = entryChanges(model, id, { action: String(entry.action), before_data: entry.before_data, request: entry.request });
+    if (changes === undefined) throw new FwError('CONFLICT', `History entry ${String(entry.id)} was too large for the log to keep whole; its values cannot be read back`);
+    for (const change of changes) if (!values.has(change.field)) values.set(change.field, change.before);
+  }
+  return values;
+}
+
+/**
+ * Restores row `id` to how it was just before entry `entryId` (edit power checked by the caller):
+ * each field is put back unless it no longer exists, is a secret (the log holds `******`, never
+ * the secret), read-only, an attachment (the files are gone), already holds that value, or would
+ * now break a rule (checked against today's rules with the other fields put back). The rest go
+ * through `AuditedWriter.update` in one write.
+ * @throws {FwError} 409 `CONFLICT` with the reasons when no field can be put back.
+ */
+export async function restoreRow(deps: RestoreDeps, model: ModelDefinition, actor: Actor, id: number, entryId: number, codes: ReadonlySet<string> | undefined): Promise<RestoreResult> {
+  const { store, reader, writer } = deps;
+  // The row must be the caller's to edit before its log is read (404 as an edit would answer).
+  const current = await reader.loadVisible(model, actor, 'update', id, store.knex, false);
+  const before = await valuesBefore(store, model, id, entryId);
+  const skipped: RestoreResult['skipped'] = [];
+  const wanted: FormRow = {};
+  for (const [name, value] of before) {
+    const field = Object.hasOwn(model.fields, name) ? model.fields[name]! : undefined;
+    if (!field) skipped.push({ field: name, reason: 'removed' });
+    else if (isSecret(field) || value === MASK) skipped.push({ field: name, reason: 'secret' });
+    else if (field.primaryKey || field.edit.readonly || !field.stored) skipped.push({ field: name, reason: 'readonly' });
+    else if (field.edit.type === EditType.ATTACHMENT) skipped.push({ field: name, reason: 'attachment' });
+    else {
+      const converted = coerceValue(field, value);
+      if (!converted.ok) skipped.push({ field: name, reason: 'invalid', message: `${field.edit.title} ${converted.message}` });
+      else if (formValuesEqual(converted.value, current[name])) skipped.push({ field: name, reason: 'unchanged' });
+      else wanted[name] = converted.value;
+    }
+  }
+  // Today's rules decide: a field whose old value now breaks one is left as it is, and the rest
+  // are checked again without it (a row rule may have named it because of another field).
+  for (let round = 0; round <= before.size && Object.keys(wanted).length > 0; round++) {
+    const errors = await validateRow(model, { ...current, ...wanted }, { dialect: store.dialect });
+    const blamed = errors.filter((e) => e.path !== undefined && Object.hasOwn(wanted, e.path));
+    if (blamed.length === 0) break;
+    for (const e of blamed) {
+      if (!Object.hasOwn(wanted, e.path!)) continue;
+      delete wanted[e.path!];
+      skipped.push({ field: e.path!, reason: 'invalid', message: e.message });
+    }
+  }
+  const restored = Object.keys(wanted);
+  if (restored.length === 0) {
+    const details: FwErrorDetail[] = skipped.map((s) => ({ path: s.field, type: s.reason, message: s.message ?? REASONS[s.reason] }));
+    throw new FwError('CONFLICT', `Nothing of history entry ${entryId} can be restored`, { details, extra: { skipped } });
+  }
+  const batch = randomUUID();
+  const row = await writer.update(model, { ...actor, source: 'restore' }, id, { entry: entryId, values: wanted }, (stored) => ({ ...stored, ...wanted }), { batch }, codes);
+  return { row, restored, skipped, batch };
+}
+
+const REASONS: Record<RestoreSkipReason, string> = {
+  removed: 'the model no longer has this field',
+  secret: 'a secret is never kept in the log, so it cannot be restored',
+  readonly: 'the field is read-only',
+  attachment: 'files are not restored',
+  invalid: "the old value breaks today's rules",
+  unchanged: 'the row already holds this value',
+};
