@@ -144,6 +144,21 @@ describe('the OpenAPI description against real answers', function () {
       await call('GET', '/fw-api/prefs/table:Book');
       await call('DELETE', '/fw-api/prefs/table:Book');
       await call('POST', '/fw-api/data/modify/Book/delete', { ids: [copied.body.id] });
+      // Issue 23: bulk edit, history, restore, saved views, the trash.
+      expect((await call('POST', '/fw-api/data/modify/Book/update-many', { ids: [id], values: { price: 20 } })).status).to.equal(200);
+      expect((await call('POST', '/fw-api/data/modify/Book/update-many', { rows: [{ id, values: { price: 21 } }], dryRun: true })).body.dryRun).to.equal(true);
+      expect((await call('POST', '/fw-api/data/modify/Book/update-many', { ids: [id], values: { price: -5 } })).status).to.equal(422);
+      const history = await call('GET', `/fw-api/data/Book/${id}/history?page=1&size=5`);
+      expect(history.status).to.equal(200);
+      const entry = (history.body.rows as Array<{ id: number; action: string }>).find((r) => r.action === 'update')!;
+      expect((await call('POST', `/fw-api/data/Book/${id}/restore`, { entry: entry.id })).status).to.equal(200);
+      const view = await call('POST', '/fw-api/views/Book', { name: 'Cheap', conditions: [{ or: [{ field: 'price', op: 'lt', value: 5 }, { field: 'genre', value: 'essay' }] }], sort: [{ field: 'title', order: 'asc' }] });
+      expect(view.status).to.equal(200);
+      expect((await call('GET', '/fw-api/views/Book')).body.views).to.have.length(1);
+      await call('DELETE', `/fw-api/views/Book/${view.body.id}`);
+      const trash = await call('POST', '/fw-api/data/trash/Book', { page: 1, size: 10 });
+      expect(trash.body.rows).to.have.length(1);
+      expect((await call('POST', '/fw-api/data/modify/Book/undelete', { ids: [copied.body.id] })).status).to.equal(200);
 
       // Refusals: each with the Fw error body the document names for that status.
       expect((await call('POST', '/fw-api/data/table/Book', { page: 'x' })).status).to.equal(400);

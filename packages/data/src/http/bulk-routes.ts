@@ -40,9 +40,15 @@ const updateManyBody: JsonSchema = {
     ids: { type: 'array', minItems: 1, items: ID },
     conditions: { type: 'array', items: { type: 'object' } },
     values: { type: 'object', minProperties: 1 },
+    rows: {
+      type: 'array',
+      minItems: 1,
+      description: 'Rows each with values of their own (a block pasted from a spreadsheet), instead of ids or conditions with values',
+      items: { type: 'object', properties: { id: ID, values: { type: 'object', minProperties: 1 } }, required: ['id', 'values'] },
+    },
+    dryRun: { type: 'boolean', description: 'Check every row as the edit would, write nothing' },
   },
-  required: ['values'],
-  oneOf: [{ required: ['ids'] }, { required: ['conditions'] }],
+  oneOf: [{ required: ['ids', 'values'] }, { required: ['conditions', 'values'] }, { required: ['rows'] }],
 };
 
 const historyAnswer: JsonSchema = {
@@ -88,7 +94,7 @@ export const bulkRoutes: readonly BulkRoute[] = [
       answers: {
         200: {
           description: 'The rows gone through, the rows changed, and the batch id (null when no row matched)',
-          json: { type: 'object', properties: { updated: { type: 'integer', minimum: 0 }, changed: { type: 'integer', minimum: 0 }, batch: { type: ['string', 'null'] } }, required: ['updated', 'changed', 'batch'] },
+          json: { type: 'object', properties: { updated: { type: 'integer', minimum: 0 }, changed: { type: 'integer', minimum: 0 }, batch: { type: ['string', 'null'] }, dryRun: { const: true } }, required: ['updated', 'changed', 'batch'] },
         },
       },
       errors: [400, 401, 403, 404, 409, 413, 415, 422],

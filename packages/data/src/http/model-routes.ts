@@ -161,7 +161,7 @@ export const deleteRoute = dataRoute({
   gate: DELETE_GATE,
   perModel: { describedFor: (model) => DELETE_GATE.allows(model.power) },
   body: { shape: DELETE_BODY, required: true },
-  answers: { 200: { description: 'How many were deleted', json: closedObject({ deleted: { type: 'integer', minimum: 0 } }) } },
+  answers: { 200: { description: 'How many were deleted, and the batch id their operate-log row and trash entries carry', json: closedObject({ deleted: { type: 'integer', minimum: 0 }, batch: { type: 'string', format: 'uuid' } }) } },
   errors: [400, 401, 403, 404, 409, 413, 415],
   handle: (_ctx, { deps, scope, who, body }) => deps.service.deleteRows(scope.model, who, body),
 });

@@ -377,6 +377,7 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         titles: ref('FwTitles'),
         primaryKey: { type: 'string' },
         tree: { type: 'boolean' },
+        trash: { type: 'boolean', description: 'Deleted rows go to the trash' },
         singularTitle: { type: 'string' },
         singularTitles: ref('FwTitles'),
         treeParentField: { type: 'string' },

@@ -122,9 +122,12 @@ describeEachSql('the trash: delete, trash page, undelete, purge', (db) => {
   describe('delete', () => {
     it('moves the row to the trash: gone from its table, its unique value free for a new row', async () => {
       const row = await sku('alice', 'U-1');
-      expect((await remove('alice', [row.id])).body).to.deep.equal({ deleted: 1 });
+      const removed = (await remove('alice', [row.id])).body as { deleted: number; batch: string };
+      expect(removed.deleted).to.equal(1);
       expect(await skuRow(row.id)).to.equal(undefined);
       const [entry] = await trashOf(row.id);
+      // The delete's batch id marks its trash entry (undo finds the rows of one delete by it).
+      expect(entry!.batch).to.equal(removed.batch);
       expect(entry).to.include({ model: 'Sku', row_id: String(row.id), deleted_by: users.alice.id });
       const kept = JSON.parse(String(entry.data));
       expect(kept.values).to.include({ id: row.id, code: 'U-1', title: 'T U-1', ownerId: users.alice.id });

@@ -40,6 +40,8 @@ export interface ModelView {
   singularTitles?: LocalizedTitles;
   primaryKey: string;
   tree: boolean;
+  /** Whether deleted rows go to the trash (issue 23 §3), so a UI offers the trash and undelete. */
+  trash: boolean;
   /** Tree models: the field holding a row's parent. */
   treeParentField?: string;
   fields: FieldView[];
@@ -74,6 +76,7 @@ export function modelView(model: ModelDefinition, registry: ModelRegistry): Mode
     ...(model.singularTitles ? { singularTitles: model.singularTitles } : {}),
     primaryKey: model.primaryKey,
     tree: model.treeParentField !== undefined,
+    trash: model.trash,
     ...(model.treeParentField !== undefined ? { treeParentField: model.treeParentField } : {}),
     orderBy: model.orderBy.map((s) => ({ field: s.field, order: s.order })),
     fields: model.fieldNames.map((name) => {

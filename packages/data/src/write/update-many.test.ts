@@ -97,6 +97,63 @@ describeEachSql('POST /data/modify/{fw}/update-many (bulk edit)', (db) => {
     });
   });
 
+  describe('rows with values of their own (a paste) and dry runs', () => {
+    it('writes each row its own values in one transaction, one batch', async () => {
+      const ids = await plans(3);
+      const res = await bulk(alice, 'Plan', { rows: [{ id: ids[0], values: { note: 'first', budget: '3' } }, { id: ids[2], values: { name: 'third' } }] }).expect(200);
+      expect(res.body).to.include({ updated: 2, changed: 2 });
+      const rows = await f.rows('t_plan');
+      expect(rows.map((r) => [r.name, r.note, r.budget === null ? null : Number(r.budget)])).to.deep.equal([
+        ['P0', 'first', 3],
+        ['P1', 'n', null],
+        ['third', 'n', null],
+      ]);
+      const written = await logs();
+      expect(written.map((l) => l.batch)).to.deep.equal([res.body.batch, res.body.batch]);
+    });
+
+    it('names a refused row by its place in rows, converts per row, and refuses the shapes it cannot take', async () => {
+      const ids = await plans(2);
+      await f.store.knex('t_plan').where('id', ids[1]!).update({ endDate: null });
+      const refused = await bulk(alice, 'Plan', { rows: [{ id: ids[0], values: { budget: 1 } }, { id: ids[1], values: { budget: 2 } }] }).expect(422);
+      expect(refused.body.error.details.map((d: { path: string }) => d.path)).to.deep.equal(['rows[1].budget']);
+      const unconvertible = await bulk(alice, 'Plan', { rows: [{ id: ids[0], values: { budget: 'lots' } }] }).expect(400);
+      expect(unconvertible.body.error.details[0]).to.include({ path: 'rows[0].budget' });
+      expect((await bulk(alice, 'Plan', { rows: [{ id: ids[0], values: { note: 'a' } }], values: { note: 'b' } }).expect(400)).body.error.code).to.equal('BAD_REQUEST');
+      expect((await bulk(alice, 'Plan', { rows: [{ id: ids[0], values: { note: 'a' } }, { id: ids[0], values: { note: 'b' } }] }).expect(400)).body.error.details[0]).to.include({ path: 'rows[1].id' });
+      expect((await bulk(alice, 'Plan', { rows: [{ id: ids[0], values: {} }] }).expect(400)).body.error.details[0]).to.include({ path: 'rows[0].values' });
+      // A row that does not exist is refused by its place in rows, and nothing is written.
+      const missing = await bulk(alice, 'Plan', { rows: [{ id: ids[0], values: { note: 'a' } }, { id: 999999, values: { note: 'b' } }] }).expect(404);
+      expect(missing.body.error.details[0]).to.include({ path: 'rows[1]' });
+      expect((await f.rows('t_plan')).map((r) => [r.note, r.budget])).to.deep.equal([
+        ['n', null],
+        ['n', null],
+      ]);
+    });
+
+    it('a dry run checks every row as the edit would and writes nothing: no row, no log, no event', async () => {
+      const ids = await plans(2);
+      let events = 0;
+      const listener = () => (events += 1);
+      f.data.events.on('update', listener);
+      try {
+        const ok = await bulk(alice, 'Plan', { ids, values: { note: 'dry' }, dryRun: true }).expect(200);
+        expect(ok.body).to.deep.equal({ updated: 2, changed: 2, batch: null, dryRun: true });
+        const rowsOk = await bulk(alice, 'Plan', { rows: [{ id: ids[0], values: { note: 'dry' } }], dryRun: true }).expect(200);
+        expect(rowsOk.body).to.include({ updated: 1, dryRun: true });
+        await f.store.knex('t_plan').where('id', ids[1]!).update({ endDate: null });
+        const refused = await bulk(alice, 'Plan', { rows: [{ id: ids[0], values: { budget: 1 } }, { id: ids[1], values: { budget: 2 } }], dryRun: true }).expect(422);
+        expect(refused.body.error.details[0]).to.include({ path: 'rows[1].budget' });
+      } finally {
+        f.data.events.off('update', listener);
+      }
+      expect(events).to.equal(0);
+      expect((await f.rows('t_plan')).map((r) => r.note)).to.deep.equal(['n', 'n']);
+      expect(await logs()).to.have.length(0);
+      expect((await bulk(alice, 'Plan', { ids, values: { note: 'x' }, dryRun: 'yes' }).expect(400)).body.error.details[0]).to.include({ path: 'dryRun' });
+    });
+  });
+
   describe('all or nothing', () => {
     it('a row rule failing on the last of 2,000 rows leaves nothing written and only the failure logged', async function () {
       this.timeout(120_000);

@@ -26,8 +26,12 @@ export interface UpdateManyInput {
   /** The rows named by id, in the request's order (duplicates dropped); or the rows matching `conditions`. */
   ids?: number[];
   conditions?: ConditionNode[];
-  /** Field → value, converted as the cell editor converts a cell. */
-  values: FormRow;
+  /** Field → value, converted as the cell editor converts a cell (with `ids` or `conditions`). */
+  values?: FormRow;
+  /** Rows each with values of their own (a block pasted from a spreadsheet), instead of ids and one set of values. */
+  rows?: Array<{ id: number; values: FormRow }>;
+  /** Check every row as the edit would, write nothing (the answer says what would be). */
+  dryRun?: boolean;
 }
 
 /** What a bulk edit answers. */
@@ -36,9 +40,14 @@ export interface UpdateManyResult {
   updated: number;
   /** Of those, the rows whose stored values changed (each got an edit event). */
   changed: number;
-  /** The batch id of the edit's operate-log rows; null when no row was selected. */
+  /** The batch id of the edit's operate-log rows; null when no row was selected, or on a dry run. */
   batch: string | null;
+  /** Present (true) on a dry run: nothing was written. */
+  dryRun?: true;
 }
+
+/** Thrown inside a dry run's transaction to roll it back once every row passed. */
+const DRY_RUN = Symbol('fw.bulk-dry-run');
 
 const bad = (message: string, path?: string) => new FwError('BAD_REQUEST', message, path === undefined ? {} : { details: [{ path, type: 'typeError', message }] });
 
@@ -50,7 +59,10 @@ const bad = (message: string, path?: string) => new FwError('BAD_REQUEST', messa
  * @throws {FwError} 400 for a malformed body, 403 when cell edits are off, 413 `TOO_MANY_ROWS` for more ids than `maxRows`.
  */
 export function parseUpdateMany(model: ModelDefinition, power: PowerObject, body: unknown, limits: QueryLimits, maxRows: number): UpdateManyInput {
-  if (!isObject(body)) throw bad('The body must be { ids | conditions, values }');
+  if (!isObject(body)) throw bad('The body must be { ids | conditions, values } or { rows }');
+  if (body.dryRun !== undefined && typeof body.dryRun !== 'boolean') throw bad('dryRun must be true or false', 'dryRun');
+  const dryRun = body.dryRun === true ? { dryRun: true } : {};
+  if (body.rows !== undefined) return { ...parseRows(model, power, body, maxRows), ...dryRun };
   const values = body.values;
   if (!isObject(values) || Object.keys(values).length === 0) throw bad('values must be an object of at least one field and its value', 'values');
   const fields: FieldDefinition[] = [];
@@ -85,7 +97,47 @@ export function parseUpdateMany(model: ModelDefinition, power: PowerObject, body
     }
     Object.defineProperty(converted, field.name, { value: result.value, enumerable: true, writable: true, configurable: true });
   }
-  return { ...(ids ? { ids } : {}), ...(conditions ? { conditions } : {}), values: converted };
+  return { ...(ids ? { ids } : {}), ...(conditions ? { conditions } : {}), values: converted, ...dryRun };
+}
+
+/** Field → value of one row, each field open to cell edits and each value converted; paths under `at`. */
+function rowValues(model: ModelDefinition, values: unknown, at: string): FormRow {
+  if (!isObject(values) || Object.keys(values).length === 0) throw bad(`${at}.values must be an object of at least one field and its value`, `${at}.values`);
+  const converted: FormRow = {};
+  for (const name of Object.keys(values)) {
+    const refusal = cellEditRefusal(model, name);
+    if (refusal) {
+      const details = (refusal.details ?? []).map((d) => ({ ...d, path: `${at}.${d.path ?? name}` }));
+      throw new FwError(refusal.code, refusal.message, { status: refusal.status, extra: { model: model.name, field: name }, ...(details.length > 0 ? { details } : {}) });
+    }
+    const field = model.fields[name]!;
+    const result = coerceValue(field, values[name]);
+    if (!result.ok) {
+      const message = `${field.edit.title} ${result.message}`;
+      throw rowPatchError('INVALID_VALUE', message, [{ path: `${at}.${name}`, type: 'typeError', message }]);
+    }
+    Object.defineProperty(converted, name, { value: result.value, enumerable: true, writable: true, configurable: true });
+  }
+  return converted;
+}
+
+/** `{ rows: [{ id, values }] }`: each row its own values (a paste), the switches checked per field, then the `cellEdit` power. */
+function parseRows(model: ModelDefinition, power: PowerObject, body: Record<string, unknown>, maxRows: number): UpdateManyInput {
+  if (body.ids !== undefined || body.conditions !== undefined || body.values !== undefined) throw bad('The body names the rows by { rows } alone, or by ids or conditions with values');
+  const list = body.rows;
+  if (!Array.isArray(list) || list.length === 0) throw bad('rows must be a list of at least one { id, values }', 'rows');
+  if (list.length > maxRows) throw dataError('TOO_MANY_ROWS', `A bulk edit changes at most ${maxRows} rows; ${list.length} were given`);
+  const seen = new Set<number>();
+  const rows = list.map((entry, i) => {
+    const at = `rows[${i}]`;
+    if (!isObject(entry)) throw bad(`${at} must be { id, values }`, at);
+    const id = rowId(model, entry.id, `${at}.id`);
+    if (seen.has(id)) throw bad(`${at}.id names row ${id} a second time`, `${at}.id`);
+    seen.add(id);
+    return { id, values: rowValues(model, entry.values, at) };
+  });
+  assertPower(power, 'cellEdit', model.name);
+  return { rows };
 }
 
 /** What a bulk edit needs. */
@@ -100,6 +152,8 @@ export interface UpdateManyDeps {
 interface Target {
   id: number;
   at: string;
+  /** The row's own values (rows mode); else the request's one set. */
+  values?: FormRow;
 }
 
 /** The rows a bulk edit goes through, each one visible to the actor for both the table and an edit. */
@@ -116,7 +170,8 @@ async function selectTargets(deps: UpdateManyDeps, model: ModelDefinition, actor
     if (rows.length > deps.maxRows) throw dataError('TOO_MANY_ROWS', `The conditions match more than ${deps.maxRows} rows; a bulk edit changes at most ${deps.maxRows}`);
     return rows.map((r, i) => ({ id: Number(Object.values(r)[0]), at: `rows[${i}]` }));
   }
-  const ids = input.ids ?? [];
+  const ids = input.rows ? input.rows.map((r) => r.id) : (input.ids ?? []);
+  const at = input.rows ? 'rows' : 'ids';
   const found = new Set<number>();
   for (let i = 0; i < ids.length; i += 500) {
     const rows = (await visible(knex(model.table).select(pk).whereIn(pk, ids.slice(i, i + 500)))) as Array<Record<string, unknown>>;
@@ -126,10 +181,10 @@ async function selectTargets(deps: UpdateManyDeps, model: ModelDefinition, actor
   // refused: an edit of "these rows" must not quietly become an edit of some of them.
   const missing = ids.map((id, i) => ({ id, i })).filter(({ id }) => !found.has(id));
   if (missing.length > 0) {
-    const details = missing.slice(0, 200).map(({ id, i }) => ({ path: `ids[${i}]`, type: 'notFound', message: `no ${model.name} with id ${id} that you may edit` }));
+    const details = missing.slice(0, 200).map(({ id, i }) => ({ path: `${at}[${i}]`, type: 'notFound', message: `no ${model.name} with id ${id} that you may edit` }));
     throw new FwError('ROW_NOT_FOUND', `${missing.length} of the rows do not exist or are not yours to edit; nothing was written`, { details, extra: { model: model.name } });
   }
-  return ids.map((id, i) => ({ id, at: `ids[${i}]` }));
+  return ids.map((id, i) => ({ id, at: `${at}[${i}]`, ...(input.rows ? { values: input.rows[i]!.values } : {}) }));
 }
 
 /** A copy of the stored row with the bulk values put in (own data properties, as the cell editor's patch). */
@@ -156,14 +211,15 @@ function isRowRefusal(error: unknown, state: UpdateState): error is FwError {
 export async function runUpdateMany(deps: UpdateManyDeps, model: ModelDefinition, actor: Actor, input: UpdateManyInput, codes: ReadonlySet<string> | undefined): Promise<UpdateManyResult> {
   const { writer } = deps;
   // The switches again, for a caller that built the input by hand: no field closed to cell edits is written.
-  for (const name of Object.keys(input.values)) {
+  const names = new Set([...Object.keys(input.values ?? {}), ...(input.rows ?? []).flatMap((r) => Object.keys(r.values))]);
+  for (const name of names) {
     const refusal = cellEditRefusal(model, name);
     if (refusal) throw new FwError(refusal.code, refusal.message, { status: refusal.status, extra: { model: model.name, field: name } });
   }
   const bulk: Actor = { ...actor, source: 'bulk' };
   const batch = randomUUID();
   const startedAt = performance.now();
-  const request = { ...(input.ids ? { ids: input.ids.length } : { conditions: input.conditions }), values: input.values };
+  const request = input.rows ? { rows: input.rows.length } : { ...(input.ids ? { ids: input.ids.length } : { conditions: input.conditions }), values: input.values };
   try {
     const targets = await selectTargets(deps, model, actor, input);
     if (targets.length === 0) return { updated: 0, changed: 0, batch: null };
@@ -178,7 +234,7 @@ export async function runUpdateMany(deps: UpdateManyDeps, model: ModelDefinition
         const log: LogNotes = {};
         const rowStarted = performance.now();
         try {
-          await writer.updateIn(model, bulk, trx, target.id, (stored) => patched(stored, input.values), {}, codes, context, state, log);
+          await writer.updateIn(model, bulk, trx, target.id, (stored) => patched(stored, target.values ?? input.values ?? {}), {}, codes, context, state, log);
         } catch (error) {
           if (!isRowRefusal(error, state)) throw placeError(error, target);
           failed += 1;
@@ -190,12 +246,19 @@ export async function runUpdateMany(deps: UpdateManyDeps, model: ModelDefinition
         entries.push({ model, action: 'update', source: 'bulk', user: actor.user, ip: actor.ip, targetId: String(target.id), before: log.before, request: log.request, error: undefined, startedAt: rowStarted, batch });
       }
       if (failed > 0) throw dataError('BULK_EDIT_FAILED', `${failed} of ${targets.length} rows were refused; nothing was written`, details.slice(0, 200));
+      // A dry run went through every row as the edit would: now it takes it all back.
+      if (input.dryRun) throw DRY_RUN;
       await writer.logRowsIn(trx, entries);
+    }).catch((error: unknown) => {
+      if (error !== DRY_RUN) throw error;
     });
+    if (input.dryRun) return { updated: targets.length, changed: done.filter(({ state }) => (state.event?.changed.length ?? 0) > 0).length, batch: null, dryRun: true };
     // Committed: the sessions the changes end, and one edit event per changed row.
     for (const { id, state } of done) await writer.afterUpdate(model, bulk, id, state);
     return { updated: targets.length, changed: done.filter(({ state }) => (state.event?.changed.length ?? 0) > 0).length, batch };
   } catch (error) {
+    // A dry run's refusal is an answer, not an attempt to record.
+    if (input.dryRun) throw error;
     // The transaction rolled back: one failure row, with the batch id, records the attempt.
     await writer.logFailure({ model, action: 'update', source: 'bulk', user: actor.user, ip: actor.ip, targetId: null, before: undefined, request, error, startedAt, batch });
     throw error;
