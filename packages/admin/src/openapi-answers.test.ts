@@ -152,7 +152,18 @@ describe('the OpenAPI description against real answers', function () {
       expect(history.status).to.equal(200);
       const entry = (history.body.rows as Array<{ id: number; action: string }>).find((r) => r.action === 'update')!;
       expect((await call('POST', `/fw-api/data/Book/${id}/restore`, { entry: entry.id })).status).to.equal(200);
-      const view = await call('POST', '/fw-api/views/Book', { name: 'Cheap', conditions: [{ or: [{ field: 'price', op: 'lt', value: 5 }, { field: 'genre', value: 'essay' }] }], sort: [{ field: 'title', order: 'asc' }] });
+      const view = await call('POST', '/fw-api/views/Book', {
+        name: 'Cheap',
+        conditions: [
+          {
+            or: [
+              { field: 'price', op: 'lt', value: 5 },
+              { field: 'genre', value: 'essay' },
+            ],
+          },
+        ],
+        sort: [{ field: 'title', order: 'asc' }],
+      });
       expect(view.status).to.equal(200);
       expect((await call('GET', '/fw-api/views/Book')).body.views).to.have.length(1);
       await call('DELETE', `/fw-api/views/Book/${view.body.id}`);
