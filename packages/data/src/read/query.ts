@@ -265,7 +265,10 @@ export function applyStoredConditions(qb: Knex.QueryBuilder, model: ModelDefinit
     if (isConditionGroup(node)) {
       // Each group is one parenthesised term ANDed with its siblings, so an `or` inside it can
       // never reach past it: row visibility, ANDed beside the user's groups, always holds.
-      if (node.or) qb.where((w) => void node.or.forEach((member) => w.orWhere((one) => void applyStoredConditions(one, model, [member], table))));
+      // An `or` of nothing holds for no row. The parser refuses it, but a `beforeFetch` filter is
+      // not parsed, and knex drops an empty parenthesis: the table would open to every row.
+      if (node.or && node.or.length === 0) qb.whereRaw('1 = 0');
+      else if (node.or) qb.where((w) => void node.or.forEach((member) => w.orWhere((one) => void applyStoredConditions(one, model, [member], table))));
       else qb.where((w) => void applyStoredConditions(w, model, node.and ?? [], table));
       continue;
     }
