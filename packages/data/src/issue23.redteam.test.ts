@@ -254,6 +254,24 @@ describeEachSql('issue 23 from the attacker’s side', (db) => {
     expect(saved.body.conditions).to.deep.equal([{ field: 'title', op: 'startsWith', value: 'a' }]);
   });
 
+  it('answers a query of the most in / notIn values the bounds allow without a server error', async () => {
+    await addBook();
+    const values = Array.from({ length: 1000 }, (_, i) => i + 1);
+    for (const op of ['in', 'notIn']) {
+      const conditions = Array.from({ length: 50 }, () => ({ field: 'price', op, value: values }));
+      // Fifty thousand bound values: SQLite refused the statement (a 500) before the tree's total was bounded.
+      const table = await f.agent.post(`${api}/data/table/Book`).set('token', alice).send({ conditions, count: 'exact' });
+      expect(table.status, op).to.equal(400);
+      expect(table.body.error).to.include({ code: 'BAD_QUERY' });
+      expect(table.body.error.details[0].path).to.equal('conditions[10].value');
+      const grouped = [{ or: Array.from({ length: 49 }, () => ({ field: 'price', op, value: values })) }];
+      const bulk = await updateMany(alice, 'Book', { conditions: grouped, values: { genre: 'novel' }, dryRun: true });
+      expect(bulk.status, op).to.equal(400);
+      // Ten lists of the most values one takes are still a query.
+      await f.agent.post(`${api}/data/table/Book`).set('token', alice).send({ conditions: conditions.slice(0, 10), count: 'exact' }).expect(200);
+    }
+  });
+
   it('an empty or group from a visibility filter matches no row (it must never open the table)', async () => {
     await addBook();
     const rows = await applyConditions(f.store.knex(Book.table).select('id'), Book, [{ or: [] }]);
