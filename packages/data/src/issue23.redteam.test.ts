@@ -199,6 +199,22 @@ describeEachSql('issue 23 from the attacker’s side', (db) => {
     expect((await f.rows('t_book'))[0]).to.include({ code: 'LATER' });
   });
 
+  it('restores over more later entries than one read takes (the log is read a page at a time)', async () => {
+    const book = await addBook({ genre: 'novel' });
+    await f.store.knex('fw_operate_log').delete();
+    const entry = (model: string, changes: Record<string, unknown>, before: Record<string, unknown>) => ({ model, action: 'update', source: 'http', target_id: String(book.id), status: 'success', before_data: JSON.stringify(before), request: JSON.stringify({ changes }) });
+    await f.store.knex('fw_operate_log').insert(entry('Book', { price: 12 }, { price: 9.5 }));
+    const [first] = (await f.store.knex('fw_operate_log').select('id')) as Array<{ id: number | string }>;
+    const later = Array.from({ length: 1100 }, (_, i) => entry(i % 2 ? 'Book' : 'Note', { title: `t${i + 1}` }, { title: i === 1 ? 'Dune' : `t${i}` }));
+    for (let i = 0; i < later.length; i += 100) await f.store.knex('fw_operate_log').insert(later.slice(i, i + 100));
+    // The only change of genre, far past the first page of entries.
+    await f.store.knex('fw_operate_log').insert(entry('Book', { genre: 'novel' }, { genre: 'essay' }));
+    await f.store.knex('t_book').where('id', book.id).update({ price: 12, title: 't1100' });
+    const res = await f.agent.post(`${api}/data/Book/${book.id}/restore`).set('token', alice).send({ entry: Number(first!.id) }).expect(200);
+    expect([...res.body.restored].sort()).to.deep.equal(['genre', 'price', 'title']);
+    expect((await f.rows('t_book'))[0]).to.include({ price: 9.5, title: 'Dune', genre: 'essay' });
+  });
+
   it('the trash: another owner’s rows stay hidden, a taken id is a 409, purge is for administrators', async () => {
     const theirs = await addNote(admin, 'admin only');
     const mine = await addNote(alice, 'mine');
