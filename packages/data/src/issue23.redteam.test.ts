@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { describeEachSql } from '@fw/test-utils';
 import { applyConditions } from './read/query.js';
+import { meets } from './read/trash-page.js';
 import { Book, Note, setupData, type DataFixture } from './test-setup.js';
 
 const api = '/fw-api';
@@ -238,6 +239,31 @@ describeEachSql('issue 23 from the attacker’s side', (db) => {
     // bob (query only) and carol (nothing) see no trash.
     expect((await f.agent.post(`${api}/data/trash/Note`).set('token', bob).send({})).status).to.equal(403);
     expect((await f.agent.post(`${api}/data/trash/Note`).set('token', carol).send({})).status).to.equal(403);
+  });
+
+  it('the trash converts an in list once per query, not once per trashed row, and answers as value by value', () => {
+    // Seen through a proxy: every read of a list entry is counted.
+    let reads = 0;
+    const plain = Array.from({ length: 1000 }, (_, i) => i + 1);
+    const counted = new Proxy(plain, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads += 1;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const condition = { field: 'price', op: 'in', value: counted };
+    for (let price = 0; price < 200; price++) expect(meets(Book, { price }, condition)).to.equal(price >= 1);
+    expect(reads).to.be.at.most(plain.length);
+    // The same verdicts as eq on each value: an empty cell, a value no entry converts, an open entry.
+    const eachEq = (row: Record<string, unknown>, values: unknown[]) => {
+      const hits = values.map((value) => meets(Book, row, { field: 'price', op: 'eq', value }));
+      return hits.includes(true) ? true : hits.includes(undefined) ? undefined : false;
+    };
+    for (const row of [{ price: 3 }, { price: null }, {}, { price: 'x' }]) {
+      for (const values of [[3], [4], ['3'], ['abc'], ['abc', 3], [null], [4, 'abc']]) {
+        expect(meets(Book, row, { field: 'price', op: 'in', value: values }), `${JSON.stringify(row)} in ${JSON.stringify(values)}`).to.equal(eachEq(row, values));
+      }
+    }
   });
 
   it('saved views: no one else’s view is changed, deleted or listed; sharing only with held roles; query needed', async () => {
