@@ -49,6 +49,12 @@ const ORDER_OPERATORS = new Set<string>(['gt', 'gte', 'lt', 'lte', 'between']);
  * in the SQL and a step of recursion here; four is more than a filter builder offers a person.
  */
 export const MAX_CONDITION_DEPTH = 4;
+/**
+ * Most values of all the `in` / `notIn` conditions of one query together. Each is a bound
+ * parameter, and SQLite refuses a statement of more than 32,766 (a 500): fifty conditions of
+ * `limits.maxInValues` each would pass every other bound.
+ */
+export const MAX_CONDITION_VALUES = 10_000;
 /** What every dialect's DATE and DATETIME columns can hold; conditions stay within it. */
 const TIME_RANGE = DIALECT_LIMITS.postgres;
 
@@ -129,7 +135,7 @@ function parseCondition(model: ModelDefinition, c: Record<string, unknown>, path
  * Checks conditions against the model: declared fields, known operators, values of the field's
  * type. An entry may be a group `{ or: [...] }` or `{ and: [...] }` (nested at most
  * {@link MAX_CONDITION_DEPTH} deep); the whole tree holds at most `limits.maxConditions` entries,
- * groups included. Every error names the place, e.g. `conditions[1].or[0].value`.
+ * groups included, and at most {@link MAX_CONDITION_VALUES} `in` / `notIn` values. Every error names the place, e.g. `conditions[1].or[0].value`.
  * @throws {FwError} 400 `BAD_QUERY` / `UNKNOWN_FIELD`.
  */
 export function parseConditions(model: ModelDefinition, raw: unknown, limits: QueryLimits = DEFAULT_QUERY_LIMITS, base = 'conditions'): ConditionNode[] {
@@ -137,6 +143,7 @@ export function parseConditions(model: ModelDefinition, raw: unknown, limits: Qu
   if (!Array.isArray(raw)) throw bad('conditions must be an array of { field, op, value }', base);
   if (raw.length > limits.maxConditions) throw bad(`at most ${limits.maxConditions} conditions`, base);
   let seen = 0;
+  let values = 0;
   const list = (items: unknown[], path: string, depth: number): ConditionNode[] =>
     items.map((c: unknown, i) => {
       const at = `${path}[${i}]`;
@@ -144,7 +151,13 @@ export function parseConditions(model: ModelDefinition, raw: unknown, limits: Qu
       if (++seen > limits.maxConditions) throw bad(`at most ${limits.maxConditions} conditions in all, groups included`, at);
       if (!isObject(c)) throw bad(CONDITION_SHAPE, at);
       const kind = Object.hasOwn(c, 'or') ? 'or' : Object.hasOwn(c, 'and') ? 'and' : undefined;
-      if (!kind) return parseCondition(model, c, at, limits);
+      if (!kind) {
+        const condition = parseCondition(model, c, at, limits);
+        if (Array.isArray(condition.value) && (condition.op === 'in' || condition.op === 'notIn') && (values += condition.value.length) > MAX_CONDITION_VALUES) {
+          throw bad(`at most ${MAX_CONDITION_VALUES} values in all the in and notIn conditions of a query`, `${at}.value`);
+        }
+        return condition;
+      }
       if (Object.keys(c).length !== 1) throw bad(CONDITION_SHAPE, at);
       const members = c[kind];
       if (!Array.isArray(members) || members.length === 0) throw bad(`${kind} takes an array of 1 or more conditions`, `${at}.${kind}`);
@@ -265,7 +278,10 @@ export function applyStoredConditions(qb: Knex.QueryBuilder, model: ModelDefinit
     if (isConditionGroup(node)) {
       // Each group is one parenthesised term ANDed with its siblings, so an `or` inside it can
       // never reach past it: row visibility, ANDed beside the user's groups, always holds.
-      if (node.or) qb.where((w) => void node.or.forEach((member) => w.orWhere((one) => void applyStoredConditions(one, model, [member], table))));
+      // An `or` of nothing holds for no row. The parser refuses it, but a `beforeFetch` filter is
+      // not parsed, and knex drops an empty parenthesis: the table would open to every row.
+      if (node.or && node.or.length === 0) qb.whereRaw('1 = 0');
+      else if (node.or) qb.where((w) => void node.or.forEach((member) => w.orWhere((one) => void applyStoredConditions(one, model, [member], table))));
       else qb.where((w) => void applyStoredConditions(w, model, node.and ?? [], table));
       continue;
     }

@@ -40,6 +40,8 @@ export interface RestoreDeps {
 
 // The entries after E read back at most; a row edited more often than this since E is refused.
 const MAX_LATER_ENTRIES = 10_000;
+// The log rows read at once.
+const READ_PAGE = 500;
 
 const entryNotFound = (id: number) => new FwError('NOT_FOUND', `No history entry ${id} of this row`);
 
@@ -58,25 +60,34 @@ export function parseRestore(body: unknown): { entry: number } {
  * @throws {FwError} 404 `NOT_FOUND` when the entry is not a successful update of this row; 409 `CONFLICT` when the log cut an entry's data short.
  */
 export async function valuesBefore(store: FwStore, model: ModelDefinition, id: number, entryId: number): Promise<Map<string, unknown>> {
-  const entries = (await store
-    .knex(OPERATE_LOG_TABLE)
-    .where('model', model.name)
-    .where('target_id', String(id))
-    .where('status', 'success')
-    .where('id', '>=', entryId)
-    .orderBy('id', 'asc')
-    .limit(MAX_LATER_ENTRIES + 1)
-    .select('id', 'action', 'before_data', 'request')) as Array<Record<string, unknown>>;
+  // Read a page at a time: up to MAX_LATER_ENTRIES log rows of up to two capped JSON texts each
+  // would otherwise sit in memory at once (hundreds of megabytes for a row edited that often).
+  const page = (after: number, inclusive: boolean) =>
+    store
+      .knex(OPERATE_LOG_TABLE)
+      .where('model', model.name)
+      .where('target_id', String(id))
+      .where('status', 'success')
+      .where('id', inclusive ? '>=' : '>', after)
+      .orderBy('id', 'asc')
+      .limit(READ_PAGE)
+      .select('id', 'action', 'before_data', 'request') as Promise<Array<Record<string, unknown>>>;
+  let entries = await page(entryId, true);
   const first = entries[0];
   if (!first || Number(first.id) !== entryId) throw entryNotFound(entryId);
   // Only an update has a version before it that the row can go back to.
   if (first.action !== 'update') throw new FwError('CONFLICT', `History entry ${entryId} is ${String(first.action)}, not an update: there is no earlier version of the row to restore`);
-  if (entries.length > MAX_LATER_ENTRIES) throw new FwError('CONFLICT', `The row changed more than ${MAX_LATER_ENTRIES} times since entry ${entryId}; restore a later entry`);
   const values = new Map<string, unknown>();
-  for (const entry of entries) {
-    const changes = entryChanges(model, id, { action: String(entry.action), before_data: entry.before_data, request: entry.request });
-    if (changes === undefined) throw new FwError('CONFLICT', `History entry ${String(entry.id)} was too large for the log to keep whole; its values cannot be read back`);
-    for (const change of changes) if (!values.has(change.field)) values.set(change.field, change.before);
+  let read = 0;
+  while (entries.length > 0) {
+    read += entries.length;
+    if (read > MAX_LATER_ENTRIES) throw new FwError('CONFLICT', `The row changed more than ${MAX_LATER_ENTRIES} times since entry ${entryId}; restore a later entry`);
+    for (const entry of entries) {
+      const changes = entryChanges(model, id, { action: String(entry.action), before_data: entry.before_data, request: entry.request });
+      if (changes === undefined) throw new FwError('CONFLICT', `History entry ${String(entry.id)} was too large for the log to keep whole; its values cannot be read back`);
+      for (const change of changes) if (!values.has(change.field)) values.set(change.field, change.before);
+    }
+    entries = entries.length < READ_PAGE ? [] : await page(Number(entries[entries.length - 1]!.id), false);
   }
   return values;
 }
