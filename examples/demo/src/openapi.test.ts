@@ -231,7 +231,30 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
           if (has(`/data/modify/${M}/delete`, 'post')) {
             expect(json(await call('post', `/data/modify/${M}/delete`, { token, body: { ids: [copy] } }))).to.include({ deleted: 1 });
             await call('post', `/data/modify/${M}/delete`, { token, body: { ids: [] }, invalidBody: true });
+            // Issue 23: the deleted copy waits in the trash, comes back, and is emptied for good.
+            if (has(`/data/trash/${M}`, 'post')) {
+              await call('post', `/data/trash/${M}`, { token, body: { page: 1, size: 5 } });
+              await call('post', `/data/trash/${M}`, { token, body: { size: 0 }, invalidBody: true });
+              if (has(`/data/modify/${M}/undelete`, 'post')) {
+                await call('post', `/data/modify/${M}/undelete`, { token, body: { ids: [copy] } });
+                await call('post', `/data/modify/${M}/undelete`, { token, body: { ids: [] }, invalidBody: true });
+                await call('post', `/data/modify/${M}/delete`, { token, body: { ids: [copy] } });
+              }
+              if (has(`/data/trash/${M}/purge`, 'post')) {
+                await call('post', `/data/trash/${M}/purge`, { token, body: { ids: [copy] } });
+                await call('post', `/data/trash/${M}/purge`, { token, body: { ids: 'x' }, invalidBody: true });
+              }
+            }
           }
+        }
+        // Issue 23: a saved view of the model, listed and deleted.
+        if (has(`/views/${M}`, 'post')) {
+          const view = json<{ id: number }>(await call('post', `/views/${M}`, { token, body: { name: `All ${M}`, conditions: [] } }));
+          await call('post', `/views/${M}`, { token, body: { name: '' }, invalidBody: true });
+          await call('get', `/views/${M}`, { token });
+          await call('get', `/views/${M}`);
+          await call('delete', `/views/${M}/{id}`, { token, params: { id: view.id } });
+          await call('delete', `/views/${M}/{id}`, { token, params: { id: view.id } });
         }
       }
       // The other error answers, each checked against its status's description.

@@ -425,7 +425,7 @@ export const en = {
   'views.mine': 'My views',
   'views.shared': 'Shared with me',
   'views.none': 'No saved views yet',
-  'views.save': 'Save view',
+  'views.save': 'Keep view',
   'views.saveTitle': 'Save the current filter, sort and page size as a view',
   'views.name': 'Name',
   'views.nameRequired': 'Give the view a name',

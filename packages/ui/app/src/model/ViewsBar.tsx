@@ -4,7 +4,7 @@
 // has says so instead of failing.
 import { useState } from 'react';
 import { Alert, App, Button, Form, Input, Modal, Popconfirm, Radio, Select, Space, Tag, Tooltip } from 'antd';
-import { DeleteOutlined, SaveOutlined, WarningOutlined } from '@ant-design/icons';
+import { DeleteOutlined, PushpinOutlined, WarningOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../client/api';
 import type { SavedView } from '../client/answers';
@@ -143,7 +143,7 @@ export function ViewsBar({ fw, chosenId, current, onApply }: { fw: string; chose
           notFoundContent={t('views.none')}
         />
         <Tooltip title={t('views.saveTitle')}>
-          <Button icon={<SaveOutlined />} onClick={() => setSaving(true)} className="fw-view-save">
+          <Button icon={<PushpinOutlined />} onClick={() => setSaving(true)} className="fw-view-save">
             {t('views.save')}
           </Button>
         </Tooltip>
