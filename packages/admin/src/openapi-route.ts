@@ -1,10 +1,12 @@
 import type { Middleware } from 'koa';
 import { FwDefinitionError, loadConfig, type FwConfig } from '@fw/core';
-import { defineRoute, methodNotAllowed, renderError, requireAuthState, routeMiddleware, type FwRoute } from '@fw/http';
+import { defineRoute, methodNotAllowed, renderError, requireAuthState, routeMiddleware, type FwRoute, type OpenApiOperation } from '@fw/http';
 import { Authenticator, type FwRequestState } from '@fw/login';
 import type { FwStore } from '@fw/store';
 import type { FwTokenService } from '@fw/token';
-import type { OpenApiDocument } from './openapi.js';
+
+/** An OpenAPI 3.1 document, as plain JSON data (what `openApiDocument` makes and `fwOpenApi` serves). */
+export type OpenApiDocument = Record<string, unknown> & { openapi: '3.1.0'; paths: Record<string, Record<string, OpenApiOperation>> };
 
 /** Options of {@link fwOpenApi}. */
 export interface FwOpenApiOptions {

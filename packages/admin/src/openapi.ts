@@ -4,9 +4,9 @@
 import { FwDefinitionError, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
 import { mcpRoutes } from '@fw/ai';
 import { VIEW_ROUTES, bulkRoutes, dataRoutes, dataSchemas, trashRoutes } from '@fw/data';
-import { TOKEN_SECURITY, describeRoutes, errorResponses, securitySchemes, type OpenApiOperation, type RouteContract } from '@fw/http';
+import { TOKEN_SECURITY, describeRoutes, errorResponses, securitySchemes, type RouteContract } from '@fw/http';
 import { activityRoutes, loginRoutes, prefRoutes, sessionRoutes } from '@fw/login';
-import { openApiRoutes } from './openapi-route.js';
+import { openApiRoutes, type OpenApiDocument } from './openapi-route.js';
 
 export { XLSX_TYPE } from '@fw/data';
 
@@ -26,8 +26,7 @@ export interface OpenApiDocumentOptions {
   openapi?: 'open' | 'token' | false;
 }
 
-/** An OpenAPI 3.1 document, as plain JSON data. */
-export type OpenApiDocument = Record<string, unknown> & { openapi: '3.1.0'; paths: Record<string, Record<string, OpenApiOperation>> };
+export type { OpenApiDocument } from './openapi-route.js';
 
 /**
  * The OpenAPI 3.1 description of the Fw routes over a registry: the login routes, every data

@@ -35,7 +35,7 @@ export { DEFAULT_TRASH_RETENTION_DAYS, TRASH_PURGE_INTERVAL_MS } from './write/t
 export { mountTrashRoutes, trashRoutes } from './http/trash-routes.js';
 export { DEFAULT_QUERY_LIMITS, MAX_CONDITION_DEPTH, applyConditions, likePattern, parseConditions, parseTableQuery, parseTableRequest, prefixPattern, queryableField } from './read/query.js';
 export type { QueryLimits, TableQuery, TableRequest } from './read/query.js';
-export type { CountMode } from './read/counts.js';
+export type { CountMode } from './read/query.js';
 export { csvCell, csvLine, csvLines, parseCsv } from './transfer/csv.js';
 export { XLSX_TYPE, readWorkbook, workbookStream } from './transfer/xlsx.js';
 export { templateExample } from './transfer/transfers.js';

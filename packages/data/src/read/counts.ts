@@ -11,12 +11,10 @@
 // - `none`: no counting query; the cheapest estimate (a cached count, statistics, the rows seen).
 // Whatever is not proven exact is answered with `totalIsEstimate: true`; a cached count is never
 // passed off as exact, since writes outside Fw (other programs, raw SQL) do not reach it.
-import { isObject } from '@fw/core';
 import { createHash } from 'node:crypto';
 import { isConditionGroup, type ConditionNode, type ModelDefinition } from '@fw/core';
 import { exactCount, statisticsEstimate, type CountSource } from './count-sources.js';
-import { dataError } from '../error-codes.js';
-import type { QueryLimits } from './query.js';
+import type { CountMode, QueryLimits } from './query.js';
 
 /**
  * A key for a list of conditions (values in stored form) under which cached counts, shared exact
@@ -43,10 +41,7 @@ export function conditionsKey(conditions: readonly ConditionNode[]): string {
   return createHash('sha256').update(JSON.stringify(typedTree(conditions))).digest('base64url');
 }
 
-/** How a table page counts its total (the request's `count`). */
-export type CountMode = 'auto' | 'exact' | 'none';
 
-const MODES: readonly string[] = ['auto', 'exact', 'none'] satisfies CountMode[];
 
 /**
  * A cached count is used as it stands for this long, then counted again in the background; a
@@ -79,17 +74,6 @@ const MAX_EXACT = 2;
  */
 const BACKGROUND_MS = 30_000;
 
-/**
- * The count strategy of a table-query body: `count` is `'auto'` (the default), `'exact'` or `'none'`.
- * @throws {FwError} 400 `BAD_QUERY` at path `count` for anything else.
- */
-export function countMode(body: unknown): CountMode {
-  const value = isObject(body) ? body.count : undefined;
-  if (value === undefined || value === null) return 'auto';
-  if (typeof value === 'string' && MODES.includes(value)) return value as CountMode;
-  const message = `count is one of ${MODES.join(', ')}`;
-  throw dataError('BAD_QUERY', message, [{ path: 'count', type: 'query', message }]);
-}
 
 /** What a page knows when it asks for its total. */
 export interface PageCount {

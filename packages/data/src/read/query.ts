@@ -3,7 +3,6 @@ import { DIALECT_LIMITS, coerceValue, integerBounds, toDbValues } from '@fw/row-
 import type { Knex } from 'knex';
 import { columnBounds, parsePageSeek, type PageSeek } from './cursor.js';
 import { dataError } from '../error-codes.js';
-import { countMode, type CountMode } from './counts.js';
 
 /** A checked table query. */
 export interface TableQuery {
@@ -226,6 +225,23 @@ export function parseTableRequest(model: ModelDefinition, body: unknown, limits:
   // Put on the object the parser made rather than copied into another one: the table is a hot path.
   query.count = countMode(body);
   return query;
+}
+
+/** How a table page counts its total (the request's `count`). */
+export type CountMode = 'auto' | 'exact' | 'none';
+
+const MODES: readonly string[] = ['auto', 'exact', 'none'] satisfies CountMode[];
+
+/**
+ * The count strategy of a table-query body: `count` is `'auto'` (the default), `'exact'` or `'none'`.
+ * @throws {FwError} 400 `BAD_QUERY` at path `count` for anything else.
+ */
+export function countMode(body: unknown): CountMode {
+  const value = isObject(body) ? body.count : undefined;
+  if (value === undefined || value === null) return 'auto';
+  if (typeof value === 'string' && MODES.includes(value)) return value as CountMode;
+  const message = `count is one of ${MODES.join(', ')}`;
+  throw dataError('BAD_QUERY', message, [{ path: 'count', type: 'query', message }]);
 }
 
 /** `value` inside a LIKE pattern, with `!` as the escape character (the same in every dialect). */

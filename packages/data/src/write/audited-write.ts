@@ -25,7 +25,7 @@ import { FALLBACK, handOver, runUpdate, runUpdateNow, updateSteps, type LogNotes
 import type { Actor, UpdateOptions } from '../service-types.js';
 import type { SessionEnds } from './session-ends.js';
 import { checkReferences, validateWholeRow, writing } from './write-checks.js';
-import { moveToTrash } from './trash.js';
+import { moveToTrash } from './trash-move.js';
 
 export { newRow } from './row-changes.js';
 

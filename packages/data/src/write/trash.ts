@@ -17,6 +17,7 @@ import { pkColumn, rowNotFound } from '../read/row-keys.js';
 import { trashedData, trashVisible } from '../read/trash-page.js';
 import { hookContext, type Actor } from '../service-types.js';
 import type { AuditedWriter } from './audited-write.js';
+import { secretColumns } from './trash-move.js';
 import { checkGrants } from './grant-rules.js';
 import { isSecret } from './secrets.js';
 import { checkReferences, validateWholeRow, writing } from './write-checks.js';
@@ -25,42 +26,6 @@ import { checkReferences, validateWholeRow, writing } from './write-checks.js';
 export const DEFAULT_TRASH_RETENTION_DAYS = 30;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** The columns of `model` that hold secrets as stored: PASSWORD columns and their salt columns. */
-function secretColumns(model: ModelDefinition): string[] {
-  const out: string[] = [];
-  for (const field of Object.values(model.fields)) {
-    if (!isSecret(field) || !field.stored) continue;
-    out.push(field.column);
-    if (field.edit.saltColumn) out.push(field.edit.saltColumn);
-  }
-  return out;
-}
-
-/**
- * Records the rows a delete is about to remove in `fw_trash`, inside its transaction `trx`:
- * each as the edit form loaded it (`rows`, with collections) and its secret columns as stored
- * (hashes, never shown). Runs before the rows are deleted.
- */
-export async function moveToTrash(store: FwStore, model: ModelDefinition, actor: Actor, rows: readonly FormRow[], trx: Knex.Transaction, batch?: string): Promise<void> {
-  const pk = pkColumn(model);
-  const columns = secretColumns(model);
-  const secrets = new Map<string, Record<string, unknown>>();
-  if (columns.length > 0) {
-    const ids = rows.map((row) => row[model.primaryKey] as number);
-    for (let i = 0; i < ids.length; i += 500) {
-      const stored: Array<Record<string, unknown>> = await trx(model.table).whereIn(pk, ids.slice(i, i + 500)).select(pk, ...columns);
-      for (const row of stored) secrets.set(String(row[pk]), Object.fromEntries(columns.map((c) => [c, row[c] ?? null])));
-    }
-  }
-  await store.trash.add(
-    rows.map((row) => {
-      const rowId = String(row[model.primaryKey]);
-      return { model: model.name, rowId, data: { values: row, secrets: secrets.get(rowId) ?? {} }, deletedBy: actor.user.id, batch: batch ?? null };
-    }),
-    trx,
-  );
-}
 
 /** A link or file a row had when it was deleted and could not take back: the row, the field, and what was dropped. */
 export interface DroppedLink {

@@ -14,7 +14,6 @@ import { setToken, takeReturn, rememberReturn } from './auth';
 import { config } from './config';
 import { useI18n } from './i18n';
 import { navigate } from './router';
-import { loadShell } from './prefetch';
 import { useLoginSettings } from './client/queries';
 import { LocaleSwitch } from './shell/LocaleSwitch';
 
@@ -41,7 +40,9 @@ export function LoginPage() {
   const signIn = useSignIn();
   const submit = async (values: { account: string; password: string; verifyCode?: string }) => {
     // The shell's code comes while the server checks the password (it is not part of this page's load).
-    void loadShell().catch(() => undefined);
+    // The shell's chunk (the same one prefetch.ts's loadShell asks for; imported here directly so
+    // this page does not import back the module that loads it).
+    void import('./shell/route').catch(() => undefined);
     setBusy(true);
     setError(undefined);
     try {
