@@ -17,13 +17,12 @@ import { OPERATE_LOG_MODEL, OperateLogDiff, shownAsDiff } from './OperateLogDiff
 import { formFields, formTitle, keyOf } from './fields';
 import { ReferenceLabels } from './references';
 import { PermissionSummary } from '../power/PermissionSummary';
-import { drawerTitle } from './drawerTitle';
+import { drawerTitle, type DrawerState } from './drawerTitle';
 import { can } from './power';
 import { FormRowContext } from './rowContext';
 import { RowHistory } from './RowHistory';
 
-/** What the drawer shows. */
-export type DrawerState = { mode: 'add' } | { mode: 'edit' | 'copy' | 'details'; id: number };
+export type { DrawerState } from './drawerTitle';
 
 // A role's menus are edited in the permission matrix, which needs the room (issue 20 §1).
 const isPermissionField = (f: FieldView) => f.type === 'COLLECTION' && f.collection?.model === 'FwMenu';

@@ -10,7 +10,7 @@ import { fetchFile } from '../client/links';
 import { useUpload } from '../client/mutations';
 import { useI18n } from '../i18n';
 import type { AttachmentValue, FieldView } from '../types';
-import type { InputProps } from './inputs';
+import type { InputProps } from './input-props';
 import { useFormRowId } from './rowContext';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];

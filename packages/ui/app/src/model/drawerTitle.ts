@@ -3,7 +3,9 @@
 // "Books: copy of #3", "Books #3" — never "Add Books".
 import type { MessageKey } from '../i18n';
 import type { ModelView } from '../types';
-import type { DrawerState } from './RowDrawer';
+
+/** What the drawer shows. */
+export type DrawerState = { mode: 'add' } | { mode: 'edit' | 'copy' | 'details'; id: number };
 
 type T = (key: MessageKey, values?: Record<string, string | number>) => string;
 

@@ -5,27 +5,14 @@
 import type { ComponentType } from 'react';
 import { DatePicker, Input, InputNumber, Select, Switch } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
-import type { EditType, FieldView } from '../types';
+import type { EditType } from '../types';
 import { AttachmentInput } from './attachments';
+import type { InputProps } from './input-props';
 import { ReferenceSelect, ReferenceTreeSelect } from './references';
 import { PermissionMatrix } from '../power/PermissionMatrix';
 import { AssignPicker } from '../power/AssignPicker';
 
-/** What every input gets: the value and onChange from the form item, and where it is. */
-export interface InputProps {
-  field: FieldView;
-  /** The model the field belongs to (reference pickers ask the server for its candidates). */
-  model: string;
-  value?: unknown;
-  onChange?: (value: unknown) => void;
-  id?: string;
-  autoFocus?: boolean;
-  disabled?: boolean;
-  /** The edit form: an empty password keeps the stored one. */
-  keepEmptyPassword?: boolean;
-  /** The cell editor: open pickers at once. */
-  inCell?: boolean;
-}
+export type { InputProps } from './input-props';
 
 const text = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
 

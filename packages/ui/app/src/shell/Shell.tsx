@@ -12,7 +12,6 @@ import { useFocusRescue } from '../focus';
 import { useI18n } from '../i18n';
 import type { MessageKey } from '../i18n/en';
 import { Link, navigate, useLocation } from '../router';
-import { loadModelPage } from '../prefetch';
 import { keys, useMenu, useUserInfo } from '../client/queries';
 import type { MenuEntry, UserInfo } from '../types';
 import { ChangePassword, passwordPath } from './ChangePassword';
@@ -31,7 +30,9 @@ import { menuLabel } from './menuLabel';
 import { linkHref, pageSrc } from './menuTargets';
 
 // The model page (table, forms, pickers) is loaded when first needed, keeping the first screen small.
-const ModelPage = lazy(loadModelPage);
+// The model page's chunk (the one prefetch.ts's loadModelPage asks for), imported here directly so
+// the shell does not import back the module that loads it.
+const ModelPage = lazy(() => import('../model/ModelPage'));
 
 type MenuItem = NonNullable<MenuProps['items']>[number];
 
