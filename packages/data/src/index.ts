@@ -56,4 +56,6 @@ export type { UpdateManyInput, UpdateManyResult } from './write/update-many.js';
 export type { HistoryChange, HistoryEntry, HistoryPage } from './read/history.js';
 export type { RestoreResult, RestoreSkipReason } from './write/restore.js';
 export { bulkRoutes } from './http/bulk-routes.js';
+export { undoRoutes } from './http/undo-route.js';
+export { parseUndo, UNDO_MAX_ENTRIES, type UndoInput, type UndoResult, type UndoStep, type UndoConflict, type UndoConflictReason, type UndoSkippedField } from './write/undo.js';
 export type { BulkDeps, BulkScope } from './http/bulk-routes.js';

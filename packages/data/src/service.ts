@@ -46,6 +46,7 @@ import { trashPage, type TrashPage } from './read/trash-page.js';
 import { BULK_MAX_ROWS, runUpdateMany, type UpdateManyInput, type UpdateManyResult } from './write/update-many.js';
 import { rowHistory, type HistoryPage } from './read/history.js';
 import { restoreRow, type RestoreResult } from './write/restore.js';
+import { runUndo, type UndoInput, type UndoResult } from './write/undo.js';
 
 export type { Actor, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service-types.js';
 export type { AfterCommit } from './write/audited-write.js';
@@ -563,6 +564,22 @@ export class DataService {
   /** Removes pending uploads older than `olderThanMs` (default 24 hours), records and bytes. @returns how many */
   purgePendingFiles(olderThanMs?: number): Promise<number> {
     return this.#attachments.purgePending(olderThanMs);
+  }
+
+  /**
+   * Takes back a batch of changes, or what one user did in a time window (write/undo.ts): each
+   * entry through the normal write paths, in one transaction; conflicts listed and skipped.
+   */
+  undo(actor: Actor, input: UndoInput): Promise<UndoResult> {
+    const deps = {
+      store: this.store,
+      registry: this.registry,
+      writer: this.#writer,
+      trash: this.#trash,
+      requirePower: (model: ModelDefinition, who: Actor, flags: PowerFlag[]) => this.requirePower(model, who, flags),
+      grantCodes: (model: ModelDefinition, who: Actor) => this.#grantCodes(model, who),
+    };
+    return runUndo(deps, actor, input);
   }
 
   // --- The trash (issue 23 §3; write/trash.ts, read/trash-page.ts) ---

@@ -22,6 +22,7 @@ import type { QueryLimits } from '../read/query.js';
 import { DataService, type Actor } from '../service.js';
 import { mountViewRoutes } from './view-routes.js';
 import { mountTrashRoutes } from './trash-routes.js';
+import { mountUndoRoutes } from './undo-route.js';
 import { DEFAULT_TRASH_RETENTION_DAYS, scheduleTrashPurge } from '../write/trash.js';
 import { mountBulkRoutes } from './bulk-routes.js';
 import type { FileStorage } from '@fw/files';
@@ -192,6 +193,8 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   mountBulkRoutes(router, { service, actor, readJson: (ctx: Context) => readJsonBody(ctx, { limit: bodyLimit }) });
   // The trash (issue 23 §3): its page, undelete and purge.
   mountTrashRoutes(router, { service, actor, json: (ctx: Context) => readJsonBody(ctx, { limit: bodyLimit }) });
+  // Undo of a batch or of a user's time window (issue 23 §3).
+  mountUndoRoutes(router, { service, actor, json: (ctx: Context) => readJsonBody(ctx, { limit: bodyLimit }) });
 
   // Trashed rows past the retention time go at start-up, then hourly, until the store closes.
   options.store.onDestroy?.(scheduleTrashPurge(() => service.purgeExpiredTrash(), options.onBackgroundError ?? ((error) => console.error('[fw/data]', error))));

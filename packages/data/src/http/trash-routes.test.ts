@@ -214,7 +214,8 @@ describeEachSql('the trash: delete, trash page, undelete, purge', (db) => {
       inserted.length = 0;
       const res = await post('alice', '/data/modify/Sku/undelete', { ids: [row.id] });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      expect(res.body).to.deep.equal({ restored: 1, dropped: [{ id: row.id, field: 'labels', values: [gone] }] });
+      expect(res.body).to.deep.equal({ restored: 1, batch: res.body.batch, dropped: [{ id: row.id, field: 'labels', values: [gone] }] });
+      expect(res.body.batch).to.match(/^[0-9a-f-]{36}$/);
       const back = await skuRow(row.id);
       expect(back).to.include({ code: 'R-1', title: 'T R-1', ownerId: users.alice.id, pin: hashBefore });
       expect((await store.knex('tr_sku_label').where('sku_id', row.id)).map((l) => l.label_id)).to.deep.equal([tag]);
@@ -224,7 +225,7 @@ describeEachSql('the trash: delete, trash page, undelete, purge', (db) => {
       expect(inserted.map((e) => [e.id, e.reason])).to.deep.equal([[row.id, 'undelete']]);
       expect(inserted[0]!.after).to.not.have.property('pin');
       const log = await store.knex('fw_operate_log').where({ model: 'Sku', action: 'undelete' }).orderBy('id', 'desc').first();
-      expect(log).to.include({ status: 'success', target_id: String(row.id) });
+      expect(log).to.include({ status: 'success', target_id: String(row.id), batch: res.body.batch });
       // The next add gets a new id, past the restored one (PostgreSQL's sequence included).
       expect((await sku('alice', 'R-2')).id).to.be.greaterThan(row.id);
     });
