@@ -266,9 +266,8 @@ export function isConditionGroup(node: ConditionNode): node is ConditionGroup {
   return Array.isArray((node as { or?: unknown }).or) || Array.isArray((node as { and?: unknown }).and);
 }
 
-/** Where a data operation came from. */
-/** Where a data operation came from: `bulk` is a bulk edit (update-many), `restore` a restored version. */
-export type DataSource = 'http' | 'ai' | 'import' | 'cell' | 'bulk' | 'restore';
+/** Where a data operation came from: `bulk` is a bulk edit (update-many), `restore` a restored version, `undo` an undone batch. */
+export type DataSource = 'http' | 'ai' | 'import' | 'cell' | 'bulk' | 'restore' | 'undo';
 
 /** What a data-proxy hook is told about the operation. */
 export interface DataHookContext {

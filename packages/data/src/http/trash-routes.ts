@@ -91,9 +91,10 @@ export const trashRoutes: readonly TrashRoute[] = [
             type: 'object',
             properties: {
               restored: { type: 'integer' },
+              batch: { type: 'string', format: 'uuid', description: 'The batch id of the undelete’s operate-log rows (one per row)' },
               dropped: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, field: { type: 'string' }, values: { type: 'array', items: { type: ['integer', 'string'] } } } } },
             },
-            required: ['restored', 'dropped'],
+            required: ['restored', 'batch', 'dropped'],
           },
         },
       },

@@ -79,7 +79,8 @@ export function entryChanges(model: ModelDefinition, id: number, row: { action: 
     const values = row.action === 'copy' ? (isRecord(request) && isRecord(request.values) ? request.values : {}) : isRecord(request) ? request : {};
     for (const [field, after] of Object.entries(values)) if (field !== model.primaryKey) out.push({ field, before: null, after });
   } else if (row.action === 'delete') {
-    const rows = Array.isArray(before) ? before : [];
+    // One log row per deleted row (its row); a log written before that kept one row for all of them (a list).
+    const rows = Array.isArray(before) ? before : [before];
     const gone = rows.find((r) => isRecord(r) && Number(r[model.primaryKey]) === id);
     if (isRecord(gone)) for (const [field, value] of Object.entries(gone)) if (field !== model.primaryKey) out.push({ field, before: value, after: null });
   }

@@ -105,7 +105,7 @@ export class AuditedWriter {
    * holds them, so power caches on every instance see it on their next request, then runs the
    * work registered with {@link afterCommit}.
    */
-  async transaction<T>(model: ModelDefinition, log: LogNotes | undefined, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  async transaction<T>(model: ModelDefinition | readonly ModelDefinition[], log: LogNotes | undefined, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     const pending: AfterCommit[] = [];
     const result = await this.#store.knex.transaction(async (trx) => {
       this.#afterCommit.set(trx, pending);
@@ -119,7 +119,7 @@ export class AuditedWriter {
         this.#afterCommit.delete(trx);
       }
     });
-    if (touchesGrants(model)) {
+    if ((Array.isArray(model) ? model : [model as ModelDefinition]).some((m) => touchesGrants(m))) {
       // The write is committed: a failed bump is reported, not turned into an error answer.
       await this.#store.grants.bump().catch((error: unknown) => this.#onBackgroundError(error));
     }
@@ -374,39 +374,54 @@ export class AuditedWriter {
   }
 
   /**
-   * Deletes the visible rows `ids`, all or none: `beforeDelete`, collections, rows, `afterDelete`;
-   * then ends their sessions. The log row (one for all ids) carries a new batch id, answered too.
+   * Deletes the visible rows `ids`, all or none, in one transaction (see {@link removeIn}); then
+   * ends their sessions. Every deleted row gets its own operate-log row, all carrying one new
+   * batch id (answered too), so a row's history shows its delete and the batch can be undone.
    */
   async remove(model: ModelDefinition, actor: Actor, ids: number[], codes: ReadonlySet<string> | undefined): Promise<{ deleted: number; batch: string }> {
-    const outerContext = hookContext(model, actor, 'delete');
-    let deletedRows: FormRow[] = [];
     const batch = randomUUID();
-    const result = await this.logged(model, actor, 'delete', ids.join(','), { ids }, async (log) => {
-      log.batch = batch;
-      return this.transaction(model, log, async (trx) => {
-        const context: DataHookContext = { ...outerContext, transaction: trx };
-        const rows: FormRow[] = [];
-        for (const id of ids) rows.push(await this.#reader.loadVisible(model, actor, 'delete', id, trx, true));
-        log.before = rows;
-        deletedRows = rows;
-        if (codes) for (const row of rows) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'delete', stored: row });
-        // The rows as loaded, before a hook sees them, go to the trash (write/trash.ts).
-        if (model.trash) await moveToTrash(this.#store, model, actor, rows, trx, batch);
-        await model.dataProxy.beforeDelete?.(rows, context);
-        for (const field of Object.values(model.fields)) {
-          const c = field.edit.collection;
-          if (c) await trx(c.joinTable).whereIn(c.ownKey, ids).delete();
-        }
-        const deleted = await writing(model, undefined, () => trx(model.table).whereIn(pkColumn(model), ids).delete());
-        this.afterCommit(trx, () => this.#reader.counts.changed(model, -deleted));
-        // A trashed row keeps its files until the purge.
-        if (!model.trash) this.#deleteFilesAfterCommit(trx, await this.#attachments.release(model, ids.map(String), trx));
-        await model.dataProxy.afterDelete?.(rows, context);
-        return { deleted, batch };
-      });
-    });
-    await this.#sessions.endDeleted(model, ids, deletedRows);
-    return result;
+    const startedAt = performance.now();
+    let done: { deleted: number; rows: FormRow[] };
+    try {
+      done = await this.transaction(model, undefined, (trx) => this.removeIn(model, actor, trx, ids, codes, batch));
+    } catch (error) {
+      // Rolled back: one failure row, with the batch id, records the attempt.
+      await this.logFailure({ model, action: 'delete', source: actor.source, user: actor.user, ip: actor.ip, targetId: ids.join(','), before: undefined, request: { ids }, error, startedAt, batch });
+      throw error;
+    }
+    await this.#sessions.endDeleted(model, ids, done.rows);
+    return { deleted: done.deleted, batch };
+  }
+
+  /**
+   * Deletes the visible rows `ids` inside `trx` (a 404 for one the actor may not delete):
+   * grant rules, the move to the trash (models that keep one), `beforeDelete`, collections, the
+   * rows, `afterDelete`; one operate-log row per row with `batch`. The caller ends the rows'
+   * sessions once `trx` commits.
+   */
+  async removeIn(model: ModelDefinition, actor: Actor, trx: Knex.Transaction, ids: number[], codes: ReadonlySet<string> | undefined, batch: string): Promise<{ deleted: number; rows: FormRow[] }> {
+    const startedAt = performance.now();
+    const context: DataHookContext = { ...hookContext(model, actor, 'delete'), transaction: trx };
+    const rows: FormRow[] = [];
+    for (const id of ids) rows.push(await this.#reader.loadVisible(model, actor, 'delete', id, trx, true));
+    if (codes) for (const row of rows) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'delete', stored: row });
+    // The rows as loaded, before a hook sees them, go to the trash (write/trash.ts).
+    if (model.trash) await moveToTrash(this.#store, model, actor, rows, trx, batch);
+    await model.dataProxy.beforeDelete?.(rows, context);
+    for (const field of Object.values(model.fields)) {
+      const c = field.edit.collection;
+      if (c) await trx(c.joinTable).whereIn(c.ownKey, ids).delete();
+    }
+    const deleted = await writing(model, undefined, () => trx(model.table).whereIn(pkColumn(model), ids).delete());
+    this.afterCommit(trx, () => this.#reader.counts.changed(model, -deleted));
+    // A trashed row keeps its files until the purge.
+    if (!model.trash) this.#deleteFilesAfterCommit(trx, await this.#attachments.release(model, ids.map(String), trx));
+    await model.dataProxy.afterDelete?.(rows, context);
+    await this.logRowsIn(
+      trx,
+      rows.map((row, i) => ({ model, action: 'delete', source: actor.source, user: actor.user, ip: actor.ip, targetId: String(ids[i]), before: row, request: undefined, error: undefined, startedAt, batch })),
+    );
+    return { deleted, rows };
   }
 
   #emit(event: EditEvent): void {

@@ -6,6 +6,7 @@
 // delete: a new row may take a trashed row's unique value, and undeleting it is then refused (409)
 // naming the field. A trashed row's files stay (their records keep pointing at the row id) until
 // the purge, so an undeleted row has them back.
+import { randomUUID } from 'node:crypto';
 import { FwError, type DataHookContext, type ModelDefinition, type ModelRegistry, type PasswordPolicy } from '@fw/core';
 import { toDbValues, type FormRow } from '@fw/row-patch';
 import type { FwStore, TrashRecord } from '@fw/store';
@@ -38,6 +39,8 @@ export interface DroppedLink {
 /** What an undelete did. */
 export interface UndeleteResult {
   restored: number;
+  /** The batch id of the undelete's operate-log rows (one per row). */
+  batch: string;
   /** Links to rows that no longer exist (references, collections) and files gone, left out of the restored rows. */
   dropped: DroppedLink[];
 }
@@ -77,45 +80,74 @@ export class TrashWriter {
    * `beforeAdd` / `afterAdd` hooks do not run: the row is not new, it is the one deleted.
    */
   async undelete(model: ModelDefinition, actor: Actor, ids: number[], codes: ReadonlySet<string> | undefined): Promise<UndeleteResult> {
+    const { writer } = this.#deps;
+    const batch = randomUUID();
+    const startedAt = performance.now();
+    const dropped: DroppedLink[] = [];
+    let restored: FormRow[];
+    try {
+      restored = await writer.transaction(model, undefined, (trx) => this.undeleteIn(model, actor, trx, ids, codes, batch, dropped));
+    } catch (error) {
+      // Rolled back: one failure row, with the batch id, records the attempt.
+      await writer.logFailure({ model, action: 'undelete', source: actor.source, user: actor.user, ip: actor.ip, targetId: ids.join(','), before: undefined, request: { ids }, error, startedAt, batch });
+      throw error;
+    }
+    this.emitUndeleted(model, actor, restored);
+    return { restored: restored.length, dropped, batch };
+  }
+
+  /**
+   * {@link undelete} inside `trx` (the caller's transaction): the rows put back, in the order of
+   * `ids`, each with its own operate-log row (action `undelete`) carrying `batch`; links dropped
+   * are added to `dropped`. The caller emits the add events once `trx` commits ({@link emitUndeleted}).
+   */
+  async undeleteIn(model: ModelDefinition, actor: Actor, trx: Knex.Transaction, ids: number[], codes: ReadonlySet<string> | undefined, batch: string, dropped: DroppedLink[]): Promise<FormRow[]> {
     const { store, writer, reader } = this.#deps;
+    const startedAt = performance.now();
     const context = hookContext(model, actor, 'add');
     const restored: FormRow[] = [];
-    const dropped: DroppedLink[] = [];
-    const result = await writer.logged(model, actor, 'undelete', ids.join(','), { ids }, async (log) =>
-      writer.transaction(model, log, async (trx) => {
-        const visibility = await reader.visibility(model, actor, 'query');
-        const found = new Map((await store.trash.findRows(model.name, ids.map(String), trx)).map((r) => [r.rowId, r]));
-        const records: TrashRecord[] = [];
-        for (const id of ids) {
-          const record = found.get(String(id));
-          if (!record || !trashVisible(model, actor, record, visibility)) throw rowNotFound(model, id);
-          records.push(record);
-        }
-        const pk = pkColumn(model);
-        for (const [i, record] of records.entries()) {
-          const id = ids[i]!;
-          const taken = await trx(model.table).where(pk, id).first(pk);
-          if (taken) throw conflict(model, id, model.primaryKey, `the id ${id} is taken by another row`);
-          const { values, secrets } = trashedData(record);
-          const row = await this.#rowToRestore(model, id, values, trx, dropped);
-          const withContext: DataHookContext = { ...context, transaction: trx };
-          if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'add', next: row });
-          await named(model, id, () => validateWholeRow(model, row, withContext, store.dialect, this.#deps.passwordPolicy));
-          await named(model, id, () => checkReferences(this.#deps.registry, model, trx, row));
-          const columns: Record<string, unknown> = { ...toDbValues(model, row), ...secretsOf(model, secrets), [pk]: id };
-          await named(model, id, () => writing(model, row, () => insertWithId(store, model, trx, columns)));
-          await this.#writeCollections(model, trx, id, row);
-          restored.push(row);
-        }
-        await advanceSequence(store, model, trx, Math.max(...ids));
-        await store.trash.delete(records.map((r) => r.id), trx);
-        log.request = { ids, ...(dropped.length > 0 ? { dropped } : {}) };
-        writer.afterCommit(trx, () => reader.counts.changed(model, restored.length));
-        return { restored: restored.length, dropped };
+    const visibility = await reader.visibility(model, actor, 'query');
+    const found = new Map((await store.trash.findRows(model.name, ids.map(String), trx)).map((r) => [r.rowId, r]));
+    const records: TrashRecord[] = [];
+    for (const id of ids) {
+      const record = found.get(String(id));
+      if (!record || !trashVisible(model, actor, record, visibility)) throw rowNotFound(model, id);
+      records.push(record);
+    }
+    const pk = pkColumn(model);
+    const firstDropped = dropped.length;
+    for (const [i, record] of records.entries()) {
+      const id = ids[i]!;
+      const taken = await trx(model.table).where(pk, id).first(pk);
+      if (taken) throw conflict(model, id, model.primaryKey, `the id ${id} is taken by another row`);
+      const { values, secrets } = trashedData(record);
+      const row = await this.#rowToRestore(model, id, values, trx, dropped);
+      const withContext: DataHookContext = { ...context, transaction: trx };
+      if (codes) await checkGrants({ model, actorId: actor.user.id, codes, db: trx, op: 'add', next: row });
+      await named(model, id, () => validateWholeRow(model, row, withContext, store.dialect, this.#deps.passwordPolicy));
+      await named(model, id, () => checkReferences(this.#deps.registry, model, trx, row));
+      const columns: Record<string, unknown> = { ...toDbValues(model, row), ...secretsOf(model, secrets), [pk]: id };
+      await named(model, id, () => writing(model, row, () => insertWithId(store, model, trx, columns)));
+      await this.#writeCollections(model, trx, id, row);
+      restored.push(row);
+    }
+    await advanceSequence(store, model, trx, Math.max(...ids));
+    await store.trash.delete(records.map((r) => r.id), trx);
+    const droppedNow = dropped.slice(firstDropped);
+    await writer.logRowsIn(
+      trx,
+      ids.map((id) => {
+        const links = droppedNow.filter((d) => d.id === id);
+        return { model, action: 'undelete', source: actor.source, user: actor.user, ip: actor.ip, targetId: String(id), before: undefined, request: { id, ...(links.length > 0 ? { dropped: links } : {}) }, error: undefined, startedAt, batch };
       }),
     );
-    for (const row of restored) this.#emit({ model: model.name, id: row[model.primaryKey] as number, user: { id: actor.user.id, account: actor.user.account }, source: actor.source, reason: 'undelete', after: row });
-    return result;
+    writer.afterCommit(trx, () => reader.counts.changed(model, restored.length));
+    return restored;
+  }
+
+  /** The add events of undeleted rows, once their transaction committed. */
+  emitUndeleted(model: ModelDefinition, actor: Actor, rows: readonly FormRow[]): void {
+    for (const row of rows) this.#emit({ model: model.name, id: row[model.primaryKey] as number, user: { id: actor.user.id, account: actor.user.account }, source: actor.source, reason: 'undelete', after: row });
   }
 
   /**
