@@ -187,10 +187,10 @@ export function ViewsBar({
         )}
       </Space>
       {chosen?.broken && (brokenFields.length > 0 || chosen.broken.fields.length === 0) && (
-        <Alert type="warning" showIcon className="fw-view-broken" style={{ marginTop: 8 }} title={t('views.broken', { fields: brokenFields.join(', ') })} />
+        <Alert type="warning" showIcon className="fw-view-broken" style={{ marginBlock: 8 }} title={t('views.broken', { fields: brokenFields.join(', ') })} />
       )}
       {chosen && missingColumns.length > 0 && (
-        <Alert type="info" showIcon className="fw-view-columns-missing" style={{ marginTop: 8 }} title={t('views.columnsMissing', { fields: missingColumns.join(', ') })} />
+        <Alert type="info" showIcon className="fw-view-columns-missing" style={{ marginBlock: 8 }} title={t('views.columnsMissing', { fields: missingColumns.join(', ') })} />
       )}
       {saving && <SaveViewDialog fw={fw} current={current} chosen={chosen} onClose={() => setSaving(false)} onSaved={(v) => onApply(v)} />}
     </div>
