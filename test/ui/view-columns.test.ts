@@ -80,10 +80,20 @@ describeBrowser('admin UI: saved views keep their columns (issue 23 §1)', (brow
       await page.reload();
       await rowWith(page, 'Dune').waitFor();
       await headersAre(page, ALL);
+      // An own layout of the person's: Published hidden.
+      await page.locator('.fw-columns').click();
+      await page.locator('.fw-col-chooser').getByRole('checkbox', { name: 'Show Published' }).click();
+      await page.keyboard.press('Escape');
+      const OWN = ['ID', 'Title', 'ISBN', 'Genre', 'Price', 'In print'];
+      await headersAre(page, OWN);
+      for (let i = 0; i < 100 && (await stored()) === undefined; i++) await page.waitForTimeout(50);
+      const own = await stored();
+      expect(own).to.deep.equal({ hidden: ['published'] });
 
-      // Chosen: its columns, in its order; the stored layout is not written.
+      // Chosen: its columns, in its order (Published too); the stored layout is not written.
       await pick(page, page.locator('.fw-view-select'), 'Price first');
       await headersAre(page, KEPT);
+      expect(await stored()).to.deep.equal(own);
       expect(page.url()).to.match(/[?&]v=\d+/);
       // A reload with the view in the address shows its columns again.
       await page.reload();
@@ -94,17 +104,22 @@ describeBrowser('admin UI: saved views keep their columns (issue 23 §1)', (brow
       await page.waitForTimeout(300);
       if (SHOTS) await shot(page, join(SHOTS, 'view-columns-390.png'));
       await page.setViewportSize({ width: 1366, height: 900 });
-      // The chooser under a view changes this page only: Genre hidden here, nothing stored.
+      // The chooser under a view changes this page only: Genre hidden here, nothing stored; its
+      // reset goes back to the view's columns and forgets nothing stored either.
       await page.locator('.fw-columns').click();
       await page.locator('.fw-col-chooser').getByRole('checkbox', { name: 'Show Genre' }).click();
-      await page.keyboard.press('Escape');
       await headersAre(page, ['ID', 'Price', 'Title', 'Published', 'In print']);
       await page.waitForTimeout(300);
-      expect(await stored()).to.equal(undefined);
+      expect(await stored()).to.deep.equal(own);
+      await page.locator('.fw-col-reset').click();
+      await page.keyboard.press('Escape');
+      await headersAre(page, KEPT);
+      await page.waitForTimeout(300);
+      expect(await stored()).to.deep.equal(own);
 
       // Leaving the view: the person's own layout, untouched.
       await page.locator('.fw-view-select .ant-select-clear').click({ force: true });
-      await headersAre(page, ALL);
+      await headersAre(page, OWN);
     } finally {
       await context.close();
     }

@@ -39,7 +39,7 @@ export interface ColumnsOverride {
   hidden: string[];
   /** Given the latest order and hidden keys (two key presses may come before a render). */
   change(next: (latest: ColumnArrangement) => ColumnArrangement): void;
-  /** The chooser's reset was pressed. */
+  /** The chooser's reset was pressed (the stored layout is then left alone). */
   reset(): void;
 }
 
@@ -137,10 +137,8 @@ export function useTableColumns({ build, columns, sort, rowActions, actionCount,
         else update(moved);
       }}
       onDensity={(density) => update({ density })}
-      onReset={() => {
-        reset();
-        override?.reset();
-      }}
+      // Under a view, reset goes back to the view's columns; the stored layout is not the view's to forget.
+      onReset={override ? override.reset : reset}
     />
   );
   return { columns: [...visible, ...actions], size: pref.density ?? 'middle', components, chooser };
