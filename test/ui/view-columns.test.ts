@@ -40,7 +40,11 @@ describeBrowser('admin UI: saved views keep their columns (issue 23 §1)', (brow
     ui = await startDemo();
     token = await apiToken(ui.url);
     adminId = (await ui.demo.store.users.findByAccount('admin'))!.id;
-    const res = await fetch(`${ui.url}/fw-api/data/modify/Book`, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Dune', genre: 'novel', price: 9.5 }) });
+    const res = await fetch(`${ui.url}/fw-api/data/modify/Book`, {
+      method: 'POST',
+      headers: { token, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Dune', genre: 'novel', price: 9.5 }),
+    });
     expect(res.status, await res.clone().text()).to.equal(200);
   });
   after(async () => {
@@ -148,4 +152,3 @@ describeBrowser('admin UI: saved views keep their columns (issue 23 §1)', (brow
     }
   });
 });
-

@@ -148,7 +148,11 @@ export function createSavedViewRepository(ctx: RepositoryContext): SavedViewRepo
         .where('owner.status', 'normal')
         .where((w) =>
           w.where('owner.is_admin', true).orWhereExists((q) =>
-            q.select(knex.raw('1')).from('fw_user_role as owner_role').whereRaw('?? = ??', ['owner_role.user_id', 'sv.user_id']).whereRaw('?? = ??', ['owner_role.role_id', `${VIEW_ROLE}.role_id`]),
+            q
+              .select(knex.raw('1'))
+              .from('fw_user_role as owner_role')
+              .whereRaw('?? = ??', ['owner_role.user_id', 'sv.user_id'])
+              .whereRaw('?? = ??', ['owner_role.role_id', `${VIEW_ROLE}.role_id`]),
           ),
         )
         .select(`${VIEW_ROLE}.view_id`);

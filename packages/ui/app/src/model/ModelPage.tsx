@@ -239,7 +239,12 @@ function ModelTable({ build }: { build: BuildView }) {
   // A chosen view's columns are in force while it stays chosen (columns/viewColumns.ts); what the
   // chooser changes meanwhile stays on this page and leaves the person's stored layout alone.
   const chosenView = useViews(fw).data?.views.find((v) => v.id === state.view);
-  const fromView = chosenView ? viewColumns(fieldColumns.map((c) => String(c.key)), chosenView.columns) : undefined;
+  const fromView = chosenView
+    ? viewColumns(
+        fieldColumns.map((c) => String(c.key)),
+        chosenView.columns,
+      )
+    : undefined;
   const [viewEdit, setViewEdit] = useState<ColumnArrangement & { view: number }>();
   const viewArranged = chosenView && fromView?.arrangement;
   const override: ColumnsOverride | undefined = viewArranged
