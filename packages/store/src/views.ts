@@ -135,19 +135,19 @@ export function createSavedViewRepository(ctx: RepositoryContext): SavedViewRepo
   return {
     async listFor(userId, model) {
       if (!isRowId(userId)) return [];
-      // A link counts when the reader holds the role (normal status) and so does the owner now, or
-      // the owner is an administrator; a locked owner shares nothing. Expiry is compared below in
-      // JavaScript: the dialects store and compare datetimes differently.
+      // A link counts when the reader holds the role (normal status) and so does the view's owner
+      // (the sharer) now, or the sharer is an administrator; a locked sharer shares nothing.
+      // Expiry is compared below in JavaScript: the dialects store and compare datetimes differently.
       const shared = knex(VIEW_ROLE)
         .join(`${VIEW} as sv`, 'sv.id', `${VIEW_ROLE}.view_id`)
         .join('fw_user_role as reader_role', 'reader_role.role_id', `${VIEW_ROLE}.role_id`)
         .join('fw_role', 'fw_role.id', `${VIEW_ROLE}.role_id`)
-        .join('fw_user as owner', 'owner.id', 'sv.user_id')
+        .join('fw_user as sharer', 'sharer.id', 'sv.user_id')
         .where('reader_role.user_id', userId)
         .where('fw_role.status', 'normal')
-        .where('owner.status', 'normal')
+        .where('sharer.status', 'normal')
         .where((w) =>
-          w.where('owner.is_admin', true).orWhereExists((q) =>
+          w.where('sharer.is_admin', true).orWhereExists((q) =>
             q
               .select(knex.raw('1'))
               .from('fw_user_role as owner_role')
