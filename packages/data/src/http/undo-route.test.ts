@@ -70,7 +70,7 @@ describeEachSql('POST /data/undo (issue 23 §3)', (db) => {
       const { menu, functions } = await store.menus.createModelMenu(model);
       editorMenus.push(menu.id, ...functions.map((f) => f.id));
       readerMenus.push(menu.id);
-      deleterMenus.push(menu.id, ...functions.filter((f) => f.code.endsWith('@DELETE')).map((f) => f.id));
+      deleterMenus.push(menu.id, ...functions.filter((f) => f.code?.endsWith('@DELETE')).map((f) => f.id));
     }
     await store.roles.setMenus(editor.id, editorMenus);
     await store.roles.setMenus(reader.id, readerMenus);
