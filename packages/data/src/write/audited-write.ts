@@ -231,13 +231,15 @@ export class AuditedWriter {
   /**
    * Inserts the new rows of an import inside `trx` by multi-row INSERTs (see batch-insert.ts), for
    * a model `batchInsertable` allows (the others go through {@link insert}, row by row).
+   * @returns the new rows' ids, in the order of `rows`.
    * @throws {BatchRowError} naming the batch's failing row.
    */
-  async insertMany(model: ModelDefinition, trx: Knex.Transaction, rows: readonly FormRow[], outer: DataHookContext, sent: ReadonlySet<string>): Promise<void> {
-    const deps = { registry: this.#registry, dialect: this.#store.dialect, passwordPolicy: this.#passwordPolicy };
-    await insertBatch(deps, model, trx, rows, { ...outer, transaction: trx }, sent);
+  async insertMany(model: ModelDefinition, trx: Knex.Transaction, rows: readonly FormRow[], outer: DataHookContext, sent: ReadonlySet<string>): Promise<number[]> {
+    const deps = { registry: this.#registry, dialect: this.#store.dialect, passwordPolicy: this.#passwordPolicy, knex: this.#store.knex };
+    const ids = await insertBatch(deps, model, trx, rows, { ...outer, transaction: trx }, sent);
     // As for a single insert: cached counts follow the rows once they are committed.
     this.afterCommit(trx, () => this.#reader.counts.changed(model, rows.length));
+    return ids;
   }
 
   /**
