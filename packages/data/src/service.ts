@@ -577,6 +577,7 @@ export class DataService {
       writer: this.#writer,
       trash: this.#trash,
       requirePower: (model: ModelDefinition, who: Actor, flags: PowerFlag[]) => this.requirePower(model, who, flags),
+      visibility: (model: ModelDefinition, who: Actor, action: 'delete') => this.visibility(model, who, action),
       grantCodes: (model: ModelDefinition, who: Actor) => this.#grantCodes(model, who),
     };
     return runUndo(deps, actor, input);

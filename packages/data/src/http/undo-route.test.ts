@@ -316,5 +316,18 @@ describeEachSql('POST /data/undo (issue 23 §3)', (db) => {
       expect(answer.conflicts[0]).to.include({ id: made, reason: 'gone' });
       expect((await store.knex('un_vault').where('id', made).first()).note).to.equal('two');
     });
+
+    it('does not delete a row the caller can no longer see when undoing what put it back', async () => {
+      const made: number[] = [];
+      for (const code of ['g1', 'g2']) made.push(ok<{ id: number }>(await post('alice', '/data/modify/Vault', { code, note: 'n', pin: 'pin-12345' })).id);
+      ok(await post('alice', '/data/modify/Vault/delete', { ids: made }));
+      const { batch } = ok<{ batch: string }>(await post('alice', '/data/modify/Vault/undelete', { ids: made }));
+      await store.knex('un_vault').where('id', made[0]).update({ [Vault.fields.ownerId!.column]: users.dave.id });
+      const answer = ok<UndoAnswer>(await undo('alice', { batch }));
+      expect(answer.conflicts.map((c) => [c.id, c.reason])).to.deep.equal([[made[0], 'gone']]);
+      expect(answer.steps.map((s) => [s.action, s.id])).to.deep.equal([['delete', made[1]]]);
+      expect(await store.knex('un_vault').where('id', made[0]).first()).to.not.equal(undefined);
+      expect(await store.knex('un_vault').where('id', made[1]).first()).to.equal(undefined);
+    });
   });
 });
