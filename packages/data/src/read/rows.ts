@@ -15,7 +15,7 @@ import { boundedCountQuery, rawRows, readWithin, type CountSource } from './coun
 import { Counts, conditionsKey } from './counts.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { bindingsOf, planOf, slot, type Plan } from '../write/plans.js';
-import { tableLabels, type ReferenceDeps } from './references.js';
+import { ID_CHUNK, tableLabels, type ReferenceDeps } from './references.js';
 import { readColumns } from '../write/secrets.js';
 import { hookContext } from '../service-types.js';
 import { pkColumn, rowNotFound } from './row-keys.js';
@@ -108,8 +108,12 @@ export class RowReader {
       if (!c) continue;
       for (const id of ids) out.get(id)![field.name] = [];
       if (ids.length === 0) continue;
-      const links: Array<Record<string, unknown>> = await db(c.joinTable).whereIn(c.ownKey, ids).orderBy(c.foreignKey).select(c.ownKey, c.foreignKey);
-      for (const link of links) out.get(Number(link[c.ownKey]))?.[field.name]?.push(Number(link[c.foreignKey]));
+      // An export batch (exportBatchRows) or a large page can hold more ids than SQL Server binds
+      // in one statement (2,100): ID_CHUNK at a time. Each id's links stay in one chunk, in order.
+      for (let i = 0; i < ids.length; i += ID_CHUNK) {
+        const links: Array<Record<string, unknown>> = await db(c.joinTable).whereIn(c.ownKey, ids.slice(i, i + ID_CHUNK)).orderBy(c.foreignKey).select(c.ownKey, c.foreignKey);
+        for (const link of links) out.get(Number(link[c.ownKey]))?.[field.name]?.push(Number(link[c.foreignKey]));
+      }
     }
     return out;
   }
