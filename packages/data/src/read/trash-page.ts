@@ -7,7 +7,7 @@
 // could see it then.
 import { isObject, type ModelDefinition } from '@fw/core';
 import type { FormRow } from '@fw/row-patch';
-import type { FwStore, TrashRecord } from '@fw/store';
+import type { FwDialect, FwStore, TrashRecord } from '@fw/store';
 import type { QueryLimits, TableQuery } from './query.js';
 import { meetsAll } from './trash-filter.js';
 import type { RowReader } from './rows.js';
@@ -57,9 +57,9 @@ export function trashedData(record: TrashRecord): TrashedData {
  * when the conditions surely hold for its stored values, or, when that cannot be told, when the
  * actor deleted it.
  */
-export function trashVisible(model: ModelDefinition, actor: Actor, record: TrashRecord, visibility: readonly unknown[]): boolean {
+export function trashVisible(model: ModelDefinition, actor: Actor, record: TrashRecord, visibility: readonly unknown[], dialect?: FwDialect): boolean {
   if (visibility.length === 0) return true;
-  const verdict = meetsAll(model, trashedData(record).values, visibility);
+  const verdict = meetsAll(model, trashedData(record).values, visibility, dialect);
   return verdict === true || (verdict === undefined && record.deletedBy === actor.user.id);
 }
 
@@ -94,8 +94,8 @@ export async function trashPage(deps: TrashPageDeps, model: ModelDefinition, act
     for (;;) {
       const batch = await deps.store.trash.list(model.name, { limit: SCAN_BATCH, ...(after ? { after } : {}) });
       for (const record of batch) {
-        if (!trashVisible(model, actor, record, visibility)) continue;
-        const wanted = meetsAll(model, trashedData(record).values, query.conditions);
+        if (!trashVisible(model, actor, record, visibility, deps.store.dialect)) continue;
+        const wanted = meetsAll(model, trashedData(record).values, query.conditions, deps.store.dialect);
         if (wanted === undefined) throw dataError('BAD_QUERY', 'A condition cannot filter the trash', [{ path: 'conditions', type: 'query', message: 'cannot filter the trash' }]);
         if (!wanted) continue;
         if (total >= offset && records.length < query.size) records.push(record);
