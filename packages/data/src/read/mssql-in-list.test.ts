@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
-import { defineModel, type ConditionNode } from '@fw/core';
-import { MAX_CONDITION_VALUES, applyConditions, applyStoredConditions, slotConditions, storedConditions } from './query.js';
+import { createRegistry, defineModel, type ConditionNode } from '@fw/core';
+import { createStore } from '@fw/store';
+import { DEFAULT_QUERY_LIMITS, MAX_CONDITION_VALUES, applyConditions, applyStoredConditions, slotConditions, storedConditions } from './query.js';
+import { RowReader } from './rows.js';
 
 // Red-team leftovers §2: SQL Server takes at most 2,100 parameters in one statement, and a table
 // query may carry 10,000 in / notIn values (MAX_CONDITION_VALUES). No SQL Server runs here, so the
@@ -29,6 +31,36 @@ function compiled(knex: Knex, conditions: ConditionNode[]): { sql: string; bindi
 
 const numbers = (n: number, from = 1) => Array.from({ length: n }, (_, i) => from + i);
 const texts = (n: number) => Array.from({ length: n }, (_, i) => `c-${i}'"]`);
+
+/**
+ * A knex on the real `mssql` client with the wire cut (as in @fw/store's mssql.test.ts): every
+ * statement is compiled by the SQL Server dialect, recorded, and answered with no rows.
+ */
+function recordingMssql(): { knex: Knex; sent: Array<{ sql: string; bindings: readonly unknown[] }> } {
+  const sent: Array<{ sql: string; bindings: readonly unknown[] }> = [];
+  const probe = knexFactory({ client: 'mssql' });
+  const MssqlClient = probe.client.constructor as typeof Knex.Client;
+  void probe.destroy();
+  const connection = { inTransaction: false, state: { name: 'LoggedIn' } };
+  class RecordingMssqlClient extends MssqlClient {
+    override acquireConnection(): Promise<unknown> {
+      return Promise.resolve(connection);
+    }
+    override releaseConnection(): Promise<void> {
+      return Promise.resolve();
+    }
+    _query(_connection: unknown, query: { sql: string; bindings?: unknown[]; response?: unknown }): Promise<unknown> {
+      sent.push({ sql: query.sql, bindings: query.bindings ?? [] });
+      query.response = [];
+      return Promise.resolve(query);
+    }
+    processResponse(query: { method?: string; response?: unknown; output?: (this: unknown, response: unknown) => unknown }, runner: unknown): unknown {
+      if (typeof query.output === 'function') return query.output.call(runner, query.response);
+      return query.method === 'first' ? undefined : query.response;
+    }
+  }
+  return { knex: knexFactory({ client: RecordingMssqlClient, connection: { server: 'nowhere', database: 'fw' } }), sent };
+}
 
 describe('in / notIn lists on SQL Server (compiled)', () => {
   it('sends a list of 10,000 numbers or texts as one JSON parameter, under 2,100 bindings', () => {
@@ -82,6 +114,31 @@ describe('in / notIn lists on SQL Server (compiled)', () => {
     const { sql, bindings } = compiled(mssql!, tree);
     expect(bindings.length).to.be.below(SQL_SERVER_PARAMETERS);
     expect(sql.match(/OPENJSON/g)).to.have.length(10);
+  });
+
+  it('a table page of 10,000 in / notIn values through RowReader (page plan and count) sends no statement of 2,100 bindings', async () => {
+    const { knex, sent } = recordingMssql();
+    const store = createStore({ knex });
+    try {
+      const reader = new RowReader({ store, registry: createRegistry([Item]), limits: { ...DEFAULT_QUERY_LIMITS, maxInValues: 5000 } });
+      const actor = { user: { id: 1, account: 'admin', isAdmin: true }, ip: null, source: 'http' as const };
+      const conditions = [{ field: 'id', op: 'in', value: numbers(5000) }, { or: [{ field: 'code', op: 'notIn', value: texts(5000) }, { field: 'qty', op: 'isNull' }] }];
+      const page = await reader.page(Item, actor, { conditions, size: 20, count: 'exact' });
+      expect(page.rows).to.deep.equal([]);
+      const reads = sent.filter((s) => s.sql.includes('[ms_item]'));
+      expect(reads.length).to.be.greaterThan(0);
+      for (const s of reads) {
+        expect(s.bindings.length, s.sql.slice(0, 120)).to.be.below(SQL_SERVER_PARAMETERS);
+        expect(s.sql.match(/OPENJSON\(@p\d+\)/g), s.sql.slice(0, 120)).to.have.length(2);
+      }
+      // The same shape again reuses the plan and binds the new values.
+      sent.length = 0;
+      await reader.page(Item, actor, { conditions: [{ field: 'id', op: 'in', value: numbers(5000, 7) }, conditions[1]], size: 20, count: 'none' });
+      const again = sent.find((s) => s.sql.includes('[ms_item]'))!;
+      expect(JSON.parse(String(again.bindings.find((b) => typeof b === 'string' && b.startsWith('[7,'))))).to.deep.equal(numbers(5000, 7));
+    } finally {
+      await store.destroy();
+    }
   });
 
   it('compiled once with slots (the page plans of rows.ts), the JSON list takes one slot', () => {
