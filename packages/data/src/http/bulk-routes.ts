@@ -131,6 +131,7 @@ export const bulkRoutes: readonly BulkRoute[] = [
       path: '/data/{fw}/{id}/restore',
       operationId: 'restoreRow',
       summary: (model) => `Put a ${model.name} row back to how it was before a history entry`,
+      description: 'Fields the caller does not see in the row’s details (taken out by `afterFetch`) are neither put back nor named in the answer, nor in a 409’s details.',
       security: 'token',
       perModel: { describedFor: (model) => model.power.edit },
       params: [FW_PARAM, ID_PARAM],

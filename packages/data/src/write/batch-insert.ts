@@ -38,6 +38,8 @@ export interface BatchInsertDeps {
 // SQLite (better-sqlite3) binds at most 32,766 values per statement and knex writes a multi-row
 // insert there as a compound SELECT, at most 500 terms; the other databases allow 65,535 values.
 const MAX_VALUES = 30_000;
+// SQL Server binds at most 2,100 values per statement.
+const MSSQL_MAX_VALUES = 2_000;
 const MAX_ROWS = 500;
 
 /** True when the added rows of an import to `model` may be written by {@link insertBatch}. */
@@ -115,7 +117,7 @@ export async function insertBatch(deps: BatchInsertDeps, model: ModelDefinition,
   for (let start = 0; start < prepared.length; ) {
     const shape = Object.keys(prepared[start]!.columns).join('\0');
     const width = Math.max(1, shape.split('\0').length);
-    const most = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_VALUES / width)));
+    const most = Math.max(1, Math.min(MAX_ROWS, Math.floor((deps.dialect === 'mssql' ? MSSQL_MAX_VALUES : MAX_VALUES) / width)));
     let end = start + 1;
     while (end < prepared.length && end - start < most && Object.keys(prepared[end]!.columns).join('\0') === shape) end += 1;
     ids.push(...(await insertChunk(model, trx, prepared.slice(start, end), start, way)));
