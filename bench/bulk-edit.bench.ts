@@ -155,7 +155,9 @@ for (const spec of sqlBackends().filter((b) => (b.dialect === 'sqlite' || (b.dia
     console.log(`  ratios: update-many is ${(singleMs / bulkMs).toFixed(1)}x faster than single cells, ${(bulkMs / rawMs).toFixed(0)}x slower than the raw UPDATE`);
     console.log(`  undo of that bulk edit            ${(undoBulkMs / 1000).toFixed(2)} s   ${rate(undoBulkMs)}   (${(undoBulkMs / bulkMs).toFixed(2)}x the edit's time)`);
     console.log(`import of ${ROWS} new rows (CSV)       ${(importMs / 1000).toFixed(2)} s   ${rate(importMs)}`);
-    console.log(`  undo of that import (rows to the trash) ${Number.isNaN(undoImportMs) ? 'n/a: the import answered no batch' : `${(undoImportMs / 1000).toFixed(2)} s   ${rate(undoImportMs)}   (${(undoImportMs / importMs).toFixed(2)}x the import's time)`}`);
+    console.log(
+      `  undo of that import (rows to the trash) ${Number.isNaN(undoImportMs) ? 'n/a: the import answered no batch' : `${(undoImportMs / 1000).toFixed(2)} s   ${rate(undoImportMs)}   (${(undoImportMs / importMs).toFixed(2)}x the import's time)`}`,
+    );
 
     t = performance.now();
     await fillLog(store);
