@@ -44,7 +44,15 @@ const updateManyBody: JsonSchema = {
       type: 'array',
       minItems: 1,
       description: 'Rows each with values of their own (a block pasted from a spreadsheet), instead of ids or conditions with values',
-      items: { type: 'object', properties: { id: ID, values: { type: 'object', minProperties: 1 } }, required: ['id', 'values'] },
+      items: {
+        type: 'object',
+        properties: {
+          id: ID,
+          values: { type: 'object', minProperties: 1 },
+          expect: { type: 'object', description: 'What the grid showed in the cells pasted over (fields of `values`): a cell that now shows another value refuses the request (422, detail type `stale` with `current`)' },
+        },
+        required: ['id', 'values'],
+      },
     },
     dryRun: { type: 'boolean', description: 'Check every row as the edit would, write nothing' },
   },

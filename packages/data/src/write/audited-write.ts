@@ -26,6 +26,7 @@ import type { Actor, UpdateOptions } from '../service-types.js';
 import type { SessionEnds } from './session-ends.js';
 import { checkReferences, validateWholeRow, writing } from './write-checks.js';
 import { moveToTrash } from './trash-move.js';
+import { staleCellError } from './stale-cell.js';
 
 export { newRow } from './row-changes.js';
 
@@ -276,6 +277,12 @@ export class AuditedWriter {
       }
       await this.transaction(model, log, (trx) => runUpdate(updateSteps(recipe, this.#generalBackend(model, actor, trx, id, codes, outerContext))));
     }).catch(async (error: unknown) => {
+      if (state.staleCells) {
+        // The cells as the table shows them now, who changed them and when (write/stale-cell.ts).
+        const { row, fields } = state.staleCells;
+        const [shown] = await this.#reader.afterFetch(model, actor, 'query', [{ ...row }]);
+        throw await staleCellError(this.#store, model, id, row, shown ?? row, fields, (error as Error).message);
+      }
       const stale = state.stale;
       if (!stale) throw error;
       // The answer carries the row as it is now, so the client can show what changed and retry.
