@@ -58,14 +58,25 @@ describeEachSql('POST /data/{fw}/{id}/restore', (db) => {
     expect(history.rows[0]).to.include({ source: 'restore', batch: res.body.batch });
   });
 
-  it('restores over a newer change made by someone else since (the newer value is the one replaced)', async () => {
+  it('reports a field someone else changed since and leaves it; the caller’s own later change goes back', async () => {
     const book = await addBook();
     await cell(alice, book.id, 'price', 12);
     const entry = await lastEntry(book.id);
     await cell(admin, book.id, 'price', 15);
-    const res = await restore(alice, 'Book', book.id, entry).expect(200);
-    expect(res.body.restored).to.deep.equal(['price']);
-    expect(Number((await stored(book.id)).price)).to.equal(9.5);
+    // Someone else's change since: reported, not overwritten.
+    const refused = await restore(alice, 'Book', book.id, entry).expect(409);
+    expect(refused.body.error.details).to.deep.equal([{ path: 'price', type: 'changed', message: `price was changed since by ${f.users.admin.account}` }]);
+    expect(Number((await stored(book.id)).price)).to.equal(15);
+    // With another field changed by the entry, that one goes back and price is listed.
+    await cell(alice, book.id, 'title', 'Dune II');
+    const second = await lastEntry(book.id);
+    await cell(alice, book.id, 'title', 'Dune III');
+    const res = await restore(alice, 'Book', book.id, second).expect(200);
+    expect(res.body.restored).to.deep.equal(['title']);
+    expect(await stored(book.id)).to.include({ title: 'Dune' });
+    // The restorer's own later change (Dune III) was put back with the rest.
+    const own = await restore(alice, 'Book', book.id, entry);
+    expect(own.status).to.equal(409);
   });
 
   it('reports what cannot be put back (removed, read-only, now invalid, unchanged) and restores the rest', async () => {

@@ -1,7 +1,8 @@
 // Restore a version (issue 23 §3): put a row back to how it was just before one of its history
 // entries. "How it was just before entry E" is, for each field that E or any later entry of the
-// row changed, the value it had before the earliest of those changes (at or after E). So a field
-// changed again after E — by anyone — is put back too: the newer value is the one restored over.
+// row changed, the value it had before the earliest of those changes (at or after E). A field the
+// caller changed again after E goes back too; one that someone else changed since is reported
+// (`changed`) and left as it is: restoring must not silently undo another person's work.
 // The write re-enters the edit form's path (permissions, today's validation, hooks, the operate
 // log with source `restore` and a batch id); a field that cannot be put back is reported, never
 // forced.
@@ -17,7 +18,7 @@ import { MASK, OPERATE_LOG_TABLE } from './operate-log.js';
 import { isSecret } from './secrets.js';
 
 /** Why a field was not put back. */
-export type RestoreSkipReason = 'removed' | 'secret' | 'readonly' | 'attachment' | 'invalid' | 'unchanged';
+export type RestoreSkipReason = 'removed' | 'secret' | 'readonly' | 'attachment' | 'changed' | 'invalid' | 'unchanged';
 
 /** What a restore answers. */
 export interface RestoreResult {
@@ -59,7 +60,7 @@ export function parseRestore(body: unknown): { entry: number } {
  * from the entry and the later successful entries of the row.
  * @throws {FwError} 404 `NOT_FOUND` when the entry is not a successful update of this row; 409 `CONFLICT` when the log cut an entry's data short.
  */
-export async function valuesBefore(store: FwStore, model: ModelDefinition, id: number, entryId: number): Promise<Map<string, unknown>> {
+export async function valuesBefore(store: FwStore, model: ModelDefinition, id: number, entryId: number, changedBy?: Map<string, { id: number | null; account: string | null }>): Promise<Map<string, unknown>> {
   // Read a page at a time: up to MAX_LATER_ENTRIES log rows of up to two capped JSON texts each
   // would otherwise sit in memory at once (hundreds of megabytes for a row edited that often).
   const page = (after: number, inclusive: boolean) =>
@@ -71,7 +72,7 @@ export async function valuesBefore(store: FwStore, model: ModelDefinition, id: n
       .where('id', inclusive ? '>=' : '>', after)
       .orderBy('id', 'asc')
       .limit(READ_PAGE)
-      .select('id', 'action', 'before_data', 'request') as Promise<Array<Record<string, unknown>>>;
+      .select('id', 'action', 'user_id', 'account', 'before_data', 'request') as Promise<Array<Record<string, unknown>>>;
   let entries = await page(entryId, true);
   const first = entries[0];
   if (!first || Number(first.id) !== entryId) throw entryNotFound(entryId);
@@ -85,7 +86,11 @@ export async function valuesBefore(store: FwStore, model: ModelDefinition, id: n
     for (const entry of entries) {
       const changes = entryChanges(model, id, { action: String(entry.action), before_data: entry.before_data, request: entry.request });
       if (changes === undefined) throw new FwError('CONFLICT', `History entry ${String(entry.id)} was too large for the log to keep whole; its values cannot be read back`);
-      for (const change of changes) if (!values.has(change.field)) values.set(change.field, change.before);
+      for (const change of changes) {
+        if (!values.has(change.field)) values.set(change.field, change.before);
+        // Who changed the field after the entry: the newest one is kept.
+        if (changedBy && Number(entry.id) !== entryId) changedBy.set(change.field, { id: entry.user_id == null ? null : Number(entry.user_id), account: entry.account == null ? null : String(entry.account) });
+      }
     }
     entries = entries.length < READ_PAGE ? [] : await page(Number(entries[entries.length - 1]!.id), false);
   }
@@ -111,7 +116,10 @@ export async function restoreRow(deps: RestoreDeps, model: ModelDefinition, acto
   // or saying its old value is `unchanged` or `invalid`, would tell what it holds.
   const [seen] = await reader.afterFetch(model, actor, 'details', [{ ...current }]);
   const shown = new Set(Object.keys(seen ?? current));
-  const before = await valuesBefore(store, model, id, entryId);
+  // Who changed each field after the entry: a change by someone else since is reported, never
+  // overwritten (it is theirs); the caller's own later changes go back with the rest.
+  const laterBy = new Map<string, { id: number | null; account: string | null }>();
+  const before = await valuesBefore(store, model, id, entryId, laterBy);
   const skipped: RestoreResult['skipped'] = [];
   const wanted: FormRow = {};
   for (const [name, value] of before) {
@@ -121,7 +129,9 @@ export async function restoreRow(deps: RestoreDeps, model: ModelDefinition, acto
     else if (!shown.has(name)) continue;
     else if (field.primaryKey || field.edit.readonly || !field.stored) skipped.push({ field: name, reason: 'readonly' });
     else if (field.edit.type === EditType.ATTACHMENT) skipped.push({ field: name, reason: 'attachment' });
-    else {
+    else if (laterBy.has(name) && laterBy.get(name)!.id !== actor.user.id) {
+      skipped.push({ field: name, reason: 'changed', message: `${field.edit.title} was changed since by ${laterBy.get(name)!.account ?? 'another user'}` });
+    } else {
       const converted = coerceValue(field, value);
       if (!converted.ok) skipped.push({ field: name, reason: 'invalid', message: `${field.edit.title} ${converted.message}` });
       else if (formValuesEqual(converted.value, current[name])) skipped.push({ field: name, reason: 'unchanged' });
@@ -155,6 +165,7 @@ const REASONS: Record<RestoreSkipReason, string> = {
   secret: 'a secret is never kept in the log, so it cannot be restored',
   readonly: 'the field is read-only',
   attachment: 'files are not restored',
+  changed: 'someone else changed it since',
   invalid: "the old value breaks today's rules",
   unchanged: 'the row already holds this value',
 };
