@@ -28,24 +28,24 @@ export function UndoConflictTable({ conflicts, fw, forced, onForce }: { conflict
         {
           key: 'reason',
           title: t('undo.reason'),
+          // The force checkbox sits under the reason, not in a column of its own, so a phone shows both.
           render: (_: unknown, c) => (
-            <span className="fw-undo-reason" data-reason={c.reason} title={c.message}>
-              {t(`undo.reason.${c.reason}` as MessageKey)}
-            </span>
+            <div className="fw-undo-why">
+              <span className="fw-undo-reason" data-reason={c.reason} title={c.message}>
+                {t(`undo.reason.${c.reason}` as MessageKey)}
+              </span>
+              {c.reason === 'changed' && (
+                <Checkbox
+                  className="fw-undo-force"
+                  checked={forced.includes(c.entry)}
+                  aria-label={`${t('undo.force')}: ${undoRowLabel(c.model, c.id, fw)}`}
+                  onChange={(e) => onForce(e.target.checked ? [...forced, c.entry] : forced.filter((x) => x !== c.entry))}
+                >
+                  {t('undo.force')}
+                </Checkbox>
+              )}
+            </div>
           ),
-        },
-        {
-          key: 'force',
-          title: t('undo.force'),
-          render: (_: unknown, c) =>
-            c.reason === 'changed' ? (
-              <Checkbox
-                className="fw-undo-force"
-                checked={forced.includes(c.entry)}
-                aria-label={`${t('undo.force')}: ${undoRowLabel(c.model, c.id, fw)}`}
-                onChange={(e) => onForce(e.target.checked ? [...forced, c.entry] : forced.filter((x) => x !== c.entry))}
-              />
-            ) : null,
         },
       ]}
     />

@@ -84,12 +84,15 @@ export function UndoProvider({ children }: { children: ReactNode }) {
       message.success(text);
       return;
     }
-    const key = `fw-undo-${batch}`;
+    // One offer at a time: a newer write's Undo replaces the older one (which stays in the log).
+    const key = 'fw-undo';
     notification.success({
       key,
       title: text,
       duration: OFFER_SECONDS,
       className: 'fw-undo-offer',
+      // At the bottom, where it covers no drawer's title or dialog's buttons.
+      placement: 'bottom',
       actions: (
         <Button
           size="small"
