@@ -133,7 +133,7 @@ function UndoPreview({ answer, forced, onForce }: { answer: UndoAnswer; forced: 
   const action = (s: UndoStep) => t(`undo.action.${s.action}`) + (s.fields?.length ? `: ${s.fields.join(', ')}` : '');
   return (
     <div className="fw-undo-preview-result">
-      <Typography.Title level={5} className="fw-undo-steps-title">
+      <Typography.Title level={5} className="fw-undo-steps-title" style={{ marginTop: 0 }}>
         {t('undo.changes.steps', { count: answer.undone })}
       </Typography.Title>
       {answer.steps.length < answer.undone && (
@@ -144,7 +144,6 @@ function UndoPreview({ answer, forced, onForce }: { answer: UndoAnswer; forced: 
         rowKey="entry"
         className="fw-undo-steps"
         dataSource={answer.steps}
-        scroll={{ x: 'max-content' }}
         pagination={answer.steps.length > 8 ? { pageSize: 8, showSizeChanger: false, size: 'small' } : false}
         columns={[
           { key: 'model', title: t('undo.changes.table'), dataIndex: 'model' },

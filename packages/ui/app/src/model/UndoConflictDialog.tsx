@@ -21,7 +21,6 @@ export function UndoConflictTable({ conflicts, fw, forced, onForce }: { conflict
       rowKey="entry"
       className="fw-undo-conflict-table"
       dataSource={conflicts}
-      scroll={{ x: 'max-content' }}
       pagination={conflicts.length > 10 ? { pageSize: 10, showSizeChanger: false, size: 'small' } : false}
       columns={[
         { key: 'row', title: t('undo.row'), render: (_: unknown, c) => undoRowLabel(c.model, c.id, fw) },
