@@ -80,7 +80,8 @@ describeBrowser('admin UI: undo (issue 23 §3)', (browser) => {
     await ui?.close();
   });
 
-  it('Undo after a bulk edit puts the values back in the table, and the undo offers its redo', async () => {
+  it('Undo after a bulk edit puts the values back in the table, and the undo offers its redo', async function () {
+    this.timeout(AXE_TIMEOUT);
     const { context, page } = await openPage(browser());
     try {
       await page.setViewportSize({ width: 1366, height: 900 });
@@ -104,6 +105,8 @@ describeBrowser('admin UI: undo (issue 23 §3)', (browser) => {
       await waitUntil(page, `document.querySelectorAll('.fw-undo-offer').length > 0`);
       await rowWith(page, 'Walden').locator('td.fw-col-price', { hasText: '20' }).waitFor();
       expect([await price('Walden'), await price('Silent Spring')]).to.deep.equal([20, 20]);
+      await page.locator('.fw-undo-offer', { hasText: '2 changes undone' }).waitFor();
+      await expectNoSerious(page, 'the undo offer', '.fw-undo-offer');
     } finally {
       await context.close();
     }

@@ -23,6 +23,8 @@ export function UndoChangesDialog({ onClose }: { onClose: () => void }) {
   const [range, setRange] = useState<[Dayjs, Dayjs]>(() => [dayjs().subtract(1, 'hour').startOf('minute'), dayjs().add(1, 'minute').startOf('minute')]);
   const [preview, setPreview] = useState<{ body: UndoBody; answer: UndoAnswer }>();
   const [forced, setForced] = useState<number[]>([]);
+  // The apply runs through the provider's own request (so it refreshes and offers the redo).
+  const [applying, setApplying] = useState(false);
   const users = useTable(
     'FwUser',
     { page: 1, size: USERS_SHOWN, sort: [{ field: 'account', order: 'asc' }], ...(search.trim() ? { conditions: [{ field: 'account', op: 'like', value: search.trim() }] } : {}) },
@@ -48,11 +50,13 @@ export function UndoChangesDialog({ onClose }: { onClose: () => void }) {
   };
   const runApply = async () => {
     if (!preview || !tools) return;
+    setApplying(true);
     try {
       await tools.apply(preview.body, forced);
       onClose();
     } catch (error) {
       tools.fail(error);
+      setApplying(false);
     }
   };
 
@@ -67,7 +71,7 @@ export function UndoChangesDialog({ onClose }: { onClose: () => void }) {
       destroyOnHidden
       className="fw-undo-changes"
       okText={answer ? t('undo.apply', { count }) : t('undo.changes.apply')}
-      okButtonProps={{ disabled: !answer || count === 0, loading: undo.isPending && answer !== undefined, className: 'fw-undo-changes-apply' }}
+      okButtonProps={{ disabled: !answer || count === 0, loading: applying, className: 'fw-undo-changes-apply' }}
       onOk={runApply}
     >
       <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
@@ -118,7 +122,7 @@ export function UndoChangesDialog({ onClose }: { onClose: () => void }) {
             />
           </div>
         </div>
-        <Button onClick={runPreview} disabled={actor === undefined} loading={undo.isPending && !answer} className="fw-undo-preview">
+        <Button onClick={runPreview} disabled={actor === undefined} loading={undo.isPending} className="fw-undo-preview">
           {t('undo.changes.preview')}
         </Button>
         {answer && <UndoPreview answer={answer} forced={forced} onForce={setForced} />}
