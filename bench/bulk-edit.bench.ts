@@ -2,7 +2,8 @@
 // (each row through the cell editor's path: visibility, switches, whole-row validation, hooks, only
 // changed columns, one operate-log row per row, one transaction), against single update-cell
 // requests one after the other (a sample of 1,000, scaled to 10,000) and against a raw
-// `UPDATE … WHERE id IN (…)` in one transaction. Then a row's history (issue 23 §3): the page of a
+// `UPDATE … WHERE id IN (…)` in one transaction; the undo of that edit, and of an import of as many
+// new rows (issue 23 §3). Then a row's history (issue 23 §3): the page of a
 // row with 1,000 entries in a 1,000,000-row operate log, through the route and as its query alone,
 // with the query plan. On a SQLite file always, and on PostgreSQL when FW_TEST_PG_URL is set.
 // Run: npm run bench -- bulk-edit
@@ -105,9 +106,31 @@ for (const spec of sqlBackends().filter((b) => (b.dialect === 'sqlite' || (b.dia
     for (const id of ids.slice(0, 10)) await post(`${base}/update-cell`, token, { id, field: 'note', value: 'warm' });
 
     let t = performance.now();
-    const bulk = (await post(`${base}/update-many`, token, { ids, values: { note: 'bulk' } })) as { updated: number; changed: number };
+    const bulk = (await post(`${base}/update-many`, token, { ids, values: { note: 'bulk' } })) as { updated: number; changed: number; batch: string };
     const bulkMs = performance.now() - t;
     if (bulk.changed !== ROWS) throw new Error(`update-many changed ${bulk.changed} rows, not ${ROWS}`);
+
+    // Undo of that bulk edit (issue 23 §3): every row put back through the update path, one transaction.
+    const undoUrl = `${server.url}/fw-api/data/undo`;
+    t = performance.now();
+    const undone = (await post(undoUrl, token, { batch: bulk.batch })) as { undone: number; conflicted: number };
+    const undoBulkMs = performance.now() - t;
+    if (undone.undone !== ROWS) throw new Error(`undo of the bulk edit undid ${undone.undone} rows (${undone.conflicted} conflicts), not ${ROWS}`);
+
+    // An import of ROWS new rows, then its undo: every imported row deleted to the trash.
+    const csv = ['subject,note,startDate,endDate,done', ...Array.from({ length: ROWS }, (_, i) => `Imported ${i + 1},n,2024-01-01,2024-02-01,false`)].join('\n');
+    t = performance.now();
+    const importRes = await fetch(`${server.url}/fw-api/data/import/Task`, { method: 'POST', headers: { 'content-type': 'text/csv', token }, body: csv });
+    const importMs = performance.now() - t;
+    const imported = (await importRes.json()) as { added: number; batch?: string };
+    if (importRes.status !== 200 || imported.added !== ROWS) throw new Error(`the import answered ${importRes.status}: ${JSON.stringify(imported).slice(0, 300)}`);
+    let undoImportMs = NaN;
+    if (imported.batch) {
+      t = performance.now();
+      const gone = (await post(undoUrl, token, { batch: imported.batch })) as { undone: number };
+      undoImportMs = performance.now() - t;
+      if (gone.undone !== ROWS) throw new Error(`undo of the import undid ${gone.undone} rows, not ${ROWS}`);
+    }
 
     const sample = ids.slice(0, SINGLE_SAMPLE);
     t = performance.now();
@@ -130,6 +153,11 @@ for (const spec of sqlBackends().filter((b) => (b.dialect === 'sqlite' || (b.dia
     console.log(`  update-cell, one request per row  ${(singleMs / 1000).toFixed(2)} s   ${rate(singleMs)}   (${SINGLE_SAMPLE} requests one after another, scaled to ${ROWS})`);
     console.log(`  raw UPDATE … WHERE id IN (…)      ${(rawMs / 1000).toFixed(3)} s   ${rate(rawMs)}   (chunks of 1,000 ids, one transaction)`);
     console.log(`  ratios: update-many is ${(singleMs / bulkMs).toFixed(1)}x faster than single cells, ${(bulkMs / rawMs).toFixed(0)}x slower than the raw UPDATE`);
+    console.log(`  undo of that bulk edit            ${(undoBulkMs / 1000).toFixed(2)} s   ${rate(undoBulkMs)}   (${(undoBulkMs / bulkMs).toFixed(2)}x the edit's time)`);
+    console.log(`import of ${ROWS} new rows (CSV)       ${(importMs / 1000).toFixed(2)} s   ${rate(importMs)}`);
+    console.log(
+      `  undo of that import (rows to the trash) ${Number.isNaN(undoImportMs) ? 'n/a: the import answered no batch' : `${(undoImportMs / 1000).toFixed(2)} s   ${rate(undoImportMs)}   (${(undoImportMs / importMs).toFixed(2)}x the import's time)`}`,
+    );
 
     t = performance.now();
     await fillLog(store);

@@ -4,6 +4,8 @@ import { defineModel } from '@fw/core';
 export const Task = defineModel({
   name: 'Task',
   table: 'bench_task',
+  // Imports too: the bulk-edit bench times an import and its undo.
+  power: { importable: true },
   fields: {
     subject: { edit: { notNull: true }, rules: [{ type: 'length', max: 200 }] },
     note: { rules: [{ type: 'length', max: 500 }] },

@@ -72,6 +72,37 @@ function run(command: string, args: string[], cwd: string): string {
 
 const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
+/** The newest modification time (ms) of the files under `dir`, skipping node_modules and output folders. */
+function newestUnder(dir: string): number {
+  let newest = 0;
+  if (!existsSync(dir)) return newest;
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    if (/[\\/](node_modules|dist|dist-server)[\\/]/.test(path)) continue;
+    newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * True when every package's compiled output (and the admin app) is newer than its sources and
+ * build settings: what {@link buildAll} would write is already there. `.ci/run` builds just before
+ * the tests, so the packed-host test need not build again (and then need not run alone: it leaves
+ * the output folders the browser suites read as they are).
+ */
+export function builtFresh(): boolean {
+  const uiApp = join(ROOT, 'packages', 'ui', 'dist', 'index.html');
+  for (const pkg of releasePackages()) {
+    const built = join(pkg.dir, pkg.name === '@fw/ui' ? 'dist-server' : 'dist', 'index.js');
+    if (!existsSync(built)) return false;
+    const sources = Math.max(newestUnder(join(pkg.dir, 'src')), statSync(join(pkg.dir, 'tsconfig.build.json')).mtimeMs, statSync(join(pkg.dir, 'package.json')).mtimeMs);
+    if (sources > statSync(built).mtimeMs) return false;
+  }
+  if (!existsSync(uiApp)) return false;
+  return newestUnder(join(ROOT, 'packages', 'ui', 'app')) <= statSync(uiApp).mtimeMs;
+}
+
 /**
  * Compiles every package from a clean output folder (`dist/`, or `dist-server/` for @fw/ui,
  * whose `dist/` is the admin app that vite builds), then the admin app itself.

@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { ROOT } from './release.js';
+import { ROOT, builtFresh } from './release.js';
 
 /** Where the test files are: `<root>/*\/src/**\/*.test.ts` for packages and examples, `test/**`. */
 const ROOTS: Array<{ dir: string; perPackage: boolean }> = [
@@ -26,8 +26,9 @@ const ROOTS: Array<{ dir: string; perPackage: boolean }> = [
 ];
 
 /**
- * Files that must not run beside others: packed-host rebuilds every package's dist/ and the UI's
- * dist/ (the release build empties it first), which the browser and hosting suites serve.
+ * Files that must not run beside others when the build is out of date: packed-host then rebuilds
+ * every package's dist/ and the UI's dist/ (the release build empties it first), which the browser
+ * and hosting suites serve.
  */
 const ALONE = ['test/packed-host.test.ts'];
 
@@ -37,6 +38,7 @@ const ALONE = ['test/packed-host.test.ts'];
  * the others are idle. An entry ending in `/` is a folder.
  */
 const SLOW_FIRST: string[] = [
+  'test/packed-host.test.ts',
   'packages/cli/src/cli.test.ts',
   'test/ui/paging.test.ts',
   'test/outage-db.test.ts',
@@ -99,8 +101,14 @@ function mocha(files: string[], args: string[], statsFile: string, timesFile?: s
 async function main(): Promise<number> {
   const picked = process.argv.slice(2);
   const all = picked.length > 0 ? picked : testFiles();
-  const alone = all.filter((f) => ALONE.includes(f));
-  const rest = all.filter((f) => !ALONE.includes(f));
+  // The packed-host test builds (emptying the output folders the browser suites serve) only when
+  // the build is out of date; after `.ci/run`'s build it does not, and runs beside the others.
+  // The packed-host test is told so (FW_TEST_BUILT_FRESH), and never builds beside the others.
+  const fresh = builtFresh();
+  if (fresh) process.env.FW_TEST_BUILT_FRESH = '1';
+  const mustBeAlone = fresh ? [] : ALONE;
+  const alone = all.filter((f) => mustBeAlone.includes(f));
+  const rest = all.filter((f) => !mustBeAlone.includes(f));
   const rank = (f: string) => {
     const i = SLOW_FIRST.findIndex((entry) => (entry.endsWith('/') ? f.startsWith(entry) : f === entry));
     return i === -1 ? SLOW_FIRST.length : i;

@@ -236,9 +236,12 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
               await call('post', `/data/trash/${M}`, { token, body: { page: 1, size: 5 } });
               await call('post', `/data/trash/${M}`, { token, body: { size: 0 }, invalidBody: true });
               if (has(`/data/modify/${M}/undelete`, 'post')) {
-                await call('post', `/data/modify/${M}/undelete`, { token, body: { ids: [copy] } });
+                const back = json(await call('post', `/data/modify/${M}/undelete`, { token, body: { ids: [copy] } }));
                 await call('post', `/data/modify/${M}/undelete`, { token, body: { ids: [] }, invalidBody: true });
-                await call('post', `/data/modify/${M}/delete`, { token, body: { ids: [copy] } });
+                // Undoing the undelete deletes the copy again (to the trash): previewed first.
+                expect(json(await call('post', '/data/undo', { token, body: { batch: back.batch, dryRun: true } }))).to.include({ undone: 1, dryRun: true });
+                expect(json(await call('post', '/data/undo', { token, body: { batch: back.batch } }))).to.include({ undone: 1 });
+                await call('post', '/data/undo', { token, body: { batch: 'not-a-batch' }, invalidBody: true });
               }
               if (has(`/data/trash/${M}/purge`, 'post')) {
                 await call('post', `/data/trash/${M}/purge`, { token, body: { ids: [copy] } });

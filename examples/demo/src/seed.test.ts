@@ -119,7 +119,7 @@ describe('examples/demo import templates', () => {
       const template = await agent.get('/fw-api/data/import-template/Book?format=csv').set('token', token).expect(200);
       expect(template.text.replace(/^\ufeff/, '').split('\r\n')[0]).to.equal('Title,ISBN,Genre,Price,Published,In print');
       const imported = await agent.post('/fw-api/data/import/Book').set('token', token).set('Content-Type', 'text/csv').send(template.text).expect(200);
-      expect(imported.body).to.deep.equal({ imported: 1, added: 1, updated: 0 });
+      expect(imported.body).to.deep.include({ imported: 1, added: 1, updated: 0 });
     } finally {
       await demo.close();
       cleanup();

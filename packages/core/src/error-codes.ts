@@ -19,6 +19,7 @@ export const FW_ERROR_CODES = {
   METHOD_NOT_ALLOWED: { status: 405, message: 'This route does not answer this method' },
   CONFLICT: { status: 409, message: 'The request conflicts with the stored data' },
   STALE_ROW: { status: 409, message: 'The row was changed by someone else since it was read' },
+  STALE_CELL: { status: 409, message: 'The cell was changed by someone else since it was shown' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
   VALIDATION_FAILED: { status: 422, message: 'Validation failed' },

@@ -44,6 +44,8 @@ export interface CellInput {
   readonly id: number;
   readonly field: FieldDefinition;
   readonly value: unknown;
+  /** What the editor was seeded with, as the table showed it (`expect`; absent: no check). */
+  readonly expect?: { readonly value: unknown };
   /** The body as sent, for the operate log. */
   readonly raw: Record<string, unknown>;
 }
@@ -89,7 +91,7 @@ export const UPDATE_BODY: Shape<UpdateInput, DataScope> = shape((model) => ref(`
  * and a value (null clears the cell).
  */
 export const CELL_BODY: Shape<CellInput, DataScope> = shape((model) => ref(`${model.name}Cell`), (body, { model, power }) => {
-  if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be { id, field, value }');
+  if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be { id, field, value, expect? }');
   const refusal = cellEditRefusal(model, body.field);
   if (refusal) {
     const extra = { model: model.name, ...(typeof body.field === 'string' ? { field: body.field } : {}) };
@@ -99,7 +101,8 @@ export const CELL_BODY: Shape<CellInput, DataScope> = shape((model) => ref(`${mo
   const id = rowId(model, body.id);
   if (!('value' in body)) throw new FwError('BAD_REQUEST', 'The body must carry a value (null clears the cell)');
   // The refusal above found the field declared and open to cell edits.
-  return { id, field: model.fields[body.field as string]!, value: body.value, raw: body };
+  const expect = Object.hasOwn(body, 'expect') ? { expect: { value: body.expect } } : {};
+  return { id, field: model.fields[body.field as string]!, value: body.value, raw: body, ...expect };
 });
 
 /** `POST /data/modify/{fw}/delete`: `{ ids }`, 1 to 1000 of them. */

@@ -300,7 +300,7 @@ describeEachSql('fwData(options): the data API', (db) => {
       expect(bad.body.error.details.map((d: { path: string }) => d.path)).to.include.members(['rows[2].price', 'rows[3].title']);
       expect(await f.rows('t_book')).to.have.length(0);
       const ok = await f.agent.post(`${api}/data/import/Book`).set('token', alice).set('Content-Type', 'text/csv').send("title,price,genre\r\nOne,1,novel\r\n\"Two, too\",2,\r\n'=SUM(A1),3,essay\r\n").expect(200);
-      expect(ok.body).to.deep.equal({ imported: 3, added: 3, updated: 0 });
+      expect(ok.body).to.deep.include({ imported: 3, added: 3, updated: 0 });
       expect((await f.rows('t_book')).map((r) => r.title)).to.deep.equal(['One', 'Two, too', '=SUM(A1)']);
       await f.agent.post(`${api}/data/import/Book`).set('token', alice).set('Content-Type', 'text/csv').send('title,is_admin\r\nx,1\r\n').expect(400);
       await f.agent.post(`${api}/data/import/Book`).set('token', alice).send({ title: 'json' }).expect(415);
@@ -314,7 +314,7 @@ describeEachSql('fwData(options): the data API', (db) => {
       expect(exported).to.contain("''=quoted on purpose").and.contain("'-5 degrees");
       await f.store.knex('t_book').delete();
       const res = await f.agent.post(`${api}/data/import/Book`).set('token', alice).set('Content-Type', 'text/csv').send(exported.replace(/^\ufeff/, '')).expect(200);
-      expect(res.body).to.deep.equal({ imported: 2, added: 2, updated: 0 });
+      expect(res.body).to.deep.include({ imported: 2, added: 2, updated: 0 });
       expect((await f.rows('t_book')).map((r) => r.title)).to.deep.equal(["'=quoted on purpose", '-5 degrees']);
       expect((await f.rows('t_book')).map((r) => r.code)).to.deep.equal([null, null]);
     });

@@ -35,6 +35,19 @@ export interface UpdateOptions {
   ifMatch?: string;
   /** The batch id the update's operate-log row carries (a restore's). */
   batch?: string;
+  /**
+   * What the editor was shown (issue 24 §1): `check` answers the fields whose value now differs
+   * from it (none: the write goes on). A cell edit's `expect`, a pasted row's.
+   */
+  expect?: CellExpectation;
+}
+
+/** The values an edit was seeded with, checked against the stored row before anything is written. */
+export interface CellExpectation {
+  /** The fields expected. */
+  readonly fields: readonly string[];
+  /** The expected fields whose shown value now differs (an empty list when all still match). */
+  check(stored: FormRow): string[] | Promise<string[]>;
 }
 
 /** Options of {@link DataService}. */

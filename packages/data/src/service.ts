@@ -33,7 +33,7 @@ import { modelView, type ModelView } from './read/schema-view.js';
 import { isSecret } from './write/secrets.js';
 import { hookContext } from './service-types.js';
 import { rowId } from './read/row-keys.js';
-import type { Actor, DataServiceOptions, TablePage, UpdateOptions } from './service-types.js';
+import type { Actor, CellExpectation, DataServiceOptions, TablePage, UpdateOptions } from './service-types.js';
 import { SessionEnds } from './write/session-ends.js';
 import { Transfers, type TransferFormat } from './transfer/transfers.js';
 import type { ImportMode, ImportResult } from './transfer/transfer-import.js';
@@ -47,8 +47,9 @@ import { BULK_MAX_ROWS, runUpdateMany, type UpdateManyInput, type UpdateManyResu
 import { rowHistory, type HistoryPage } from './read/history.js';
 import { restoreRow, type RestoreResult } from './write/restore.js';
 import { runUndo, type UndoInput, type UndoResult } from './write/undo.js';
+import { cellExpectation } from './write/stale-cell.js';
 
-export type { Actor, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service-types.js';
+export type { Actor, CellExpectation, DataServiceOptions, TablePage, TokenRevoker, UpdateOptions } from './service-types.js';
 export type { AfterCommit } from './write/audited-write.js';
 
 /** Power of every grant: administrators skip the menu lookup. */
@@ -332,8 +333,15 @@ export class DataService {
   async editCell(model: ModelDefinition, actor: Actor, input: CellInput, options: UpdateOptions = {}): Promise<FormRow> {
     const { field, value } = input;
     const codes = await this.#grantCodes(model, actor);
+    const expect = input.expect ? { expect: this.cellExpectation(model, actor, { [field.name]: input.expect.value }) } : {};
     // Validation happens next, in the write, with the same call as the edit form.
-    return this.#writer.update(model, actor, input.id, input.raw, (stored) => patchCell(stored, field, value), options, codes);
+    return this.#writer.update(model, actor, input.id, input.raw, (stored) => patchCell(stored, field, value), { ...options, ...expect }, codes);
+  }
+
+  /** The check of cells an editor was seeded with (`expect`), against the row as the table shows it (write/stale-cell.ts). */
+  cellExpectation(model: ModelDefinition, actor: Actor, expected: Readonly<Record<string, unknown>>): CellExpectation {
+    const shown = model.dataProxy.afterFetch ? async (row: FormRow) => (await this.#reader.afterFetch(model, actor, 'query', [row]))[0] ?? row : undefined;
+    return cellExpectation(model, expected, shown);
   }
 
   /** Deletes visible rows, all or none. Needs `delete`. */
@@ -358,7 +366,7 @@ export class DataService {
   async updateMany(name: string, actor: Actor, input: UpdateManyInput): Promise<UpdateManyResult> {
     const model = this.model(name);
     await this.requirePower(model, actor, ['edit', 'cellEdit']);
-    const deps = { store: this.store, reader: this.#reader, writer: this.#writer, maxRows: this.bulkMaxRows };
+    const deps = { store: this.store, reader: this.#reader, writer: this.#writer, maxRows: this.bulkMaxRows, expectation: (m: ModelDefinition, a: Actor, e: Readonly<Record<string, unknown>>) => this.cellExpectation(m, a, e) };
     return runUpdateMany(deps, model, actor, input, await this.#grantCodes(model, actor));
   }
 
@@ -577,6 +585,7 @@ export class DataService {
       writer: this.#writer,
       trash: this.#trash,
       requirePower: (model: ModelDefinition, who: Actor, flags: PowerFlag[]) => this.requirePower(model, who, flags),
+      visibility: (model: ModelDefinition, who: Actor, action: 'delete') => this.visibility(model, who, action),
       grantCodes: (model: ModelDefinition, who: Actor) => this.#grantCodes(model, who),
     };
     return runUndo(deps, actor, input);

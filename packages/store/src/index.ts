@@ -14,7 +14,7 @@ export type { ListOptions } from './context.js';
 export type { GrantsRepository } from './grants.js';
 export type { SessionRecord, SessionRepository, SessionUserRecord } from './sessions.js';
 export type { FwUserPrefRecord, UserPrefRepository } from './prefs.js';
-export type { FwSavedViewRecord, SavedViewInput, SavedViewRepository } from './views.js';
+export type { FwSavedViewRecord, SavedViewCreation, SavedViewInput, SavedViewRepository } from './views.js';
 export type { NewTrashRecord, TrashRecord, TrashRepository } from './trash.js';
 export type { FileRecord, FileRepository, NewFileRecord, PendingQuota, PendingReservation, PendingUsage } from './files.js';
 export type { CreateUserInput, FwUserRecord, UpdateUserInput, UserCredentials, UserRepository } from './users.js';

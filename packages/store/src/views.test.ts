@@ -25,6 +25,8 @@ describeEachSql('store.views (migration 0017_saved_views)', (db) => {
     ben = (await store.users.create({ account: 'ben', password: 'x-password-1' })).id;
     role = (await store.roles.create({ code: 'team', name: 'Team' })).id;
     await store.users.setRoles(ben, [role]);
+    // Sharing counts only with a role the owner holds too.
+    await store.users.setRoles(ann, [role]);
   });
   after(async function () {
     await store?.destroy();
@@ -55,6 +57,29 @@ describeEachSql('store.views (migration 0017_saved_views)', (db) => {
     expect(await store.views.delete(ann, 'Note', created.id)).to.equal(true);
     expect(await store.knex('fw_saved_view_role').where('view_id', created.id)).to.have.length(0);
     expect(await store.views.findOwn(ann, created.id)).to.equal(undefined);
+  });
+
+  it('createWithin: twenty saves at once never pass the limit', async function () {
+    const dora = (await store.users.create({ account: 'dora', password: 'x-password-1' })).id;
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.views.createWithin(dora, 'Book', view(`race ${i}`), 3)));
+    expect(results.filter((r) => r.ok)).to.have.length(3);
+    expect(results.filter((r) => !r.ok).map((r) => (r.ok ? -1 : r.count))).to.deep.equal(Array.from({ length: 17 }, () => 3));
+    expect(await store.views.countOwn(dora, 'Book')).to.equal(3);
+    // Another model has its own count.
+    expect((await store.views.createWithin(dora, 'Note', view('other'), 3)).ok).to.equal(true);
+    await store.users.delete(dora);
+  });
+
+  it('shares only what the owner still holds', async function () {
+    const created = await store.views.create(ann, 'Plan', view('Team plan', [role]));
+    expect((await store.views.listFor(ben, 'Plan')).map((v) => v.id)).to.deep.equal([created.id]);
+    await store.users.setRoles(ann, []);
+    try {
+      expect(await store.views.listFor(ben, 'Plan')).to.deep.equal([]);
+      expect((await store.views.listFor(ann, 'Plan')).map((v) => v.id)).to.deep.equal([created.id]);
+    } finally {
+      await store.users.setRoles(ann, [role]);
+    }
   });
 
   it('drops a user’s views and their role links with the user', async function () {

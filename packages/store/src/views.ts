@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { RepositoryContext } from './context.js';
-import { chunks, insertReturningId, isRowId, toId, toRequiredDate } from './values.js';
+import { chunks, insertReturningId, isRowId, toDate, toId, toRequiredDate } from './values.js';
 
 /** One saved view of a model's table (`fw_saved_view` with its roles). */
 export interface FwSavedViewRecord {
@@ -41,20 +41,32 @@ export interface SavedViewInput {
 export interface SavedViewRepository {
   /**
    * The views of `model` a user may load: their own, and those shared with any role they hold
-   * whose status is `normal` (a locked role opens nothing). By name, then id.
+   * whose status is `normal` (a locked role opens nothing). Sharing is judged by what the owner
+   * holds now, not when they shared: a shared view counts only while its owner still holds that
+   * role (or is still an administrator, who may share with any role) and may still sign in
+   * (status `normal`, not expired). By name, then id.
    */
   listFor(userId: number, model: string): Promise<FwSavedViewRecord[]>;
   /** The view `id` when `userId` owns it, else undefined. */
   findOwn(userId: number, id: number): Promise<FwSavedViewRecord | undefined>;
   /** How many views of `model` the user owns. */
   countOwn(userId: number, model: string): Promise<number>;
-  /** Creates a view owned by `userId`, with its role links, in one transaction. */
+  /** Creates a view owned by `userId`, with its role links, in one transaction. No limit: see `createWithin`. */
   create(userId: number, model: string, input: SavedViewInput): Promise<FwSavedViewRecord>;
+  /**
+   * Creates a view as `create` does, unless the user already owns `limit` views of `model`. The
+   * count and the insert take turns per user (a row lock on the owner's `fw_user` row; SQLite runs
+   * one write transaction at a time), so concurrent saves cannot all pass the same count.
+   */
+  createWithin(userId: number, model: string, input: SavedViewInput, limit: number): Promise<SavedViewCreation>;
   /** Replaces a view the user owns (and its role links); undefined when they own no view `id` of `model`. */
   update(userId: number, model: string, id: number, input: SavedViewInput): Promise<FwSavedViewRecord | undefined>;
   /** Deletes a view the user owns. @returns false when they own no view `id` of `model`. */
   delete(userId: number, model: string, id: number): Promise<boolean>;
 }
+
+/** What `views.createWithin` did: the view, or the count that was already at the limit. */
+export type SavedViewCreation = { ok: true; view: FwSavedViewRecord } | { ok: false; reason: 'limit'; count: number };
 
 type Row = Record<string, unknown>;
 const VIEW = 'fw_saved_view';
@@ -112,21 +124,51 @@ export function createSavedViewRepository(ctx: RepositoryContext): SavedViewRepo
 
   const own = (db: Knex, userId: number, model: string) => db(VIEW).where({ user_id: userId, model });
 
+  async function insertView(trx: Knex.Transaction, userId: number, model: string, input: SavedViewInput): Promise<FwSavedViewRecord> {
+    const now = new Date();
+    const id = await insertReturningId(trx, dialect, VIEW, { ...columnsOf(input), user_id: userId, model, created_at: now, updated_at: now });
+    await setRoles(trx, id, input.roleIds);
+    const row = (await trx(VIEW).where('id', id).first()) as Row;
+    return (await withRoles(trx, [row]))[0]!;
+  }
+
   return {
     async listFor(userId, model) {
       if (!isRowId(userId)) return [];
+      // A link counts when the reader holds the role (normal status) and so does the view's owner
+      // (the sharer) now, or the sharer is an administrator; a locked sharer shares nothing.
+      // Expiry is compared below in JavaScript: the dialects store and compare datetimes differently.
       const shared = knex(VIEW_ROLE)
-        .join('fw_user_role', 'fw_user_role.role_id', `${VIEW_ROLE}.role_id`)
+        .join(`${VIEW} as sv`, 'sv.id', `${VIEW_ROLE}.view_id`)
+        .join('fw_user_role as reader_role', 'reader_role.role_id', `${VIEW_ROLE}.role_id`)
         .join('fw_role', 'fw_role.id', `${VIEW_ROLE}.role_id`)
-        .where('fw_user_role.user_id', userId)
+        .join('fw_user as sharer', 'sharer.id', 'sv.user_id')
+        .where('reader_role.user_id', userId)
         .where('fw_role.status', 'normal')
+        .where('sharer.status', 'normal')
+        .where((w) =>
+          w.where('sharer.is_admin', true).orWhereExists((q) =>
+            q
+              .select(knex.raw('1'))
+              .from('fw_user_role as owner_role')
+              .whereRaw('?? = ??', ['owner_role.user_id', 'sv.user_id'])
+              .whereRaw('?? = ??', ['owner_role.role_id', `${VIEW_ROLE}.role_id`]),
+          ),
+        )
         .select(`${VIEW_ROLE}.view_id`);
       const rows: Row[] = await knex(VIEW)
-        .where('model', model)
-        .where((w) => w.where('user_id', userId).orWhereIn('id', shared))
-        .orderBy([{ column: 'name' }, { column: 'id' }])
-        .select('*');
-      return withRoles(knex, rows);
+        .leftJoin('fw_user as owner', 'owner.id', `${VIEW}.user_id`)
+        .where(`${VIEW}.model`, model)
+        .where((w) => w.where(`${VIEW}.user_id`, userId).orWhereIn(`${VIEW}.id`, shared))
+        .orderBy([{ column: `${VIEW}.name` }, { column: `${VIEW}.id` }])
+        .select(`${VIEW}.*`, 'owner.expire_date as owner_expire_date');
+      const now = Date.now();
+      const live = rows.filter((r) => {
+        if (toId(r.user_id) === userId) return true;
+        const expires = toDate(r.owner_expire_date);
+        return expires === null || expires.getTime() > now;
+      });
+      return withRoles(knex, live);
     },
 
     async findOwn(userId, id) {
@@ -142,12 +184,19 @@ export function createSavedViewRepository(ctx: RepositoryContext): SavedViewRepo
     },
 
     async create(userId, model, input) {
-      return knex.transaction(async (trx) => {
-        const now = new Date();
-        const id = await insertReturningId(trx, dialect, VIEW, { ...columnsOf(input), user_id: userId, model, created_at: now, updated_at: now });
-        await setRoles(trx, id, input.roleIds);
-        const row = (await trx(VIEW).where('id', id).first()) as Row;
-        return (await withRoles(trx, [row]))[0]!;
+      return knex.transaction((trx) => insertView(trx, userId, model, input));
+    },
+
+    async createWithin(userId, model, input, limit) {
+      return knex.transaction(async (trx): Promise<SavedViewCreation> => {
+        // The lock makes one user's saves take turns; the count after it sees what the save
+        // before it committed (PostgreSQL and MySQL read committed rows once the lock is
+        // granted; SQL Server's UPDLOCK likewise). SQLite has no FOR UPDATE and needs none.
+        if (dialect !== 'sqlite') await trx('fw_user').where('id', userId).forUpdate().first('id');
+        const [row] = (await own(trx, userId, model).count({ n: '*' })) as Array<{ n: unknown }>;
+        const count = Number(row?.n ?? 0);
+        if (count >= limit) return { ok: false, reason: 'limit', count };
+        return { ok: true, view: await insertView(trx, userId, model, input) };
       });
     },
 

@@ -8,9 +8,10 @@ import { dataRoutes } from './routes.js';
 import { VIEW_ROUTES } from './view-routes.js';
 import { trashRoutes } from './trash-routes.js';
 import { bulkRoutes } from './bulk-routes.js';
+import { undoRoutes } from './undo-route.js';
 
 // Every route fwData mounts: its own, and those of bulk edit and history, saved views and the trash (declared with scopes of their own).
-const allRoutes = [...dataRoutes, ...bulkRoutes, ...VIEW_ROUTES, ...trashRoutes];
+const allRoutes = [...dataRoutes, ...bulkRoutes, ...VIEW_ROUTES, ...trashRoutes, ...undoRoutes];
 
 const api = '/fw-api';
 

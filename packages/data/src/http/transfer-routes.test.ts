@@ -176,7 +176,7 @@ describeEachSql('fwData transfers: CSV and XLSX export, import and template', (d
     expect(res.text.replace(/^\ufeff/, '').split('\r\n')[0]).to.equal('Text,Notes,Count,Price,Active,Kind,Kinds,Tags,Day,At,Hidden,Shelf,Place,Labels,Code,id');
     await wipe();
     const imported = await f.agent.post(`${api}/data/import/Sample`).set('token', f.admin).set('Content-Type', 'text/csv').send(res.text).expect(200);
-    expect(imported.body).to.deep.equal({ imported: 2, added: 2, updated: 0 });
+    expect(imported.body).to.deep.include({ imported: 2, added: 2, updated: 0 });
     expect(await table()).to.deep.equal(before);
     expect((await f.store.knex('xt_sample').select('code')).map((r) => r.code)).to.deep.equal([null, null]);
   });
@@ -206,16 +206,16 @@ describeEachSql('fwData transfers: CSV and XLSX export, import and template', (d
       .set('Content-Type', XLSX_TYPE)
       .send(res.body as Buffer)
       .expect(200);
-    expect(imported.body).to.deep.equal({ imported: 2, added: 2, updated: 0 });
+    expect(imported.body).to.deep.include({ imported: 2, added: 2, updated: 0 });
     // XML keeps a line break inside a cell as LF: CRLF in text comes back as LF (as spreadsheets store it).
     expect(await table()).to.deep.equal(before.map((r) => ({ ...r, notes: typeof r.notes === 'string' ? r.notes.replace(/\r\n/g, '\n') : r.notes })));
   });
 
   it('imports a workbook or a CSV file sent as a multipart file field, whatever its name says', async () => {
     const book = await workbook([['Text', 'Kind', 'Day'], ['From xlsx', 'Alpha', '2024-05-06']]);
-    expect((await f.agent.post(`${api}/data/import/Sample`).set('token', f.admin).attach('file', book, 'export.bin').expect(200)).body).to.deep.equal({ imported: 1, added: 1, updated: 0 });
+    expect((await f.agent.post(`${api}/data/import/Sample`).set('token', f.admin).attach('file', book, 'export.bin').expect(200)).body).to.deep.include({ imported: 1, added: 1, updated: 0 });
     const csv = Buffer.from('text,kind\r\nFrom csv,Three\r\n');
-    expect((await f.agent.post(`${api}/data/import/Sample`).set('token', f.admin).attach('file', csv, '../../etc/passwd.csv').expect(200)).body).to.deep.equal({ imported: 1, added: 1, updated: 0 });
+    expect((await f.agent.post(`${api}/data/import/Sample`).set('token', f.admin).attach('file', csv, '../../etc/passwd.csv').expect(200)).body).to.deep.include({ imported: 1, added: 1, updated: 0 });
     expect((await table()).map((r) => [r.text, r.kind, r.day])).to.deep.equal([
       ['From xlsx', 'a', '2024-05-06'],
       ['From csv', 3, null],
@@ -283,7 +283,7 @@ describeEachSql('fwData transfers: CSV and XLSX export, import and template', (d
     const big = await bytesOf(10_000);
     expect(big.length).to.be.below(5 * 1024 * 1024);
     const res = await f.agent.post(`${api}/data/import/Sample`).set('token', f.admin).set('Content-Type', XLSX_TYPE).send(big).expect(200);
-    expect(res.body).to.deep.equal({ imported: 10_000, added: 10_000, updated: 0 });
+    expect(res.body).to.deep.include({ imported: 10_000, added: 10_000, updated: 0 });
     expect(Number((await f.store.knex('xt_sample').count({ n: '*' }))[0]!.n)).to.equal(10_000);
     await wipe();
     const over = await f.agent.post(`${api}/data/import/Sample`).set('token', f.admin).set('Content-Type', XLSX_TYPE).send(await bytesOf(10_001)).expect(413);
@@ -325,7 +325,7 @@ describeEachSql('fwData transfers: CSV and XLSX export, import and template', (d
       .set('Content-Type', XLSX_TYPE)
       .send(res.body as Buffer)
       .expect(200);
-    expect(imported.body).to.deep.equal({ imported: 1, added: 1, updated: 0 });
+    expect(imported.body).to.deep.include({ imported: 1, added: 1, updated: 0 });
     expect((await table())[0]).to.include({ text: 'Example Text', kind: 'a', active: true, day: '2025-01-31' });
   });
 

@@ -161,8 +161,13 @@ export const importRoute = dataRoute({
   },
   answers: {
     200: {
-      description: 'How many rows were written, added and updated',
-      json: { type: 'object', properties: { imported: count, added: count, updated: count }, required: ['imported', 'added', 'updated'], additionalProperties: false },
+      description: 'How many rows were written, added and updated, and the batch id of the operate-log rows (one per written row, and the summary row of the file)',
+      json: {
+        type: 'object',
+        properties: { imported: count, added: count, updated: count, batch: { type: 'string', format: 'uuid' } },
+        required: ['imported', 'added', 'updated', 'batch'],
+        additionalProperties: false,
+      },
     },
   },
   errors: [400, 401, 403, 409, 413, 415, 422],

@@ -11,6 +11,7 @@ import { fwData } from './router.js';
 const Item = defineModel({
   name: 'Item',
   table: 'un_item',
+  power: { importable: true },
   fields: {
     name: { edit: { notNull: true } },
     price: { edit: { type: 'NUMBER' }, rules: [{ type: 'range', min: 0, max: 1000 }] },
@@ -70,7 +71,7 @@ describeEachSql('POST /data/undo (issue 23 §3)', (db) => {
       const { menu, functions } = await store.menus.createModelMenu(model);
       editorMenus.push(menu.id, ...functions.map((f) => f.id));
       readerMenus.push(menu.id);
-      deleterMenus.push(menu.id, ...functions.filter((f) => f.code.endsWith('@DELETE')).map((f) => f.id));
+      deleterMenus.push(menu.id, ...functions.filter((f) => f.code?.endsWith('@DELETE')).map((f) => f.id));
     }
     await store.roles.setMenus(editor.id, editorMenus);
     await store.roles.setMenus(reader.id, readerMenus);
@@ -170,6 +171,23 @@ describeEachSql('POST /data/undo (issue 23 §3)', (db) => {
       const answer = ok<UndoAnswer>(await undo('alice', { batch }));
       expect(answer.conflicts[0]).to.include({ id, reason: 'invalid' });
       expect(Number((await itemRows([id!]))[0]!.price)).to.equal(6);
+    });
+  });
+
+  describe('an import', () => {
+    it('deletes the rows it added (to the trash) and puts back the rows it updated', async () => {
+      const [kept] = await items('alice', ['before-import'], 3);
+      const csv = `id,name,price\n,i1,1\n,i2,2\n${kept},after-import,30\n`;
+      const res = await agent.post('/fw-api/data/import/Item?mode=upsert').set('token', await token('alice')).set('Content-Type', 'text/csv').send(csv);
+      const imported = ok<{ added: number; updated: number; batch: string }>(res);
+      expect(imported).to.include({ added: 2, updated: 1 });
+      const added = ((await store.knex('un_item').whereIn('name', ['i1', 'i2']).select('id')) as Array<{ id: number }>).map((r) => Number(r.id));
+      expect(added).to.have.length(2);
+      const answer = ok<UndoAnswer>(await undo('alice', { batch: imported.batch }));
+      expect(answer.steps.map((s) => [s.action, s.id])).to.have.deep.members([['update', kept], ...added.map((id) => ['delete', id])]);
+      expect(await itemRows(added)).to.deep.equal([]);
+      expect((await itemRows([kept!]))[0]).to.include({ name: 'before-import' });
+      expect(await store.knex('fw_trash').where({ model: 'Item' }).whereIn('row_id', added.map(String))).to.have.length(2);
     });
   });
 
@@ -297,6 +315,19 @@ describeEachSql('POST /data/undo (issue 23 §3)', (db) => {
       const answer = ok<UndoAnswer>(await undo('alice', { batch }));
       expect(answer.conflicts[0]).to.include({ id: made, reason: 'gone' });
       expect((await store.knex('un_vault').where('id', made).first()).note).to.equal('two');
+    });
+
+    it('does not delete a row the caller can no longer see when undoing what put it back', async () => {
+      const made: number[] = [];
+      for (const code of ['g1', 'g2']) made.push(ok<{ id: number }>(await post('alice', '/data/modify/Vault', { code, note: 'n', pin: 'pin-12345' })).id);
+      ok(await post('alice', '/data/modify/Vault/delete', { ids: made }));
+      const { batch } = ok<{ batch: string }>(await post('alice', '/data/modify/Vault/undelete', { ids: made }));
+      await store.knex('un_vault').where('id', made[0]).update({ [Vault.fields.ownerId!.column]: users.dave.id });
+      const answer = ok<UndoAnswer>(await undo('alice', { batch }));
+      expect(answer.conflicts.map((c) => [c.id, c.reason])).to.deep.equal([[made[0], 'gone']]);
+      expect(answer.steps.map((s) => [s.action, s.id])).to.deep.equal([['delete', made[1]]]);
+      expect(await store.knex('un_vault').where('id', made[0]).first()).to.not.equal(undefined);
+      expect(await store.knex('un_vault').where('id', made[1]).first()).to.equal(undefined);
     });
   });
 });

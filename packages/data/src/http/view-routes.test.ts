@@ -172,6 +172,55 @@ describeEachSql('fwData saved views: /views/{fw}', (db) => {
     expect((await save('Book', t.admin, { name: 'admin view' })).status).to.equal(200);
   });
 
+  it('holds the per-user limit when many saves arrive at once', async () => {
+    // Red-team leftover: the count and the insert were two steps, so concurrent saves all read
+    // the same count and each inserted. Five places left, twenty saves racing for them.
+    const free = 5;
+    for (let i = 0; i < VIEW_LIMITS.perUserAndModel - free; i++) {
+      await f.store.views.create(f.users.alice.id, 'Book', { name: `v${i}`, conditions: [], sort: [], pageSize: null, columns: null, roleIds: [] });
+    }
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => save('Book', t.alice, { name: `racer ${i}` })));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200), JSON.stringify(answers.filter((r) => r.status !== 200 && r.status !== 409).map((r) => r.body))).to.have.length(free);
+    expect(statuses.filter((s) => s === 409)).to.have.length(20 - free);
+    expect(await f.store.views.countOwn(f.users.alice.id, 'Book')).to.equal(VIEW_LIMITS.perUserAndModel);
+  });
+
+  it('shares a view only while its owner still holds the role (or is still an administrator) and may sign in', async () => {
+    const names = async (token: string) => (await list('Book', token).expect(200)).body.views.map((v: { name: string }) => v.name);
+    await f.store.users.setRoles(f.users.carol.id, [f.roles.editor]);
+    const stamp = Date.now();
+    // An owner of our own, so the fixture's users keep their roles and status.
+    const dave = await f.store.users.create({ account: `dave-${stamp}`, password: 'x-password-1', mustChangePassword: false });
+    await f.store.users.setRoles(dave.id, [f.roles.editor]);
+    await f.store.views.create(dave.id, 'Book', { name: 'By dave', conditions: [], sort: [], pageSize: null, columns: null, roleIds: [f.roles.editor] });
+    expect(await names(t.carol)).to.deep.equal(['By dave']);
+    // Dave loses the role: what he shared with it is no longer shared.
+    await f.store.users.setRoles(dave.id, []);
+    expect(await names(t.carol)).to.deep.equal([]);
+    await f.store.users.setRoles(dave.id, [f.roles.editor]);
+    expect(await names(t.carol)).to.deep.equal(['By dave']);
+    // A locked or expired account shares nothing; a deleted one takes its views along.
+    await f.store.users.update(dave.id, { status: 'locked' });
+    expect(await names(t.carol)).to.deep.equal([]);
+    await f.store.users.update(dave.id, { status: 'normal', expireDate: new Date(Date.now() - 60_000) });
+    expect(await names(t.carol)).to.deep.equal([]);
+    await f.store.users.update(dave.id, { expireDate: new Date(Date.now() + 3_600_000) });
+    expect(await names(t.carol)).to.deep.equal(['By dave']);
+    await f.store.users.delete(dave.id);
+    expect(await names(t.carol)).to.deep.equal([]);
+
+    // An administrator shares with roles they do not hold, for as long as they are one.
+    const erin = await f.store.users.create({ account: `erin-${stamp}`, password: 'x-password-1', isAdmin: true, mustChangePassword: false });
+    await f.store.views.create(erin.id, 'Book', { name: 'By erin', conditions: [], sort: [], pageSize: null, columns: null, roleIds: [f.roles.reader] });
+    expect(await names(t.bob)).to.deep.equal(['By erin']);
+    await f.store.users.update(erin.id, { isAdmin: false });
+    expect(await names(t.bob)).to.deep.equal([]);
+    // The owner still sees their own view, whatever they hold.
+    expect((await f.store.views.listFor(erin.id, 'Book')).map((v) => v.name)).to.deep.equal(['By erin']);
+    await f.store.users.delete(erin.id);
+  });
+
   it('returns a view whose fields are gone as broken, not as a failure', async () => {
     const gone = await f.store.views.create(f.users.alice.id, 'Book', {
       name: 'Old',

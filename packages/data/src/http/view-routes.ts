@@ -124,10 +124,10 @@ export const VIEW_ROUTES: ReadonlyArray<ViewRoute<unknown>> = [
         saved = await deps.store.views.update(who.user.id, model.name, body.id, body.view);
         if (!saved) throw new FwError('NOT_FOUND', `You have no view ${body.id} of ${model.name}`);
       } else {
-        if ((await deps.store.views.countOwn(who.user.id, model.name)) >= VIEW_LIMITS.perUserAndModel) {
-          throw new FwError('CONFLICT', `You keep ${VIEW_LIMITS.perUserAndModel} views of ${model.name} already: delete one before saving another`);
-        }
-        saved = await deps.store.views.create(who.user.id, model.name, body.view);
+        // Counted and inserted as one step, so concurrent saves cannot pass the limit together.
+        const created = await deps.store.views.createWithin(who.user.id, model.name, body.view, VIEW_LIMITS.perUserAndModel);
+        if (!created.ok) throw new FwError('CONFLICT', `You keep ${VIEW_LIMITS.perUserAndModel} views of ${model.name} already: delete one before saving another`);
+        saved = created.view;
       }
       return viewAnswer(model, saved, who.user.id, scope.limits, who.user.account);
     },

@@ -1,4 +1,4 @@
-import { CONDITION_OPERATORS, EditType, FwError, isConditionGroup, isObject, type Condition, type ConditionNode, type ConditionOperator, type FieldDefinition, type ModelDefinition } from '@fw/core';
+import { CONDITION_OPERATORS, EditType, FwError, isConditionGroup, isObject, type Condition, type ConditionNode, type ConditionOperator, type FieldDefinition, type ModelDefinition, type StoredKind } from '@fw/core';
 import { DIALECT_LIMITS, coerceValue, integerBounds, toDbValues } from '@fw/row-patch';
 import type { Knex } from 'knex';
 import { columnBounds, parsePageSeek, type PageSeek } from './cursor.js';
@@ -271,20 +271,68 @@ function storedValue(model: ModelDefinition, field: FieldDefinition, value: unkn
  * {@link parseConditions} but still limited to declared fields.
  */
 export function applyConditions(qb: Knex.QueryBuilder, model: ModelDefinition, conditions: readonly ConditionNode[], table = model.table): Knex.QueryBuilder {
-  return applyStoredConditions(qb, model, storedConditions(model, conditions), table);
+  return applyStoredConditions(qb, model, storedConditions(model, conditions, qb.client.dialect as string | undefined), table);
 }
 
 /**
+ * An `in` / `notIn` list bound as one JSON text instead of one parameter per value. SQL Server
+ * takes at most 2,100 parameters in a statement and a query may carry {@link MAX_CONDITION_VALUES}
+ * values, so there a long list becomes `col IN (SELECT CAST([value] AS type) FROM OPENJSON(?))`.
+ * `json` is the JSON text, or the slot a compiled page plan puts it in (rows.ts).
+ */
+export class JsonList {
+  constructor(readonly json: unknown) {}
+}
+
+/**
+ * Longest `in` / `notIn` list SQL Server gets inline (a parameter per value); a longer one is a
+ * {@link JsonList}. Short lists keep the plain form the optimizer knows best; at this size the
+ * default bound of 50 conditions stays far below 2,100 parameters (50 × 16 = 800).
+ */
+export const MSSQL_INLINE_VALUES = 16;
+
+// The column type a JSON value is cast to, per stored kind (store's model-table-columns.ts makes
+// the columns: int for integers, float, nvarchar, date, datetime2, bit). Integers as bigint, so a
+// wider key column than int compares alike; datetimes arrive as ISO text ending in Z, which
+// datetime2 does not read but datetimeoffset does.
+const MSSQL_CAST: Record<StoredKind, (value: string) => string> = {
+  string: (v) => `CAST(${v} AS nvarchar(max))`,
+  text: (v) => `CAST(${v} AS nvarchar(max))`,
+  integer: (v) => `CAST(${v} AS bigint)`,
+  number: (v) => `CAST(${v} AS float)`,
+  boolean: (v) => `CAST(${v} AS bit)`,
+  date: (v) => `CAST(${v} AS date)`,
+  datetime: (v) => `CAST(CAST(${v} AS datetimeoffset) AS datetime2)`,
+};
+
+/**
  * The conditions with their values in stored form, as {@link applyConditions} binds them (a
- * `like` or `startsWith` value as its escaped pattern), groups kept.
+ * `like` or `startsWith` value as its escaped pattern), groups kept. On `dialect` `mssql` an
+ * `in` / `notIn` list longer than {@link MSSQL_INLINE_VALUES} becomes a {@link JsonList}.
  * @throws {Error} for a condition on a field that is not stored.
  */
-export function storedConditions(model: ModelDefinition, conditions: readonly ConditionNode[]): ConditionNode[] {
+export function storedConditions(model: ModelDefinition, conditions: readonly ConditionNode[], dialect?: string): ConditionNode[] {
   return mapConditions(conditions, (raw) => {
     const field = Object.hasOwn(model.fields, raw.field) ? model.fields[raw.field] : undefined;
     if (!field || !field.stored) throw new Error(`${model.name}: a condition names ${JSON.stringify(raw.field)}, which is not a stored field`);
     const convert = (v: unknown) => (raw.op === 'like' ? likePattern(String(v)) : raw.op === 'startsWith' ? prefixPattern(String(v)) : storedValue(model, field, v));
-    return { ...raw, value: (Array.isArray(raw.value) ? raw.value.map(convert) : raw.value === undefined ? undefined : convert(raw.value)) as Condition['value'] };
+    const value = Array.isArray(raw.value) ? raw.value.map(convert) : raw.value === undefined ? undefined : convert(raw.value);
+    if (dialect === 'mssql' && (raw.op === 'in' || raw.op === 'notIn') && Array.isArray(value) && value.length > MSSQL_INLINE_VALUES) {
+      return { ...raw, value: new JsonList(JSON.stringify(value)) as unknown as Condition['value'] };
+    }
+    return { ...raw, value: value as Condition['value'] };
+  });
+}
+
+/**
+ * Stored conditions with each value replaced by `put(value)` (the slot of a compiled plan): a
+ * list value by value, a {@link JsonList} as its one JSON text; a null stays (knex writes
+ * `IS NULL` for it, not a binding).
+ */
+export function slotConditions(conditions: readonly ConditionNode[], put: (value: unknown) => unknown): ConditionNode[] {
+  return mapConditions(conditions, (c) => {
+    const value = c.value instanceof JsonList ? new JsonList(put(c.value.json)) : Array.isArray(c.value) ? c.value.map(put) : c.value === undefined || c.value === null ? c.value : put(c.value);
+    return { ...c, value } as Condition;
   });
 }
 
@@ -335,11 +383,13 @@ function applyCondition(qb: Knex.QueryBuilder, model: ModelDefinition, c: Condit
       break;
     }
     case 'in':
-      qb.whereIn(column, c.value as Knex.Value[]);
+      if (c.value instanceof JsonList) qb.whereRaw(`?? IN (SELECT ${MSSQL_CAST[field.capabilities.storedKind ?? 'text']('[value]')} FROM OPENJSON(?))`, [column, c.value.json as Knex.Value]);
+      else qb.whereIn(column, c.value as Knex.Value[]);
       break;
     case 'notIn':
       // Like `ne`: an empty cell is not one of the values either.
-      qb.where((w) => w.whereNotIn(column, c.value as Knex.Value[]).orWhereNull(column));
+      if (c.value instanceof JsonList) qb.whereRaw(`(?? NOT IN (SELECT ${MSSQL_CAST[field.capabilities.storedKind ?? 'text']('[value]')} FROM OPENJSON(?)) OR ?? IS NULL)`, [column, c.value.json as Knex.Value, column]);
+      else qb.where((w) => w.whereNotIn(column, c.value as Knex.Value[]).orWhereNull(column));
       break;
     case 'like':
     case 'startsWith':

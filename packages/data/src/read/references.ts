@@ -47,6 +47,9 @@ export interface ReferenceTarget {
 /** Largest page of the candidates route for a tree picker, which needs the whole tree at once. */
 export const TREE_CANDIDATES_MAX = 1000;
 
+/** Ids asked for in one statement when reading labels (below SQL Server's 2,100 parameters, with room for visibility conditions). */
+export const ID_CHUNK = 1000;
+
 const TEXTUAL = new Set<string>([EditType.INPUT, EditType.TEXTAREA, EditType.CHOICE, EditType.HIDDEN]);
 
 /** Whether the label can be searched with `like` (text columns only: PostgreSQL has no LOWER of a number). */
@@ -126,12 +129,17 @@ export async function tableLabels(deps: ReferenceDeps, model: ModelDefinition, r
     if (ids.length === 0) continue;
     const labelNames = [...new Set(refs.map((r) => r.ref.labelField))];
     const columns = [...new Set([target.primaryKey, ...labelNames])].map((name) => column(target, name));
-    const qb = deps.knex(target.table).select(columns).whereIn(column(target, target.primaryKey), ids);
-    applyConditions(qb, target, await deps.visibility(target, 'query'));
+    const visibility = await deps.visibility(target, 'query');
     const found = new Map<number, FormRow>();
-    for (const raw of (await qb) as Array<Record<string, unknown>>) {
-      const row = toFormRow(target, raw);
-      found.set(Number(row[target.primaryKey]), row);
+    // A page of rows with multi-valued references can name thousands of ids; SQL Server binds at
+    // most 2,100 values a statement, so they are asked for ID_CHUNK at a time.
+    for (let i = 0; i < ids.length; i += ID_CHUNK) {
+      const qb = deps.knex(target.table).select(columns).whereIn(column(target, target.primaryKey), ids.slice(i, i + ID_CHUNK));
+      applyConditions(qb, target, visibility);
+      for (const raw of (await qb) as Array<Record<string, unknown>>) {
+        const row = toFormRow(target, raw);
+        found.set(Number(row[target.primaryKey]), row);
+      }
     }
     for (const { ref, ids: wanted } of refs) {
       const out = labels[ref.field.name]!;

@@ -5,7 +5,7 @@ import { isConditionGroup, type Condition, type ConditionNode, type DataHookCont
 import { toFormRow, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
-import { applyConditions, applyStoredConditions, mapConditions, parseTableRequest, storedConditions, type QueryLimits, type TableRequest } from './query.js';
+import { JsonList, applyConditions, applyStoredConditions, parseTableRequest, slotConditions, storedConditions, type QueryLimits, type TableRequest } from './query.js';
 import { rowKeyValues, type ResolvedSeek, type SortEntry } from './cursor.js';
 import { anchorQuery, notNullColumns, orderAndSeek, pageCursors, pageKeys, pageRows, probeQuery, resolveSeek } from './keyset-page.js';
 import type { SeekKey } from './keyset.js';
@@ -15,7 +15,7 @@ import { boundedCountQuery, rawRows, readWithin, type CountSource } from './coun
 import { Counts, conditionsKey } from './counts.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { bindingsOf, planOf, slot, type Plan } from '../write/plans.js';
-import { tableLabels, type ReferenceDeps } from './references.js';
+import { ID_CHUNK, tableLabels, type ReferenceDeps } from './references.js';
 import { readColumns } from '../write/secrets.js';
 import { hookContext } from '../service-types.js';
 import { pkColumn, rowNotFound } from './row-keys.js';
@@ -31,7 +31,7 @@ interface PagePlan {
 function shapeOf(conditions: readonly ConditionNode[]): unknown[] {
   return conditions.map((c) => {
     if (isConditionGroup(c)) return c.or ? { or: shapeOf(c.or) } : { and: shapeOf(c.and ?? []) };
-    return [c.field, c.op, Array.isArray(c.value) ? c.value.length : c.value === null ? 'null' : c.value === undefined ? '-' : 1];
+    return [c.field, c.op, c.value instanceof JsonList ? 'json' : Array.isArray(c.value) ? c.value.length : c.value === null ? 'null' : c.value === undefined ? '-' : 1];
   });
 }
 
@@ -108,8 +108,12 @@ export class RowReader {
       if (!c) continue;
       for (const id of ids) out.get(id)![field.name] = [];
       if (ids.length === 0) continue;
-      const links: Array<Record<string, unknown>> = await db(c.joinTable).whereIn(c.ownKey, ids).orderBy(c.foreignKey).select(c.ownKey, c.foreignKey);
-      for (const link of links) out.get(Number(link[c.ownKey]))?.[field.name]?.push(Number(link[c.foreignKey]));
+      // An export batch (exportBatchRows) or a large page can hold more ids than SQL Server binds
+      // in one statement (2,100): ID_CHUNK at a time. Each id's links stay in one chunk, in order.
+      for (let i = 0; i < ids.length; i += ID_CHUNK) {
+        const links: Array<Record<string, unknown>> = await db(c.joinTable).whereIn(c.ownKey, ids.slice(i, i + ID_CHUNK)).orderBy(c.foreignKey).select(c.ownKey, c.foreignKey);
+        for (const link of links) out.get(Number(link[c.ownKey]))?.[field.name]?.push(Number(link[c.foreignKey]));
+      }
     }
     return out;
   }
@@ -157,14 +161,10 @@ export class RowReader {
     const conditions: ConditionNode[] = [...query.conditions, ...visible];
     const knex = this.#store.knex;
     // Values in stored form; the plan holds a slot where each goes (see below).
-    const stored = storedConditions(model, conditions);
+    const stored = storedConditions(model, conditions, this.#store.dialect);
     const values: unknown[] = [];
     const put = (v: unknown) => (values.push(v), slot(values.length - 1));
-    const slotted = mapConditions(stored, (c) => {
-      // A null stays in the plan (knex writes `where x is null` for it, not a binding).
-      const value = Array.isArray(c.value) ? c.value.map(put) : c.value === undefined || c.value === null ? c.value : put(c.value);
-      return { ...c, value } as Condition;
-    });
+    const slotted = slotConditions(stored, put);
     // A keyset page (cursor or last) seeks instead of skipping: its `page` is only echoed back.
     const seek = await resolveSeek(knex, model, query.sort, query.seek, visible);
     const conditionValues = values.length;

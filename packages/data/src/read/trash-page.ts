@@ -1,13 +1,15 @@
 // The trash page (issue 23 §3): a model's trashed rows the caller may see, newest first. A
 // trashed row lives as JSON in `fw_trash`, out of reach of SQL conditions, so the model's row
 // visibility (`beforeFetch`) is judged here, in JS, on the stored values: a row is shown when
-// every condition surely holds for it. A condition that cannot be judged for sure (an operator
-// or shape this file does not know, an order between texts, whose meaning depends on the
-// database's collation) shows the row only to the person who deleted it, who could see it then.
-import { EditType, isObject, type Condition, type FieldDefinition, type ModelDefinition } from '@fw/core';
-import { coerceValue, type FormRow } from '@fw/row-patch';
-import type { FwStore, TrashRecord } from '@fw/store';
+// every condition surely holds for it (trash-filter.ts judges them). A condition that cannot be
+// judged for sure (an operator or shape it does not know, an order between texts, whose meaning
+// depends on the database's collation) shows the row only to the person who deleted it, who
+// could see it then.
+import { isObject, type ModelDefinition } from '@fw/core';
+import type { FormRow } from '@fw/row-patch';
+import type { FwDialect, FwStore, TrashRecord } from '@fw/store';
 import type { QueryLimits, TableQuery } from './query.js';
+import { meetsAll } from './trash-filter.js';
 import type { RowReader } from './rows.js';
 import type { Actor } from '../service-types.js';
 import { isSecret } from '../write/secrets.js';
@@ -50,148 +52,14 @@ export function trashedData(record: TrashRecord): TrashedData {
   return { values, secrets };
 }
 
-/** `true` surely holds, `false` surely does not, `undefined` cannot be told here. */
-type Verdict = boolean | undefined;
-
-function comparable(field: FieldDefinition, value: unknown): number | string | boolean | undefined {
-  if (value === null || value === undefined) return undefined;
-  switch (field.edit.type) {
-    case EditType.DATETIME: {
-      const time = new Date(String(value)).getTime();
-      return Number.isFinite(time) ? time : undefined;
-    }
-    case EditType.BOOLEAN:
-      return typeof value === 'boolean' ? value : undefined;
-    case EditType.MULTI_CHOICE:
-    case EditType.TAGS:
-    case EditType.ATTACHMENT:
-      // Lists are compared by the database on their JSON text: not judged here.
-      return undefined;
-    default:
-      return typeof value === 'number' || typeof value === 'string' ? value : undefined;
-  }
-}
-
-/** A condition's value in the field's form, or undefined when it has none. */
-function conditionValue(field: FieldDefinition, value: unknown): unknown {
-  const result = coerceValue(field, value);
-  return result.ok ? result.value : undefined;
-}
-
-/**
- * Whether `row` (form values) meets `condition`, as far as can be told for sure without the
- * database. Text is compared exactly, so a value that differs only in case is "not equal" for
- * `eq` (the stricter reading) and "cannot tell" for `ne`.
- */
-export function meets(model: ModelDefinition, row: Readonly<FormRow>, condition: unknown): Verdict {
-  if (!isObject(condition) || typeof condition.field !== 'string' || !Object.hasOwn(model.fields, condition.field)) return undefined;
-  const field = model.fields[condition.field]!;
-  if (!field.stored || isSecret(field)) return undefined;
-  const { op, value } = condition as unknown as Condition;
-  const stored = Object.hasOwn(row, field.name) ? row[field.name] : undefined;
-  const empty = stored === null || stored === undefined || (Array.isArray(stored) && stored.length === 0 && field.edit.type === EditType.ATTACHMENT);
-  if (op === 'isNull') return stored === null || stored === undefined;
-  if (op === 'notNull') return !(stored === null || stored === undefined);
-  if (op === 'like') {
-    if (typeof value !== 'string') return undefined;
-    if (empty) return false;
-    const text = typeof stored === 'string' ? stored : Array.isArray(stored) ? JSON.stringify(stored) : String(stored);
-    return text.toLowerCase().includes(value.toLowerCase());
-  }
-  const mine = comparable(field, stored);
-  const text = typeof mine === 'string' && field.edit.type !== EditType.DATE;
-  const one = (v: unknown): number | string | boolean | undefined => comparable(field, conditionValue(field, v));
-  const equal = (v: unknown): Verdict => {
-    const theirs = one(v);
-    if (theirs === undefined) return undefined;
-    if (empty) return false;
-    if (mine === undefined) return undefined;
-    return mine === theirs;
-  };
-  switch (op) {
-    case 'eq':
-      return equal(value);
-    case 'in': {
-      if (!Array.isArray(value)) return undefined;
-      // The same answer as `equal` on each value in turn, with the values converted once per
-      // query rather than once per trashed row (up to 10,000 of them, over every trashed row).
-      const list = inList(condition, value, one);
-      if (!empty && mine !== undefined && list.values.has(mine)) return true;
-      if (list.unknown) return undefined;
-      if (!empty && mine === undefined && list.values.size > 0) return undefined;
-      return false;
-    }
-    case 'ne': {
-      if (empty) return true;
-      const theirs = one(value);
-      if (theirs === undefined || mine === undefined) return undefined;
-      if (typeof mine === 'string' && typeof theirs === 'string' && mine !== theirs && mine.toLowerCase() === theirs.toLowerCase()) return undefined;
-      return mine !== theirs;
-    }
-    case 'gt':
-    case 'gte':
-    case 'lt':
-    case 'lte':
-    case 'between': {
-      // An order between texts is the collation's: not told here.
-      if (text) return undefined;
-      const bounds = op === 'between' ? (Array.isArray(value) && value.length === 2 ? value.map(one) : [undefined]) : [one(value)];
-      if (bounds.some((b) => b === undefined || typeof b === 'boolean')) return undefined;
-      if (empty) return false;
-      if (mine === undefined || typeof mine === 'boolean') return undefined;
-      const [low, high] = bounds as Array<number | string>;
-      if (op === 'gt') return mine > low!;
-      if (op === 'gte') return mine >= low!;
-      if (op === 'lt') return mine < low!;
-      if (op === 'lte') return mine <= low!;
-      return mine >= low! && mine <= high!;
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** The values of an `in` condition in comparable form, and whether any could not be converted. */
-interface InList {
-  values: Set<number | string | boolean>;
-  unknown: boolean;
-}
-
-const inLists = new WeakMap<object, InList>();
-
-function inList(condition: object, value: unknown[], one: (v: unknown) => number | string | boolean | undefined): InList {
-  let list = inLists.get(condition);
-  if (!list) {
-    list = { values: new Set(), unknown: false };
-    for (const v of value) {
-      const theirs = one(v);
-      if (theirs === undefined) list.unknown = true;
-      else list.values.add(theirs);
-    }
-    inLists.set(condition, list);
-  }
-  return list;
-}
-
-/** Every condition at once: false when one surely fails, true when all surely hold, else undefined. */
-export function meetsAll(model: ModelDefinition, row: Readonly<FormRow>, conditions: readonly unknown[]): Verdict {
-  let verdict: Verdict = true;
-  for (const condition of conditions) {
-    const one = meets(model, row, condition);
-    if (one === false) return false;
-    if (one === undefined) verdict = undefined;
-  }
-  return verdict;
-}
-
 /**
  * Whether `actor` may see the trashed `record` under the visibility conditions of the model:
  * when the conditions surely hold for its stored values, or, when that cannot be told, when the
  * actor deleted it.
  */
-export function trashVisible(model: ModelDefinition, actor: Actor, record: TrashRecord, visibility: readonly unknown[]): boolean {
+export function trashVisible(model: ModelDefinition, actor: Actor, record: TrashRecord, visibility: readonly unknown[], dialect?: FwDialect): boolean {
   if (visibility.length === 0) return true;
-  const verdict = meetsAll(model, trashedData(record).values, visibility);
+  const verdict = meetsAll(model, trashedData(record).values, visibility, dialect);
   return verdict === true || (verdict === undefined && record.deletedBy === actor.user.id);
 }
 
@@ -226,8 +94,8 @@ export async function trashPage(deps: TrashPageDeps, model: ModelDefinition, act
     for (;;) {
       const batch = await deps.store.trash.list(model.name, { limit: SCAN_BATCH, ...(after ? { after } : {}) });
       for (const record of batch) {
-        if (!trashVisible(model, actor, record, visibility)) continue;
-        const wanted = meetsAll(model, trashedData(record).values, query.conditions);
+        if (!trashVisible(model, actor, record, visibility, deps.store.dialect)) continue;
+        const wanted = meetsAll(model, trashedData(record).values, query.conditions, deps.store.dialect);
         if (wanted === undefined) throw dataError('BAD_QUERY', 'A condition cannot filter the trash', [{ path: 'conditions', type: 'query', message: 'cannot filter the trash' }]);
         if (!wanted) continue;
         if (total >= offset && records.length < query.size) records.push(record);

@@ -83,7 +83,7 @@ describeEachSql('fwData import in batches (issue 21 §4)', (db) => {
   it(`writes ${ROWS} rows by multi-row INSERTs of importBatchRows rows, with the values and defaults of single adds`, async () => {
     const res = await post('KbItem', file(ROWS));
     expect(res.status, res.text).to.equal(200);
-    expect(res.body).to.deep.equal({ imported: ROWS, added: ROWS, updated: 0 });
+    expect(res.body).to.deep.include({ imported: ROWS, added: ROWS, updated: 0 });
     expect(await count('kb_item')).to.equal(ROWS);
     expect(inserts.length, 'one INSERT per 50 rows').to.equal(ROWS / 50);
     const rows = await f.store.knex('kb_item').whereIn('code', ['C1', 'C2', `C${ROWS}`]).orderBy('id').select('title', 'code', 'qty', 'status', 'shelf_id');

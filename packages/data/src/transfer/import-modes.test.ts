@@ -119,7 +119,7 @@ describeEachSql('fwData import modes: add, update, upsert', (db) => {
     expect(lines[0]).to.equal('Title,Price,Kind,Owner,id');
     expect(lines[1]).to.equal(`Ubik,9.5,Alpha,${f.alice.id},${ubik}`);
     const changed = csv.text.replace('Ubik,9.5,', 'Ubik,11.25,');
-    expect((await importCsv(f.t.alice, changed, 'update').expect(200)).body).to.deep.equal({ imported: 2, added: 0, updated: 2 });
+    expect((await importCsv(f.t.alice, changed, 'update').expect(200)).body).to.deep.include({ imported: 2, added: 0, updated: 2 });
     const after = await rows();
     expect(after).to.have.length(2);
     expect(after.find((r) => r.id === ubik)).to.include({ title: 'Ubik', price: 11.25 });
@@ -134,7 +134,7 @@ describeEachSql('fwData import modes: add, update, upsert', (db) => {
     sheet.getRow(2).getCell(2).value = 7;
     const edited = Buffer.from(await book.xlsx.writeBuffer());
     const res = await f.agent.post(`${api}/data/import/ImItem?mode=update`).set('token', f.t.alice).set('Content-Type', XLSX_TYPE).send(edited).expect(200);
-    expect(res.body).to.deep.equal({ imported: 2, added: 0, updated: 2 });
+    expect(res.body).to.deep.include({ imported: 2, added: 0, updated: 2 });
     expect((await rows()).map((r) => r.price)).to.deep.equal([7, 12]);
     // The operate log has one import row naming the mode.
     const log = await f.store.knex('fw_operate_log').where({ action: 'import' }).orderBy('id', 'desc').first();
@@ -144,13 +144,13 @@ describeEachSql('fwData import modes: add, update, upsert', (db) => {
   it('upsert updates rows with an id and adds rows without one; add ignores the id column (the default)', async () => {
     const ubik = await add(f.t.alice, 'Ubik', 9.5);
     const res = await importCsv(f.t.alice, `id,title,price\r\n${ubik},Ubik,10\r\n,Solaris,8\r\n`, 'upsert').expect(200);
-    expect(res.body).to.deep.equal({ imported: 2, added: 1, updated: 1 });
+    expect(res.body).to.deep.include({ imported: 2, added: 1, updated: 1 });
     expect((await rows()).map((r) => [r.title, r.price])).to.deep.equal([
       ['Ubik', 10],
       ['Solaris', 8],
     ]);
     const again = await importCsv(f.t.alice, `id,title,price\r\n${ubik},Ubik,10\r\n`).expect(200);
-    expect(again.body).to.deep.equal({ imported: 1, added: 1, updated: 0 });
+    expect(again.body).to.deep.include({ imported: 1, added: 1, updated: 0 });
     expect(await rows()).to.have.length(3);
   });
 
@@ -192,11 +192,11 @@ describeEachSql('fwData import modes: add, update, upsert', (db) => {
     // adder: add and import, no edit.
     await importCsv(f.t.adder, `id,title\r\n${own},x\r\n`, 'update').expect(403);
     await importCsv(f.t.adder, `id,title\r\n${own},x\r\n`, 'upsert').expect(403);
-    expect((await importCsv(f.t.adder, `id,title\r\n,added by adder\r\n`, 'upsert').expect(200)).body).to.deep.equal({ imported: 1, added: 1, updated: 0 });
+    expect((await importCsv(f.t.adder, `id,title\r\n,added by adder\r\n`, 'upsert').expect(200)).body).to.deep.include({ imported: 1, added: 1, updated: 0 });
     // editor: edit and import, no add.
     await importCsv(f.t.editor, 'title\r\nx\r\n').expect(403);
     await importCsv(f.t.editor, `id,title\r\n${own},x\r\n,new\r\n`, 'upsert').expect(403);
-    expect((await importCsv(f.t.editor, `id,title\r\n${own},edited by editor\r\n`, 'upsert').expect(200)).body).to.deep.equal({ imported: 1, added: 0, updated: 1 });
+    expect((await importCsv(f.t.editor, `id,title\r\n${own},edited by editor\r\n`, 'upsert').expect(200)).body).to.deep.include({ imported: 1, added: 0, updated: 1 });
     expect((await rows()).map((r) => r.title)).to.deep.equal(['edited by editor', 'added by adder']);
     const bad = await importCsv(f.t.alice, 'title\r\nx\r\n', 'replace').expect(400);
     expect(bad.body.error.details[0]).to.include({ path: 'mode' });

@@ -3,12 +3,16 @@
 // `upsert` (a row with a key updates that row, a row without one is added). Every row takes the
 // write path of a single add or edit (grant rules, hooks, references) inside one transaction; a row
 // whose key matches no row the importer may edit is an error, never a new row. Added rows of a
-// model without per-row hooks are written by multi-row INSERTs in the same transaction.
+// model without per-row hooks are written by multi-row INSERTs in the same transaction. Every
+// written row gets its operate-log row (add or update, source `import`) in that transaction, all
+// carrying the import's batch id, as does the one summary row (action `import`) of the file.
+import { randomUUID } from 'node:crypto';
 import { FwError, type FieldDefinition, type FwErrorDetail, type ModelDefinition, type PowerObject } from '@fw/core';
 import { assertPower } from '@fw/power';
 import { readEntity, toFormRow, validateRow, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
-import { newRow, type AuditedWriter } from '../write/audited-write.js';
+import { newRow, type AuditedWriter, type LogNotes } from '../write/audited-write.js';
+import type { OperateLogEntry } from '../write/operate-log.js';
 import { BatchRowError, batchInsertable } from '../write/batch-insert.js';
 import { dataError } from '../error-codes.js';
 import type { UpdateState } from '../write/update-recipe.js';
@@ -28,11 +32,13 @@ export type ImportMode = 'add' | 'update' | 'upsert';
 /** The import modes, the first the default. */
 export const IMPORT_MODES: readonly ImportMode[] = ['add', 'update', 'upsert'];
 
-/** What an import did: every row written, and how many of them were added and updated. */
+/** What an import did: every row written, how many of them were added and updated, and its batch id. */
 export interface ImportResult {
   imported: number;
   added: number;
   updated: number;
+  /** The batch id of the import's operate-log rows: one per written row, and the file's summary row. */
+  batch: string;
 }
 
 /** A table read from an import file: the header cells and the data rows' cells. */
@@ -130,14 +136,17 @@ interface PlannedRow {
  * Runs an import: header, keys, cells and rules are all checked before anything is written, so the
  * answer names every failing cell (`rows[n].field` paths with the spreadsheet's `row` and
  * `column`, sorted by row then column); then every row is written through the audited write in
- * one transaction (one operate-log row, action `import`).
+ * one transaction, each with its operate-log row (action `add` or `update`, source `import`), and
+ * the file's summary row (action `import`); all of them carry the answered batch id.
  */
 export async function runImport(deps: ImportDeps, request: ImportRequest): Promise<ImportResult> {
   const { store, writer } = deps;
   const { model, actor, power, mode, format, bytes, read, codes } = request;
   const importer = { ...actor, source: 'import' as const };
   const context = hookContext(model, importer, 'import');
+  const batch = randomUUID();
   return writer.logged(model, importer, 'import', null, { format, bytes, mode }, async (log) => {
+    log.batch = batch;
     const { header, rows, rowNumbers } = await read();
     log.request = { format, mode, rows: rows.length, columns: header };
     const names = matchHeader(model, header);
@@ -248,17 +257,28 @@ export async function runImport(deps: ImportDeps, request: ImportRequest): Promi
     const batched = batchInsertable(model, codes);
     const batchRows = deps.importBatchRows ?? IMPORT_BATCH;
     const result = await writer.transaction(model, log, async (trx) => {
+      // The written rows' log rows, as a single add or a bulk edit logs each row; they go in a few
+      // hundred at a time (logRowsIn: 100 per statement), inside the transaction.
+      const entries: OperateLogEntry[] = [];
+      const logRow = async (action: 'add' | 'update', id: number, before: unknown, request: unknown, startedAt: number) => {
+        entries.push({ model, action, source: importer.source, user: actor.user, ip: actor.ip, targetId: String(id), before, request, error: undefined, startedAt, batch });
+        if (entries.length >= 500) await writer.logRowsIn(trx, entries.splice(0));
+      };
       let pending: PlannedRow[] = [];
       const flush = async () => {
-        const batch = pending;
+        const chunk = pending;
         pending = [];
-        if (batch.length === 0) return;
+        if (chunk.length === 0) return;
+        const startedAt = performance.now();
+        let ids: number[];
         try {
-          await writer.insertMany(model, trx, batch.map((r) => r.values), context, sent);
+          ids = await writer.insertMany(model, trx, chunk.map((r) => r.values), context, sent);
         } catch (error) {
-          if (error instanceof BatchRowError) throw rowError(batch[error.index]!, error.cause);
+          if (error instanceof BatchRowError) throw rowError(chunk[error.index]!, error.cause);
           throw error;
         }
+        // The values as read from the file: what a single add logs as its request.
+        for (const [i, row] of chunk.entries()) await logRow('add', ids[i]!, undefined, row.values, startedAt);
       };
       for (const row of plan) {
         if (batched && row.id === undefined) {
@@ -267,20 +287,26 @@ export async function runImport(deps: ImportDeps, request: ImportRequest): Promi
           continue;
         }
         await flush();
+        const startedAt = performance.now();
         try {
           if (row.id === undefined) {
-            await writer.insert(model, importer, trx, row.values, context, sent, codes);
+            const id = await writer.insert(model, importer, trx, row.values, context, sent, codes);
+            await logRow('add', id, undefined, row.values, startedAt);
           } else {
             const state: UpdateState = { endSessions: false };
-            await writer.updateIn(model, importer, trx, row.id, (current) => ({ ...current, ...row.values }), {}, codes, context, state);
+            // The row before and the changed fields, as a bulk edit logs each of its rows.
+            const notes: LogNotes = {};
+            await writer.updateIn(model, importer, trx, row.id, (current) => ({ ...current, ...row.values }), {}, codes, context, state, notes);
             updates.push({ id: row.id, state });
+            await logRow('update', row.id, notes.before, notes.request, startedAt);
           }
         } catch (error) {
           throw rowError(row, error);
         }
       }
       await flush();
-      return { imported: plan.length, added: plan.length - updates.length, updated: updates.length };
+      await writer.logRowsIn(trx, entries);
+      return { imported: plan.length, added: plan.length - updates.length, updated: updates.length, batch };
     });
     for (const { id, state } of updates) await writer.afterUpdate(model, importer, id, state);
     return result;

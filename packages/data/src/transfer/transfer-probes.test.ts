@@ -123,9 +123,9 @@ describeEachSql('import probes: header cells without a name', (db) => {
 
   it('skips an empty column without a header (a blank header cell, the tail of a merged one), in a workbook and in CSV', async () => {
     const merged = await workbook(['Title', null, 'Body'], [['one', null, 'first'], ['two', null, 'second']], 'A1:B1');
-    expect((await importXlsx(merged)).body).to.deep.equal({ imported: 2, added: 2, updated: 0 });
-    expect((await importCsv('title,,body\r\nthree,,third\r\n')).body).to.deep.equal({ imported: 1, added: 1, updated: 0 });
-    expect((await importCsv('title,,,body\r\nfour,,,fourth\r\n')).body).to.deep.equal({ imported: 1, added: 1, updated: 0 });
+    expect((await importXlsx(merged)).body).to.deep.include({ imported: 2, added: 2, updated: 0 });
+    expect((await importCsv('title,,body\r\nthree,,third\r\n')).body).to.deep.include({ imported: 1, added: 1, updated: 0 });
+    expect((await importCsv('title,,,body\r\nfour,,,fourth\r\n')).body).to.deep.include({ imported: 1, added: 1, updated: 0 });
     const titles = (await store.knex('t_probe_note').orderBy('id').select('title', 'body')).map((r: { title: string; body: string }) => `${r.title}:${r.body}`);
     expect(titles).to.deep.equal(['one:first', 'two:second', 'three:third', 'four:fourth']);
   });

@@ -26,6 +26,7 @@ import type { Actor, UpdateOptions } from '../service-types.js';
 import type { SessionEnds } from './session-ends.js';
 import { checkReferences, validateWholeRow, writing } from './write-checks.js';
 import { moveToTrash } from './trash-move.js';
+import { staleCellError } from './stale-cell.js';
 
 export { newRow } from './row-changes.js';
 
@@ -231,13 +232,15 @@ export class AuditedWriter {
   /**
    * Inserts the new rows of an import inside `trx` by multi-row INSERTs (see batch-insert.ts), for
    * a model `batchInsertable` allows (the others go through {@link insert}, row by row).
+   * @returns the new rows' ids, in the order of `rows`.
    * @throws {BatchRowError} naming the batch's failing row.
    */
-  async insertMany(model: ModelDefinition, trx: Knex.Transaction, rows: readonly FormRow[], outer: DataHookContext, sent: ReadonlySet<string>): Promise<void> {
-    const deps = { registry: this.#registry, dialect: this.#store.dialect, passwordPolicy: this.#passwordPolicy };
-    await insertBatch(deps, model, trx, rows, { ...outer, transaction: trx }, sent);
+  async insertMany(model: ModelDefinition, trx: Knex.Transaction, rows: readonly FormRow[], outer: DataHookContext, sent: ReadonlySet<string>): Promise<number[]> {
+    const deps = { registry: this.#registry, dialect: this.#store.dialect, passwordPolicy: this.#passwordPolicy, knex: this.#store.knex };
+    const ids = await insertBatch(deps, model, trx, rows, { ...outer, transaction: trx }, sent);
     // As for a single insert: cached counts follow the rows once they are committed.
     this.afterCommit(trx, () => this.#reader.counts.changed(model, rows.length));
+    return ids;
   }
 
   /**
@@ -274,6 +277,12 @@ export class AuditedWriter {
       }
       await this.transaction(model, log, (trx) => runUpdate(updateSteps(recipe, this.#generalBackend(model, actor, trx, id, codes, outerContext))));
     }).catch(async (error: unknown) => {
+      if (state.staleCells) {
+        // The cells as the table shows them now, who changed them and when (write/stale-cell.ts).
+        const { row, fields } = state.staleCells;
+        const [shown] = await this.#reader.afterFetch(model, actor, 'query', [{ ...row }]);
+        throw await staleCellError(this.#store, model, id, row, shown ?? row, fields, (error as Error).message);
+      }
       const stale = state.stale;
       if (!stale) throw error;
       // The answer carries the row as it is now, so the client can show what changed and retry.

@@ -97,13 +97,20 @@ export async function valuesBefore(store: FwStore, model: ModelDefinition, id: n
  * each field is put back unless it no longer exists, is a secret (the log holds `******`, never
  * the secret), read-only, an attachment (the files are gone), already holds that value, or would
  * now break a rule (checked against today's rules with the other fields put back). The rest go
- * through `AuditedWriter.update` in one write.
+ * through `AuditedWriter.update` in one write. A field the caller does not see in the row's
+ * details (`afterFetch`) is neither put back nor named anywhere in the answer, as if the entry
+ * had not changed it; the row answered is the details view.
  * @throws {FwError} 409 `CONFLICT` with the reasons when no field can be put back.
  */
 export async function restoreRow(deps: RestoreDeps, model: ModelDefinition, actor: Actor, id: number, entryId: number, codes: ReadonlySet<string> | undefined): Promise<RestoreResult> {
   const { store, reader, writer } = deps;
   // The row must be the caller's to edit before its log is read (404 as an edit would answer).
   const current = await reader.loadVisible(model, actor, 'update', id, store.knex, false);
+  // The fields the caller sees in the row's details (what the history shows them, see
+  // read/history.ts). Any other field is passed over before anything is said about it: naming it,
+  // or saying its old value is `unchanged` or `invalid`, would tell what it holds.
+  const [seen] = await reader.afterFetch(model, actor, 'details', [{ ...current }]);
+  const shown = new Set(Object.keys(seen ?? current));
   const before = await valuesBefore(store, model, id, entryId);
   const skipped: RestoreResult['skipped'] = [];
   const wanted: FormRow = {};
@@ -111,6 +118,7 @@ export async function restoreRow(deps: RestoreDeps, model: ModelDefinition, acto
     const field = Object.hasOwn(model.fields, name) ? model.fields[name]! : undefined;
     if (!field) skipped.push({ field: name, reason: 'removed' });
     else if (isSecret(field) || value === MASK) skipped.push({ field: name, reason: 'secret' });
+    else if (!shown.has(name)) continue;
     else if (field.primaryKey || field.edit.readonly || !field.stored) skipped.push({ field: name, reason: 'readonly' });
     else if (field.edit.type === EditType.ATTACHMENT) skipped.push({ field: name, reason: 'attachment' });
     else {

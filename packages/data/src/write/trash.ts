@@ -111,7 +111,7 @@ export class TrashWriter {
     const records: TrashRecord[] = [];
     for (const id of ids) {
       const record = found.get(String(id));
-      if (!record || !trashVisible(model, actor, record, visibility)) throw rowNotFound(model, id);
+      if (!record || !trashVisible(model, actor, record, visibility, store.dialect)) throw rowNotFound(model, id);
       records.push(record);
     }
     const pk = pkColumn(model);

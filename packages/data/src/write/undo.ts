@@ -10,12 +10,13 @@
 // whose row is gone, or whose id is taken again, is a conflict: listed and skipped; a row changed
 // since can still be forced, entry by entry.
 import { randomUUID } from 'node:crypto';
-import { EditType, FwError, type ModelDefinition, type ModelRegistry } from '@fw/core';
+import { EditType, FwError, type Condition, type ModelDefinition, type ModelRegistry } from '@fw/core';
 import { coerceValue, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
 import { dataError } from '../error-codes.js';
 import { entryChanges } from '../read/history.js';
+import { applyConditions } from '../read/query.js';
 import { pkColumn } from '../read/row-keys.js';
 import { hookContext, type Actor } from '../service-types.js';
 import type { AuditedWriter, LogNotes, UpdateState } from './audited-write.js';
@@ -144,6 +145,8 @@ export interface UndoDeps {
   trash: TrashWriter;
   /** Checks the actor's power on a model (throws 403). */
   requirePower(model: ModelDefinition, actor: Actor, flags: Array<'edit' | 'delete' | 'add'>): Promise<unknown>;
+  /** The row-visibility conditions of the actor for an action on a model (`beforeFetch`). */
+  visibility(model: ModelDefinition, actor: Actor, action: 'delete'): Promise<Condition[]>;
   /** The permission codes the actor may grant, for models that hand them out (undefined otherwise). */
   grantCodes(model: ModelDefinition, actor: Actor): Promise<ReadonlySet<string> | undefined>;
 }
@@ -341,16 +344,20 @@ export async function runUndo(deps: UndoDeps, actor: Actor, input: UndoInput): P
   // which still exist, one delete (to the trash, where the model keeps one).
   const removeRun = async (trx: Knex.Transaction, model: ModelDefinition, run: Array<{ e: Entry; id: number; forced: boolean }>) => {
     const pk = pkColumn(model);
-    const present = new Set(((await trx(model.table).whereIn(pk, run.map((r) => r.id)).select(pk)) as Array<Record<string, unknown>>).map((r) => Number(r[pk])));
+    const ids = run.map((r) => r.id);
+    const present = new Set(((await trx(model.table).whereIn(pk, ids).select(pk)) as Array<Record<string, unknown>>).map((r) => Number(r[pk])));
+    // Of those, the rows the actor may delete (the delete's own row visibility).
+    const qb = trx(model.table).whereIn(pk, ids).select(pk);
+    const mine = new Set(((await applyConditions(qb, model, await deps.visibility(model, actor, 'delete'))) as Array<Record<string, unknown>>).map((r) => Number(r[pk])));
     const going = run.filter((r) => {
       if (!present.has(r.id)) conflict(r.e, 'gone', 'the row no longer exists');
-      return present.has(r.id);
+      else if (!mine.has(r.id)) conflict(r.e, 'gone', 'the row is not yours to delete');
+      return mine.has(r.id);
     });
     if (going.length === 0) return;
-    const ids = going.map((r) => r.id);
-    // A row the actor may not delete (visibility) stops the whole undo with its 404.
-    const done = await writer.removeIn(model, undoer, trx, ids, codes.get(model.name), batch);
-    removed.push({ model, ids, rows: done.rows });
+    const goingIds = going.map((r) => r.id);
+    const done = await writer.removeIn(model, undoer, trx, goingIds, codes.get(model.name), batch);
+    removed.push({ model, ids: goingIds, rows: done.rows });
     for (const r of going) steps.push({ entry: r.e.id, model: model.name, id: r.id, action: 'delete', ...(r.forced ? { forced: true as const } : {}) });
   };
 

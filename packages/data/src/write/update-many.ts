@@ -13,7 +13,7 @@ import { dataError } from '../error-codes.js';
 import { applyConditions, parseTableQuery, type QueryLimits } from '../read/query.js';
 import { pkColumn, rowId } from '../read/row-keys.js';
 import type { RowReader } from '../read/rows.js';
-import { hookContext, type Actor } from '../service-types.js';
+import { hookContext, type Actor, type CellExpectation } from '../service-types.js';
 import type { AuditedWriter } from './audited-write.js';
 import type { OperateLogEntry } from './operate-log.js';
 import type { LogNotes, UpdateState } from './update-recipe.js';
@@ -28,8 +28,11 @@ export interface UpdateManyInput {
   conditions?: ConditionNode[];
   /** Field → value, converted as the cell editor converts a cell (with `ids` or `conditions`). */
   values?: FormRow;
-  /** Rows each with values of their own (a block pasted from a spreadsheet), instead of ids and one set of values. */
-  rows?: Array<{ id: number; values: FormRow }>;
+  /**
+   * Rows each with values of their own (a block pasted from a spreadsheet), instead of ids and one
+   * set of values; `expect` holds what the grid showed in the cells pasted over (issue 24 §1).
+   */
+  rows?: Array<{ id: number; values: FormRow; expect?: Record<string, unknown> }>;
   /** Check every row as the edit would, write nothing (the answer says what would be). */
   dryRun?: boolean;
 }
@@ -134,7 +137,13 @@ function parseRows(model: ModelDefinition, power: PowerObject, body: Record<stri
     const id = rowId(model, entry.id, `${at}.id`);
     if (seen.has(id)) throw bad(`${at}.id names row ${id} a second time`, `${at}.id`);
     seen.add(id);
-    return { id, values: rowValues(model, entry.values, at) };
+    const values = rowValues(model, entry.values, at);
+    if (entry.expect === undefined) return { id, values };
+    if (!isObject(entry.expect)) throw bad(`${at}.expect must be an object of field and value shown`, `${at}.expect`);
+    for (const name of Object.keys(entry.expect)) {
+      if (!Object.hasOwn(values, name)) throw bad(`${at}.expect names ${JSON.stringify(name)}, which ${at}.values does not set`, `${at}.expect.${name}`);
+    }
+    return { id, values, expect: entry.expect };
   });
   assertPower(power, 'cellEdit', model.name);
   return { rows };
@@ -146,6 +155,8 @@ export interface UpdateManyDeps {
   reader: RowReader;
   writer: AuditedWriter;
   maxRows: number;
+  /** The check of the cells a pasted row expects (`DataService.cellExpectation`). */
+  expectation(model: ModelDefinition, actor: Actor, expected: Readonly<Record<string, unknown>>): CellExpectation;
 }
 
 /** One selected row: its id and where the request named it (`ids[3]`, or `rows[3]` for the 4th row matched by the conditions). */
@@ -154,6 +165,8 @@ interface Target {
   at: string;
   /** The row's own values (rows mode); else the request's one set. */
   values?: FormRow;
+  /** What the grid showed in the cells pasted over (rows mode). */
+  expect?: Record<string, unknown>;
 }
 
 /** The rows a bulk edit goes through, each one visible to the actor for both the table and an edit. */
@@ -184,7 +197,7 @@ async function selectTargets(deps: UpdateManyDeps, model: ModelDefinition, actor
     const details = missing.slice(0, 200).map(({ id, i }) => ({ path: `${at}[${i}]`, type: 'notFound', message: `no ${model.name} with id ${id} that you may edit` }));
     throw new FwError('ROW_NOT_FOUND', `${missing.length} of the rows do not exist or are not yours to edit; nothing was written`, { details, extra: { model: model.name } });
   }
-  return ids.map((id, i) => ({ id, at: `${at}[${i}]`, ...(input.rows ? { values: input.rows[i]!.values } : {}) }));
+  return ids.map((id, i) => ({ id, at: `${at}[${i}]`, ...(input.rows ? { values: input.rows[i]!.values, ...(input.rows[i]!.expect ? { expect: input.rows[i]!.expect } : {}) } : {}) }));
 }
 
 /** A copy of the stored row with the bulk values put in (own data properties, as the cell editor's patch). */
@@ -233,9 +246,20 @@ export async function runUpdateMany(deps: UpdateManyDeps, model: ModelDefinition
         const state: UpdateState = { endSessions: false };
         const log: LogNotes = {};
         const rowStarted = performance.now();
+        const options = target.expect ? { expect: deps.expectation(model, actor, target.expect) } : {};
         try {
-          await writer.updateIn(model, bulk, trx, target.id, (stored) => patched(stored, target.values ?? input.values ?? {}), {}, codes, context, state, log);
+          await writer.updateIn(model, bulk, trx, target.id, (stored) => patched(stored, target.values ?? input.values ?? {}), options, codes, context, state, log);
         } catch (error) {
+          if (state.staleCells) {
+            // A cell pasted over that changed since the grid showed it: named with its value now.
+            failed += 1;
+            const [shown] = await deps.reader.afterFetch(model, actor, 'query', [{ ...state.staleCells.row }]);
+            for (const field of state.staleCells.fields) {
+              const message = `${model.fields[field]?.edit.title ?? field} changed since it was shown`;
+              if (details.length < 200) details.push({ path: `${target.at}.${field}`, type: 'stale', message, id: target.id, current: (shown ?? state.staleCells.row)[field] ?? null } as FwErrorDetail);
+            }
+            continue;
+          }
           if (!isRowRefusal(error, state)) throw placeError(error, target);
           failed += 1;
           if (details.length < 200) details.push(...error.details!.map((d) => placed(d, target)));

@@ -43,6 +43,8 @@ export interface UpdateState {
   event?: EditEvent;
   written?: FormRow;
   stale?: FormRow;
+  /** The row and the expected fields that differ, when an `expect` was not met (STALE_CELL). */
+  staleCells?: { row: FormRow; fields: string[] };
   endSessions: boolean;
   keyChanged?: FormRow;
   /** True once the write step began: a failure after it may have changed the database (the transaction must end). */
@@ -106,6 +108,14 @@ export function* updateSteps(request: UpdateRequest, backend: UpdateBackend): Ge
   const stored = (yield backend.readVisible()) as FormRow;
   if (log) log.before = stored;
   refuseStale(model, id, stored, request.options, state);
+  if (request.options.expect) {
+    // A cell shown with one value and saved over another is refused, nothing written (issue 24 §1).
+    const stale = (yield request.options.expect.check(stored)) as string[];
+    if (stale.length > 0) {
+      state.staleCells = { row: stored, fields: stale };
+      throw new FwError('STALE_CELL', `${model.name} ${id}: ${stale.join(', ')} changed since it was shown; nothing was written`);
+    }
+  }
   const next = (yield request.build(stored)) as FormRow;
   next[model.primaryKey] = id;
   let changed = changes(model, stored, next);

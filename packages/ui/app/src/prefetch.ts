@@ -9,7 +9,7 @@ import { QueryClient } from '@tanstack/react-query';
 import { ApiError } from './client/api';
 import { getToken } from './auth';
 import { currentPath } from './router';
-import { buildQuery, menuQuery, tableQuery, userInfoQuery } from './client/queries';
+import { buildQuery, menuQuery, notePrefetchedPage, tableQuery, userInfoQuery } from './client/queries';
 import { readState, tableQuery as tableBody } from './model/tableState';
 import { filterConditions } from './model/filterTree';
 
@@ -55,5 +55,7 @@ export function prefetchFirstScreen(client: QueryClient = queryClient): void {
   // The search form's conditions need the model's fields; the filter's are in the address as they are.
   if (params.has('s')) return;
   const state = readState(params);
-  void client.prefetchQuery(tableQuery(fw, tableBody(state, filterConditions(state.filter))));
+  const body = tableBody(state, filterConditions(state.filter));
+  notePrefetchedPage(fw, body);
+  void client.prefetchQuery(tableQuery(fw, body));
 }

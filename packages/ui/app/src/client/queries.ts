@@ -37,6 +37,21 @@ export const buildQuery = (fw: string) => queryOptions({ queryKey: keys.build(fw
 // mounts. Writes and the reload button invalidate the model's keys, which refetches regardless.
 export const tableQuery = (fw: string, query: TableQuery) => queryOptions({ queryKey: keys.table(fw, query), queryFn: () => call(routes.table(fw, query)), staleTime: 5_000 });
 
+// The pages prefetch.ts asked for on the first load, not yet shown: the table's first mount takes
+// them as they are, however long the page's code took to arrive on a slow machine or network
+// (staleTime alone would ask again past its few seconds).
+const prefetchedPages = new Set<string>();
+
+/** Marks a table page as asked for by the first load's prefetch. */
+export function notePrefetchedPage(fw: string, query: TableQuery): void {
+  prefetchedPages.add(JSON.stringify(keys.table(fw, query)));
+}
+
+/** False once for a page the first load prefetched (its first mount does not ask again); else TanStack's default. */
+function refetchUnlessPrefetched(query: { queryHash: string; queryKey: readonly unknown[] }): boolean {
+  return !prefetchedPages.delete(JSON.stringify(query.queryKey));
+}
+
 /** The signed-in user. */
 export function useUserInfo(enabled = true) {
   return useQuery({ ...userInfoQuery, enabled });
@@ -58,7 +73,7 @@ export function useBuild(fw: string) {
 
 /** One page of the table. The previous page stays on screen while the next one loads. */
 export function useTable(fw: string, query: TableQuery, enabled: boolean) {
-  return useQuery({ ...tableQuery(fw, query), enabled, placeholderData: keepPreviousData });
+  return useQuery({ ...tableQuery(fw, query), enabled, placeholderData: keepPreviousData, refetchOnMount: refetchUnlessPrefetched });
 }
 
 /** The largest page the table route gives; a tree table reads its rows this many at a time. */

@@ -423,7 +423,7 @@ export const de: Messages = {
   'views.shared': 'Mit mir geteilt',
   'views.none': 'Noch keine gespeicherten Ansichten',
   'views.save': 'Ansicht speichern',
-  'views.saveTitle': 'Aktuellen Filter, Sortierung und Seitengröße als Ansicht speichern',
+  'views.saveTitle': 'Aktuellen Filter, Sortierung, Seitengröße und Spalten als Ansicht speichern',
   'views.name': 'Name',
   'views.nameRequired': 'Geben Sie der Ansicht einen Namen',
   'views.share': 'Mit Rollen teilen',
@@ -436,6 +436,7 @@ export const de: Messages = {
   'views.deleted': 'Ansicht gelöscht',
   'views.broken': 'Diese Ansicht nennt Felder, die es nicht mehr gibt: {fields}. Sie werden ignoriert.',
   'views.brokenShort': 'Nennt Felder, die es nicht mehr gibt',
+  'views.columnsMissing': 'Einige Spalten dieser Ansicht stehen Ihnen nicht zur Verfügung: {fields}. Die übrigen Spalten werden angezeigt.',
 
   // Issue 23 §3: undo.
   'undo.button': 'Rückgängig',

@@ -426,7 +426,7 @@ export const en = {
   'views.shared': 'Shared with me',
   'views.none': 'No saved views yet',
   'views.save': 'Keep view',
-  'views.saveTitle': 'Save the current filter, sort and page size as a view',
+  'views.saveTitle': 'Save the current filter, sort, page size and columns as a view',
   'views.name': 'Name',
   'views.nameRequired': 'Give the view a name',
   'views.share': 'Share with roles',
@@ -439,6 +439,7 @@ export const en = {
   'views.deleted': 'View deleted',
   'views.broken': 'This view names fields that no longer exist: {fields}. They are left out.',
   'views.brokenShort': 'Names fields that no longer exist',
+  'views.columnsMissing': 'Some of this view’s columns are not available to you: {fields}. The other columns are shown.',
 
   // Issue 23 §3: undo.
   'undo.button': 'Undo',

@@ -423,7 +423,7 @@ export const es: Messages = {
   'views.shared': 'Compartidas conmigo',
   'views.none': 'Aún no hay vistas guardadas',
   'views.save': 'Guardar vista',
-  'views.saveTitle': 'Guardar el filtro, el orden y el tamaño de página actuales como vista',
+  'views.saveTitle': 'Guardar el filtro, el orden, el tamaño de página y las columnas actuales como vista',
   'views.name': 'Nombre',
   'views.nameRequired': 'Ponga un nombre a la vista',
   'views.share': 'Compartir con roles',
@@ -436,6 +436,7 @@ export const es: Messages = {
   'views.deleted': 'Vista eliminada',
   'views.broken': 'Esta vista nombra campos que ya no existen: {fields}. Se omiten.',
   'views.brokenShort': 'Nombra campos que ya no existen',
+  'views.columnsMissing': 'Algunas columnas de esta vista no están disponibles para usted: {fields}. Se muestran las demás columnas.',
 
   // Issue 23 §3: undo.
   'undo.button': 'Deshacer',

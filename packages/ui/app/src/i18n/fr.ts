@@ -423,7 +423,7 @@ export const fr: Messages = {
   'views.shared': 'Partagées avec moi',
   'views.none': 'Aucune vue enregistrée',
   'views.save': 'Enregistrer la vue',
-  'views.saveTitle': 'Enregistrer le filtre, le tri et la taille de page actuels comme vue',
+  'views.saveTitle': 'Enregistrer le filtre, le tri, la taille de page et les colonnes actuels comme vue',
   'views.name': 'Nom',
   'views.nameRequired': 'Donnez un nom à la vue',
   'views.share': 'Partager avec des rôles',
@@ -436,6 +436,7 @@ export const fr: Messages = {
   'views.deleted': 'Vue supprimée',
   'views.broken': 'Cette vue cite des champs qui n’existent plus : {fields}. Ils sont ignorés.',
   'views.brokenShort': 'Cite des champs qui n’existent plus',
+  'views.columnsMissing': 'Certaines colonnes de cette vue ne vous sont pas accessibles : {fields}. Les autres colonnes sont affichées.',
 
   // Issue 23 §3: undo.
   'undo.button': 'Annuler',

@@ -423,7 +423,7 @@ export const ja: Messages = {
   'views.shared': '共有されたビュー',
   'views.none': '保存したビューはまだありません',
   'views.save': 'ビューを保存',
-  'views.saveTitle': '現在のフィルター、並び順、表示件数をビューとして保存',
+  'views.saveTitle': '現在のフィルター、並び順、表示件数、列をビューとして保存',
   'views.name': '名前',
   'views.nameRequired': 'ビューに名前を付けてください',
   'views.share': 'ロールと共有',
@@ -436,6 +436,7 @@ export const ja: Messages = {
   'views.deleted': 'ビューを削除しました',
   'views.broken': 'このビューは存在しない項目を参照しています：{fields}。無視されます。',
   'views.brokenShort': '存在しない項目を参照しています',
+  'views.columnsMissing': 'このビューの一部の列は利用できません: {fields}。その他の列を表示しています。',
 
   // Issue 23 §3: undo.
   'undo.button': '元に戻す',

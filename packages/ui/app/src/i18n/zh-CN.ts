@@ -426,7 +426,7 @@ export const zhCN: Messages = {
   'views.shared': '共享给我的',
   'views.none': '还没有保存的视图',
   'views.save': '保存视图',
-  'views.saveTitle': '将当前的筛选、排序和每页条数保存为视图',
+  'views.saveTitle': '将当前的筛选、排序、每页条数和列保存为视图',
   'views.name': '名称',
   'views.nameRequired': '请为视图命名',
   'views.share': '共享给角色',
@@ -439,6 +439,7 @@ export const zhCN: Messages = {
   'views.deleted': '视图已删除',
   'views.broken': '此视图引用了已不存在的字段：{fields}，已忽略。',
   'views.brokenShort': '引用了已不存在的字段',
+  'views.columnsMissing': '此视图的部分列对您不可用：{fields}。已显示其余的列。',
 
   // Issue 23 §3: undo.
   'undo.button': '撤销',

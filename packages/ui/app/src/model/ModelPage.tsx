@@ -10,11 +10,12 @@ import { printUrl } from '../client/links';
 import { useDeleteRows } from '../client/mutations';
 import { useI18n } from '../i18n';
 import { navigate, useLocation } from '../router';
-import { invalidateModel, keys, useBuild, useTable, useTreeRows, useUserInfo } from '../client/queries';
+import { invalidateModel, keys, useBuild, useTable, useTreeRows, useUserInfo, useViews } from '../client/queries';
 import type { BuildView, FieldView, Row, TablePage, TableQuery } from '../types';
 import { CellEditor, typedSeed, type CellTarget } from './CellEditor';
 import type { RowAction } from './columns/rowActions';
-import { useTableColumns } from './columns/useTableColumns';
+import { useTableColumns, type ColumnArrangement, type ColumnsOverride } from './columns/useTableColumns';
+import { shownKeys, viewColumns } from './columns/viewColumns';
 import { EditableCell } from './EditableCell';
 import { renderValue, type Labels } from './cells';
 import { columnFields, columnTitle, keyShown, keyOf, searchFields, sortableField } from './fields';
@@ -243,8 +244,26 @@ function ModelTable({ build }: { build: BuildView }) {
         ]),
     ...columnFields(model).map(fieldColumn),
   ];
+  // A chosen view's columns are in force while it stays chosen (columns/viewColumns.ts); what the
+  // chooser changes meanwhile stays on this page and leaves the person's stored layout alone.
+  const chosenView = useViews(fw).data?.views.find((v) => v.id === state.view);
+  const fromView = chosenView
+    ? viewColumns(
+        fieldColumns.map((c) => String(c.key)),
+        chosenView.columns,
+      )
+    : undefined;
+  const [viewEdit, setViewEdit] = useState<ColumnArrangement & { view: number }>();
+  const viewArranged = chosenView && fromView?.arrangement;
+  const override: ColumnsOverride | undefined = viewArranged
+    ? {
+        ...(viewEdit?.view === chosenView.id ? viewEdit : viewArranged),
+        change: (next) => setViewEdit((prev) => ({ ...next(prev?.view === chosenView.id ? prev : viewArranged), view: chosenView.id })),
+        reset: () => setViewEdit(undefined),
+      }
+    : undefined;
   // Order, visibility, widths, density and the Actions column, as the person arranged them.
-  const layout = useTableColumns({ build, columns: fieldColumns, sort: state.sort, actionCount, ...(actionCount > 0 ? { rowActions } : {}) });
+  const layout = useTableColumns({ build, columns: fieldColumns, sort: state.sort, actionCount, ...(actionCount > 0 ? { rowActions } : {}), ...(override ? { override } : {}) });
 
   const onChange: TableProps<Row>['onChange'] = (pagination, _filters, sorter, extra) => {
     if (extra.action === 'sort') {
@@ -273,15 +292,17 @@ function ModelTable({ build }: { build: BuildView }) {
       <ViewsBar
         fw={fw}
         chosenId={state.view}
-        current={{ conditions, sort: state.sort, size: state.size }}
-        onApply={(view) =>
+        current={{ conditions, sort: state.sort, size: state.size, columns: shownKeys(layout.columns) }}
+        missingColumns={fromView?.missing ?? []}
+        onApply={(view) => {
+          setViewEdit(undefined);
           writeState(
             fw,
             view
               ? { page: 1, size: view.size ?? DEFAULT_SIZE, sort: view.sort ?? [], search: {}, filter: filterOfConditions(view.conditions), view: view.id }
               : { page: 1, size: state.size, sort: [], search: {} },
-          )
-        }
+          );
+        }}
       />
       <SearchForm
         key={JSON.stringify(state.search)}

@@ -1,7 +1,7 @@
 // Saved views (issue 23 §1) above the table: pick one of your views or one shared with your roles
-// to get its filter, sort and page size; save what the table shows now as a view (new, or over one
-// of yours), shared with roles you hold; delete your own. A view naming fields the model no longer
-// has says so instead of failing.
+// to get its filter, sort, page size and columns; save what the table shows now as a view (new, or
+// over one of yours), shared with roles you hold; delete your own. A view naming fields the model
+// no longer has, or columns this person may not see, says so instead of failing.
 import { useState } from 'react';
 import { Alert, App, Button, Form, Input, Modal, Popconfirm, Radio, Select, Space, Tag, Tooltip } from 'antd';
 import { DeleteOutlined, PushpinOutlined, WarningOutlined } from '@ant-design/icons';
@@ -18,6 +18,8 @@ export interface CurrentView {
   conditions: ConditionNode[];
   sort: Array<{ field: string; order: 'asc' | 'desc' }>;
   size: number;
+  /** The columns shown, in order. */
+  columns: string[];
 }
 
 function SaveViewDialog({
@@ -50,6 +52,7 @@ function SaveViewDialog({
         conditions: current.conditions,
         sort: current.sort,
         size: current.size,
+        columns: current.columns,
         roles: values.roles ?? [],
       });
       message.success(t('views.saved'));
@@ -102,8 +105,23 @@ function SaveViewDialog({
   );
 }
 
-/** The views bar; `onApply` puts a view's filter, sort and size in force (undefined: back to all rows). */
-export function ViewsBar({ fw, chosenId, current, onApply }: { fw: string; chosenId: number | undefined; current: CurrentView; onApply: (view: SavedView | undefined) => void }) {
+/**
+ * The views bar; `onApply` puts a view's filter, sort, size and columns in force (undefined: back
+ * to all rows). `missingColumns`: the chosen view's columns the table cannot show this person.
+ */
+export function ViewsBar({
+  fw,
+  chosenId,
+  current,
+  missingColumns,
+  onApply,
+}: {
+  fw: string;
+  chosenId: number | undefined;
+  current: CurrentView;
+  missingColumns: readonly string[];
+  onApply: (view: SavedView | undefined) => void;
+}) {
   const { t } = useI18n();
   const { message } = App.useApp();
   const queryClient = useQueryClient();
@@ -114,6 +132,8 @@ export function ViewsBar({ fw, chosenId, current, onApply }: { fw: string; chose
   const chosen = list.find((v) => v.id === chosenId);
   const mine = list.filter((v) => v.mine);
   const shared = list.filter((v) => !v.mine);
+  // Columns the table cannot show are told apart below: the view still works without them.
+  const brokenFields = (chosen?.broken?.fields ?? []).filter((f) => !missingColumns.includes(f));
   const option = (v: SavedView) => ({
     value: v.id,
     label: (
@@ -166,8 +186,11 @@ export function ViewsBar({ fw, chosenId, current, onApply }: { fw: string; chose
           </Popconfirm>
         )}
       </Space>
-      {chosen?.broken && (
-        <Alert type="warning" showIcon className="fw-view-broken" style={{ marginTop: 8 }} title={t('views.broken', { fields: chosen.broken.fields.join(', ') })} />
+      {chosen?.broken && (brokenFields.length > 0 || chosen.broken.fields.length === 0) && (
+        <Alert type="warning" showIcon className="fw-view-broken" style={{ marginBlock: 8 }} title={t('views.broken', { fields: brokenFields.join(', ') })} />
+      )}
+      {chosen && missingColumns.length > 0 && (
+        <Alert type="info" showIcon className="fw-view-columns-missing" style={{ marginBlock: 8 }} title={t('views.columnsMissing', { fields: missingColumns.join(', ') })} />
       )}
       {saving && <SaveViewDialog fw={fw} current={current} chosen={chosen} onClose={() => setSaving(false)} onSaved={(v) => onApply(v)} />}
     </div>

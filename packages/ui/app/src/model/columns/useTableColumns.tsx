@@ -10,7 +10,7 @@ import type { BuildView, Row } from '../../types';
 import { ColumnChooser } from './ColumnChooser';
 import { ResizableTitle, type ResizeProps } from './ResizableTitle';
 import { InlineRowActions, RowActionsMenu, actionsWidth, useNarrow, type RowAction } from './rowActions';
-import { clampWidth, moveKey, orderedKeys, useTablePref, type Density } from './tablePrefs';
+import { clampWidth, moveKey, orderedKeys, useTablePref, type Density, type TablePref } from './tablePrefs';
 import './columns.css';
 
 type Column = NonNullable<TableProps<Row>['columns']>[number];
@@ -25,6 +25,28 @@ export interface TableColumnsOptions {
   rowActions?: (row: Row) => RowAction[];
   /** How many actions a row has (the same for every row: they follow the model's power). */
   actionCount: number;
+  /**
+   * Which columns show, and in what order, when a saved view decides it rather than the stored
+   * layout (see viewColumns.ts). The chooser then changes this one and leaves the stored layout
+   * alone; widths and row height stay the person's own.
+   */
+  override?: ColumnsOverride;
+}
+
+/** Column order and hidden columns held outside the stored layout, with the way to change them. */
+export interface ColumnsOverride {
+  order: string[];
+  hidden: string[];
+  /** Given the latest order and hidden keys (two key presses may come before a render). */
+  change(next: (latest: ColumnArrangement) => ColumnArrangement): void;
+  /** The chooser's reset was pressed (the stored layout is then left alone). */
+  reset(): void;
+}
+
+/** Column keys in order, and the hidden ones. */
+export interface ColumnArrangement {
+  order: string[];
+  hidden: string[];
 }
 
 /** What the Table and the toolbar need. */
@@ -40,15 +62,15 @@ const titleOf = (c: Column): string => (typeof c.title === 'string' ? c.title : 
 const sortOrder = (order: 'asc' | 'desc' | undefined) => (order === 'desc' ? ('descend' as const) : order === 'asc' ? ('ascend' as const) : null);
 const components: TableProps<Row>['components'] = { header: { cell: ResizableTitle } };
 
-export function useTableColumns({ build, columns, sort, rowActions, actionCount }: TableColumnsOptions): TableColumns {
+export function useTableColumns({ build, columns, sort, rowActions, actionCount, override }: TableColumnsOptions): TableColumns {
   const { t } = useI18n();
   const narrow = useNarrow();
   const { pref, update, reset } = useTablePref(build.model.name);
   // The width of the column being dragged, until the drag ends and the stored one takes over.
   const [dragging, setDragging] = useState<{ key: string; width: number }>();
   const byKey = new Map(columns.map((c) => [String(c.key), c]));
-  const order = orderedKeys([...byKey.keys()], pref.order);
-  const hidden = new Set((pref.hidden ?? []).filter((k) => byKey.has(k)));
+  const order = orderedKeys([...byKey.keys()], override ? override.order : pref.order);
+  const hidden = new Set(((override ? override.hidden : pref.hidden) ?? []).filter((k) => byKey.has(k)));
   // A stored layout that hides every column (the fields changed since) shows them all.
   if (hidden.size >= order.length) hidden.clear();
   // The table sorts by one column at a time, so the default's first key is the one it shows.
@@ -99,17 +121,24 @@ export function useTableColumns({ build, columns, sort, rowActions, actionCount 
       columns={order.map((k) => ({ key: k, title: titleOf(byKey.get(k)!) }))}
       hidden={hidden}
       density={pref.density ?? 'middle'}
-      onToggle={(key, show) =>
-        update((latest) => {
+      onToggle={(key, show) => {
+        const toggled = (latest: TablePref) => {
           const next = new Set(latest.hidden ?? []);
           if (show) next.delete(key);
           else next.add(key);
           return { hidden: orderedKeys(keys, latest.order).filter((k) => next.has(k)) };
-        })
-      }
-      onMove={(key, by) => update((latest) => ({ order: moveKey(orderedKeys(keys, latest.order), key, by) }))}
+        };
+        if (override) override.change((latest) => ({ ...latest, ...toggled(latest) }));
+        else update(toggled);
+      }}
+      onMove={(key, by) => {
+        const moved = (latest: TablePref) => ({ order: moveKey(orderedKeys(keys, latest.order), key, by) });
+        if (override) override.change((latest) => ({ ...latest, ...moved(latest) }));
+        else update(moved);
+      }}
       onDensity={(density) => update({ density })}
-      onReset={reset}
+      // Under a view, reset goes back to the view's columns; the stored layout is not the view's to forget.
+      onReset={override ? override.reset : reset}
     />
   );
   return { columns: [...visible, ...actions], size: pref.density ?? 'middle', components, chooser };
