@@ -1,5 +1,5 @@
 // Undo in the browser (issue 23 §3), as a person uses it: the Undo offered after a bulk edit, a
-// delete and an undelete puts the rows back; a row changed since shows the conflict dialog, where it
+// delete, an undelete and an import puts the rows back; a row changed since shows the conflict dialog, where it
 // can be forced; the undo offers its own redo; the administrators' "Undo changes…" dialog on the
 // operation log previews one person's changes and applies the undo, and is not there for others.
 // axe checks the undo dialogs and issue 23's other dialogs and drawers (filter builder, bulk edit,
@@ -241,6 +241,29 @@ describeBrowser('admin UI: undo (issue 23 §3)', (browser) => {
       await page.locator('.fw-undo-offer', { hasText: 'Put back 1 rows' }).locator('.fw-undo').click();
       await trash.locator('.ant-table-row', { hasText: 'Walden' }).waitFor();
       expect(await books().where({ title: 'Walden' }).first()).to.equal(undefined);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('Undo after an import takes its added rows away again', async () => {
+    const { context, page } = await openPage(browser());
+    try {
+      await page.setViewportSize({ width: 1366, height: 900 });
+      await openSignedIn(page, ui.url, '/model/Book', token);
+      await rowWith(page, 'Dune').waitFor();
+      await page.locator('.fw-import').click();
+      await page.locator('.fw-import-dialog .fw-import-mode-add input').waitFor({ state: 'attached' });
+      const csv = 'Title,ISBN,Genre,Price,Published,In print\r\nNeuromancer,,Novel,8,,true\r\nUbik,,Novel,5,,true\r\n';
+      await page.locator('.fw-import-file').setInputFiles({ name: 'Book.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+      const offer = page.locator('.fw-undo-offer', { hasText: 'Imported 2 rows' });
+      await offer.waitFor();
+      await rowWith(page, 'Neuromancer').waitFor();
+      expect(await books().whereIn('title', ['Neuromancer', 'Ubik'])).to.have.length(2);
+      await offer.locator('.fw-undo').click();
+      await page.locator('.fw-undo-offer', { hasText: '2 changes undone' }).waitFor();
+      await waitUntil(page, `![...document.querySelectorAll('.ant-table-tbody td.fw-col-title')].some((td) => td.textContent.trim() === 'Neuromancer')`);
+      expect(await books().whereIn('title', ['Neuromancer', 'Ubik'])).to.have.length(0);
     } finally {
       await context.close();
     }
