@@ -246,7 +246,7 @@ describeBrowser('admin UI: forms and row buttons', (browser) => {
       await page
         .locator('.fw-import-file')
         .setInputFiles({ name: 'good.csv', mimeType: 'text/csv', buffer: Buffer.from('title,genre,price\r\nImported one,novel,1\r\nImported two,essay,2\r\n') });
-      await page.locator('.ant-message', { hasText: 'Imported 2 rows' }).waitFor();
+      await page.locator('.ant-message, .fw-undo-offer', { hasText: 'Imported 2 rows' }).waitFor();
       await rowWith(page, 'Imported two').waitFor();
       expect(Number((await books().count({ n: '*' }))[0]!.n)).to.equal(before + 2);
 

@@ -70,7 +70,7 @@ describeBrowser('admin UI: export and import as CSV and Excel, import template',
       // Add is the default mode.
       expect(await page.locator('.fw-import-dialog .fw-import-mode-add input').isChecked()).to.equal(true);
       await page.locator('.fw-import-file').setInputFiles({ name: 'books.xlsx', mimeType: XLSX, buffer: good });
-      await page.locator('.ant-message', { hasText: 'Imported 2 rows: 2 added, 0 updated' }).waitFor();
+      await page.locator('.ant-message, .fw-undo-offer', { hasText: 'Imported 2 rows: 2 added, 0 updated' }).waitFor();
       await rowWith(page, 'Workbook two').waitFor();
       expect(await books().where({ title: 'Workbook one' }).select('genre', 'price', 'published')).to.deep.equal([{ genre: 'novel', price: 4.5, published: '2024-01-15' }]);
 
@@ -128,7 +128,7 @@ describeBrowser('admin UI: export and import as CSV and Excel, import template',
       await page.locator('.fw-import-dialog .fw-import-mode-update').click();
       await shot(page, join(ui.shots, 'import-dialog-update.png'));
       await page.locator('.fw-import-file').setInputFiles({ name: 'Book.csv', mimeType: 'text/csv', buffer: Buffer.from(edited) });
-      await page.locator('.ant-message', { hasText: `Imported ${count} rows: 0 added, ${count} updated` }).waitFor();
+      await page.locator('.ant-message, .fw-undo-offer', { hasText: `Imported ${count} rows: 0 added, ${count} updated` }).waitFor();
       expect(Number((await books().count({ n: '*' }))[0]!.n)).to.equal(count);
       expect(Number((await books().where({ id: target.id }).first()).price)).to.equal(77.5);
       // An id nobody has is reported, never added.

@@ -47,6 +47,7 @@ interface Routes {
   savePref(name: string, value: unknown): Route;
   deletePref(name: string): Route;
   explain(fw: string, user?: number): Route;
+  undo(body: Record<string, unknown>): Route;
 }
 
 async function load(): Promise<Routes> {
@@ -146,6 +147,15 @@ describe('ui client: the route table', () => {
     expect(routes.table('Book', { page: 2 })).to.deep.equal({ method: 'POST', path: '/data/table/Book', body: { page: 2 } });
     expect(routes.savePref('table:Book', { density: 'small' })).to.deep.equal({ method: 'PUT', path: '/prefs/table%3ABook', body: { value: { density: 'small' } } });
     expect(routes.deletePref('table:Book').method).to.equal('DELETE');
+    // Undo (issue 23 §3): one route for a batch and for a person's time window, the body as given.
+    const batch = '0b9d5c1e-1a2b-4c3d-8e4f-5a6b7c8d9e0f';
+    expect(routes.undo({ batch, dryRun: true })).to.deep.equal({ method: 'POST', path: '/data/undo', body: { batch, dryRun: true } });
+    expect(routes.undo({ actor: 3, from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z', force: [7] }).body).to.deep.equal({
+      actor: 3,
+      from: '2026-01-01T00:00:00.000Z',
+      to: '2026-01-02T00:00:00.000Z',
+      force: [7],
+    });
   });
 
   it('marks the sign-in and sign-out routes as answering 401 themselves', async () => {

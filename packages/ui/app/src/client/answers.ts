@@ -165,6 +165,49 @@ export interface BulkAnswer {
   batch: string;
 }
 
+/** What `POST /data/undo` takes: one batch, or (administrators) one user's changes in a time window. */
+export type UndoBody = ({ batch: string } | { actor: number; from: string; to: string }) & {
+  /** Check every entry as the undo would, write nothing. */
+  dryRun?: boolean;
+  /** Entries (log ids) undone even though their row changed since. */
+  force?: number[];
+};
+
+/** One entry an undo takes back (or would, on a dry run). */
+export interface UndoStep {
+  entry: number;
+  model: string;
+  id: number;
+  /** `update`: fields put back; `delete`: an added row deleted; `undelete`: a deleted row put back. */
+  action: 'update' | 'delete' | 'undelete';
+  fields?: string[];
+  forced?: true;
+}
+
+/** Why an entry is not undone; only `changed` may be forced. */
+export type UndoConflictReason = 'changed' | 'gone' | 'taken' | 'invalid' | 'removed' | 'unsupported';
+
+/** One entry an undo leaves alone. */
+export interface UndoConflict {
+  entry: number;
+  model: string;
+  id: number | null;
+  reason: UndoConflictReason;
+  message: string;
+}
+
+/** The answer of `POST /data/undo`. The lists stop at 500 entries; the counts are whole. */
+export interface UndoAnswer {
+  /** The undo's own batch (undo it to redo); null on a dry run or when nothing was undone. */
+  batch: string | null;
+  undone: number;
+  conflicted: number;
+  steps: UndoStep[];
+  conflicts: UndoConflict[];
+  skipped: Array<{ entry: number; field: string; reason: string }>;
+  dryRun?: true;
+}
+
 /** One trashed row (`POST /data/trash/{fw}`). */
 export interface TrashEntry {
   trashId: number;

@@ -6,7 +6,7 @@ import { useMutation } from '@tanstack/react-query';
 import { call, send } from './api';
 import { routes, type ImportMode } from './routes';
 import type { Row } from '../types';
-import type { ViewInput } from './answers';
+import type { UndoBody, ViewInput } from './answers';
 
 // Sent at once even when the browser says it is offline: the request fails as a NETWORK ApiError
 // and the form shows it, as when these writes called the transport directly (TanStack's default
@@ -113,4 +113,9 @@ export function useSaveView(fw: string) {
 /** Deletes one of the caller's own views. */
 export function useDeleteView(fw: string) {
   return useMutation({ ...SEND_NOW, mutationFn: (id: number) => call(routes.deleteView(fw, id)) });
+}
+
+/** Takes back a batch of changes (or, administrators, a user's changes in a time window); `dryRun` only lists them. */
+export function useUndo() {
+  return useMutation({ ...SEND_NOW, mutationFn: (body: UndoBody) => call(routes.undo(body)) });
 }

@@ -13,6 +13,8 @@ import type {
   HistoryPage,
   SavedView,
   TrashPage,
+  UndoAnswer,
+  UndoBody,
   ViewInput,
   OnlineUsersPage,
   PowerExplanation,
@@ -63,6 +65,8 @@ export interface ImportAnswer {
   imported: number;
   added?: number;
   updated?: number;
+  /** The batch of the rows written (servers that log imports by batch): what an undo names. */
+  batch?: string;
 }
 
 const seg = (part: string | number): string => encodeURIComponent(String(part));
@@ -99,8 +103,10 @@ export const routes = {
   updateRows: (fw: string, rows: Array<{ id: number; values: Row }>, dryRun = false) =>
     post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { rows, ...(dryRun ? { dryRun: true } : {}) }),
   trash: (fw: string, page: number, size: number) => post<TrashPage>(`/data/trash/${seg(fw)}`, { page, size }),
-  undelete: (fw: string, ids: number[]) => post<{ restored: number }>(`/data/modify/${seg(fw)}/undelete`, { ids }),
+  undelete: (fw: string, ids: number[]) => post<{ restored: number; batch?: string; dropped?: unknown[] }>(`/data/modify/${seg(fw)}/undelete`, { ids }),
   purgeTrash: (fw: string, ids?: number[]) => post<{ purged: number }>(`/data/trash/${seg(fw)}/purge`, ids ? { ids } : {}),
+  /** Takes back a batch, or a user's changes in a time window; `dryRun` lists what would happen. */
+  undo: (body: UndoBody) => post<UndoAnswer>('/data/undo', body),
   history: (fw: string, id: number, page: number, size: number) => get<HistoryPage>(`/data/${seg(fw)}/${seg(id)}/history?page=${page}&size=${size}`),
   restore: (fw: string, id: number, entry: number) => post<RestoreAnswer>(`/data/${seg(fw)}/${seg(id)}/restore`, { entry }),
   importRows: (fw: string, mode: ImportMode, form: FormData) => post<ImportAnswer>(`/data/import/${seg(fw)}?mode=${mode}`, form),

@@ -3,7 +3,7 @@
 // same switches, conversion, whole-row validation and hooks) in one transaction, so either every
 // row is saved or none is; its per-row failures are listed here.
 import { useMemo, useState } from 'react';
-import { Alert, App, Form, Modal, Radio, Select, Space, Typography } from 'antd';
+import { Alert, Form, Modal, Radio, Select, Space, Typography } from 'antd';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../client/api';
 import { useUpdateMany } from '../client/mutations';
@@ -12,6 +12,7 @@ import { useI18n } from '../i18n';
 import type { BuildView, ConditionNode, Row } from '../types';
 import { FieldItem } from './FieldItem';
 import { formTitle } from './fields';
+import { useUndoOffer } from './UndoProvider';
 
 /** The rows a bulk edit may target. */
 export interface BulkTarget {
@@ -25,7 +26,6 @@ export interface BulkTarget {
 /** The bulk edit dialog; `onDone` runs after a save (to clear the selection). */
 export function BulkEditDialog({ build, target, onClose, onDone }: { build: BuildView; target: BulkTarget; onClose: () => void; onDone: () => void }) {
   const { t } = useI18n();
-  const { message } = App.useApp();
   const queryClient = useQueryClient();
   const [form] = Form.useForm<Row>();
   const fw = build.model.name;
@@ -34,6 +34,7 @@ export function BulkEditDialog({ build, target, onClose, onDone }: { build: Buil
   const [scope, setScope] = useState<'selected' | 'matching'>(target.selected.length > 0 ? 'selected' : 'matching');
   const [problems, setProblems] = useState<string[]>([]);
   const updateMany = useUpdateMany(fw);
+  const offer = useUndoOffer(fw);
   const count = scope === 'selected' ? target.selected.length : (target.matching?.total ?? 0);
   const countText = scope === 'matching' && target.matching?.estimate ? `~${count}` : String(count);
 
@@ -43,7 +44,7 @@ export function BulkEditDialog({ build, target, onClose, onDone }: { build: Buil
     for (const name of chosen) sent[name] = values[name] ?? null;
     try {
       const answer = await updateMany.mutateAsync({ target: scope === 'selected' ? { ids: target.selected } : { conditions: target.conditions }, values: sent });
-      message.success(t('bulk.done', { count: answer.updated }));
+      offer(t('bulk.done', { count: answer.updated }), answer.batch);
       await invalidateModel(queryClient, fw);
       onDone();
       onClose();

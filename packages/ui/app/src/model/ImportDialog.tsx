@@ -2,7 +2,7 @@
 // file convention, the file chooser; a refused file's problems as a table sorted by row, then
 // column, each cell's place as the spreadsheet names it.
 import { useRef, useState } from 'react';
-import { Alert, App, Button, Modal, Radio, Space, Table, Typography } from 'antd';
+import { Alert, Button, Modal, Radio, Space, Table, Typography } from 'antd';
 import { UploadOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../client/api';
@@ -11,6 +11,7 @@ import type { ImportMode } from '../client/routes';
 import { useI18n } from '../i18n';
 import { invalidateModel } from '../client/queries';
 import type { ErrorDetail } from '../types';
+import { useUndoOffer } from './UndoProvider';
 
 const ACCEPT = '.csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
@@ -50,7 +51,6 @@ function columnText(d: ErrorDetail): string {
 /** The import dialog of model `fw`, open while `open`; `title` is the model's title. */
 export function ImportDialog({ fw, title, open, onClose, power }: { fw: string; title: string; open: boolean; onClose: () => void; power?: { add: boolean; edit: boolean } }) {
   const { t } = useI18n();
-  const { message } = App.useApp();
   const queryClient = useQueryClient();
   const input = useRef<HTMLInputElement>(null);
   // The modes the power allows: add needs `add`, update `edit`, upsert either (each row its own).
@@ -60,12 +60,14 @@ export function ImportDialog({ fw, title, open, onClose, power }: { fw: string; 
   const [refusal, setRefusal] = useState<{ message: string; details: ErrorDetail[] }>();
 
   const importRows = useImport(fw);
+  const offer = useUndoOffer(fw);
   const upload = async (file: File) => {
     setBusy(true);
     setRefusal(undefined);
     try {
       const answer = await importRows.mutateAsync({ file, mode });
-      message.success(t('import.done', { count: answer.imported, added: answer.added ?? answer.imported, updated: answer.updated ?? 0 }));
+      // Servers that log an import by batch answer it: then the message offers Undo.
+      offer(t('import.done', { count: answer.imported, added: answer.added ?? answer.imported, updated: answer.updated ?? 0 }), answer.batch);
       await invalidateModel(queryClient, fw);
       onClose();
     } catch (error) {

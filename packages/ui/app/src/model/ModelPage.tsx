@@ -3,14 +3,14 @@
 // drawer and the in-table cell editor.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { App, Button, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
-import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined, RestOutlined } from '@ant-design/icons';
+import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined, RestOutlined, UndoOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../client/api';
 import { printUrl } from '../client/links';
 import { useDeleteRows } from '../client/mutations';
 import { useI18n } from '../i18n';
 import { navigate, useLocation } from '../router';
-import { invalidateModel, keys, useBuild, useTable, useTreeRows, useViews } from '../client/queries';
+import { invalidateModel, keys, useBuild, useTable, useTreeRows, useUserInfo, useViews } from '../client/queries';
 import type { BuildView, FieldView, Row, TablePage, TableQuery } from '../types';
 import { CellEditor, typedSeed, type CellTarget } from './CellEditor';
 import type { RowAction } from './columns/rowActions';
@@ -29,6 +29,9 @@ import { dropRowFromAddress, rowFromQuery } from './rowLink';
 import { SearchForm, toConditions } from './SearchForm';
 import { FilterBuilder } from './FilterBuilder';
 import { BulkEditDialog } from './BulkEditDialog';
+import { UndoProvider, useUndoOffer } from './UndoProvider';
+import { UndoChangesDialog } from './UndoChangesDialog';
+import { OPERATE_LOG_MODEL } from './OperateLogDiff';
 import { TrashDrawer } from './TrashDrawer';
 import { PasteDialog, pasteRowLabel } from './PasteDialog';
 import { MAX_PASTE_CELLS, parseClipboard, planPaste, type PastePlan } from './paste';
@@ -143,10 +146,15 @@ function ModelTable({ build }: { build: BuildView }) {
   const expansion = useTreeExpansion(asTree ? rows : NO_ROWS, rowKeyOf);
 
   const deleteRows = useDeleteRows(fw);
+  const offer = useUndoOffer(fw);
+  // The operation log's page offers administrators the undo of one person's changes (issue 23 §3).
+  const admin = useUserInfo().data?.isAdmin === true;
+  const mayUndoChanges = fw === OPERATE_LOG_MODEL && admin;
+  const [undoChanges, setUndoChanges] = useState(false);
   const remove = async (ids: number[]) => {
     try {
       const answer = await deleteRows.mutateAsync(ids);
-      message.success(t('model.deleted', { count: answer.deleted }));
+      offer(t('model.deleted', { count: answer.deleted }), answer.batch);
       setSelected((s) => s.filter((i) => !ids.includes(i)));
       await invalidateModel(queryClient, fw);
     } catch (error) {
@@ -346,6 +354,11 @@ function ModelTable({ build }: { build: BuildView }) {
             </Button>
           )}
           {can(build, 'import') && <ImportButton fw={fw} />}
+          {mayUndoChanges && (
+            <Button icon={<UndoOutlined />} className="fw-undo-changes-open" onClick={() => setUndoChanges(true)}>
+              {t('undo.changes.button')}
+            </Button>
+          )}
         </Space>
         <Space>
           {layout.chooser}
@@ -398,6 +411,7 @@ function ModelTable({ build }: { build: BuildView }) {
         />
       )}
       {pasted && <PasteDialog build={build} plan={pasted} rowLabel={(k) => pasteRowLabel(rows, k, key, columnFields(model)[0]?.name)} onClose={() => setPasted(undefined)} />}
+      {undoChanges && <UndoChangesDialog onClose={() => setUndoChanges(false)} />}
       {trashOpen && <TrashDrawer build={build} onClose={() => setTrashOpen(false)} />}
       {bulk && (
         <BulkEditDialog
@@ -445,7 +459,13 @@ export default function ModelPage({ fw }: { fw: string }) {
       <Typography.Title level={4} className="fw-page-title">
         {build.data.model.title}
       </Typography.Title>
-      {can(build.data, 'query') ? <ModelTable build={build.data} /> : <Result status="403" subTitle={t('model.noQuery')} />}
+      {can(build.data, 'query') ? (
+        <UndoProvider>
+          <ModelTable build={build.data} />
+        </UndoProvider>
+      ) : (
+        <Result status="403" subTitle={t('model.noQuery')} />
+      )}
     </div>
   );
 }

@@ -2,7 +2,7 @@
 // value it will save or the reason it cannot, checked by the server without writing (a dry run
 // of the bulk request), then saved as one all-or-nothing request.
 import { useEffect, useMemo, useState } from 'react';
-import { Alert, App, Modal, Space, Table, Tag, Typography } from 'antd';
+import { Alert, Modal, Space, Table, Tag, Typography } from 'antd';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../client/api';
 import { useUpdateRows } from '../client/mutations';
@@ -12,6 +12,7 @@ import type { BuildView, Row } from '../types';
 import { renderValue } from './cells';
 import { columnTitle } from './fields';
 import type { PastedCell, PastePlan } from './paste';
+import { useUndoOffer } from './UndoProvider';
 
 /** Server refusals of a dry run, by "row index.field" of the request's rows. */
 function serverProblems(error: unknown): Map<string, string> {
@@ -27,11 +28,11 @@ function serverProblems(error: unknown): Map<string, string> {
 
 export function PasteDialog({ build, plan, rowLabel, onClose }: { build: BuildView; plan: PastePlan; rowLabel: (key: string) => string; onClose: () => void }) {
   const { t } = useI18n();
-  const { message } = App.useApp();
   const queryClient = useQueryClient();
   const fw = build.model.name;
   const save = useUpdateRows(fw);
   const check = useUpdateRows(fw);
+  const offer = useUndoOffer(fw);
   const [refused, setRefused] = useState<Map<string, string>>();
   // The request's rows index by id, so a server detail rows[i].field finds its cell.
   const requestIndex = useMemo(() => new Map(plan.rows.map((r, i) => [String(r.id), i])), [plan.rows]);
@@ -57,7 +58,7 @@ export function PasteDialog({ build, plan, rowLabel, onClose }: { build: BuildVi
   const onSave = async () => {
     try {
       const answer = await save.mutateAsync({ rows: plan.rows });
-      message.success(t('paste.done', { count: answer.updated }));
+      offer(t('paste.done', { count: answer.updated }), answer.batch);
       await invalidateModel(queryClient, fw);
       onClose();
     } catch (error) {

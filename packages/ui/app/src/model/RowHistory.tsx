@@ -14,6 +14,7 @@ import type { BuildView } from '../types';
 import { formatDateTime, renderValue } from './cells';
 import { formTitle } from './fields';
 import { can } from './power';
+import { useUndoOffer } from './UndoProvider';
 
 const PAGE_SIZE = 10;
 const SOURCES = new Set(['http', 'form', 'cell', 'import', 'bulk', 'ai', 'restore', 'undo']);
@@ -58,12 +59,13 @@ export function RowHistory({ build, id }: { build: BuildView; id: number }) {
   const history = useRowHistory(fw, id, page, PAGE_SIZE);
   const restore = useRestore(fw, id);
   const mayRestore = can(build, 'edit');
+  const offer = useUndoOffer(fw);
 
   const run = async (entry: HistoryEntry) => {
     try {
       const answer = await restore.mutateAsync(entry.id);
       const skipped = answer.skipped.map((s) => `${s.field} (${s.reason})`).join(', ');
-      if (answer.restored.length > 0) message.success(t('history.restored', { count: answer.restored.length }));
+      if (answer.restored.length > 0) offer(t('history.restored', { count: answer.restored.length }), answer.batch);
       if (skipped) message.warning(t('history.skipped', { fields: skipped }));
       await invalidateModel(queryClient, fw);
     } catch (error) {

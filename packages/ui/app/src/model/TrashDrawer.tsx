@@ -13,6 +13,7 @@ import { useI18n } from '../i18n';
 import type { BuildView } from '../types';
 import { formatDateTime, renderValue } from './cells';
 import { columnFields, columnTitle } from './fields';
+import { useUndoOffer } from './UndoProvider';
 
 const PAGE_SIZE = 20;
 
@@ -26,6 +27,7 @@ export function TrashDrawer({ build, onClose }: { build: BuildView; onClose: () 
   const trash = useTrash(fw, page, PAGE_SIZE);
   const undelete = useUndelete(fw);
   const purge = usePurgeTrash(fw);
+  const offer = useUndoOffer(fw);
   const admin = useUserInfo().data?.isAdmin === true;
   const mayRestore = build.power.add && build.power.delete;
   // The first few columns the table shows, so a person recognises the rows.
@@ -39,7 +41,7 @@ export function TrashDrawer({ build, onClose }: { build: BuildView; onClose: () 
   const restore = async () => {
     try {
       const answer = await undelete.mutateAsync(selected);
-      message.success(t('trash.restored', { count: answer.restored }));
+      offer(t('trash.restored', { count: answer.restored }), answer.batch);
       setSelected([]);
       await invalidateModel(queryClient, fw);
     } catch (error) {
