@@ -358,6 +358,7 @@ export const de: Messages = {
   'history.action.update': 'Geändert',
   'history.action.delete': 'Gelöscht',
   'history.action.copy': 'Kopiert',
+  'history.action.undelete': 'Zurückgeholt',
   'history.source.http': 'Formular oder Tabelle',
   'history.source.form': 'Formular',
   'history.source.cell': 'Zellbearbeitung',

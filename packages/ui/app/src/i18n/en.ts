@@ -361,6 +361,7 @@ export const en = {
   'history.action.update': 'Changed',
   'history.action.delete': 'Deleted',
   'history.action.copy': 'Copied',
+  'history.action.undelete': 'Put back',
   'history.source.http': 'Form or table',
   'history.source.form': 'Form',
   'history.source.cell': 'Cell edit',

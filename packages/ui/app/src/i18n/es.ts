@@ -358,6 +358,7 @@ export const es: Messages = {
   'history.action.update': 'Modificado',
   'history.action.delete': 'Eliminado',
   'history.action.copy': 'Copiado',
+  'history.action.undelete': 'Recuperado',
   'history.source.http': 'Formulario o tabla',
   'history.source.form': 'Formulario',
   'history.source.cell': 'Edición de celda',

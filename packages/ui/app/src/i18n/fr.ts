@@ -358,6 +358,7 @@ export const fr: Messages = {
   'history.action.update': 'Modifié',
   'history.action.delete': 'Supprimé',
   'history.action.copy': 'Copié',
+  'history.action.undelete': 'Rétabli',
   'history.source.http': 'Formulaire ou tableau',
   'history.source.form': 'Formulaire',
   'history.source.cell': 'Édition de cellule',

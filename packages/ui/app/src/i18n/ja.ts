@@ -358,6 +358,7 @@ export const ja: Messages = {
   'history.action.update': '変更',
   'history.action.delete': '削除',
   'history.action.copy': 'コピー',
+  'history.action.undelete': '復元',
   'history.source.http': 'フォームまたは表',
   'history.source.form': 'フォーム',
   'history.source.cell': 'セル編集',

@@ -361,6 +361,7 @@ export const zhCN: Messages = {
   'history.action.update': '修改',
   'history.action.delete': '删除',
   'history.action.copy': '复制',
+  'history.action.undelete': '恢复',
   'history.source.http': '表单或表格',
   'history.source.form': '表单',
   'history.source.cell': '单元格编辑',

@@ -18,7 +18,7 @@ import { useUndoOffer } from './UndoProvider';
 
 const PAGE_SIZE = 10;
 const SOURCES = new Set(['http', 'form', 'cell', 'import', 'bulk', 'ai', 'restore', 'undo']);
-const ACTIONS = new Set(['add', 'update', 'delete', 'copy']);
+const ACTIONS = new Set(['add', 'update', 'delete', 'copy', 'undelete']);
 
 function EntryChanges({ build, entry }: { build: BuildView; entry: HistoryEntry }) {
   const { t } = useI18n();
