@@ -96,8 +96,7 @@ export const routes = {
   /** One change to many rows, all or none: chosen ids, or every visible row matching conditions. */
   updateMany: (fw: string, target: { ids: number[] } | { conditions: unknown[] }, values: Row) => post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { ...target, values }),
   /** Rows each with their own values (a paste), all or none; `dryRun` checks without writing. */
-  updateRows: (fw: string, rows: PastedRow[], dryRun = false) =>
-    post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { rows, ...(dryRun ? { dryRun: true } : {}) }),
+  updateRows: (fw: string, rows: PastedRow[], dryRun = false) => post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { rows, ...(dryRun ? { dryRun: true } : {}) }),
   trash: (fw: string, page: number, size: number) => post<TrashPage>(`/data/trash/${seg(fw)}`, { page, size }),
   undelete: (fw: string, ids: number[]) => post<{ restored: number }>(`/data/modify/${seg(fw)}/undelete`, { ids }),
   purgeTrash: (fw: string, ids?: number[]) => post<{ purged: number }>(`/data/trash/${seg(fw)}/purge`, ids ? { ids } : {}),

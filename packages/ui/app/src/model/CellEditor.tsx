@@ -109,11 +109,11 @@ export function CellEditor({
       close(then);
       return;
     }
-    await send(value, initial, then);
+    await submit(value, initial, then);
   };
 
   // Sends `value` for a cell expected to show `expect`; a stale cell opens the conflict dialog.
-  const send = async (value: unknown, expect: unknown, then: CellClose) => {
+  const submit = async (value: unknown, expect: unknown, then: CellClose) => {
     saving.current = true;
     setBusy(true);
     setRefusal([]);
@@ -243,7 +243,7 @@ export function CellEditor({
           labels={labels}
           busy={busy}
           onKeep={keepTheirs}
-          onOverwrite={() => void send(conflict.mine, conflict.stale.current, conflict.then)}
+          onOverwrite={() => void submit(conflict.mine, conflict.stale.current, conflict.then)}
         />
       )}
     </>

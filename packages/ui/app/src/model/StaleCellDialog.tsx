@@ -54,7 +54,8 @@ export function StaleCellDialog({
         : when
           ? t('stale.at', { field: column, time: when })
           : t('stale.someone', { field: column });
-  const shown = (value: unknown) => renderValue(field, value, labels, t, { model: fw, rowId, thumbnail: true }) ?? <Typography.Text type="secondary">{t('stale.empty')}</Typography.Text>;
+  const shown = (value: unknown) =>
+    renderValue(field, value, labels, t, { model: fw, rowId, thumbnail: true }) ?? <Typography.Text type="secondary">{t('stale.empty')}</Typography.Text>;
   return (
     <Modal
       open
