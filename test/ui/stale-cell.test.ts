@@ -201,6 +201,9 @@ describeBrowser('admin UI: conflict-safe cell edits', (browser) => {
       const dialog = page.locator('.fw-paste-dialog');
       await dialog.locator('.fw-paste-stale[data-problem="stale"]', { hasText: '31' }).waitFor();
       expect(await page.locator('.fw-paste-save').isDisabled()).to.equal(true);
+      await shot(page, join(ui.shots, 'stale-paste-1366.png'));
+      const violations = await axeViolations(page, { include: '.fw-paste-dialog' });
+      expect(violations, formatViolations('the paste preview with a stale cell', violations)).to.deep.equal([]);
       expect((pastes[0] as { rows: unknown[] }).rows).to.deep.equal([{ id, values: { price: 30 }, expect: { price: shownPrice } }]);
       await dialog.locator('.fw-paste-over').click();
       await dialog.waitFor({ state: 'detached' });

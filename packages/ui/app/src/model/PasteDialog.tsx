@@ -6,6 +6,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Alert, App, Button, Modal, Space, Table, Tag, Typography } from 'antd';
 import { useQueryClient } from '@tanstack/react-query';
+import { ExclamationCircleOutlined } from '@ant-design/icons';
 import { ApiError } from '../client/api';
 import { useUpdateRows } from '../client/mutations';
 import { invalidateModel } from '../client/queries';
@@ -14,6 +15,7 @@ import type { BuildView, PastedRow, Row } from '../types';
 import { renderValue } from './cells';
 import { columnTitle } from './fields';
 import type { PastedCell, PastePlan } from './paste';
+import './stale.css';
 
 /** Server refusals of a dry run, by "row index.field" of the request's rows. */
 function serverProblems(error: unknown): Map<string, string> {
@@ -164,7 +166,7 @@ export function PasteDialog({ build, plan, rowLabel, onClose }: { build: BuildVi
                   return (
                     <span className="fw-paste-stale" data-problem="stale">
                       <span className="fw-paste-good">{f ? renderValue(f, cell.value, undefined, t) : String(cell.value)}</span>{' '}
-                      <Tag color="warning">
+                      <Tag className="fw-paste-stale-tag" icon={<ExclamationCircleOutlined aria-hidden />}>
                         {t('paste.staleNow')} {f ? (renderValue(f, changed.current, undefined, t) ?? t('stale.empty')) : String(changed.current)}
                       </Tag>
                     </span>
