@@ -92,7 +92,7 @@ describeBrowser('admin UI: the cell editor by keyboard, anchored to its cell', (
       await page.locator('.fw-cell-editor').waitFor({ state: 'detached' });
       await waitUntil(page, `document.activeElement.matches('td.fw-col-published')`);
       expect(await focusedCell(page)).to.deep.equal({ col: 'published', title: 'Dune' });
-      expect(cells).to.deep.equal([{ id: (await books().where({ title: 'Dune' }).first()).id, field: 'price', value: 12 }]);
+      expect(cells).to.deep.equal([{ id: (await books().where({ title: 'Dune' }).first()).id, field: 'price', value: 12, expect: 5 }]);
       expect((await books().where({ title: 'Dune' }).first()).price).to.equal(12);
       await waitUntil(page, `document.querySelector('#' + document.activeElement.id.replace('published', 'price')).textContent === '12'`);
 

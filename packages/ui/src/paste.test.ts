@@ -16,8 +16,9 @@ interface Paste {
     columns: string[],
     fields: Field[],
     editable: (f: Field) => boolean,
+    shown?: (rowKey: string, field: string) => unknown,
   ): {
-    rows: Array<{ id: number; values: Record<string, unknown> }>;
+    rows: Array<{ id: number; values: Record<string, unknown>; expect?: Record<string, unknown> }>;
     cells: Array<{ row: number; col: number; problem?: string; value?: unknown }>;
     cutRows: number;
     cutColumns: number;
@@ -94,5 +95,39 @@ describe('UI paste from a spreadsheet (paste.ts)', () => {
     const narrow = paste.planPaste([['a', 'b', 'c']], ['1'], ['title'], fields, editable);
     expect(narrow.cutColumns).to.equal(2);
     expect(narrow.rows).to.deep.equal([{ id: 1, values: { title: 'a' } }]);
+  });
+
+  it('each row expects what the table shows in the cells it pastes over, and only those (issue 24 §1)', () => {
+    const fields: Field[] = [
+      { name: 'title', type: 'INPUT' },
+      { name: 'price', type: 'NUMBER' },
+      { name: 'id', type: 'NUMBER' },
+    ];
+    const table: Record<string, Record<string, unknown>> = { '4': { title: 'Dune', price: 9.5, id: 4 }, '9': { title: 'Emma', id: 9 } };
+    const plan = paste.planPaste(
+      [
+        ['Dune II', '12', '5'],
+        ['Emma', 'cheap', '6'],
+      ],
+      ['4', '9'],
+      ['title', 'price', 'id'],
+      fields,
+      (f) => f.name !== 'id',
+      (key, field) => table[key]?.[field],
+    );
+    // Not the read-only id, not a cell that does not read; a cell the table shows empty expects null.
+    expect(plan.rows).to.deep.equal([
+      { id: 4, values: { title: 'Dune II', price: 12 }, expect: { title: 'Dune', price: 9.5 } },
+      { id: 9, values: { title: 'Emma' }, expect: { title: 'Emma' } },
+    ]);
+    const blank = paste.planPaste(
+      [['x', '3']],
+      ['9'],
+      ['title', 'price'],
+      fields,
+      () => true,
+      (key, field) => table[key]?.[field],
+    );
+    expect(blank.rows[0]!.expect).to.deep.equal({ title: 'Emma', price: null });
   });
 });

@@ -168,6 +168,35 @@ export interface ErrorDetail {
   /** Import errors: the spreadsheet row (the header is row 1) and column letter of the cell. */
   row?: number;
   column?: string;
+  /** A stale pasted cell (type `stale`): the value the cell shows now, and its row's id. */
+  current?: unknown;
+  id?: unknown;
+}
+
+/**
+ * One cell edit (`update-cell`). `expect` is what the editor was seeded with, as the table showed
+ * it: when the cell now shows another value nothing is written (409 STALE_CELL).
+ */
+export interface CellEdit {
+  id: unknown;
+  field: string;
+  value: unknown;
+  expect?: unknown;
+}
+
+/** A pasted row (`update-many` rows mode); `expect` holds what the grid showed in the cells pasted over. */
+export interface PastedRow {
+  id: number;
+  values: Row;
+  expect?: Row;
+}
+
+/** A cell that no longer shows what the editor was seeded with (the 409 STALE_CELL body). */
+export interface StaleCell {
+  field: string;
+  current: unknown;
+  changedBy: { id: number | null; account: string | null } | null;
+  changedAt: string | null;
 }
 
 /** `GET /login-settings`. */

@@ -5,7 +5,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { call, send } from './api';
 import { routes, type ImportMode } from './routes';
-import type { Row } from '../types';
+import type { CellEdit, PastedRow, Row } from '../types';
 import type { UndoBody, ViewInput } from './answers';
 
 // Sent at once even when the browser says it is offline: the request fails as a NETWORK ApiError
@@ -15,7 +15,7 @@ const SEND_NOW = { networkMode: 'always' } as const;
 
 /** Saves one cell (`POST /data/modify/{fw}/update-cell`); answers the row as stored. */
 export function useUpdateCell(fw: string) {
-  return useMutation({ ...SEND_NOW, mutationFn: (cell: { id: unknown; field: string; value: unknown }) => call(routes.updateCell(fw, cell)) });
+  return useMutation({ ...SEND_NOW, mutationFn: (cell: CellEdit) => call(routes.updateCell(fw, cell)) });
 }
 
 /** Adds a row from the form's values. */
@@ -87,7 +87,7 @@ export function useUpdateMany(fw: string) {
 
 /** Saves rows each with their own values (a paste) in one all-or-nothing request; `dryRun` only checks them. */
 export function useUpdateRows(fw: string) {
-  return useMutation({ ...SEND_NOW, mutationFn: ({ rows, dryRun }: { rows: Array<{ id: number; values: Row }>; dryRun?: boolean }) => call(routes.updateRows(fw, rows, dryRun)) });
+  return useMutation({ ...SEND_NOW, mutationFn: ({ rows, dryRun }: { rows: PastedRow[]; dryRun?: boolean }) => call(routes.updateRows(fw, rows, dryRun)) });
 }
 
 /** Puts a row back to how it was before history entry `entry`. */

@@ -4,7 +4,7 @@
 // URI-encoded here and nowhere else. This file holds no browser code (tested under Node by
 // packages/ui/src/client-routes.test.ts); sending is client/api.ts, the hooks are the other files
 // of client/. Shapes come from ../types.ts and the hook files beside this one.
-import type { AttachmentValue, BuildView, LoginSettings, MenuEntry, ReferencePage, Row, TablePage, TableQuery, UserInfo } from '../types';
+import type { AttachmentValue, BuildView, CellEdit, PastedRow, LoginSettings, MenuEntry, ReferencePage, Row, TablePage, TableQuery, UserInfo } from '../types';
 import type {
   Activity,
   AssignableLists,
@@ -91,7 +91,7 @@ export const routes = {
   table: (fw: string, query: TableQuery) => post<TablePage>(`/data/table/${seg(fw)}`, query),
   row: (fw: string, id: number) => get<Row>(`/data/${seg(fw)}/${seg(id)}`),
   reference: (fw: string, field: string, params: ReferenceParams) => post<ReferencePage>(`/data/reference/${seg(fw)}/${seg(field)}`, params),
-  updateCell: (fw: string, cell: { id: unknown; field: string; value: unknown }) => post<Row>(`/data/modify/${seg(fw)}/update-cell`, cell),
+  updateCell: (fw: string, cell: CellEdit) => post<Row>(`/data/modify/${seg(fw)}/update-cell`, cell),
   addRow: (fw: string, values: Row) => post<unknown>(`/data/modify/${seg(fw)}`, values),
   /** `version` (the row's ETag) goes as `If-Match`: a row changed since is refused (409 STALE_ROW). */
   updateRow: (fw: string, values: Row, version?: string) => post<unknown>(`/data/modify/${seg(fw)}/update`, values, { headers: version ? { 'if-match': version } : {} }),
@@ -100,8 +100,7 @@ export const routes = {
   /** One change to many rows, all or none: chosen ids, or every visible row matching conditions. */
   updateMany: (fw: string, target: { ids: number[] } | { conditions: unknown[] }, values: Row) => post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { ...target, values }),
   /** Rows each with their own values (a paste), all or none; `dryRun` checks without writing. */
-  updateRows: (fw: string, rows: Array<{ id: number; values: Row }>, dryRun = false) =>
-    post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { rows, ...(dryRun ? { dryRun: true } : {}) }),
+  updateRows: (fw: string, rows: PastedRow[], dryRun = false) => post<BulkAnswer>(`/data/modify/${seg(fw)}/update-many`, { rows, ...(dryRun ? { dryRun: true } : {}) }),
   trash: (fw: string, page: number, size: number) => post<TrashPage>(`/data/trash/${seg(fw)}`, { page, size }),
   undelete: (fw: string, ids: number[]) => post<{ restored: number; batch?: string; dropped?: unknown[] }>(`/data/modify/${seg(fw)}/undelete`, { ids }),
   purgeTrash: (fw: string, ids?: number[]) => post<{ purged: number }>(`/data/trash/${seg(fw)}/purge`, ids ? { ids } : {}),

@@ -3,15 +3,19 @@
 // query returned. It is placed inside the model page, on its cell (useAnchor), so it scrolls and
 // resizes with the table and takes the app's font and theme. Enter or leaving it saves through
 // update-cell; Tab saves and moves on (Shift+Tab back); Esc cancels; a refusal keeps it open with
-// the server's message; the answered row replaces the table row.
+// the server's message; the answered row replaces the table row. Every save says what the editor
+// was seeded with (`expect`, the row's value as the table showed it): when someone else changed
+// the cell meanwhile the server writes nothing and the conflict dialog asks whose value stays.
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { createPortal } from 'react-dom';
 import { App, Form } from 'antd';
 import { ApiError } from '../client/api';
 import { useUpdateCell } from '../client/mutations';
 import { useI18n } from '../i18n';
-import type { FieldView, Row } from '../types';
+import type { FieldView, Row, StaleCell } from '../types';
+import type { Labels } from './cells';
 import { FieldItem } from './FieldItem';
+import { StaleCellDialog, staleCellOf } from './StaleCellDialog';
 import { useAnchor } from './useAnchor';
 
 /** Popups that belong to the editor although antd renders them at the end of the body. */
@@ -50,7 +54,23 @@ export function typedSeed(field: FieldView, text: string): string | number | und
 export type CellClose = 'cell' | 'next' | 'prev' | 'none';
 
 /** The floating editor of one cell. */
-export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; target: CellTarget; onClose: (then: CellClose) => void; onSaved: (row: Row) => void }) {
+export function CellEditor({
+  fw,
+  target,
+  labels,
+  onClose,
+  onSaved,
+  onTheirs,
+}: {
+  fw: string;
+  target: CellTarget;
+  /** The table's reference labels, so the conflict dialog shows a reference as the table does. */
+  labels: Labels | undefined;
+  onClose: (then: CellClose) => void;
+  onSaved: (row: Row) => void;
+  /** Someone else's value was kept: the table shows `current` in the cell. */
+  onTheirs: (current: unknown) => void;
+}) {
   const { t } = useI18n();
   const { message } = App.useApp();
   const [form] = Form.useForm();
@@ -66,6 +86,10 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
   const [refusal, setRefusal] = useState<string[]>([]);
   const { field, row, id } = target;
   const initial = row[field.name] ?? null;
+  // Someone else's change met on saving, with the value this editor tried to save and how it was
+  // closing; while it is shown, leaving the editor (into the dialog) does not save again.
+  const [conflict, setConflict] = useState<{ stale: StaleCell; mine: unknown; then: CellClose }>();
+  const inConflict = useRef(false);
 
   const close = (then: CellClose) => {
     closed.current = true;
@@ -73,7 +97,7 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
   };
 
   const save = async (then: CellClose) => {
-    if (saving.current || closed.current) return;
+    if (saving.current || closed.current || inConflict.current) return;
     let value: unknown;
     try {
       value = (await form.validateFields())[field.name];
@@ -85,15 +109,28 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
       close(then);
       return;
     }
+    await submit(value, initial, then);
+  };
+
+  // Sends `value` for a cell expected to show `expect`; a stale cell opens the conflict dialog.
+  const submit = async (value: unknown, expect: unknown, then: CellClose) => {
     saving.current = true;
     setBusy(true);
     setRefusal([]);
     try {
-      const answered = await updateCell.mutateAsync({ id, field: field.name, value });
+      const answered = await updateCell.mutateAsync({ id, field: field.name, value, expect });
+      inConflict.current = false;
+      setConflict(undefined);
       onSaved(answered);
       close(then);
     } catch (error) {
-      if (error instanceof ApiError && error.status !== 401) {
+      const stale = staleCellOf(error, field.name);
+      if (stale) {
+        inConflict.current = true;
+        setConflict({ stale, mine: value, then });
+      } else if (error instanceof ApiError && error.status !== 401) {
+        inConflict.current = false;
+        setConflict(undefined);
         // Every message, also a row rule's that names another field: this editor is the only place to show it.
         setRefusal(error.details.length > 0 ? error.details.map((d) => d.message) : [error.message]);
       } else if (!(error instanceof ApiError)) message.error(String(error));
@@ -101,6 +138,14 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
       saving.current = false;
       setBusy(false);
     }
+  };
+  const keepTheirs = () => {
+    if (!conflict) return;
+    onTheirs(conflict.stale.current);
+    const cell = document.getElementById(target.cellId);
+    cell?.classList.add('fw-cell-flash');
+    setTimeout(() => cell?.classList.remove('fw-cell-flash'), 1600);
+    close('cell');
   };
   const saveRef = useRef(save);
   saveRef.current = save;
@@ -160,7 +205,7 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
   if (!container) return null;
   const width = Math.max((place?.width ?? 0) + 16, field.type === 'DATETIME' ? 260 : 220);
   const left = Math.min((place?.left ?? 0) - 8, container.clientWidth - width);
-  return createPortal(
+  const editor = createPortal(
     <div
       ref={box}
       className={refusal.length > 0 ? 'fw-cell-editor fw-cell-editor-refused' : 'fw-cell-editor'}
@@ -183,5 +228,24 @@ export function CellEditor({ fw, target, onClose, onSaved }: { fw: string; targe
       <div className="fw-cell-editor-hint">{t('cell.hintKeys')}</div>
     </div>,
     container,
+  );
+  // The dialog is outside the editor's element: its keys (Esc) are not the editor's.
+  return (
+    <>
+      {editor}
+      {conflict && (
+        <StaleCellDialog
+          fw={fw}
+          rowId={id}
+          field={field}
+          stale={conflict.stale}
+          mine={conflict.mine}
+          labels={labels}
+          busy={busy}
+          onKeep={keepTheirs}
+          onOverwrite={() => void submit(conflict.mine, conflict.stale.current, conflict.then)}
+        />
+      )}
+    </>
   );
 }

@@ -132,7 +132,9 @@ function ModelTable({ build }: { build: BuildView }) {
     const rowKeys = trs.slice(trs.indexOf(tr as HTMLTableRowElement)).map((r) => r.dataset.rowKey!);
     const tds = [...tr.querySelectorAll<HTMLElement>('td[data-fw-cell]')];
     const columns = tds.slice(tds.indexOf(td)).map((c) => c.dataset.fwCol!);
-    setPasted(planPaste(grid, rowKeys, columns, model.fields, (f) => can(build, 'cellEdit', { field: f })));
+    // Each pasted cell expects what the table shows there now, so a change made meanwhile is not overwritten unseen.
+    const shown = (rowKey: string, name: string) => rows.find((r) => String(r[key]) === rowKey)?.[name];
+    setPasted(planPaste(grid, rowKeys, columns, model.fields, (f) => can(build, 'cellEdit', { field: f }), shown));
   };
   const mayPaste = can(build, 'edit') && build.power.cellEdit && !model.tree;
   const [drawer, setDrawer] = useState<DrawerState | undefined>(() => rowFromQuery(params));
@@ -441,7 +443,9 @@ function ModelTable({ build }: { build: BuildView }) {
             setEditing(undefined);
             grid.afterEdit(editing.cellId, then);
           }}
+          labels={labels}
           onSaved={onCellSaved}
+          onTheirs={(current) => onCellSaved({ [key]: editing.row[key], [editing.field.name]: current })}
         />
       )}
     </div>

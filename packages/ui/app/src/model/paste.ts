@@ -2,7 +2,7 @@
 // as tab-separated text. It lands on the grid from the focused cell rightwards and downwards; each
 // text is read by the target field's type the way its input would take it, and what cannot be read
 // (or lands on a column that cannot be edited) is marked, not sent. No antd here: tested on its own.
-import type { FieldView } from '../types';
+import type { FieldView, PastedRow } from '../types';
 
 /** Most cells one paste takes (a larger block is refused whole, before anything is read). */
 export const MAX_PASTE_CELLS = 10_000;
@@ -185,8 +185,11 @@ export interface PastePlan {
   rowKeys: string[];
   columns: string[];
   cells: PastedCell[];
-  /** Per row, the values that read well (rows without any are left out). */
-  rows: Array<{ id: number; values: Record<string, unknown> }>;
+  /**
+   * Per row, the values that read well (rows without any are left out), and what the grid showed
+   * in those cells (`expect`): the server refuses the paste when one of them changed meanwhile.
+   */
+  rows: PastedRow[];
   /** Pasted rows and columns that fell off the grid's edge (below the last row shown, right of the last column). */
   cutRows: number;
   cutColumns: number;
@@ -196,9 +199,17 @@ export interface PastePlan {
 /**
  * Lays `grid` onto the table from the focused cell: `rowKeys` are the rows from the focused one
  * down (as shown), `columns` the columns from the focused one rightwards. A single copied cell
- * pasted onto several selected rows is not guessed at: one cell lands on one cell.
+ * pasted onto several selected rows is not guessed at: one cell lands on one cell. `shown` gives
+ * the value a target cell shows in the table (sent as the row's `expect`).
  */
-export function planPaste(grid: string[][], rowKeys: string[], columns: string[], fields: FieldView[], editable: (field: FieldView) => boolean): PastePlan {
+export function planPaste(
+  grid: string[][],
+  rowKeys: string[],
+  columns: string[],
+  fields: FieldView[],
+  editable: (field: FieldView) => boolean,
+  shown?: (rowKey: string, field: string) => unknown,
+): PastePlan {
   const byName = new Map(fields.map((f) => [f.name, f]));
   const width = Math.max(0, ...grid.map((r) => r.length));
   const cells: PastedCell[] = [];
@@ -227,7 +238,11 @@ export function planPaste(grid: string[][], rowKeys: string[], columns: string[]
       cells.push(cell);
     }
     const id = Number(rowKeys[r]);
-    if (Object.keys(values).length > 0 && Number.isInteger(id)) rows.push({ id, values });
+    if (Object.keys(values).length > 0 && Number.isInteger(id)) {
+      const row: PastedRow = { id, values };
+      if (shown) row.expect = Object.fromEntries(Object.keys(values).map((name) => [name, shown(rowKeys[r]!, name) ?? null]));
+      rows.push(row);
+    }
   }
   return { rowKeys: rowKeys.slice(0, usedRows), columns: columns.slice(0, usedCols), cells, rows, cutRows: grid.length - usedRows, cutColumns: width - usedCols, problems };
 }
