@@ -139,6 +139,16 @@ describeBrowser('admin UI: the shell (menu tree, breadcrumb, phone drawer, home 
     try {
       await page.setViewportSize({ width: 390, height: 844 });
       await openSignedIn(page, ui.url, '/model/Book', clerkToken);
+      // On a phone the search form folds behind its button: the table is on the first screen.
+      const searchToggle = page.locator('.fw-search-toggle');
+      await searchToggle.waitFor();
+      expect(await page.locator('.fw-search label').first().isVisible(), 'search fields folded').to.equal(false);
+      await page.locator('.ant-table-tbody tr.ant-table-row').first().waitFor();
+      const tableTop = (await box(page, '.ant-table'))!.y;
+      expect(tableTop, 'the table starts on the first screen').to.be.lessThan(844);
+      expect(await searchToggle.getAttribute('aria-expanded')).to.equal('false');
+      await searchToggle.click();
+      expect(await searchToggle.getAttribute('aria-expanded')).to.equal('true');
       await page.locator('.fw-search label').first().waitFor();
       expect(await page.locator('.fw-sider').count(), 'no sider on a phone').to.equal(0);
       const toggle = page.getByRole('button', { name: 'Menu' });
@@ -175,7 +185,7 @@ describeBrowser('admin UI: the shell (menu tree, breadcrumb, phone drawer, home 
       await page.locator('.fw-page-title', { hasText: 'Authors' }).waitFor();
       // Focus goes back to the button that opened the menu.
       await waitUntil(page, `document.activeElement?.classList.contains('fw-nav-toggle')`);
-      expect(overlaps(await box(page, '.fw-nav-toggle'), await box(page, '.fw-search label'))).to.equal(false);
+      expect(overlaps(await box(page, '.fw-nav-toggle'), await box(page, '.fw-search-toggle'))).to.equal(false);
       expect(errors).to.deep.equal([]);
     } finally {
       await context.close();

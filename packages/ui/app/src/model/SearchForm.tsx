@@ -1,6 +1,7 @@
 // The search form: one input per field the table query can filter on, turned into the table
 // query's conditions (text fields "contain", numbers and dates a from–to range, the rest equal).
-import { Button, DatePicker, Form, Input, InputNumber, Select, Space } from 'antd';
+import { useId, useState } from 'react';
+import { Button, DatePicker, Form, Input, InputNumber, Select, Space, type FormInstance } from 'antd';
 import { SearchOutlined } from '@ant-design/icons';
 import dayjs from 'dayjs';
 import { useI18n } from '../i18n';
@@ -116,13 +117,46 @@ function SearchInput({ field, model, value, onChange, id }: { field: FieldView; 
   }
 }
 
-/** The search form above the table. */
+/**
+ * The search form above the table. On a phone (under 576 px) it folds behind a "Search" button
+ * (with the number of fields in use), so the table is on the first screen; wider, the button is
+ * not there and the form always shows.
+ */
 export function SearchForm({ model, fields, values, onSearch }: { model: string; fields: FieldView[]; values: SearchValues; onSearch: (values: SearchValues) => void }) {
   const { t } = useI18n();
   const [form] = Form.useForm<SearchValues>();
+  const [open, setOpen] = useState(false);
+  const formId = useId();
   if (fields.length === 0) return null;
+  const inUse = fields.filter((f) => filled(values[f.name]) && !(Array.isArray(values[f.name]) && (values[f.name] as unknown[]).every((v) => !filled(v)))).length;
   return (
-    <Form form={form} layout="inline" initialValues={values} onFinish={onSearch} className="fw-search" name="search">
+    <div className={open ? 'fw-search-wrap fw-search-open' : 'fw-search-wrap'}>
+      <Button className="fw-search-toggle" icon={<SearchOutlined />} aria-expanded={open} aria-controls={formId} onClick={() => setOpen((o) => !o)}>
+        {inUse > 0 ? `${t('model.search')} (${inUse})` : t('model.search')}
+      </Button>
+      <SearchFields form={form} formId={formId} model={model} fields={fields} values={values} onSearch={onSearch} />
+    </div>
+  );
+}
+
+function SearchFields({
+  form,
+  formId,
+  model,
+  fields,
+  values,
+  onSearch,
+}: {
+  form: FormInstance<SearchValues>;
+  formId: string;
+  model: string;
+  fields: FieldView[];
+  values: SearchValues;
+  onSearch: (values: SearchValues) => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <Form form={form} id={formId} layout="inline" initialValues={values} onFinish={onSearch} className="fw-search" name="search">
       {fields.map((f) => (
         <Form.Item key={f.name} name={f.name} label={columnTitle(f)}>
           <SearchInput field={f} model={model} />
