@@ -20,7 +20,15 @@ const Item = defineModel({
     // A plain field whose name the operate log takes for a secret (it masks its values).
     apiToken: {},
     pin: { edit: { type: 'PASSWORD' } },
+    body: { edit: { type: 'TEXTAREA' } },
   },
+});
+
+/** The same table as a later release declares it: `price` renamed `cost`. */
+const ItemLater = defineModel({
+  name: 'Item',
+  table: 'ur_item',
+  fields: { name: { edit: { notNull: true } }, cost: { column: 'price', edit: { type: 'NUMBER', readonly: true } }, apiToken: {}, body: { edit: { type: 'TEXTAREA' } } },
 });
 
 type Who = 'admin' | 'alice' | 'bob';
@@ -37,6 +45,7 @@ interface UndoAnswer {
 describeEachSql('POST /data/undo from the attacker’s side', (db) => {
   let store: FwStore;
   let agent: ReturnType<typeof request>;
+  let later: ReturnType<typeof request>;
   let tokens: FwTokenService;
   const users = {} as Record<Who, FwUser>;
   const background: unknown[] = [];
@@ -64,6 +73,10 @@ describeEachSql('POST /data/undo from the attacker’s side', (db) => {
     app.silent = true;
     app.use(fwData({ store, tokens, registry, onBackgroundError: (e) => background.push(e) }));
     agent = request(app.callback());
+    const laterApp = new Koa();
+    laterApp.silent = true;
+    laterApp.use(fwData({ store, tokens, registry: createRegistry([...BUILTIN_MODELS, ItemLater]), onBackgroundError: (e) => background.push(e) }));
+    later = request(laterApp.callback());
   });
 
   after(async () => {
@@ -173,5 +186,29 @@ describeEachSql('POST /data/undo from the attacker’s side', (db) => {
     const res = await post('bob', '/data/undo', { batch, force: history.rows.map((r) => r.id) });
     expect(res.status).to.equal(403);
     expect(Number(((await store.knex('ur_item').where('id', ids[0]!).first('price')) as { price: number }).price)).to.equal(8);
+  });
+
+  it('undoes after the model changed: a field gone is left as it is, a model gone is listed', async () => {
+    const ids = await items(['m1']);
+    const { batch } = ok<{ batch: string }>(await post('alice', '/data/modify/Item/update-many', { ids, values: { price: 9, name: 'm2' } }));
+    const res = await later.post('/fw-api/data/undo').set('token', await token('alice')).send({ batch });
+    const answer = ok<UndoAnswer>(res);
+    expect(answer.undone).to.equal(1);
+    expect(answer.skipped.map((s) => [s.field, s.reason])).to.deep.include(['price', 'removed']);
+    const row = (await store.knex('ur_item').where('id', ids[0]!).first()) as Record<string, unknown>;
+    expect([row.name, Number(row.price)]).to.deep.equal(['m1', 9]);
+    // A batch whose model the registry no longer has: listed, nothing written, no 500.
+    await store.knex('fw_operate_log').insert({ model: 'Gone', action: 'update', source: 'bulk', status: 'success', user_id: users.alice.id, account: users.alice.account, target_id: '1', batch: '00000000-0000-4000-8000-000000000001', before_data: '{}', request: '{"id":1,"changes":{"x":1}}', created_at: new Date() } as never).catch(() => undefined);
+    const gone = await post('alice', '/data/undo', { batch: '00000000-0000-4000-8000-000000000001' });
+    expect(gone.status, JSON.stringify(gone.body)).to.be.oneOf([200, 404]);
+  });
+
+  it('lists an update whose logged row was cut short (over 16,000 characters) instead of guessing', async () => {
+    const [id] = await items(['t'.repeat(200)], { body: 'b'.repeat(15_990) });
+    const { batch } = ok<{ batch: string }>(await post('alice', '/data/modify/Item/update-many', { ids: [id], values: { price: 11 } }));
+    const answer = ok<UndoAnswer>(await post('alice', '/data/undo', { batch }));
+    expect(answer).to.include({ undone: 0, conflicted: 1 });
+    expect(answer.conflicts[0]).to.include({ reason: 'unsupported' });
+    expect(Number(((await store.knex('ur_item').where('id', id!).first('price')) as { price: number }).price)).to.equal(11);
   });
 });

@@ -212,7 +212,7 @@ function powerFor(action: UndoableAction): Array<'edit' | 'delete' | 'add'> {
  * The ids of the entries whose row changed after them outside the undo: a later successful
  * entry of the same row that is not one of `entries`.
  */
-async function changedSince(db: Knex.Transaction, entries: readonly Entry[], locking: boolean): Promise<Set<number>> {
+async function changedSince(db: Knex.Transaction, entries: readonly Entry[]): Promise<Set<number>> {
   const inUndo = new Set(entries.map((e) => e.id));
   const changed = new Set<number>();
   const byModel = new Map<string, Entry[]>();
@@ -229,8 +229,7 @@ async function changedSince(db: Knex.Transaction, entries: readonly Entry[], loc
         .whereIn('target_id', targets.slice(i, i + 500))
         .where('id', '>', oldest)
         .select('id', 'target_id');
-      // A locking read sees what committed last (MariaDB's repeatable read would show its snapshot).
-      const rows = (await (locking ? query.forShare() : query)) as Array<Record<string, unknown>>;
+      const rows = (await query) as Array<Record<string, unknown>>;
       for (const r of rows) {
         const id = Number(r.id);
         const target = String(r.target_id);
@@ -392,10 +391,11 @@ export async function runUndo(deps: UndoDeps, actor: Actor, input: UndoInput): P
     await writer
       .transaction([...models.values()], undefined, async (trx) => {
         // Inside the transaction, after the lock: an undo of the same entries that committed
-        // meanwhile counts as a change since (SQLite runs one write transaction at a time).
-        const locking = store.dialect !== 'sqlite';
-        if (locking) await lockEntries(trx, entries);
-        const changed = await changedSince(trx, entries, locking);
+        // meanwhile counts as a change since. The lock is the transaction's first statement and
+        // a locking read, so MariaDB's repeatable-read snapshot is taken after it, by the read of
+        // the changes since. SQLite runs one write transaction at a time.
+        if (store.dialect !== 'sqlite') await lockEntries(trx, entries);
+        const changed = await changedSince(trx, entries);
         for (const e of entries) {
           const model = models.get(e.model);
           if (!model) {
