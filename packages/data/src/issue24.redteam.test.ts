@@ -41,6 +41,21 @@ const Slow = defineModel({
   },
 });
 
+/** Every kind of cell, twice: without hooks (the fast paths) and with one (the general path). */
+const kinds = {
+  day: { edit: { type: 'DATE' } },
+  at: { edit: { type: 'DATETIME' } },
+  amount: { edit: { type: 'NUMBER' } },
+  count: { edit: { type: 'NUMBER', integer: true } },
+  flag: { edit: { type: 'BOOLEAN' } },
+  tags: { edit: { type: 'TAGS' } },
+  color: { edit: { type: 'CHOICE', choices: [{ value: 'red' }, { value: 'blue' }] } },
+  sizes: { edit: { type: 'MULTI_CHOICE', choices: [{ value: 's' }, { value: 'm' }] } },
+  text: {},
+} as const;
+const KindsFast = defineModel({ name: 'KindsFast', table: 'rt24_kinds_fast', fields: kinds });
+const KindsHooked = defineModel({ name: 'KindsHooked', table: 'rt24_kinds_hooked', fields: kinds, dataProxy: { beforeUpdate: async () => undefined } });
+
 type Who = 'admin' | 'alice';
 
 describeEachSql('issue 24 (cell expectations) from the attacker’s side', (db) => {
@@ -52,12 +67,12 @@ describeEachSql('issue 24 (cell expectations) from the attacker’s side', (db) 
   before(async () => {
     store = createStore(db().url);
     await store.migrate.latest();
-    const registry = createRegistry([...BUILTIN_MODELS, Plain, Staff, Slow]);
+    const registry = createRegistry([...BUILTIN_MODELS, Plain, Staff, Slow, KindsFast, KindsHooked]);
     await store.createModelTables(registry.list());
     const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     const editor = await store.roles.create({ code: `rt24-editor-${stamp}`, name: 'Editor' });
     const menus: number[] = [];
-    for (const model of [Plain, Staff, Slow]) {
+    for (const model of [Plain, Staff, Slow, KindsFast, KindsHooked]) {
       const { menu, functions } = await store.menus.createModelMenu(model);
       menus.push(menu.id, ...functions.map((f) => f.id));
     }
@@ -151,4 +166,23 @@ describeEachSql('issue 24 (cell expectations) from the attacker’s side', (db) 
     const row = (await store.knex('rt24_plain').where('id', id).first()) as Record<string, unknown>;
     expect(row.title).to.equal('t');
   });
+
+  for (const model of ['KindsFast', 'KindsHooked']) {
+    it(`${model}: every cell, expected as the table shows it, is met (the fast and general paths compare alike)`, async () => {
+      const values = { day: '2026-03-04', at: '2026-03-04T05:06:07.890Z', amount: 9.5, count: 3, flag: false, tags: ['b', 'a'], color: 'red', sizes: ['m', 's'], text: null };
+      const id = await add(model, values);
+      const token = await tokenOf('alice');
+      const page = await agent.post(`/fw-api/data/table/${model}`).set('token', token).send({});
+      expect(page.status, JSON.stringify(page.body)).to.equal(200);
+      const shown = (page.body.rows as Array<Record<string, unknown>>).find((r) => r.id === id)!;
+      const next: Record<string, unknown> = { day: '2026-03-05', at: '2026-03-05T00:00:00.000Z', amount: 10.25, count: 4, flag: true, tags: ['c'], color: 'blue', sizes: ['s'], text: 'x' };
+      for (const field of Object.keys(values)) {
+        const res = await agent.post(`/fw-api/data/modify/${model}/update-cell`).set('token', token).send({ id, field, value: next[field], expect: shown[field] ?? null });
+        expect(res.status, `${field} expected ${JSON.stringify(shown[field])}: ${JSON.stringify(res.body)}`).to.equal(200);
+        // The same expectation again is stale now, with the value just written.
+        const again = await agent.post(`/fw-api/data/modify/${model}/update-cell`).set('token', token).send({ id, field, value: shown[field] ?? null, expect: shown[field] ?? null });
+        expect(again.status, `${field} again: ${JSON.stringify(again.body)}`).to.equal(409);
+      }
+    });
+  }
 });
