@@ -185,4 +185,22 @@ describeEachSql('issue 24 (cell expectations) from the attacker’s side', (db) 
       }
     });
   }
+
+  it('20 pastes racing over one cell with the same expectation: exactly one 200, the others 422 naming the stale cell', async () => {
+    const id = await add('Plain', { title: 'first' });
+    const token = await tokenOf('alice');
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        agent
+          .post('/fw-api/data/modify/Plain/update-many')
+          .set('token', token)
+          .send({ rows: [{ id, values: { title: `paste-${i}` }, expect: { title: 'first' } }] }),
+      ),
+    );
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200), JSON.stringify(answers.filter((r) => r.status !== 200 && r.status !== 422).map((r) => r.body))).to.have.length(1);
+    expect(statuses.filter((s) => s === 422)).to.have.length(19);
+    for (const res of answers.filter((r) => r.status === 422)) expect(res.body.error.details[0]).to.include({ path: 'rows[0].title', type: 'stale' });
+    expect(await store.knex('fw_operate_log').where({ model: 'Plain', target_id: String(id), action: 'update', status: 'success' })).to.have.length(1);
+  });
 });
