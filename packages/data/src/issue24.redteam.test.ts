@@ -11,6 +11,7 @@ import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
 import { FwTokenService, MemoryTokenStore } from '@fw/token';
 import { fwData } from './http/router.js';
+import { rowVersion } from './read/row-version.js';
 
 /** No hooks: the fast update paths (SQLite, PostgreSQL) take it. */
 const Plain = defineModel({
@@ -202,5 +203,21 @@ describeEachSql('issue 24 (cell expectations) from the attacker’s side', (db) 
     expect(statuses.filter((s) => s === 422)).to.have.length(19);
     for (const res of answers.filter((r) => r.status === 422)) expect(res.body.error.details[0]).to.include({ path: 'rows[0].title', type: 'stale' });
     expect(await store.knex('fw_operate_log').where({ model: 'Plain', target_id: String(id), action: 'update', status: 'success' })).to.have.length(1);
+  });
+
+  // KNOWN DEFECT, not fixed here (pending): the row version is an unkeyed digest of every stored
+  // value, the fields afterFetch takes out included (read/row-version.ts). A 409 STALE_CELL (and
+  // the details ETag, and a 409 STALE_ROW) hands it to the caller, who can try each likely value
+  // of a hidden field offline. Fixing it needs a keyed digest (a server secret shared by every
+  // instance) or versions of the row as shown; a change of design for the lead.
+  it.skip('a 409 version does not give away a field the table takes out for the caller', async () => {
+    const id = await add('Staff', { name: 'Ann', salary: 5000 });
+    const res = await agent
+      .post('/fw-api/data/modify/Staff/update-cell')
+      .set('token', await tokenOf('alice'))
+      .send({ id, field: 'name', value: 'B', expect: 'Z' });
+    expect(res.status).to.equal(409);
+    const guessed = Array.from({ length: 101 }, (_, i) => i * 100).filter((salary) => rowVersion(Staff, { id, name: 'Ann', salary }) === res.body.error.version);
+    expect(guessed).to.deep.equal([]);
   });
 });
