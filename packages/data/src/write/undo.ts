@@ -97,8 +97,17 @@ export interface UndoResult {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const bad = (path: string, message: string) => new FwError('BAD_REQUEST', message, { details: [{ path, type: 'typeError', message }] });
 
+/** True when the text's `YYYY-MM-DD` names a day of the calendar (Date rolls 2026-02-30 over to March 2). */
+function realDay(text: string): boolean {
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  // Day 0 of the next month is the last of this one (setUTCFullYear: Date.UTC reads years 0-99 as 1900-1999).
+  const last = new Date(0);
+  last.setUTCFullYear(year, month, 0);
+  return month >= 1 && month <= 12 && day >= 1 && day <= last.getUTCDate();
+}
+
 function when(value: unknown, path: string): Date {
-  const date = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : undefined;
+  const date = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) && realDay(value) ? new Date(value) : undefined;
   if (!date || Number.isNaN(date.getTime())) throw bad(path, `${path} must be a date and time (ISO 8601, e.g. 2026-11-27T09:00:00Z)`);
   return date;
 }
@@ -203,7 +212,7 @@ function powerFor(action: UndoableAction): Array<'edit' | 'delete' | 'add'> {
  * The ids of the entries whose row changed after them outside the undo: a later successful
  * entry of the same row that is not one of `entries`.
  */
-async function changedSince(store: FwStore, entries: readonly Entry[]): Promise<Set<number>> {
+async function changedSince(db: Knex.Transaction, entries: readonly Entry[]): Promise<Set<number>> {
   const inUndo = new Set(entries.map((e) => e.id));
   const changed = new Set<number>();
   const byModel = new Map<string, Entry[]>();
@@ -214,13 +223,13 @@ async function changedSince(store: FwStore, entries: readonly Entry[]): Promise<
     // The newest entry of each row from outside the undo, after the undo's oldest entry.
     const lastOutside = new Map<string, number>();
     for (let i = 0; i < targets.length; i += 500) {
-      const rows = (await store
-        .knex(OPERATE_LOG_TABLE)
+      const query = db(OPERATE_LOG_TABLE)
         .where('model', model)
         .where('status', 'success')
         .whereIn('target_id', targets.slice(i, i + 500))
         .where('id', '>', oldest)
-        .select('id', 'target_id')) as Array<Record<string, unknown>>;
+        .select('id', 'target_id');
+      const rows = (await query) as Array<Record<string, unknown>>;
       for (const r of rows) {
         const id = Number(r.id);
         const target = String(r.target_id);
@@ -230,6 +239,16 @@ async function changedSince(store: FwStore, entries: readonly Entry[]): Promise<
     for (const e of list) if ((lastOutside.get(e.targetId!) ?? 0) > e.id) changed.add(e.id);
   }
   return changed;
+}
+
+/**
+ * Locks the log rows of the entries undone, in id order: two undos sharing an entry (the same
+ * batch sent twice at once) then run one after the other, and the second finds the rows changed
+ * by the first (its log rows) instead of applying the same entries again.
+ */
+async function lockEntries(trx: Knex.Transaction, entries: readonly Entry[]): Promise<void> {
+  const ids = entries.map((e) => e.id).sort((a, b) => a - b);
+  for (let i = 0; i < ids.length; i += 500) await trx(OPERATE_LOG_TABLE).whereIn('id', ids.slice(i, i + 500)).orderBy('id').forUpdate().select('id');
 }
 
 /** The fields of an update entry put back, converted; the others noted in `skipped`. */
@@ -289,7 +308,6 @@ export async function runUndo(deps: UndoDeps, actor: Actor, input: UndoInput): P
   for (const e of entries) if (models.has(e.model)) for (const flag of powerFor(e.action)) needs.set(e.model, (needs.get(e.model) ?? new Set()).add(flag));
   for (const [name, flags] of needs) await deps.requirePower(models.get(name)!, actor, [...flags]);
 
-  const changed = await changedSince(store, entries);
   const force = new Set(input.force ?? []);
   const undoer: Actor = { ...actor, source: 'undo' };
   const batch = randomUUID();
@@ -372,6 +390,12 @@ export async function runUndo(deps: UndoDeps, actor: Actor, input: UndoInput): P
   try {
     await writer
       .transaction([...models.values()], undefined, async (trx) => {
+        // Inside the transaction, after the lock: an undo of the same entries that committed
+        // meanwhile counts as a change since. The lock is the transaction's first statement and
+        // a locking read, so MariaDB's repeatable-read snapshot is taken after it, by the read of
+        // the changes since. SQLite runs one write transaction at a time.
+        if (store.dialect !== 'sqlite') await lockEntries(trx, entries);
+        const changed = await changedSince(trx, entries);
         for (const e of entries) {
           const model = models.get(e.model);
           if (!model) {
