@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 // Issue 24's conflict-safe cell edits (`expect` on update-cell and on pasted rows) probed from an
 // attacker's side, through a real Koa app: many editors racing on one cell with the same
 // expectation (on the fast paths and the general one), fields an afterFetch takes out, and
@@ -11,7 +12,7 @@ import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
 import { FwTokenService, MemoryTokenStore } from '@fw/token';
 import { fwData } from './http/router.js';
-import { rowVersion } from './read/row-version.js';
+import { rowVersion, versionKeyOf } from './read/row-version.js';
 
 /** No hooks: the fast update paths (SQLite, PostgreSQL) take it. */
 const Plain = defineModel({
@@ -205,19 +206,22 @@ describeEachSql('issue 24 (cell expectations) from the attacker’s side', (db) 
     expect(await store.knex('fw_operate_log').where({ model: 'Plain', target_id: String(id), action: 'update', status: 'success' })).to.have.length(1);
   });
 
-  // KNOWN DEFECT, not fixed here (pending): the row version is an unkeyed digest of every stored
-  // value, the fields afterFetch takes out included (read/row-version.ts). A 409 STALE_CELL (and
-  // the details ETag, and a 409 STALE_ROW) hands it to the caller, who can try each likely value
-  // of a hidden field offline. Fixing it needs a keyed digest (a server secret shared by every
-  // instance) or versions of the row as shown; a change of design for the lead.
-  it.skip('a 409 version does not give away a field the table takes out for the caller', async () => {
+  // The row version is a keyed digest (read/row-version.ts): a caller who gets it (a 409, the
+  // details ETag) cannot test guesses of a field the table takes out for them, with the public
+  // code and any key they might try.
+  it('a 409 version does not give away a field the table takes out for the caller', async () => {
     const id = await add('Staff', { name: 'Ann', salary: 5000 });
     const res = await agent
       .post('/fw-api/data/modify/Staff/update-cell')
       .set('token', await tokenOf('alice'))
       .send({ id, field: 'name', value: 'B', expect: 'Z' });
     expect(res.status).to.equal(409);
-    const guessed = Array.from({ length: 101 }, (_, i) => i * 100).filter((salary) => rowVersion(Staff, { id, name: 'Ann', salary }) === res.body.error.version);
-    expect(guessed).to.deep.equal([]);
+    const unkeyed = (row: Record<string, unknown>) => `"${createHash('sha256').update(JSON.stringify([row.id, row.name, row.salary])).digest('base64url').slice(0, 22)}"`;
+    for (const key of [Buffer.alloc(0), Buffer.alloc(32), Buffer.from('fw')]) {
+      const guessed = Array.from({ length: 101 }, (_, i) => i * 100).filter((salary) => rowVersion(Staff, { id, name: 'Ann', salary }, key) === res.body.error.version || unkeyed({ id, name: 'Ann', salary }) === res.body.error.version);
+      expect(guessed).to.deep.equal([]);
+    }
+    // The server's own key does tell the stored row (what If-Match needs).
+    expect(rowVersion(Staff, { id, name: 'Ann', salary: 5000 }, await versionKeyOf(store))).to.equal(res.body.error.version);
   });
 });

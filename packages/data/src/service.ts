@@ -25,7 +25,7 @@ import { dataError } from './error-codes.js';
 import { DataEvents } from './events.js';
 import { holdsGrants } from './write/grant-rules.js';
 import { printPage } from './http/print.js';
-import { rowVersion } from './read/row-version.js';
+import { rowVersion, versionKeyOf } from './read/row-version.js';
 import { DEFAULT_QUERY_LIMITS, parseConditions, type QueryLimits, type TableQuery } from './read/query.js';
 import { candidatePage, referenceOf, type CandidatesQuery, type ReferenceCandidatePage, type ReferenceTarget } from './read/references.js';
 import { RowReader } from './read/rows.js';
@@ -275,7 +275,7 @@ export class DataService {
   /** {@link detailsWithVersion} of a checked id, the gate passed. */
   async rowWithVersion(model: ModelDefinition, actor: Actor, id: number): Promise<{ row: FormRow; version: string }> {
     const row = await this.#reader.loadVisible(model, actor, 'details', id, this.store.knex, false);
-    const version = rowVersion(model, row);
+    const version = rowVersion(model, row, await versionKeyOf(this.store));
     const [shown] = await this.#reader.afterFetch(model, actor, 'details', [row]);
     return { row: shown ?? row, version };
   }

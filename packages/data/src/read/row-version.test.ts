@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { describeEachSql } from '@fw/test-utils';
-import { matchesVersion } from './row-version.js';
+import { createStore } from '@fw/store';
+import { matchesVersion, versionKeyOf } from './row-version.js';
 import { setupData, type DataFixture } from '../test-setup.js';
 
 const api = '/fw-api';
@@ -82,5 +83,24 @@ describeEachSql('row versions: ETag on details, If-Match on update', (db) => {
     await f.agent.post(`${api}/data/modify/Book/update`).set('token', alice).set('If-Match', '"nope"').send({ id, title: 'Never' }).expect(409);
     const logs = await f.store.knex('fw_operate_log').where({ model: 'Book', action: 'update', target_id: String(id) }).orderBy('id');
     expect(logs.map((l: { status: string }) => l.status)).to.deep.equal(['success', 'failure']);
+  });
+});
+
+// The version is keyed (versionKeyOf): every instance on one database must use the same key, or a
+// tag one instance gave would be stale on the next; another database gets a key of its own.
+describeEachSql('the row-version key', (db) => {
+  it('is made once per database, the same for every store on it, even when they start together', async () => {
+    const stores = [createStore(db().url), createStore(db().url), createStore(db().url)];
+    try {
+      await stores[0]!.migrate.latest();
+      const keys = await Promise.all(stores.map((s) => versionKeyOf(s)));
+      expect(keys[0]!.length).to.equal(32);
+      for (const key of keys) expect(key.equals(keys[0]!)).to.equal(true);
+      expect(keys[0]!.equals(Buffer.alloc(32))).to.equal(false);
+      // Asked again: the same, without a second read.
+      expect(versionKeyOf(stores[1]!)).to.equal(versionKeyOf(stores[1]!));
+    } finally {
+      for (const s of stores) await s.destroy();
+    }
   });
 });

@@ -13,7 +13,7 @@ import { checkGrants, touchesGrants } from './grant-rules.js';
 import { newRow } from './row-changes.js';
 import { OPERATE_LOG_TABLE, rowOf, writeOperateLog, writeOperateLogIn, type OperateLogEntry } from './operate-log.js';
 import { operateLogRow } from '@fw/store';
-import { rowVersion } from '../read/row-version.js';
+import { rowVersion, versionKeyOf } from '../read/row-version.js';
 import type { RowReader } from '../read/rows.js';
 import { passwordSetColumns, secretsForStorage } from './secrets.js';
 import { hookContext } from '../service-types.js';
@@ -80,6 +80,9 @@ export class AuditedWriter {
     this.#sqlite = SqliteWriter.for(deps.store.knex, deps.store.dialect);
     this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
     this.#operateLog = deps.registry.list().find((m) => m.table === OPERATE_LOG_TABLE);
+    // The row-version key, read now, before any write holds a connection (a failure, such as a
+    // database not migrated yet, is read again by the first write that needs it).
+    versionKeyOf(deps.store).catch(() => undefined);
   }
 
   /** Files a write stopped holding are deleted from the storage once it commits (kept on a rollback). */
@@ -261,9 +264,10 @@ export class AuditedWriter {
   ): Promise<FormRow> {
     const outerContext = hookContext(model, actor, 'update');
     const state: UpdateState = { endSessions: false };
+    const versionKey = await versionKeyOf(this.#store);
     await this.logged(model, actor, 'update', String(id), request, async (log) => {
       if (options.batch !== undefined) log.batch = options.batch;
-      const recipe: UpdateRequest = { model, actor, id, build, options, log, state, sessions: this.#sessions };
+      const recipe: UpdateRequest = { model, actor, id, build, options, log, state, sessions: this.#sessions, versionKey };
       // A fast path first when the model and the actor allow one (grant-holding writes never do);
       // it hands over, before writing anything, when a step needs the general path.
       if ((this.#sqlite || this.#pg) && !codes && fastPathFits(model)) {
@@ -287,7 +291,7 @@ export class AuditedWriter {
       if (!stale) throw error;
       // The answer carries the row as it is now, so the client can show what changed and retry.
       const [current] = await this.#reader.afterFetch(model, actor, 'details', [stale]);
-      const version = rowVersion(model, stale);
+      const version = rowVersion(model, stale, await versionKeyOf(this.#store));
       throw new FwError('STALE_ROW', (error as Error).message, { headers: { ETag: version }, extra: { current: current ?? stale, version } });
     });
     await this.afterUpdate(model, actor, id, state);
@@ -313,7 +317,8 @@ export class AuditedWriter {
     state: UpdateState,
     log?: LogNotes,
   ): Promise<void> {
-    await runUpdate(updateSteps({ model, actor, id, build, options, log, state, sessions: this.#sessions }, this.#generalBackend(model, actor, trx, id, codes, outerContext)));
+    const versionKey = await versionKeyOf(this.#store, trx);
+    await runUpdate(updateSteps({ model, actor, id, build, options, log, state, sessions: this.#sessions, versionKey }, this.#generalBackend(model, actor, trx, id, codes, outerContext)));
   }
 
   /**

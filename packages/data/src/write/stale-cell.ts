@@ -7,7 +7,7 @@ import { FwError, type FieldDefinition, type ModelDefinition } from '@fw/core';
 import { coerceValue, formValuesEqual, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import { entryChanges } from '../read/history.js';
-import { rowVersion } from '../read/row-version.js';
+import { rowVersion, versionKeyOf } from '../read/row-version.js';
 import type { CellExpectation } from '../service-types.js';
 import { OPERATE_LOG_TABLE } from './operate-log.js';
 
@@ -81,6 +81,6 @@ async function lastChanges(store: FwStore, model: ModelDefinition, id: number, f
 export async function staleCellError(store: FwStore, model: ModelDefinition, id: number, stored: FormRow, shown: FormRow, fields: readonly string[], message: string): Promise<FwError> {
   const last = await lastChanges(store, model, id, fields);
   const cells: StaleCell[] = fields.map((field) => ({ field, current: shown[field] ?? null, changedBy: last.get(field)?.changedBy ?? null, changedAt: last.get(field)?.changedAt ?? null }));
-  const version = rowVersion(model, stored);
+  const version = rowVersion(model, stored, await versionKeyOf(store));
   return new FwError('STALE_CELL', message, { headers: { ETag: version }, extra: { ...cells[0], cells, version } });
 }

@@ -66,6 +66,8 @@ export interface UpdateRequest {
   log: LogNotes | undefined;
   state: UpdateState;
   sessions: SessionEnds;
+  /** The key of row versions (`versionKeyOf`), read before the recipe runs: its steps stay synchronous. */
+  versionKey: Uint8Array;
 }
 
 /** What one way of writing runs the recipe over: it reads the visible row and writes the changed columns. */
@@ -86,8 +88,8 @@ export interface UpdateBackend {
 }
 
 /** A save that names a version other than the stored row's is refused (409 STALE_ROW, the row kept in `state` for the answer). */
-function refuseStale(model: ModelDefinition, id: number, stored: FormRow, options: UpdateOptions, state: UpdateState): void {
-  if (options.ifMatch === undefined || matchesVersion(options.ifMatch, rowVersion(model, stored))) return;
+function refuseStale(model: ModelDefinition, id: number, stored: FormRow, options: UpdateOptions, state: UpdateState, key: Uint8Array): void {
+  if (options.ifMatch === undefined || matchesVersion(options.ifMatch, rowVersion(model, stored, key))) return;
   state.stale = stored;
   throw new FwError('STALE_ROW', `${model.name} ${id} was changed since you read it; nothing was written`);
 }
@@ -107,7 +109,7 @@ export function* updateSteps(request: UpdateRequest, backend: UpdateBackend): Ge
   // Each `yield` hands a step's answer (a value or a promise) to the driver and takes back its value.
   const stored = (yield backend.readVisible()) as FormRow;
   if (log) log.before = stored;
-  refuseStale(model, id, stored, request.options, state);
+  refuseStale(model, id, stored, request.options, state, request.versionKey);
   if (request.options.expect) {
     // A cell shown with one value and saved over another is refused, nothing written (issue 24 §1).
     const stale = (yield request.options.expect.check(stored)) as string[];
