@@ -91,7 +91,7 @@ export const UPDATE_BODY: Shape<UpdateInput, DataScope> = shape((model) => ref(`
  * and a value (null clears the cell).
  */
 export const CELL_BODY: Shape<CellInput, DataScope> = shape((model) => ref(`${model.name}Cell`), (body, { model, power }) => {
-  if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be { id, field, value, expect? }');
+  if (!isObject(body)) throw new FwError('BAD_REQUEST', 'The body must be { id, field, value }');
   const refusal = cellEditRefusal(model, body.field);
   if (refusal) {
     const extra = { model: model.name, ...(typeof body.field === 'string' ? { field: body.field } : {}) };
