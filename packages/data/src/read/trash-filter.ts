@@ -62,7 +62,7 @@ function asciiLower(text: string): string {
 }
 
 /**
- * `text` folded as loosely as any of the databases compares it: accents dropped, every letter in
+ * `text` folded as loosely as the loosest of the databases compares it: accents dropped, every letter in
  * lower case. Texts that differ even so differ on every dialect (short of a collation's rarer
  * equivalences, such as MariaDB's ß = s).
  */
