@@ -59,3 +59,8 @@ export { bulkRoutes } from './http/bulk-routes.js';
 export { undoRoutes } from './http/undo-route.js';
 export { parseUndo, UNDO_MAX_ENTRIES, type UndoInput, type UndoResult, type UndoStep, type UndoConflict, type UndoConflictReason, type UndoSkippedField } from './write/undo.js';
 export type { BulkDeps, BulkScope } from './http/bulk-routes.js';
+export { memoryBus, liveMessageId } from './live/bus.js';
+export type { LiveBus, LiveMessage } from './live/bus.js';
+export { LiveHub } from './live/hub.js';
+export type { LiveOptions } from './live/hub.js';
+export { LIVE_IDS_PER_MESSAGE, LivePublisher } from './live/publish.js';

@@ -182,6 +182,18 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   const prefix = config['fw-app.apiPrefix'];
   const router = new Router({ prefix, sensitive: true });
   const deps: DataDeps = { service, importBodyLimit, printPolicy, allowed: (ctx) => allowedMethods(router, ctx.path, `${prefix}/data/:fw/:id`) };
+  // Live tables (issue 24 §2): committed changes go out on the bus; the hub streams them per viewer.
+  const onError = options.onBackgroundError ?? ((error: unknown) => console.error('[fw/data]', error));
+  const bus = options.live?.bus ?? memoryBus();
+  const stopPublishing = service.publishLive(new LivePublisher(bus, randomUUID().slice(0, 8), onError));
+  const hub = new LiveHub(service, bus, options.live ?? {}, async (token) => (await options.tokens.resolve(token)) !== undefined, onError);
+  // Before the data routes, whose `/data/{fw}/{id}` would take `/data/events/{fw}`.
+  mountLiveRoutes(router, { service, hub, actor });
+  options.store.onDestroy?.(() => {
+    stopPublishing();
+    hub.close().catch(onError);
+  });
+
   // Per request: what the route does first (headers, a route word where a model belongs), the
   // caller, the JSON body, then for a gated route the model, the caller's power and the gate, then
   // the body's shape (mountRoutes).
@@ -207,17 +219,6 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   mountTrashRoutes(router, { service, actor, json: (ctx: Context) => readJsonBody(ctx, { limit: bodyLimit }) });
   // Undo of a batch or of a user's time window (issue 23 §3).
   mountUndoRoutes(router, { service, actor, json: (ctx: Context) => readJsonBody(ctx, { limit: bodyLimit }) });
-
-  // Live tables (issue 24 §2): committed changes go out on the bus; the hub streams them per viewer.
-  const onError = options.onBackgroundError ?? ((error: unknown) => console.error('[fw/data]', error));
-  const bus = options.live?.bus ?? memoryBus();
-  const stopPublishing = service.publishLive(new LivePublisher(bus, randomUUID().slice(0, 8), onError));
-  const hub = new LiveHub(service, bus, options.live ?? {}, async (token) => (await options.tokens.resolve(token)) !== undefined, onError);
-  mountLiveRoutes(router, { service, hub, actor });
-  options.store.onDestroy?.(() => {
-    stopPublishing();
-    hub.close().catch(onError);
-  });
 
   // Trashed rows past the retention time go at start-up, then hourly, until the store closes.
   options.store.onDestroy?.(scheduleTrashPurge(() => service.purgeExpiredTrash(), options.onBackgroundError ?? ((error) => console.error('[fw/data]', error))));

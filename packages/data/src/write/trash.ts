@@ -147,7 +147,7 @@ export class TrashWriter {
 
   /** The add events of undeleted rows, once their transaction committed. */
   emitUndeleted(model: ModelDefinition, actor: Actor, rows: readonly FormRow[]): void {
-    for (const row of rows) this.#emit({ model: model.name, id: row[model.primaryKey] as number, user: { id: actor.user.id, account: actor.user.account }, source: actor.source, reason: 'undelete', after: row });
+    for (const row of rows) this.#emit({ model: model.name, id: row[model.primaryKey] as number, user: { id: actor.user.id, account: actor.user.account, ...(actor.user.name ? { name: actor.user.name } : {}) }, source: actor.source, reason: 'undelete', after: row });
   }
 
   /**
