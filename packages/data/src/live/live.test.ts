@@ -71,7 +71,7 @@ describeEachSql('live tables: the SSE route', (db) => {
       users[name] = { id: row.id, account: row.account, name: row.name, isAdmin };
     }
     tokens = new FwTokenService({ store: new MemoryTokenStore() });
-    data = fwData({ store, tokens, registry, onBackgroundError: (e) => background.push(e), live: { maxStreamsPerUser: 4, resumeMessages: 5 } });
+    data = fwData({ store, tokens, registry, onBackgroundError: (e) => background.push(e), live: { maxStreamsPerUser: 4, resumeMessages: 5, heartbeatMs: 100, tokenCheckMs: 200 } });
     const app = new Koa();
     app.silent = true;
     app.use(data);
@@ -280,13 +280,34 @@ describeEachSql('live tables: the SSE route', (db) => {
     expect((await stream('bob')).status).to.equal(200);
   });
 
-  it('closes the stream when its token is revoked', async () => {
+  it('closes the stream when its token is revoked (checked again periodically), with heartbeats meanwhile', async () => {
     const t = await token('bob');
     const s = await subscribe('/data/events/Item', { token: t });
     expect(s.status).to.equal(200);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(s.text()).to.include(': heartbeat');
     await tokens.revoke(t);
-    // The periodic check is 30 s; a change re-checks power, and the next check closes the stream.
-    const hub = data.live as unknown as { size: number };
-    expect(hub.size).to.be.greaterThan(0);
+    const closed = await s.waitFor((e) => e.event === 'closed');
+    expect(closed.data.reason).to.equal('token');
+    await s.ended;
+  });
+
+  it('publishes every write path: bulk edit, undo, undelete, import, copy', async () => {
+    const admin = await stream('admin');
+    const ids = [await add('admin', { name: 'b1', team: 'red' }), await add('admin', { name: 'b2', team: 'red' })];
+    const bulk = await post('admin', '/data/modify/Item/update-many', { ids, values: { price: 9 } });
+    expect(bulk.status, JSON.stringify(bulk.body)).to.equal(200);
+    for (const id of ids) await admin.waitFor((e) => e.event === 'update' && e.data.id === id && (e.data.values as { price?: unknown }).price !== undefined);
+    const undone = await post('admin', '/data/undo', { batch: bulk.body.batch });
+    expect(undone.status, JSON.stringify(undone.body)).to.equal(200);
+    await admin.waitFor((e) => e.event === 'update' && e.data.id === ids[1] && (e.data.values as { price?: unknown }).price === null);
+    expect((await post('admin', '/data/modify/Item/delete', { ids })).status).to.equal(200);
+    const gone = await admin.waitFor((e) => e.event === 'delete' && (e.data.ids as number[]).length === 2);
+    const back = await post('admin', '/data/modify/Item/undelete', { ids });
+    expect(back.status, JSON.stringify(back.body)).to.equal(200);
+    await admin.waitFor((e) => e.event === 'insert' && e.data.id === ids[0] && admin.events.indexOf(e) > admin.events.indexOf(gone));
+    const copied = await post('admin', '/data/modify/Item/copy', { id: ids[0] });
+    expect(copied.status, JSON.stringify(copied.body)).to.equal(200);
+    await admin.waitFor((e) => e.event === 'insert' && e.data.id === copied.body.id);
   });
 });

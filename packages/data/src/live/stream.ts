@@ -118,7 +118,7 @@ export class LiveStream {
         return;
       }
       // Only what the socket can take leaves the queue; the rest waits for the next read().
-      if (this.body.readableLength > 16_384) return;
+      if (this.body.readableLength > 16_384 && !this.#closed) return;
       this.#queue.shift();
       this.body.push(text);
     }
