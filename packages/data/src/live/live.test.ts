@@ -5,6 +5,7 @@ import { BUILTIN_MODELS, createRegistry, defineModel, type FwUser } from '@fw/co
 import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
 import { FwTokenService, MemoryTokenStore } from '@fw/token';
+import fc from 'fast-check';
 import { fwData, type FwDataMiddleware } from '../http/router.js';
 
 /** Rows of a team, seen by that team only (administrators see all); `note` is masked for non-admins by afterFetch. */
@@ -309,5 +310,63 @@ describeEachSql('live tables: the SSE route', (db) => {
     const copied = await post('admin', '/data/modify/Item/copy', { id: ids[0] });
     expect(copied.status, JSON.stringify(copied.body)).to.equal(200);
     await admin.waitFor((e) => e.event === 'insert' && e.data.id === copied.body.id);
+  });
+
+  it('property: no viewer ever receives a value their table query would not show them', async () => {
+    const viewers = ['alice', 'bob'] as const;
+    const streams = { alice: await stream('alice'), bob: await stream('bob') };
+    // Opened last, so when it has an event the viewers' events of that message are already sent.
+    const admin = await stream('admin');
+    const tableOf = async (who: Who) => {
+      const res = await post(who, '/data/table/Item', { size: 200 });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      return new Map((res.body.rows as Array<Record<string, unknown>>).map((r) => [r.id as number, r]));
+    };
+    const ids: number[] = [];
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), team: fc.constantFrom('red', 'blue'), note: fc.string({ maxLength: 6 }) }),
+      fc.record({ kind: fc.constant('edit' as const), pick: fc.nat(), field: fc.constantFrom('team', 'note', 'name'), value: fc.string({ minLength: 1, maxLength: 6 }) }),
+      fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
+    );
+    let secretNo = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 5 }), async (ops) => {
+        for (const step of ops) {
+          const before = { alice: await tableOf('alice'), bob: await tableOf('bob') };
+          const seen = { alice: streams.alice.events.length, bob: streams.bob.events.length };
+          const adminSeen = admin.events.length;
+          if (step.kind === 'add') {
+            secretNo += 1;
+            ids.push(await add('admin', { name: `p${secretNo}`, team: step.team, note: step.note, pin: `pin-secret-${secretNo}` }));
+          } else if (ids.length === 0) continue;
+          else if (step.kind === 'edit') {
+            const id = ids[step.pick % ids.length]!;
+            const value = step.field === 'team' ? (before.bob.has(id) ? 'red' : 'blue') : `${step.value}-${Date.now() % 100000}`;
+            expect((await post('admin', '/data/modify/Item/update-cell', { id, field: step.field, value })).status).to.equal(200);
+          } else {
+            const [id] = ids.splice(step.pick % ids.length, 1);
+            expect((await post('admin', '/data/modify/Item/delete', { ids: [id] })).status).to.equal(200);
+          }
+          await admin.waitFor((e) => admin.events.indexOf(e) >= adminSeen);
+          await quiet();
+          for (const who of viewers) {
+            const now = await tableOf(who);
+            for (const event of streams[who].events.slice(seen[who])) {
+              if (event.event === 'delete') {
+                for (const id of event.data.ids as number[]) expect(before[who].has(id), `${who} told of a delete of ${id} they could not see`).to.equal(true);
+                continue;
+              }
+              const id = event.data.id as number;
+              const row = now.get(id);
+              expect(row, `${who} got ${event.event} of row ${id} their table does not show`).to.not.equal(undefined);
+              const values = (event.event === 'insert' ? event.data.row : event.data.values) as Record<string, unknown>;
+              for (const [field, value] of Object.entries(values)) expect(value, `${who}: ${field} of ${id}`).to.deep.equal(row![field]);
+            }
+            expect(streams[who].text()).to.not.include('pin-secret');
+          }
+        }
+      }),
+      { numRuns: 6 },
+    );
   });
 });
