@@ -34,7 +34,6 @@ const ID_SHAPE = /^\d{13}-\d{6}-[\w.:-]{1,100}$/;
 /** The hub: open streams by model, the resume ring, and the delivery of messages. */
 export class LiveHub {
   readonly #service: DataService;
-  readonly #bus: LiveBus;
   readonly #options: Required<Omit<LiveOptions, 'bus'>>;
   readonly #checkToken: (token: string) => Promise<boolean>;
   readonly #onError: (error: unknown) => void;
@@ -51,7 +50,6 @@ export class LiveHub {
 
   constructor(service: DataService, bus: LiveBus, options: LiveOptions, checkToken: (token: string) => Promise<boolean>, onError: (error: unknown) => void) {
     this.#service = service;
-    this.#bus = bus;
     this.#checkToken = checkToken;
     this.#onError = onError;
     this.#options = {
