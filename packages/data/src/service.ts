@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
-import { liveActor, type LivePublisher } from './live/publish.js';
-import type { EditEvent, InsertEvent } from './events.js';
+import type { LivePublisher } from './live/publish.js';
 import {
   EditType,
   FwDefinitionError,
@@ -636,21 +635,16 @@ export class DataService {
 
   /**
    * Publishes every committed change of this service on `publisher` (live tables, issue 24 §2):
-   * inserts and deletes from the writer, updates and undeletes from the edit events, which are
-   * emitted after their commit. @returns what stops it.
+   * the writer hands it inserts, updates (where it emits edit events) and deletes once they
+   * committed, and the trash its undeleted rows. @returns what stops it.
    */
   publishLive(publisher: LivePublisher): () => void {
     this.#writer.live = publisher;
-    const update = (event: EditEvent) => publisher.changed(event.model, 'update', [event.id], liveActor(event.user), event.changed);
-    const insert = (event: InsertEvent) => publisher.changed(event.model, 'insert', [event.id], liveActor(event.user));
-    this.events.on('update', update);
-    this.events.on('insert', insert);
     return () => {
       if (this.#writer.live === publisher) this.#writer.live = undefined;
-      this.events.off('update', update);
-      this.events.off('insert', insert);
     };
   }
+
 
   /**
    * The rows `ids` as the table query loads them (stored columns without secrets, collections),

@@ -12,6 +12,7 @@ import { fwData, type FwDataMiddleware } from '../http/router.js';
 const Item = defineModel({
   name: 'Item',
   table: 'lv_item',
+  power: { importable: true },
   fields: {
     name: { edit: { notNull: true } },
     team: { edit: { notNull: true } },
@@ -93,7 +94,7 @@ describeEachSql('live tables: the SSE route', (db) => {
 
   const token = async (who: Who) => (await tokens.loginToken(users[who], tokens.generateToken())).token;
 
-  function call(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  function call(method: string, path: string, headers: Record<string, string>, body?: unknown, raw?: string): Promise<{ status: number; body: Record<string, unknown> }> {
     const { port } = server.address() as { port: number };
     return new Promise((resolve, reject) => {
       const req = httpRequest({ host: '127.0.0.1', port, method, path: `/fw-api${path}`, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
@@ -103,7 +104,7 @@ describeEachSql('live tables: the SSE route', (db) => {
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} }));
       });
       req.on('error', reject);
-      req.end(body === undefined ? undefined : JSON.stringify(body));
+      req.end(raw ?? (body === undefined ? undefined : JSON.stringify(body)));
     });
   }
   const post = async (who: Who, path: string, body: unknown) => call('POST', path, { token: await token(who) }, body);
@@ -310,6 +311,12 @@ describeEachSql('live tables: the SSE route', (db) => {
     const copied = await post('admin', '/data/modify/Item/copy', { id: ids[0] });
     expect(copied.status, JSON.stringify(copied.body)).to.equal(200);
     await admin.waitFor((e) => e.event === 'insert' && e.data.id === copied.body.id);
+    // An import's added rows (multi-row INSERTs), one message for the batch.
+    const imported = await call('POST', '/data/import/Item', { token: await token('admin'), 'content-type': 'text/csv' }, undefined, 'name,team\r\nimp-1,red\r\nimp-2,red\r\n');
+    expect(imported.status, JSON.stringify(imported.body)).to.equal(200);
+    const one = await admin.waitFor((e) => e.event === 'insert' && (e.data.row as { name?: string }).name === 'imp-1');
+    const two = await admin.waitFor((e) => e.event === 'insert' && (e.data.row as { name?: string }).name === 'imp-2');
+    expect(one.id).to.equal(two.id);
   });
 
   it('property: no viewer ever receives a value their table query would not show them', async () => {

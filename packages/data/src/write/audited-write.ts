@@ -354,7 +354,10 @@ export class AuditedWriter {
     this.#reader.counts.updated(model);
     if (state.endSessions) await this.#sessions.endUserSessions(id, actor);
     if (state.keyChanged) await this.#sessions.endKeySessions(model, [state.keyChanged]);
-    if (state.event && state.event.changed.length > 0) this.#emit(state.event);
+    if (state.event && state.event.changed.length > 0) {
+      this.#emit(state.event);
+      this.live?.changed(model.name, 'update', [id], liveActor(actor.user), state.event.changed);
+    }
   }
 
   /**

@@ -6,6 +6,7 @@
 // delete: a new row may take a trashed row's unique value, and undeleting it is then refused (409)
 // naming the field. A trashed row's files stay (their records keep pointing at the row id) until
 // the purge, so an undeleted row has them back.
+import { liveActor } from '../live/publish.js';
 import { randomUUID } from 'node:crypto';
 import { FwError, type DataHookContext, type ModelDefinition, type ModelRegistry, type PasswordPolicy } from '@fw/core';
 import { toDbValues, type FormRow } from '@fw/row-patch';
@@ -142,6 +143,8 @@ export class TrashWriter {
       }),
     );
     writer.afterCommit(trx, () => reader.counts.changed(model, restored.length));
+    // Live tables see the rows come back as inserts (the undelete route and undo alike).
+    if (writer.live) writer.afterCommit(trx, () => writer.live?.changed(model.name, 'insert', ids, liveActor(actor.user)));
     return restored;
   }
 
