@@ -86,8 +86,8 @@ describeEachSql('live tables: the SSE route', (db) => {
   });
 
   after(async () => {
-    server?.close();
     await store?.destroy();
+    server?.close();
     expect(data?.live.size ?? 0, 'streams left open').to.equal(0);
     expect(background, 'background work failed').to.deep.equal([]);
   });
@@ -280,6 +280,69 @@ describeEachSql('live tables: the SSE route', (db) => {
     await streams[0]!.ended;
     await quiet();
     expect((await stream('bob')).status).to.equal(200);
+  });
+
+  it('caps the streams of the instance (429 TOO_MANY_STREAMS)', async () => {
+    const small = fwData({ store, tokens, registry: createRegistry([...BUILTIN_MODELS, Item]), live: { maxStreams: 1 } });
+    const app = new Koa();
+    app.silent = true;
+    app.use(small);
+    const other = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => other.once('listening', resolve));
+    try {
+      const port = (other.address() as { port: number }).port;
+      const get = (who: Who) =>
+        token(who).then(
+          (t) =>
+            new Promise<IncomingMessage>((resolve, reject) => {
+              const req = httpRequest({ host: '127.0.0.1', port, path: '/fw-api/data/events/Item', headers: { token: t } }, resolve);
+              req.on('error', reject);
+              req.end();
+            }),
+        );
+      const first = await get('bob');
+      expect(first.statusCode).to.equal(200);
+      const second = await get('admin');
+      expect(second.statusCode).to.equal(429);
+      first.destroy();
+      second.resume();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(small.live.size).to.equal(0);
+    } finally {
+      other.closeAllConnections();
+      other.close();
+    }
+  });
+
+  it('ends every stream (closed: shutdown) and its timer when the store closes', async () => {
+    const own = createStore(db().url);
+    const closing = fwData({ store: own, tokens, registry: createRegistry([...BUILTIN_MODELS, Item]) });
+    const app = new Koa();
+    app.silent = true;
+    app.use(closing);
+    const other = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => other.once('listening', resolve));
+    try {
+      const port = (other.address() as { port: number }).port;
+      const t = await token('bob');
+      const res = await new Promise<IncomingMessage>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/fw-api/data/events/Item', headers: { token: t } }, resolve);
+        req.on('error', reject);
+        req.end();
+      });
+      expect(res.statusCode).to.equal(200);
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      const ended = new Promise((r) => res.on('end', r));
+      expect(closing.live.size).to.equal(1);
+      await own.destroy();
+      await ended;
+      expect(text).to.include('event: closed\ndata: {"type":"closed","reason":"shutdown"}');
+      expect(closing.live.size).to.equal(0);
+    } finally {
+      other.close();
+    }
   });
 
   it('closes the stream when its token is revoked (checked again periodically), with heartbeats meanwhile', async () => {
