@@ -7,7 +7,7 @@ import { FwError } from '@fw/core';
 import type { Actor, DataService } from '../service.js';
 import type { LiveBus, LiveMessage } from './bus.js';
 import { LiveStream } from './stream.js';
-import { eventsFor, type LiveChange } from './viewer.js';
+import { eventsFor, viewOf, type LiveChange, type LiveView } from './viewer.js';
 
 /** Options of live tables (`fwData({ live })`). */
 export interface LiveOptions {
@@ -155,15 +155,26 @@ export class LiveHub {
     };
     // One grants version for the whole message: the power resolver caches by it.
     const version = await service.store.grants.version();
+    // The streams of one user share what that user may see (power, visibility, afterFetch).
+    const views = new Map<number, Promise<LiveView | undefined>>();
+    const viewOfUser = (actor: Actor) => {
+      let view = views.get(actor.user.id);
+      if (!view) {
+        const who = { ...actor, grantsVersion: version };
+        view = service.power(model, actor.user, version).then((power) => (power.query ? viewOf(service, model, who, change) : undefined));
+        views.set(actor.user.id, view);
+      }
+      return view;
+    };
     for (const stream of open) {
       if (stream.closed) continue;
       try {
-        const power = await service.power(model, stream.actor.user, version);
-        if (!power.query) {
+        const view = await viewOfUser(stream.actor);
+        if (!view) {
           stream.close('power');
           continue;
         }
-        const events = await eventsFor(service, model, { ...stream.actor, grantsVersion: version }, change, stream.known);
+        const events = eventsFor(model, change, view, stream.known);
         if (events.length > 0) stream.send(message.id, events);
       } catch (error) {
         // A hook that fails for one viewer closes their stream (they reload), never the others'.

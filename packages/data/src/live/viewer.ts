@@ -72,40 +72,59 @@ function clean(model: ModelDefinition, row: FormRow): FormRow {
   return out;
 }
 
-/**
- * The events `actor` gets for `change`. `known` holds ids this stream was told about by earlier
- * events: a row that leaves the viewer's filter, or is deleted, is named only when the viewer could
- * see it before (see docs/data.md, "Live tables").
- */
-export async function eventsFor(service: DataService, model: ModelDefinition, actor: Actor, change: LiveChange, known: Set<number>): Promise<LiveEvent[]> {
+/** What one viewer may see of one change: worked out once per user and message, shared by their streams. */
+export interface LiveView {
+  /** For inserts and updates: the rows visible to the viewer, as their table shows them. */
+  shown: FormRow[];
+  /** Ids of the change visible to the viewer now. */
+  visible: Set<number>;
+  /** Whether the update changed a field the viewer's row filter reads (the row may have entered or left it). */
+  moves: boolean;
+  /** For deletes: the ids the viewer could see by the row's trash entry or an absent row filter. */
+  couldSee: Set<number>;
+}
+
+/** Works out {@link LiveView} of `change` for `actor`. */
+export async function viewOf(service: DataService, model: ModelDefinition, actor: Actor, change: LiveChange): Promise<LiveView> {
   const { message } = change;
   const conditions = await service.visibility(model, actor, 'query');
-  const by = message.actor.name ?? message.actor.account;
-  const base = { model: model.name, actor: by, at: message.at };
   if (message.kind === 'delete') {
-    const ids: number[] = [];
     const records = new Map(change.trashed.map((r) => [Number(r.rowId), r]));
+    const couldSee = new Set<number>();
     for (const id of message.ids) {
       const record = records.get(id);
-      const could = known.has(id) || (record ? trashVisible(model, actor, record, conditions, service.store.dialect) : conditions.length === 0);
-      if (could) ids.push(id);
-      known.delete(id);
+      if (record ? trashVisible(model, actor, record, conditions, service.store.dialect) : conditions.length === 0) couldSee.add(id);
     }
-    return ids.length > 0 ? [{ type: 'delete', data: { ...base, ids } }] : [];
+    return { shown: [], visible: new Set(), moves: false, couldSee };
   }
   const visible = await visibleIds(service, model, change.rows, conditions);
   const shownRows = change.rows.filter((row) => visible.has(Number(row[model.primaryKey])));
   // afterFetch may change the rows it is given: it gets copies, never the rows other viewers share.
-  const shown = shownRows.length > 0 ? await service.shownTo(model, actor, 'query', structuredClone(shownRows)) : [];
-  const events: LiveEvent[] = [];
+  const shown = shownRows.length > 0 ? (await service.shownTo(model, actor, 'query', structuredClone(shownRows))).map((row) => clean(model, row)) : [];
   // A change to a field the viewer's filter reads may move the row in or out of it.
   const read = conditionFields(conditions, new Set());
   const moves = message.kind === 'update' && (message.changed ?? []).some((f) => read.has(f));
-  for (const raw of shown) {
-    const row = clean(model, raw);
+  return { shown, visible, moves, couldSee: new Set() };
+}
+
+/**
+ * The events one stream gets for `change`, given its viewer's `view`. `known` holds ids this
+ * stream was told about by earlier events: a row that leaves the viewer's filter, or is deleted,
+ * is named only when the viewer could see it before (see docs/data.md, "Live tables").
+ */
+export function eventsFor(model: ModelDefinition, change: LiveChange, view: LiveView, known: Set<number>): LiveEvent[] {
+  const { message } = change;
+  const base = { model: model.name, actor: message.actor.name ?? message.actor.account, at: message.at };
+  if (message.kind === 'delete') {
+    const ids = message.ids.filter((id) => known.has(id) || view.couldSee.has(id));
+    for (const id of message.ids) known.delete(id);
+    return ids.length > 0 ? [{ type: 'delete', data: { ...base, ids } }] : [];
+  }
+  const events: LiveEvent[] = [];
+  for (const row of view.shown) {
     const id = Number(row[model.primaryKey] ?? NaN);
     if (!Number.isSafeInteger(id)) continue;
-    if (message.kind === 'insert' || moves) {
+    if (message.kind === 'insert' || view.moves) {
       events.push({ type: 'insert', data: { ...base, id, row } });
     } else {
       const values: Record<string, unknown> = {};
@@ -113,11 +132,10 @@ export async function eventsFor(service: DataService, model: ModelDefinition, ac
       if (Object.keys(values).length === 0) continue;
       events.push({ type: 'update', data: { ...base, id, values } });
     }
-    known.add(id);
   }
   if (message.kind === 'update') {
-    // Rows this viewer knew of that are no longer visible to them: they left the filter (or are gone).
-    const left = message.ids.filter((id) => known.has(id) && !visible.has(id));
+    // Rows this stream told its viewer of that are no longer visible to them: they left the filter (or are gone).
+    const left = message.ids.filter((id) => known.has(id) && !view.visible.has(id));
     for (const id of left) known.delete(id);
     if (left.length > 0) events.push({ type: 'delete', data: { ...base, ids: left, reason: 'filter' } });
   }
