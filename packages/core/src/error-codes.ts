@@ -24,6 +24,7 @@ export const FW_ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
   VALIDATION_FAILED: { status: 422, message: 'Validation failed' },
   TOO_MANY_ATTEMPTS: { status: 429, message: 'Too many attempts; try again later' },
+  TOO_MANY_STREAMS: { status: 429, message: 'Too many open live streams; close one and try again' },
   INTERNAL: { status: 500, message: 'Internal server error' },
   UNAVAILABLE: { status: 503, message: 'A service Fw depends on is unavailable; try again shortly' },
   OVERLOADED: { status: 503, message: 'The server is busy; try again shortly' },

@@ -7,8 +7,8 @@ export interface EditEvent {
   model: string;
   /** The row's primary key. */
   id: number;
-  /** Who changed it. */
-  user: { id: number; account: string };
+  /** Who changed it (`name` when the user has one). */
+  user: { id: number; account: string; name?: string };
   /** Where the change came from: the HTTP API (form and cell edit alike) or an AI tool. */
   source: DataSource;
   /** The row before, as the edit form sees it (passwords left out). */
@@ -23,7 +23,7 @@ export interface EditEvent {
 export interface InsertEvent {
   model: string;
   id: number;
-  user: { id: number; account: string };
+  user: { id: number; account: string; name?: string };
   source: DataSource;
   /** Why the row appeared: `undelete`. */
   reason: 'undelete';

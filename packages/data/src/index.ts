@@ -57,5 +57,11 @@ export type { HistoryChange, HistoryEntry, HistoryPage } from './read/history.js
 export type { RestoreResult, RestoreSkipReason } from './write/restore.js';
 export { bulkRoutes } from './http/bulk-routes.js';
 export { undoRoutes } from './http/undo-route.js';
+export { liveRoutes, mountLiveRoutes } from './http/live-route.js';
 export { parseUndo, UNDO_MAX_ENTRIES, type UndoInput, type UndoResult, type UndoStep, type UndoConflict, type UndoConflictReason, type UndoSkippedField } from './write/undo.js';
 export type { BulkDeps, BulkScope } from './http/bulk-routes.js';
+export { memoryBus, liveMessageId } from './live/bus.js';
+export type { LiveBus, LiveMessage } from './live/bus.js';
+export { LiveHub } from './live/hub.js';
+export type { LiveOptions } from './live/hub.js';
+export { LIVE_IDS_PER_MESSAGE, LivePublisher } from './live/publish.js';

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { LivePublisher } from './live/publish.js';
 import {
   EditType,
   FwDefinitionError,
@@ -16,7 +17,7 @@ import {
   passwordPolicy,
 } from '@fw/core';
 import { PowerResolver, assertPower } from '@fw/power';
-import { coerceValue, rowPatchError, type FormRow } from '@fw/row-patch';
+import { coerceValue, rowPatchError, toFormRow, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import { Attachments, attachmentField, attachmentFields, type UploadedPart } from './files/attachments.js';
 import { resolveUploadQuota, type UploadRoom } from './files/upload-quota.js';
@@ -30,9 +31,9 @@ import { DEFAULT_QUERY_LIMITS, parseConditions, type QueryLimits, type TableQuer
 import { candidatePage, referenceOf, type CandidatesQuery, type ReferenceCandidatePage, type ReferenceTarget } from './read/references.js';
 import { RowReader } from './read/rows.js';
 import { modelView, type ModelView } from './read/schema-view.js';
-import { isSecret } from './write/secrets.js';
+import { isSecret, readColumns } from './write/secrets.js';
 import { hookContext } from './service-types.js';
-import { rowId } from './read/row-keys.js';
+import { pkColumn, rowId } from './read/row-keys.js';
 import type { Actor, CellExpectation, DataServiceOptions, TablePage, UpdateOptions } from './service-types.js';
 import { SessionEnds } from './write/session-ends.js';
 import { Transfers, type TransferFormat } from './transfer/transfers.js';
@@ -630,6 +631,41 @@ export class DataService {
   /** Removes trashed rows older than `trashRetentionDays`, with their files. @returns how many */
   purgeExpiredTrash(now?: number): Promise<number> {
     return this.#trash.purgeExpired(now);
+  }
+
+  /**
+   * Publishes every committed change of this service on `publisher` (live tables, issue 24 §2):
+   * the writer hands it inserts, updates (where it emits edit events) and deletes once they
+   * committed, and the trash its undeleted rows. @returns what stops it.
+   */
+  publishLive(publisher: LivePublisher): () => void {
+    this.#writer.live = publisher;
+    return () => {
+      if (this.#writer.live === publisher) this.#writer.live = undefined;
+    };
+  }
+
+
+  /**
+   * The rows `ids` as the table query loads them (stored columns without secrets, collections),
+   * before any row filter or `afterFetch`: what live tables read once per change (live/hub.ts).
+   */
+  async rawRows(model: ModelDefinition, ids: readonly number[]): Promise<FormRow[]> {
+    const knex = this.store.knex;
+    const out: FormRow[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rows: Array<Record<string, unknown>> = await knex(model.table).select(readColumns(model)).whereIn(pkColumn(model), chunk);
+      const forms = rows.map((row) => toFormRow(model, row));
+      const links = await this.#reader.collections(model, knex, forms.map((row) => Number(row[model.primaryKey])));
+      for (const form of forms) out.push(Object.assign(form, links.get(Number(form[model.primaryKey]))));
+    }
+    return out;
+  }
+
+  /** `rows` as `afterFetch` shows them to `actor` for `action` (the rows themselves without the hook). */
+  shownTo(model: ModelDefinition, actor: Actor, action: DataHookContext['action'], rows: FormRow[]): Promise<FormRow[]> {
+    return this.#reader.afterFetch(model, actor, action, rows);
   }
 
   /** Fields shown in the table (for UIs and exports). */

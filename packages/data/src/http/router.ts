@@ -23,6 +23,11 @@ import { DataService, type Actor } from '../service.js';
 import { mountViewRoutes } from './view-routes.js';
 import { mountTrashRoutes } from './trash-routes.js';
 import { mountUndoRoutes } from './undo-route.js';
+import { mountLiveRoutes } from './live-route.js';
+import { LiveHub, type LiveOptions } from '../live/hub.js';
+import { LivePublisher } from '../live/publish.js';
+import { memoryBus } from '../live/bus.js';
+import { randomUUID } from 'node:crypto';
 import { DEFAULT_TRASH_RETENTION_DAYS, scheduleTrashPurge } from '../write/trash.js';
 import { mountBulkRoutes } from './bulk-routes.js';
 import type { FileStorage } from '@fw/files';
@@ -94,10 +99,17 @@ export interface FwDataOptions {
    * @default 30
    */
   trashRetentionDays?: number;
+  /**
+   * Live tables (issue 24 §2): every committed change is published on `bus`, and
+   * `GET /data/events/{fw}` streams to each viewer what they may see of it. Pass a bus that
+   * reaches every instance (Redis, PostgreSQL) when there are several; limits: see LiveOptions.
+   * @default { bus: memoryBus() }
+   */
+  live?: LiveOptions;
 }
 
 /** The data-API middleware, with the service behind it and its edit events. */
-export type FwDataMiddleware = Middleware & { service: DataService; events: DataEvents };
+export type FwDataMiddleware = Middleware & { service: DataService; events: DataEvents; live: LiveHub };
 
 // The router behind each fwData middleware, for the test that holds it to the declarations.
 const ROUTERS = new WeakMap<Middleware, Router>();
@@ -170,6 +182,20 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   const prefix = config['fw-app.apiPrefix'];
   const router = new Router({ prefix, sensitive: true });
   const deps: DataDeps = { service, importBodyLimit, printPolicy, allowed: (ctx) => allowedMethods(router, ctx.path, `${prefix}/data/:fw/:id`) };
+  // Live tables (issue 24 §2): committed changes go out on the bus; the hub streams them per viewer.
+  const onError = options.onBackgroundError ?? ((error: unknown) => console.error('[fw/data]', error));
+  const bus = options.live?.bus ?? memoryBus();
+  const stopPublishing = service.publishLive(new LivePublisher(bus, randomUUID().slice(0, 8), onError));
+  const live = options.live ?? {};
+  for (const key of ['maxStreamsPerUser', 'maxStreams', 'queueSize', 'resumeMessages', 'resumeMs', 'heartbeatMs', 'tokenCheckMs'] as const) positive(`fwData.live.${key}`, live[key], 1);
+  const hub = new LiveHub(service, bus, live, async (token) => (await options.tokens.resolve(token)) !== undefined, onError);
+  // Before the data routes, whose `/data/{fw}/{id}` would take `/data/events/{fw}`.
+  mountLiveRoutes(router, { service, hub, actor });
+  options.store.onDestroy?.(() => {
+    stopPublishing();
+    hub.close().catch(onError);
+  });
+
   // Per request: what the route does first (headers, a route word where a model belongs), the
   // caller, the JSON body, then for a gated route the model, the caller's power and the gate, then
   // the body's shape (mountRoutes).
@@ -207,5 +233,6 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   ROUTERS.set(middleware, router);
   middleware.service = service;
   middleware.events = service.events;
+  middleware.live = hub;
   return middleware;
 }

@@ -9,9 +9,10 @@ import { VIEW_ROUTES } from './view-routes.js';
 import { trashRoutes } from './trash-routes.js';
 import { bulkRoutes } from './bulk-routes.js';
 import { undoRoutes } from './undo-route.js';
+import { liveRoutes } from './live-route.js';
 
-// Every route fwData mounts: its own, and those of bulk edit and history, saved views and the trash (declared with scopes of their own).
-const allRoutes = [...dataRoutes, ...bulkRoutes, ...VIEW_ROUTES, ...trashRoutes, ...undoRoutes];
+// Every route fwData mounts: its own, and those of bulk edit and history, saved views, the trash, undo and live tables (declared with scopes of their own).
+const allRoutes = [...dataRoutes, ...bulkRoutes, ...VIEW_ROUTES, ...trashRoutes, ...undoRoutes, ...liveRoutes];
 
 const api = '/fw-api';
 

@@ -1,6 +1,7 @@
 // The audited write: every add, update and delete runs in one transaction with its operate-log
 // row, its hooks in a fixed order, the grants check and the grants-version bump; work registered
 // with `afterCommit` runs once the transaction committed, never after a rollback.
+import { liveActor, type LivePublisher } from '../live/publish.js';
 import { randomUUID } from 'node:crypto';
 import { FwError, isObject, type DataHookContext, type ModelDefinition, type ModelRegistry, type PasswordPolicy } from '@fw/core';
 import { changedColumns, toDbValues, type FormRow } from '@fw/row-patch';
@@ -50,6 +51,9 @@ export interface AuditedWriterDeps {
 }
 
 /** Writes rows of Fw models. Power is checked by the caller; grant rules, hooks and the operate log here. */
+/** What the writer publishes committed changes to. */
+export type LiveSink = Pick<LivePublisher, 'changed'>;
+
 export class AuditedWriter {
   readonly #store: FwStore;
   readonly #registry: ModelRegistry;
@@ -67,6 +71,8 @@ export class AuditedWriter {
   readonly #pg: PgWriter | undefined;
   // The operation log's model, when registered: every operation writes a row of it (see logged).
   readonly #operateLog: ModelDefinition | undefined;
+  /** Where committed inserts and deletes are published for live tables (live/publish.ts), once set. */
+  live: LiveSink | undefined;
 
   constructor(deps: AuditedWriterDeps) {
     this.#store = deps.store;
@@ -229,6 +235,7 @@ export class AuditedWriter {
     await model.dataProxy.afterAdd?.(row, context);
     // Cached counts follow Fw's own writes (counts.ts), once they are committed.
     this.afterCommit(trx, () => this.#reader.counts.changed(model, 1));
+    if (this.live) this.afterCommit(trx, () => this.live?.changed(model.name, 'insert', [id], liveActor(actor.user)));
     return id;
   }
 
@@ -243,6 +250,7 @@ export class AuditedWriter {
     const ids = await insertBatch(deps, model, trx, rows, { ...outer, transaction: trx }, sent);
     // As for a single insert: cached counts follow the rows once they are committed.
     this.afterCommit(trx, () => this.#reader.counts.changed(model, rows.length));
+    if (this.live) this.afterCommit(trx, () => this.live?.changed(model.name, 'insert', ids, liveActor(outer.user)));
     return ids;
   }
 
@@ -346,7 +354,10 @@ export class AuditedWriter {
     this.#reader.counts.updated(model);
     if (state.endSessions) await this.#sessions.endUserSessions(id, actor);
     if (state.keyChanged) await this.#sessions.endKeySessions(model, [state.keyChanged]);
-    if (state.event && state.event.changed.length > 0) this.#emit(state.event);
+    if (state.event && state.event.changed.length > 0) {
+      this.#emit(state.event);
+      this.live?.changed(model.name, 'update', [id], liveActor(actor.user), state.event.changed);
+    }
   }
 
   /**
@@ -433,6 +444,7 @@ export class AuditedWriter {
     }
     const deleted = await writing(model, undefined, () => trx(model.table).whereIn(pkColumn(model), ids).delete());
     this.afterCommit(trx, () => this.#reader.counts.changed(model, -deleted));
+    if (this.live) this.afterCommit(trx, () => this.live?.changed(model.name, 'delete', ids, liveActor(actor.user)));
     // A trashed row keeps its files until the purge.
     if (!model.trash) this.#deleteFilesAfterCommit(trx, await this.#attachments.release(model, ids.map(String), trx));
     await model.dataProxy.afterDelete?.(rows, context);

@@ -6,6 +6,7 @@
 // delete: a new row may take a trashed row's unique value, and undeleting it is then refused (409)
 // naming the field. A trashed row's files stay (their records keep pointing at the row id) until
 // the purge, so an undeleted row has them back.
+import { liveActor } from '../live/publish.js';
 import { randomUUID } from 'node:crypto';
 import { FwError, type DataHookContext, type ModelDefinition, type ModelRegistry, type PasswordPolicy } from '@fw/core';
 import { toDbValues, type FormRow } from '@fw/row-patch';
@@ -142,12 +143,14 @@ export class TrashWriter {
       }),
     );
     writer.afterCommit(trx, () => reader.counts.changed(model, restored.length));
+    // Live tables see the rows come back as inserts (the undelete route and undo alike).
+    if (writer.live) writer.afterCommit(trx, () => writer.live?.changed(model.name, 'insert', ids, liveActor(actor.user)));
     return restored;
   }
 
   /** The add events of undeleted rows, once their transaction committed. */
   emitUndeleted(model: ModelDefinition, actor: Actor, rows: readonly FormRow[]): void {
-    for (const row of rows) this.#emit({ model: model.name, id: row[model.primaryKey] as number, user: { id: actor.user.id, account: actor.user.account }, source: actor.source, reason: 'undelete', after: row });
+    for (const row of rows) this.#emit({ model: model.name, id: row[model.primaryKey] as number, user: { id: actor.user.id, account: actor.user.account, ...(actor.user.name ? { name: actor.user.name } : {}) }, source: actor.source, reason: 'undelete', after: row });
   }
 
   /**

@@ -134,7 +134,7 @@ export function* updateSteps(request: UpdateRequest, backend: UpdateBackend): Ge
   if ((yield backend.write(columns, stored, next, changed)) === FALLBACK) return FALLBACK;
   // The row after the write (passwords left out) and the edit event.
   const after = { ...stored, ...Object.fromEntries(Object.entries(next).filter(([k]) => model.fields[k]?.edit.type !== EditType.PASSWORD)) };
-  state.event = { model: model.name, id, user: { id: actor.user.id, account: actor.user.account }, source: actor.source, before: stored, after, changed: Object.keys(changed) };
+  state.event = { model: model.name, id, user: { id: actor.user.id, account: actor.user.account, ...(actor.user.name ? { name: actor.user.name } : {}) }, source: actor.source, before: stored, after, changed: Object.keys(changed) };
   state.written = after;
   return true;
 }

@@ -1,0 +1,186 @@
+// The live hub of one data service (issue 24 §2): receives every committed change from the bus,
+// reads the changed rows once, and gives each open stream of that model what its viewer may see
+// (live/viewer.ts). It keeps a short ring of recent messages so a client that reconnects with
+// `Last-Event-ID` gets what it missed, or is told to reload when that is no longer there.
+import type { ModelDefinition } from '@fw/core';
+import { FwError } from '@fw/core';
+import type { Actor, DataService } from '../service.js';
+import type { LiveBus, LiveMessage } from './bus.js';
+import { LiveStream } from './stream.js';
+import { eventsFor, viewOf, type LiveChange, type LiveView } from './viewer.js';
+
+/** Options of live tables (`fwData({ live })`). */
+export interface LiveOptions {
+  /** What carries changes between instances. @default memoryBus() (this process only) */
+  bus?: LiveBus;
+  /** Open streams per user; one more is a 429 `TOO_MANY_STREAMS`. @default 20 */
+  maxStreamsPerUser?: number;
+  /** Open streams on this instance; one more is a 429 `TOO_MANY_STREAMS`. @default 2000 */
+  maxStreams?: number;
+  /** Events a stream may hold unsent; past it the stream gets `reload` and is closed. @default 500 */
+  queueSize?: number;
+  /** Recent messages kept for `Last-Event-ID` resumes. @default 1000 */
+  resumeMessages?: number;
+  /** How long a message stays resumable, ms. @default 60000 */
+  resumeMs?: number;
+  /** Heartbeat comment interval, ms. @default 15000 */
+  heartbeatMs?: number;
+  /** How often an open stream's token is checked again, ms. @default 30000 */
+  tokenCheckMs?: number;
+}
+
+const ID_SHAPE = /^\d{13}-\d{6}-[\w.:-]{1,100}$/;
+
+/** The hub: open streams by model, the resume ring, and the delivery of messages. */
+export class LiveHub {
+  readonly #service: DataService;
+  readonly #options: Required<Omit<LiveOptions, 'bus'>>;
+  readonly #checkToken: (token: string) => Promise<boolean>;
+  readonly #onError: (error: unknown) => void;
+  readonly #streams = new Map<string, Set<LiveStream>>();
+  readonly #perUser = new Map<number, number>();
+  #count = 0;
+  #ring: LiveMessage[] = [];
+  // Messages below this id may have been missed by a resuming client (before the hub started, or dropped from the ring).
+  #floor: string;
+  // Deliveries run one after another, so every stream sees messages in the order they came.
+  #chain: Promise<void> = Promise.resolve();
+  #unsubscribe: Promise<() => Promise<void>>;
+  #closed = false;
+
+  constructor(service: DataService, bus: LiveBus, options: LiveOptions, checkToken: (token: string) => Promise<boolean>, onError: (error: unknown) => void) {
+    this.#service = service;
+    this.#checkToken = checkToken;
+    this.#onError = onError;
+    this.#options = {
+      maxStreamsPerUser: options.maxStreamsPerUser ?? 20,
+      maxStreams: options.maxStreams ?? 2000,
+      queueSize: options.queueSize ?? 500,
+      resumeMessages: options.resumeMessages ?? 1000,
+      resumeMs: options.resumeMs ?? 60_000,
+      heartbeatMs: options.heartbeatMs ?? 15_000,
+      tokenCheckMs: options.tokenCheckMs ?? 30_000,
+    };
+    this.#floor = `${String(Date.now()).padStart(13, '0')}-`;
+    this.#unsubscribe = bus.subscribe((message) => this.#receive(message));
+    this.#unsubscribe.catch(onError);
+  }
+
+  /** Open streams on this instance. */
+  get size(): number {
+    return this.#count;
+  }
+
+  /**
+   * Opens a stream of `model` for `actor` (power `query` needed), resuming after `lastEventId`
+   * when given. @throws {FwError} 403 `POWER_DENIED`, 429 `TOO_MANY_STREAMS`.
+   */
+  async open(model: ModelDefinition, actor: Actor, token: string, lastEventId: string | undefined): Promise<LiveStream> {
+    await this.#unsubscribe;
+    await this.#service.requirePower(model, actor, 'query');
+    const userId = actor.user.id;
+    if (this.#closed || this.#count >= this.#options.maxStreams) throw new FwError('TOO_MANY_STREAMS', 'This server has too many open live streams', { extra: { limit: this.#options.maxStreams } });
+    if ((this.#perUser.get(userId) ?? 0) >= this.#options.maxStreamsPerUser) {
+      throw new FwError('TOO_MANY_STREAMS', 'You have too many open live streams', { extra: { limit: this.#options.maxStreamsPerUser } });
+    }
+    const stream = new LiveStream(model, actor, token, this.#options, this.#checkToken, (s) => this.#remove(s));
+    this.#count += 1;
+    this.#perUser.set(userId, (this.#perUser.get(userId) ?? 0) + 1);
+    let set = this.#streams.get(model.name);
+    if (!set) this.#streams.set(model.name, (set = new Set()));
+    set.add(stream);
+    if (lastEventId !== undefined) {
+      this.#trim();
+      if (!ID_SHAPE.test(lastEventId) || lastEventId < this.#floor) stream.reload('resume');
+      else {
+        const missed = this.#ring.filter((m) => m.model === model.name && m.id > lastEventId);
+        for (const message of missed) this.#enqueue(message, [stream]);
+      }
+    }
+    return stream;
+  }
+
+  /** Closes every stream and stops receiving (the store is closing). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const set of this.#streams.values()) for (const stream of [...set]) stream.close('shutdown');
+    const unsubscribe = await this.#unsubscribe.catch(() => undefined);
+    await unsubscribe?.();
+    await this.#chain;
+  }
+
+  #remove(stream: LiveStream): void {
+    const set = this.#streams.get(stream.model.name);
+    if (!set?.delete(stream)) return;
+    if (set.size === 0) this.#streams.delete(stream.model.name);
+    this.#count -= 1;
+    const left = (this.#perUser.get(stream.actor.user.id) ?? 1) - 1;
+    if (left > 0) this.#perUser.set(stream.actor.user.id, left);
+    else this.#perUser.delete(stream.actor.user.id);
+  }
+
+  // Drops messages past the ring's size or age; the floor rises with them.
+  #trim(): void {
+    const oldest = Date.now() - this.#options.resumeMs;
+    let drop = 0;
+    while (drop < this.#ring.length && (this.#ring.length - drop > this.#options.resumeMessages || Date.parse(this.#ring[drop]!.at) < oldest)) drop += 1;
+    if (drop === 0) return;
+    this.#floor = this.#ring[drop - 1]!.id;
+    this.#ring = this.#ring.slice(drop);
+  }
+
+  #receive(message: LiveMessage): void {
+    if (this.#closed || !message || typeof message.id !== 'string' || !Array.isArray(message.ids)) return;
+    this.#ring.push(message);
+    if (this.#ring.length > this.#options.resumeMessages * 2) this.#trim();
+    const set = this.#streams.get(message.model);
+    if (set && set.size > 0) this.#enqueue(message, [...set]);
+  }
+
+  #enqueue(message: LiveMessage, streams: LiveStream[]): void {
+    this.#chain = this.#chain.then(() => this.#deliver(message, streams)).catch(this.#onError);
+  }
+
+  async #deliver(message: LiveMessage, streams: LiveStream[]): Promise<void> {
+    const open = streams.filter((s) => !s.closed);
+    if (open.length === 0) return;
+    const model = this.#service.registry.get(message.model);
+    if (!model) return;
+    const service = this.#service;
+    const ids = message.ids.filter((id) => Number.isSafeInteger(id));
+    const change: LiveChange = {
+      message,
+      rows: message.kind === 'delete' || ids.length === 0 ? [] : await service.rawRows(model, ids),
+      trashed: message.kind === 'delete' && model.trash && ids.length > 0 ? await service.store.trash.findRows(model.name, ids.map(String)) : [],
+    };
+    // One grants version for the whole message: the power resolver caches by it.
+    const version = await service.store.grants.version();
+    // The streams of one user share what that user may see (power, visibility, afterFetch).
+    const views = new Map<number, Promise<LiveView | undefined>>();
+    const viewOfUser = (actor: Actor) => {
+      let view = views.get(actor.user.id);
+      if (!view) {
+        const who = { ...actor, grantsVersion: version };
+        view = service.power(model, actor.user, version).then((power) => (power.query ? viewOf(service, model, who, change) : undefined));
+        views.set(actor.user.id, view);
+      }
+      return view;
+    };
+    for (const stream of open) {
+      if (stream.closed) continue;
+      try {
+        const view = await viewOfUser(stream.actor);
+        if (!view) {
+          stream.close('power');
+          continue;
+        }
+        const events = eventsFor(model, change, view, stream.known);
+        if (events.length > 0) stream.send(message.id, events);
+      } catch (error) {
+        // A hook that fails for one viewer closes their stream (they reload), never the others'.
+        this.#onError(error);
+        stream.reload('error');
+      }
+    }
+  }
+}

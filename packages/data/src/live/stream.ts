@@ -1,0 +1,126 @@
+// One open server-sent-events stream of a live table (issue 24 §2). Events wait in a bounded queue
+// until the socket takes them: a subscriber that does not keep up is told to reload and closed, so
+// it never holds memory or slows a writer. One timer per stream sends heartbeats and, every so
+// often, checks that the viewer's token still holds.
+import { Readable } from 'node:stream';
+import type { ModelDefinition } from '@fw/core';
+import type { Actor } from '../service.js';
+import type { LiveEvent } from './viewer.js';
+
+/** Limits and timings of streams (see LiveOptions in hub.ts). */
+export interface StreamTimings {
+  queueSize: number;
+  heartbeatMs: number;
+  tokenCheckMs: number;
+}
+
+/** Most row ids a stream remembers having told its viewer about (for deletes and leaves). */
+const KNOWN_IDS = 10_000;
+
+/** One open stream: its viewer, its model, and the text it sends. */
+export class LiveStream {
+  readonly model: ModelDefinition;
+  readonly actor: Actor;
+  readonly token: string;
+  /** Ids of rows this stream sent as inserted or updated (bounded; oldest forgotten first). */
+  readonly known = new Set<number>();
+  readonly body: Readable;
+  #queue: string[] = [];
+  #closed = false;
+  #timer: NodeJS.Timeout;
+  #lastCheck = Date.now();
+  readonly #timings: StreamTimings;
+  readonly #onClose: (stream: LiveStream) => void;
+
+  constructor(model: ModelDefinition, actor: Actor, token: string, timings: StreamTimings, checkToken: (token: string) => Promise<boolean>, onClose: (stream: LiveStream) => void) {
+    this.model = model;
+    this.actor = actor;
+    this.token = token;
+    this.#timings = timings;
+    this.#onClose = onClose;
+    this.body = new Readable({ read: () => this.#pump() });
+    // A first comment opens the response at once, so the client knows it is subscribed.
+    this.#queue.push(': live\nretry: 3000\n\n');
+    this.#timer = setInterval(() => {
+      this.#enqueue(': heartbeat\n\n');
+      if (Date.now() - this.#lastCheck >= this.#timings.tokenCheckMs) {
+        this.#lastCheck = Date.now();
+        checkToken(this.token).then(
+          (ok) => ok || this.close('token'),
+          () => undefined,
+        );
+      }
+    }, timings.heartbeatMs);
+    this.#timer.unref();
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Queues the events of one message (all or, when the queue is full, a reload and the end). */
+  send(id: string, events: readonly LiveEvent[]): void {
+    for (const event of events) {
+      if (event.type !== 'delete') {
+        const rowId = event.data.id as number;
+        this.known.delete(rowId);
+        this.known.add(rowId);
+        if (this.known.size > KNOWN_IDS) this.known.delete(this.known.values().next().value as number);
+      }
+      this.#enqueue(`id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    }
+  }
+
+  /** Tells the client to load the table again, then ends the stream. */
+  reload(reason: string): void {
+    if (this.#closed) return;
+    this.#queue = [];
+    this.#finish(`event: reload\ndata: ${JSON.stringify({ reason })}\n\n`);
+  }
+
+  /** Ends the stream; with a reason, the client is told why (`closed` event). */
+  close(reason?: string): void {
+    if (this.#closed) return;
+    this.#finish(reason ? `event: closed\ndata: ${JSON.stringify({ type: 'closed', reason })}\n\n` : undefined);
+  }
+
+  /** The client went away: drop everything. */
+  abandon(): void {
+    if (this.#closed) return;
+    this.#queue = [];
+    this.#finish(undefined);
+    this.body.destroy();
+  }
+
+  #enqueue(text: string): void {
+    if (this.#closed) return;
+    if (this.#queue.length >= this.#timings.queueSize) return this.reload('overflow');
+    this.#queue.push(text);
+    this.#pump();
+  }
+
+  #finish(last: string | undefined): void {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    if (last) this.#queue.push(last);
+    this.#queue.push('');
+    this.#pump();
+    this.#onClose(this);
+  }
+
+  // Moves queued text into the readable as far as it takes it; '' marks the end.
+  #pump(): void {
+    while (this.#queue.length > 0) {
+      const text = this.#queue[0]!;
+      if (text === '') {
+        this.#queue = [];
+        this.body.push(null);
+        return;
+      }
+      // Only what the socket can take leaves the queue; the rest waits for the next read().
+      if (this.body.readableLength > 16_384 && !this.#closed) return;
+      this.#queue.shift();
+      this.body.push(text);
+    }
+  }
+}

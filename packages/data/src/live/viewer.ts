@@ -1,0 +1,143 @@
+// What one viewer may learn of one committed change (issue 24 §2): the rows filtered by the
+// viewer's row visibility (`beforeFetch` for `query`, as the table query applies it), shown through
+// their `afterFetch`, without secrets. Visibility is judged in JS on the row read once per change
+// (the trash filter's evaluator, read/trash-filter.ts); rows it cannot judge are checked by one
+// query for this viewer.
+import type { ModelDefinition } from '@fw/core';
+import type { FormRow } from '@fw/row-patch';
+import type { TrashRecord } from '@fw/store';
+import { applyConditions } from '../read/query.js';
+import { pkColumn } from '../read/row-keys.js';
+import { meetsAll } from '../read/trash-filter.js';
+import { trashVisible } from '../read/trash-page.js';
+import { isSecret } from '../write/secrets.js';
+import type { Actor, DataService } from '../service.js';
+import type { LiveMessage } from './bus.js';
+
+/** One event as a stream sends it (the SSE `event:` name and its JSON `data:`). */
+export interface LiveEvent {
+  type: 'insert' | 'update' | 'delete';
+  data: Record<string, unknown>;
+}
+
+/** What a change is made of, read once for all viewers. */
+export interface LiveChange {
+  message: LiveMessage;
+  /** For inserts and updates: the rows as they are now (rows gone since are missing). */
+  rows: FormRow[];
+  /** For deletes: the trash records of the rows (models that keep a trash). */
+  trashed: TrashRecord[];
+}
+
+/** The field names a set of conditions reads (any depth of groups). */
+function conditionFields(node: unknown, out: Set<string>): Set<string> {
+  if (Array.isArray(node)) for (const item of node) conditionFields(item, out);
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'field' && typeof value === 'string') out.add(value);
+      else if (value && typeof value === 'object') conditionFields(value, out);
+    }
+  }
+  return out;
+}
+
+/** The ids among `rows` that `conditions` let `actor` see: in JS when it can tell, else by one query. */
+async function visibleIds(service: DataService, model: ModelDefinition, rows: readonly FormRow[], conditions: readonly unknown[]): Promise<Set<number>> {
+  const out = new Set<number>();
+  const unsure: number[] = [];
+  for (const row of rows) {
+    const id = Number(row[model.primaryKey]);
+    const verdict = conditions.length === 0 ? true : meetsAll(model, row, conditions, service.store.dialect);
+    if (verdict === true) out.add(id);
+    else if (verdict === undefined) unsure.push(id);
+  }
+  if (unsure.length > 0) {
+    const pk = pkColumn(model);
+    const qb = service.store.knex(model.table).select(`${model.table}.${pk}`).whereIn(`${model.table}.${pk}`, unsure);
+    applyConditions(qb, model, conditions as Parameters<typeof applyConditions>[2]);
+    const found: Array<Record<string, unknown>> = await qb;
+    for (const row of found) out.add(Number(row[pk]));
+  }
+  return out;
+}
+
+/** A row as the viewer's table shows it: `afterFetch` applied, secrets never. */
+function clean(model: ModelDefinition, row: FormRow): FormRow {
+  const out: FormRow = {};
+  for (const [key, value] of Object.entries(row)) {
+    const field = model.fields[key];
+    if (field && isSecret(field)) continue;
+    out[key] = value;
+  }
+  return out;
+}
+
+/** What one viewer may see of one change: worked out once per user and message, shared by their streams. */
+export interface LiveView {
+  /** For inserts and updates: the rows visible to the viewer, as their table shows them. */
+  shown: FormRow[];
+  /** Ids of the change visible to the viewer now. */
+  visible: Set<number>;
+  /** Whether the update changed a field the viewer's row filter reads (the row may have entered or left it). */
+  moves: boolean;
+  /** For deletes: the ids the viewer could see by the row's trash entry or an absent row filter. */
+  couldSee: Set<number>;
+}
+
+/** Works out {@link LiveView} of `change` for `actor`. */
+export async function viewOf(service: DataService, model: ModelDefinition, actor: Actor, change: LiveChange): Promise<LiveView> {
+  const { message } = change;
+  const conditions = await service.visibility(model, actor, 'query');
+  if (message.kind === 'delete') {
+    const records = new Map(change.trashed.map((r) => [Number(r.rowId), r]));
+    const couldSee = new Set<number>();
+    for (const id of message.ids) {
+      const record = records.get(id);
+      if (record ? trashVisible(model, actor, record, conditions, service.store.dialect) : conditions.length === 0) couldSee.add(id);
+    }
+    return { shown: [], visible: new Set(), moves: false, couldSee };
+  }
+  const visible = await visibleIds(service, model, change.rows, conditions);
+  const shownRows = change.rows.filter((row) => visible.has(Number(row[model.primaryKey])));
+  // afterFetch may change the rows it is given: it gets copies, never the rows other viewers share.
+  const shown = shownRows.length > 0 ? (await service.shownTo(model, actor, 'query', structuredClone(shownRows))).map((row) => clean(model, row)) : [];
+  // A change to a field the viewer's filter reads may move the row in or out of it.
+  const read = conditionFields(conditions, new Set());
+  const moves = message.kind === 'update' && (message.changed ?? []).some((f) => read.has(f));
+  return { shown, visible, moves, couldSee: new Set() };
+}
+
+/**
+ * The events one stream gets for `change`, given its viewer's `view`. `known` holds ids this
+ * stream was told about by earlier events: a row that leaves the viewer's filter, or is deleted,
+ * is named only when the viewer could see it before (see docs/data.md, "Live tables").
+ */
+export function eventsFor(model: ModelDefinition, change: LiveChange, view: LiveView, known: Set<number>): LiveEvent[] {
+  const { message } = change;
+  const base = { model: model.name, actor: message.actor.name ?? message.actor.account, at: message.at };
+  if (message.kind === 'delete') {
+    const ids = message.ids.filter((id) => known.has(id) || view.couldSee.has(id));
+    for (const id of message.ids) known.delete(id);
+    return ids.length > 0 ? [{ type: 'delete', data: { ...base, ids } }] : [];
+  }
+  const events: LiveEvent[] = [];
+  for (const row of view.shown) {
+    const id = Number(row[model.primaryKey] ?? NaN);
+    if (!Number.isSafeInteger(id)) continue;
+    if (message.kind === 'insert' || view.moves) {
+      events.push({ type: 'insert', data: { ...base, id, row } });
+    } else {
+      const values: Record<string, unknown> = {};
+      for (const f of message.changed ?? []) if (f in row) values[f] = row[f];
+      if (Object.keys(values).length === 0) continue;
+      events.push({ type: 'update', data: { ...base, id, values } });
+    }
+  }
+  if (message.kind === 'update') {
+    // Rows this stream told its viewer of that are no longer visible to them: they left the filter (or are gone).
+    const left = message.ids.filter((id) => known.has(id) && !view.visible.has(id));
+    for (const id of left) known.delete(id);
+    if (left.length > 0) events.push({ type: 'delete', data: { ...base, ids: left, reason: 'filter' } });
+  }
+  return events;
+}
