@@ -18,6 +18,8 @@ export interface Call {
   files?: Array<{ name: string; bytes: Buffer; type: string }>;
   /** The request body breaks its schema on purpose (an error case). */
   invalidBody?: boolean;
+  /** An answer that does not end (server-sent events): its first chunk is the body, then the connection is closed. */
+  stream?: boolean;
 }
 
 type Operation = {
@@ -75,7 +77,13 @@ export function openApiChecker(agent: TestAgent, document: object) {
     else if (c.body !== undefined) req = req.send(c.body as object);
     const res = await req.buffer(true).parse((response, done) => {
       const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        if (c.stream) {
+          done(null, Buffer.concat(chunks));
+          (response as unknown as { destroy(): void }).destroy();
+        }
+      });
       response.on('end', () => done(null, Buffer.concat(chunks)));
     });
     const described = op.responses[String(res.status)];

@@ -250,6 +250,13 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
             }
           }
         }
+        // Issue 24: the model's live changes (server-sent events): the stream opens, and without a token it does not.
+        if (described(`GET /data/events/${M}`)) {
+          const live = await call('get', `/data/events/${M}`, { token, stream: true });
+          expect(live.status).to.equal(200);
+          expect(String(live.headers['content-type'])).to.match(/^text\/event-stream/);
+          await call('get', `/data/events/${M}`);
+        }
         // Issue 23: a saved view of the model, listed and deleted.
         if (has(`/views/${M}`, 'post')) {
           const view = json<{ id: number }>(await call('post', `/views/${M}`, { token, body: { name: `All ${M}`, conditions: [] } }));
