@@ -59,6 +59,10 @@ export function redisBus(options: RedisBusOptions): LiveBus {
   let subscriber: SubscriberClient | undefined;
   let subscribing: Promise<void> | undefined;
   let closed = false;
+  // Publishes go one after the other, each once the previous one was answered. Sent side by side,
+  // a Cluster client may retry one (a node connection still opening, a slot moving) after a later
+  // one went out, and the receivers would see them out of order.
+  let tail: Promise<void> = Promise.resolve();
 
   function open(): Promise<void> {
     const sub = cluster ? client.duplicate([], { shardedSubscribers: true }) : client.duplicate();
@@ -88,14 +92,17 @@ export function redisBus(options: RedisBusOptions): LiveBus {
 
   return {
     kind: cluster ? 'redis-cluster' : 'redis',
-    async publish(message) {
-      if (closed) return;
-      try {
-        const payload = JSON.stringify(message);
-        await (cluster ? client.spublish!(channel, payload) : client.publish(channel, payload));
-      } catch (error) {
-        onError(error instanceof Error ? error : new Error(String(error)));
-      }
+    publish(message) {
+      if (closed) return Promise.resolve();
+      const payload = JSON.stringify(message);
+      tail = tail.then(async () => {
+        try {
+          await (cluster ? client.spublish!(channel, payload) : client.publish(channel, payload));
+        } catch (error) {
+          onError(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+      return tail;
     },
     async subscribe(receive) {
       if (closed) throw new Error('redisBus: subscribe after close');
