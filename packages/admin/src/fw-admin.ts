@@ -222,7 +222,7 @@ export interface FwAdmin {
   loadShed: FwLoadShedMiddleware | undefined;
   /** The administrator this start created from the `admin` option; undefined when there already was one. */
   firstAdmin: FwUserRecord | undefined;
-  /** Stops the purge timer and closes the database if fwAdmin opened it. */
+  /** Stops the purge timer, closes the live-table bus fwAdmin chose, and the database and Redis if fwAdmin opened them. */
   close(): Promise<void>;
 }
 
