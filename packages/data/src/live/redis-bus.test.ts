@@ -2,11 +2,12 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { FwDefinitionError } from '@fw/core';
 import { createRedis, redisReady, type FwRedisClient } from '@fw/token';
-import { describeRedisCluster, type RedisCluster } from '@fw/test-utils';
+import { describeRedisCluster, startTcpProxy, type RedisCluster } from '@fw/test-utils';
 import type { Cluster, Redis } from 'ioredis';
 import { memoryBus } from './bus.js';
 import { redisBus } from './redis-bus.js';
-import { busConformance, closesItsSockets, type BusPair } from './test-setup.js';
+import type { LiveMessage } from './bus.js';
+import { busConformance, closesItsSockets, liveMessage, until, type BusPair } from './test-setup.js';
 
 describe('memoryBus', () => {
   // One process: both "instances" are the one bus (it reaches nobody else, by design).
@@ -70,6 +71,44 @@ describe('redisBus on Redis', function () {
   it('closes the subscriber connection it opened, and leaves the client it was given open', async () => {
     await closesItsSockets(pair);
     expect(one.status).to.equal('ready');
+  });
+
+  it('survives a Redis outage: reports it, subscribes again, and delivers what is published after', async function () {
+    this.timeout(20_000);
+    // The subscriber's Redis behind a proxy that the test takes down and brings back.
+    const proxy = await startTcpProxy('127.0.0.1', Number(new URL(url).port || 6379));
+    const behind = createRedis(proxy.via(url));
+    behind.on('error', () => {});
+    const prefix = `fw-test:${randomBytes(4).toString('hex')}:`;
+    const errors: Error[] = [];
+    const listener = redisBus({ client: behind, prefix, onError: (e) => errors.push(e) });
+    const publisher = redisBus({ client: one, prefix });
+    try {
+      await redisReady(behind);
+      const got: LiveMessage[] = [];
+      await listener.subscribe((m) => got.push(m));
+      await publisher.publish(liveMessage('one'));
+      await until(() => got.length === 1);
+      await proxy.down();
+      await until(() => errors.length >= 1);
+      // Lost: published while the subscriber was away (at most once, no replay).
+      const lost = liveMessage('one');
+      await publisher.publish(lost);
+      await proxy.up();
+      const after = liveMessage('one');
+      // Published until it arrives: the resubscription takes a reconnection (about a second).
+      await until(() => {
+        if (!got.some((m) => m.id === after.id)) void publisher.publish(after);
+        return got.some((m) => m.id === after.id);
+      }, 10_000);
+      expect(got.map((m) => m.id)).to.not.include(lost.id);
+      expect(errors.length).to.equal(1);
+    } finally {
+      await listener.close();
+      await publisher.close();
+      behind.disconnect();
+      await proxy.close();
+    }
   });
 
   it('reports a failed publish instead of throwing', async () => {
