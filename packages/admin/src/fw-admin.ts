@@ -17,7 +17,7 @@ import {
   type PasswordPolicy,
   type PasswordPolicyOptions,
 } from '@fw/core';
-import { fwData, type FwDataMiddleware, type FwDataOptions } from '@fw/data';
+import { fwData, liveBusFor, type FwDataMiddleware, type FwDataOptions, type LiveBus } from '@fw/data';
 import { localFileStorage, type FileStorage } from '@fw/files';
 import { composeMiddleware, fwErrorHandler, fwLoadShed, type FwLoadShedMiddleware, type FwLoadShedOptions } from '@fw/http';
 import { FailedLoginLog, fwLogin, type FwLoginOptions } from '@fw/login';
@@ -222,7 +222,7 @@ export interface FwAdmin {
   loadShed: FwLoadShedMiddleware | undefined;
   /** The administrator this start created from the `admin` option; undefined when there already was one. */
   firstAdmin: FwUserRecord | undefined;
-  /** Stops the purge timer and closes the database if fwAdmin opened it. */
+  /** Stops the purge timer, closes the live-table bus fwAdmin chose, and the database and Redis if fwAdmin opened them. */
   close(): Promise<void>;
 }
 
@@ -326,6 +326,7 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
   const store =
     typeof options.db === 'string' ? createStore({ url: options.db, ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }) }) : options.db;
   let ownedRedis: FwRedisClient | undefined;
+  let ownedBus: LiveBus | undefined;
   try {
     if (options.migrate !== false) {
       // One plain query first, so an unreachable server or a missing database is reported as such,
@@ -370,7 +371,12 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
     const prefix = options.redisPrefix ?? 'fw:';
     const tokens = new FwTokenService({ store: redis ? new RedisTokenStore({ redis, prefix }) : new KnexTokenStore({ knex: store.knex }), config });
     const ephemeral = redis ? new RedisEphemeralStore({ redis, prefix }) : new KnexEphemeralStore({ knex: store.knex });
-    const data = fwData({ ...framing, ...options.data, store, tokens, registry, config, files, passwordPolicy });
+    // Live tables reach every instance through what the app already shares: Redis when it has it,
+    // else PostgreSQL LISTEN/NOTIFY on PostgreSQL, else this process only. A bus the host passes wins.
+    const hostBus = options.data?.live?.bus;
+    ownedBus = hostBus ? undefined : liveBusFor({ ...(redis ? { redis } : {}), redisPrefix: prefix, store, onError: (error) => app.emit('error', error) });
+    const live = { ...options.data?.live, bus: hostBus ?? ownedBus };
+    const data = fwData({ ...framing, ...options.data, live, store, tokens, registry, config, files, passwordPolicy });
     // One writer of failed sign-ins for password, open-API and sign-on alike: one set of write caps.
     const failedLogins = options.login?.failedLogins ?? new FailedLoginLog({ store, ephemeral, config });
     // The load shedder first: a shed request costs no body parsing, no token lookup, no database.
@@ -426,11 +432,13 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
         // Failures counted past the login log's caps in the current minute: their summary row.
         await failedLogins.flush();
         purge?.stop();
+        await ownedBus?.close();
         ownedRedis?.disconnect();
         if (owned) await store.destroy();
       },
     };
   } catch (error) {
+    await ownedBus?.close();
     ownedRedis?.disconnect();
     if (owned) await store.destroy();
     throw error;
