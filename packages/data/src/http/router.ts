@@ -187,7 +187,7 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   const bus = options.live?.bus ?? memoryBus();
   const stopPublishing = service.publishLive(new LivePublisher(bus, randomUUID().slice(0, 8), onError));
   const live = options.live ?? {};
-  for (const key of ['maxStreamsPerUser', 'maxStreams', 'queueSize', 'resumeMessages', 'resumeMs', 'heartbeatMs', 'tokenCheckMs'] as const) positive(`fwData.live.${key}`, live[key], 1);
+  for (const key of ['maxStreamsPerUser', 'maxStreams', 'queueSize', 'resumeMessages', 'resumeMs', 'heartbeatMs', 'tokenCheckMs', 'subscribeRetryMs'] as const) positive(`fwData.live.${key}`, live[key], 1);
   const hub = new LiveHub(service, bus, live, async (token) => (await options.tokens.resolve(token)) !== undefined, onError);
   // Before the data routes, whose `/data/{fw}/{id}` would take `/data/events/{fw}`.
   mountLiveRoutes(router, { service, hub, actor });

@@ -27,6 +27,8 @@ export interface LiveOptions {
   heartbeatMs?: number;
   /** How often an open stream's token is checked again, ms. @default 30000 */
   tokenCheckMs?: number;
+  /** The first wait before subscribing to the bus again after a failed subscribe, ms (doubled each time, at most 30 s). @default 1000 */
+  subscribeRetryMs?: number;
 }
 
 const ID_SHAPE = /^\d{13}-\d{6}-[\w.:-]{1,100}$/;
@@ -45,7 +47,11 @@ export class LiveHub {
   #floor: string;
   // Deliveries run one after another, so every stream sees messages in the order they came.
   #chain: Promise<void> = Promise.resolve();
-  #unsubscribe: Promise<() => Promise<void>>;
+  // Set once the bus took the subscription; until then a stream cannot open (503).
+  #unsubscribe: (() => Promise<void>) | undefined;
+  // The first subscribe, settled either way: a stream asked for at start-up waits for it.
+  readonly #firstAttempt: Promise<void>;
+  #retry: NodeJS.Timeout | undefined;
   #closed = false;
 
   constructor(service: DataService, bus: LiveBus, options: LiveOptions, checkToken: (token: string) => Promise<boolean>, onError: (error: unknown) => void) {
@@ -60,10 +66,34 @@ export class LiveHub {
       resumeMs: options.resumeMs ?? 60_000,
       heartbeatMs: options.heartbeatMs ?? 15_000,
       tokenCheckMs: options.tokenCheckMs ?? 30_000,
+      subscribeRetryMs: options.subscribeRetryMs ?? 1000,
     };
     this.#floor = `${String(Date.now()).padStart(13, '0')}-`;
-    this.#unsubscribe = bus.subscribe((message) => this.#receive(message));
-    this.#unsubscribe.catch(onError);
+    this.#firstAttempt = this.#subscribe(bus, 0);
+  }
+
+  /**
+   * Subscribes to the bus; a failure (Redis not ready, PostgreSQL unreachable at start-up) is
+   * reported and tried again, more slowly each time, until it succeeds or the hub closes. Changes
+   * published meanwhile are not seen here, and no stream can open to miss them.
+   */
+  async #subscribe(bus: LiveBus, attempt: number): Promise<void> {
+    try {
+      const unsubscribe = await bus.subscribe((message) => this.#receive(message));
+      if (this.#closed) await unsubscribe();
+      else this.#unsubscribe = unsubscribe;
+    } catch (error) {
+      this.#onError(error);
+      if (this.#closed) return;
+      this.#retry = setTimeout(
+        () => {
+          this.#retry = undefined;
+          void this.#subscribe(bus, attempt + 1);
+        },
+        Math.min(30_000, this.#options.subscribeRetryMs * 2 ** Math.min(attempt, 15)),
+      );
+      this.#retry.unref();
+    }
   }
 
   /** Open streams on this instance. */
@@ -76,7 +106,8 @@ export class LiveHub {
    * when given. @throws {FwError} 403 `POWER_DENIED`, 429 `TOO_MANY_STREAMS`.
    */
   async open(model: ModelDefinition, actor: Actor, token: string, lastEventId: string | undefined): Promise<LiveStream> {
-    await this.#unsubscribe;
+    await this.#firstAttempt;
+    if (!this.#unsubscribe && !this.#closed) throw new FwError('UNAVAILABLE', 'Live changes cannot be followed right now: the message bus cannot be reached; try again shortly');
     await this.#service.requirePower(model, actor, 'query');
     const userId = actor.user.id;
     if (this.#closed || this.#count >= this.#options.maxStreams) throw new FwError('TOO_MANY_STREAMS', 'This server has too many open live streams', { extra: { limit: this.#options.maxStreams } });
@@ -104,8 +135,10 @@ export class LiveHub {
   async close(): Promise<void> {
     this.#closed = true;
     for (const set of this.#streams.values()) for (const stream of [...set]) stream.close('shutdown');
-    const unsubscribe = await this.#unsubscribe.catch(() => undefined);
-    await unsubscribe?.();
+    if (this.#retry) clearTimeout(this.#retry);
+    await this.#firstAttempt;
+    await this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
     await this.#chain;
   }
 

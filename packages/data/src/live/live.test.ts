@@ -7,6 +7,7 @@ import { describeEachSql } from '@fw/test-utils';
 import { FwTokenService, MemoryTokenStore } from '@fw/token';
 import fc from 'fast-check';
 import { fwData, type FwDataMiddleware } from '../http/router.js';
+import { memoryBus, type LiveBus } from './bus.js';
 
 /** Rows of a team, seen by that team only (administrators see all); `note` is masked for non-admins by afterFetch. */
 const Item = defineModel({
@@ -311,6 +312,53 @@ describeEachSql('live tables: the SSE route', (db) => {
     } finally {
       other.closeAllConnections();
       other.close();
+    }
+  });
+
+  it('a bus that refuses the first subscribes is asked again: 503 UNAVAILABLE meanwhile, then streams open and receive', async () => {
+    let refusals = 2;
+    const inner = memoryBus();
+    const flaky: LiveBus = {
+      kind: 'flaky',
+      publish: (m) => inner.publish(m),
+      subscribe: (receive) => (refusals-- > 0 ? Promise.reject(new Error('bus not ready')) : inner.subscribe(receive)),
+      close: () => inner.close(),
+    };
+    const reported: unknown[] = [];
+    const later = fwData({ store, tokens, registry: createRegistry([...BUILTIN_MODELS, Item]), onBackgroundError: (e) => reported.push(e), live: { bus: flaky, subscribeRetryMs: 20 } });
+    const app = new Koa();
+    app.silent = true;
+    app.use(later);
+    const other = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => other.once('listening', resolve));
+    try {
+      const port = (other.address() as { port: number }).port;
+      const get = async () => {
+        const t = await token('bob');
+        return new Promise<IncomingMessage>((resolve, reject) => {
+          const req = httpRequest({ host: '127.0.0.1', port, path: '/fw-api/data/events/Item', headers: { token: t } }, resolve);
+          req.on('error', reject);
+          req.end();
+        });
+      };
+      const refused = await get();
+      expect(refused.statusCode).to.equal(503);
+      const body = await new Promise<string>((resolve) => {
+        let text = '';
+        refused.on('data', (c: Buffer) => (text += c.toString()));
+        refused.on('end', () => resolve(text));
+      });
+      expect(JSON.parse(body).error.code).to.equal('UNAVAILABLE');
+      // The retries (20 ms, then 40 ms) reach the bus.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(reported.filter((e) => (e as Error).message === 'bus not ready')).to.have.length(2);
+      const open = await get();
+      expect(open.statusCode).to.equal(200);
+      open.destroy();
+    } finally {
+      other.closeAllConnections();
+      other.close();
+      await later.live.close();
     }
   });
 
