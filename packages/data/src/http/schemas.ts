@@ -225,12 +225,7 @@ export function modelSchemas(model: ModelDefinition): Record<string, JsonSchema>
   if (cells.length > 0) {
     schemas[`${n}Cell`] = {
       type: 'object',
-      properties: {
-        id: ref('FwId'),
-        field: { enum: cells },
-        value: { description: 'The new value; null or "" clears the cell' },
-        expect: { description: 'The value the editor was seeded with, as the table showed it: when the cell now shows another, nothing is written and the answer is 409 STALE_CELL with the current value' },
-      },
+      properties: { id: ref('FwId'), field: { enum: cells }, value: { description: 'The new value; null or "" clears the cell' }, expect: { description: 'The value as the table showed it: 409 STALE_CELL when the cell now shows another' } },
       required: ['id', 'field', 'value'],
       additionalProperties: false,
     };
