@@ -89,6 +89,8 @@ export interface PageCount {
   rows: number;
   /** The page size asked for. */
   size: number;
+  /** {@link conditionsKey} of `conditions`, when the caller has it already (worked out otherwise). */
+  key?: string;
 }
 
 /** A page's total and whether it is an estimate. */
@@ -165,10 +167,10 @@ export class Counts {
    * only confirm "more than the limit" and the answer is that cached estimate anyway. A page
    * with room to spare still proves a small total exact (see {@link total}).
    */
-  needsBounded(model: ModelDefinition, mode: CountMode, conditions: readonly ConditionNode[]): boolean {
+  needsBounded(model: ModelDefinition, mode: CountMode, conditions: readonly ConditionNode[], key?: string): boolean {
     if (mode === 'none') return false;
     if (mode === 'exact') return true;
-    const entry = this.#cache.get(model.name)?.get(conditionsKey(conditions));
+    const entry = this.#cache.get(model.name)?.get(key ?? conditionsKey(conditions));
     return !entry || entry.dirty || this.#now() - entry.at > freshFor(entry) || entry.count + entry.delta <= nearLimit(this.#limits.exactCountLimit);
   }
 
@@ -180,7 +182,7 @@ export class Counts {
     if (page.bounded !== undefined && page.bounded <= limit) return { total: page.bounded, totalIsEstimate: false };
     // A page with room to spare proves the total when its offset is known: no matching row follows it.
     if (page.offset !== undefined && page.rows < page.size && (page.rows > 0 || page.offset === 0)) return { total: (page.offset ?? 0) + page.rows, totalIsEstimate: false };
-    const key = conditionsKey(page.conditions);
+    const key = page.key ?? conditionsKey(page.conditions);
     if (page.mode === 'exact') {
       const generation = this.generationOf(page.model);
       const counted = await this.#exactCount(page, key, generation);

@@ -171,7 +171,9 @@ export class RowReader {
     // Rows before a page by number. A deep one is read from the anchor before it, when there is
     // one that holds (page-anchors.ts): a seek, then a skip of fewer rows.
     const offset = seek ? 0 : (query.page - 1) * query.size;
-    const anchorKey = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${conditionsKey(stored)}`;
+    // One key for the conditions, shared by the page's anchor and its counts.
+    const countKey = conditionsKey(stored);
+    const anchorKey = `${model.name}\u0000${JSON.stringify(query.sort)}\u0000${countKey}`;
     const anchored = !seek && !WRITTEN_ELSEWHERE.has(model.table);
     const anchor: Anchor | undefined = anchored ? this.anchors.locate(anchorKey, offset, this.counts.generationOf(model)) : undefined;
     const read: ResolvedSeek | undefined = seek ?? (anchor && { direction: 'after', values: anchor.values });
@@ -202,7 +204,7 @@ export class RowReader {
     const atOffset = (b: unknown) => (b === OFFSET_SLOT ? skip : b);
     // The bounded count runs beside the page, unless the request wants no counting query at all
     // or a fresh cached count already puts the total well beyond it (see counts.ts).
-    const countPlan = this.counts.needsBounded(model, mode, stored) ? plan.count : undefined;
+    const countPlan = this.counts.needsBounded(model, mode, stored, countKey) ? plan.count : undefined;
     let [rows, counted] = this.#sqlite?.read(plan.page, countPlan, values, atOffset) ?? [];
     if (this.#pg) {
       const pg = this.#pg;
@@ -236,7 +238,7 @@ export class RowReader {
     const cursors = pageCursors(model, query.sort, rows, before, after);
     const bounded = counted ? Number(counted[0]?.n ?? 0) : undefined;
     // A page placed by an anchor knows its offset only as well as the anchor: it proves no total.
-    const { total, totalIsEstimate } = await this.counts.total({ model, mode, conditions: stored, bounded, offset: seek || anchor ? undefined : offset, rows: rows.length, size: query.size });
+    const { total, totalIsEstimate } = await this.counts.total({ model, mode, conditions: stored, key: countKey, bounded, offset: seek || anchor ? undefined : offset, rows: rows.length, size: query.size });
     if (anchored && !anchor) this.#wantAnchors(model, query.sort, keys, stored, anchorKey, offset, total);
     const form = rows.map((row) => toFormRow(model, row));
     // Collections too, one query per field for the page, so a table can show them by label.
