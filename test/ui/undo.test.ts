@@ -288,6 +288,8 @@ describeBrowser('admin UI: undo (issue 23 §3)', (browser) => {
       await dialog.locator('.fw-undo-steps .ant-table-row').first().waitFor();
       expect(await dialog.locator('.fw-undo-steps .ant-table-row').count()).to.equal(2);
       expect(await dialog.locator('.fw-undo-steps').innerText()).to.include(`#${await idOf('Solaris')}`);
+      // The model by its title, as the menu shows it (Books), not its name (Book).
+      expect(await dialog.locator('.fw-undo-steps .ant-table-row').first().innerText()).to.match(/^Books\s/);
       expect(await price('Solaris')).to.equal(99);
       await expectNoSerious(page, 'the undo changes dialog', '.fw-undo-changes');
       if (SHOTS) await shot(page, join(SHOTS, 'undo-changes-1366.png'));

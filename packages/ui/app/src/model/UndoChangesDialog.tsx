@@ -8,7 +8,7 @@ import type { UndoAnswer, UndoBody, UndoStep } from '../client/answers';
 import { useUndo } from '../client/mutations';
 import { useTable } from '../client/queries';
 import { useI18n } from '../i18n';
-import { UndoConflictTable, undoRowLabel } from './UndoConflictDialog';
+import { UndoConflictTable, undoRowLabel, useModelTitle } from './UndoConflictDialog';
 import { useUndoTools } from './UndoProvider';
 
 const USERS_SHOWN = 20;
@@ -134,6 +134,7 @@ export function UndoChangesDialog({ onClose }: { onClose: () => void }) {
 /** What a dry run found: the steps (paged), then the conflicts with their force checkboxes. */
 function UndoPreview({ answer, forced, onForce }: { answer: UndoAnswer; forced: number[]; onForce: (forced: number[]) => void }) {
   const { t } = useI18n();
+  const title = useModelTitle();
   const action = (s: UndoStep) => t(`undo.action.${s.action}`) + (s.fields?.length ? `: ${s.fields.join(', ')}` : '');
   return (
     <div className="fw-undo-preview-result">
@@ -150,7 +151,7 @@ function UndoPreview({ answer, forced, onForce }: { answer: UndoAnswer; forced: 
         dataSource={answer.steps}
         pagination={answer.steps.length > 8 ? { pageSize: 8, showSizeChanger: false, size: 'small' } : false}
         columns={[
-          { key: 'model', title: t('undo.changes.table'), dataIndex: 'model' },
+          { key: 'model', title: t('undo.changes.table'), render: (_: unknown, s) => title(s.model) },
           { key: 'row', title: t('undo.row'), render: (_: unknown, s) => undoRowLabel(s.model, s.id, s.model) },
           { key: 'change', title: t('undo.changes.change'), render: (_: unknown, s) => action(s) },
         ]}

@@ -1,20 +1,31 @@
 // The conflicts of an undo (issue 23 §3): the entries the server would leave alone, each with its
 // row and the reason in words. An entry whose row changed since may be forced (a checkbox), which
 // overwrites the later change; the others (row gone, id taken, …) cannot be.
-import { useState } from 'react';
+import { useCallback, useState } from 'react';
 import { Checkbox, Modal, Table, Typography } from 'antd';
 import type { UndoAnswer, UndoConflict } from '../client/answers';
+import { useMenu } from '../client/queries';
 import { useI18n, type MessageKey } from '../i18n';
 
-/** How a row of an undo is named: `#id` on its own model's page, `Model #id` elsewhere. */
-export function undoRowLabel(model: string, id: number | null, fw?: string): string {
-  if (id === null) return model;
-  return model === fw ? `#${id}` : `${model} #${id}`;
+/**
+ * How a row of an undo is named: `#id` on its own model's page, `Title #id` elsewhere, the model
+ * by the title its menu shows the reader (their language), else by its name.
+ */
+export function undoRowLabel(model: string, id: number | null, fw?: string, title: (model: string) => string = (m) => m): string {
+  if (id === null) return title(model);
+  return model === fw ? `#${id}` : `${title(model)} #${id}`;
+}
+
+/** A model's title as the reader's menu shows it (the model's name when no menu names it). */
+export function useModelTitle(): (model: string) => string {
+  const { data: menus } = useMenu();
+  return useCallback((model: string) => menus?.find((m) => m.type !== 'dir' && m.value === model)?.name ?? model, [menus]);
 }
 
 /** The conflicts as a table, with a force checkbox on each row changed since. */
 export function UndoConflictTable({ conflicts, fw, forced, onForce }: { conflicts: UndoConflict[]; fw?: string; forced: number[]; onForce: (forced: number[]) => void }) {
   const { t } = useI18n();
+  const title = useModelTitle();
   return (
     <Table<UndoConflict>
       size="small"
@@ -23,7 +34,7 @@ export function UndoConflictTable({ conflicts, fw, forced, onForce }: { conflict
       dataSource={conflicts}
       pagination={conflicts.length > 10 ? { pageSize: 10, showSizeChanger: false, size: 'small' } : false}
       columns={[
-        { key: 'row', title: t('undo.row'), render: (_: unknown, c) => undoRowLabel(c.model, c.id, fw) },
+        { key: 'row', title: t('undo.row'), render: (_: unknown, c) => undoRowLabel(c.model, c.id, fw, title) },
         {
           key: 'reason',
           title: t('undo.reason'),
@@ -37,7 +48,7 @@ export function UndoConflictTable({ conflicts, fw, forced, onForce }: { conflict
                 <Checkbox
                   className="fw-undo-force"
                   checked={forced.includes(c.entry)}
-                  aria-label={`${t('undo.force')}: ${undoRowLabel(c.model, c.id, fw)}`}
+                  aria-label={`${t('undo.force')}: ${undoRowLabel(c.model, c.id, fw, title)}`}
                   onChange={(e) => onForce(e.target.checked ? [...forced, c.entry] : forced.filter((x) => x !== c.entry))}
                 >
                   {t('undo.force')}
