@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { expect } from 'chai';
 import Koa from 'koa';
 import request from 'supertest';
-import { BUILTIN_MODELS, createRegistry, defineModel, type FwUser, type ModelDefinition } from '@fw/core';
+import { BUILTIN_MODELS, createRegistry, defineModel, type Condition, type FwUser, type ModelDefinition } from '@fw/core';
 import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
 import { FwTokenService, MemoryTokenStore } from '@fw/token';
@@ -14,7 +14,7 @@ import { memoryBus, type LiveBus, type LiveMessage } from './bus.js';
 import { subscribeSse, type Sse, type SseEvent } from './test-setup.js';
 
 // Bob (a reader) sees the blue and navy rows; the administrator sees all.
-const teamFilter = ({ user }: { user: FwUser }) => (user.isAdmin ? [] : [{ field: 'team', op: 'in', value: ['blue', 'navy'] }]);
+const teamFilter = ({ user }: { user: FwUser }): Condition[] => (user.isAdmin ? [] : [{ field: 'team', op: 'in', value: ['blue', 'navy'] }]);
 const fields = { name: { edit: { notNull: true } }, team: { edit: { notNull: true } }, price: { edit: { integer: true } } } as const;
 
 /** No trash, no hooks: updates take the fast paths on SQLite and PostgreSQL. */

@@ -342,6 +342,26 @@ describeEachSql('live tables: the SSE route', (db) => {
     await s.ended;
   });
 
+  it('closes the stream (reason token) when its user is locked or expires, the token still unrevoked', async () => {
+    for (const [change, undo] of [
+      [{ status: 'locked' }, { status: 'normal' }],
+      [{ expireDate: new Date(Date.now() - 1000) }, { expireDate: null }],
+    ] as const) {
+      const s = await stream('bob');
+      expect(s.status).to.equal(200);
+      await store.users.update(users.bob.id, change);
+      try {
+        const closed = await s.waitFor((e) => e.event === 'closed');
+        expect(closed.data.reason).to.equal('token');
+        await s.ended;
+      } finally {
+        await store.users.update(users.bob.id, undo);
+      }
+      // Unlocked again, the same user streams as before.
+      expect((await stream('bob')).status).to.equal(200);
+    }
+  });
+
   it('publishes every write path: bulk edit, undo, undelete, import, copy', async () => {
     const admin = await stream('admin');
     const ids = [await add('admin', { name: 'b1', team: 'red' }), await add('admin', { name: 'b2', team: 'red' })];

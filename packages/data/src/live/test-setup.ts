@@ -119,12 +119,13 @@ export function busConformance(pair: () => Promise<BusPair>, options: { single?:
       await p.inject!(JSON.stringify({ ...liveMessage('x'), ids: ['1 or 1=1'] }));
       await p.inject!(JSON.stringify({ ...liveMessage('x'), kind: 'truncate' }));
       await p.inject!('null');
+      await p.inject!(JSON.stringify({ ...liveMessage('x'), logIds: ['7; drop table'] }));
       const good = liveMessage('one');
       await p.a.publish(good);
       await until(() => gotA.length === 1 && gotB.length === 1);
       expect(gotA).to.deep.equal([good]);
       expect(gotB).to.deep.equal([good]);
-      await until(() => p.errorsA.length === 4 && p.errorsB.length === 4);
+      await until(() => p.errorsA.length === 5 && p.errorsB.length === 5);
       expect(p.errorsA.every((e) => /live bus: dropped/.test(e.message))).to.equal(true);
     });
   }
