@@ -54,7 +54,9 @@ const urls: Record<'a' | 'b', string | undefined> = { a: undefined, b: undefined
 function start(name: 'a' | 'b'): Promise<string> {
   return new Promise((resolve, reject) => {
     const script = join(dirname(fileURLToPath(import.meta.url)), 'live-worker.ts');
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--conditions=fw-source', script, database.url, redisUrl ?? '-', prefix], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--conditions=fw-source', script, database.url, redisUrl ?? '-', prefix], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     workers.set(name, child);
     child.once('exit', (code, signal) => signal !== 'SIGKILL' && reject(new Error(`instance ${name} exited with ${code}`)));
     createInterface({ input: child.stdout! }).once('line', (url) => {
@@ -231,7 +233,11 @@ try {
   // Throughput without streams (measured again at the end).
   const body = '{"id":[<row>],"field":"note","value":"x[<id>]"}';
   const throughput = async (): Promise<LoadResult> => {
-    const [x, y] = await Promise.all((['a', 'b'] as const).map((w) => load(`${urls[w]}/fw-api/data/modify/LiveRow/update-cell`, { seconds: SECONDS, connections: 5, body, uniqueIds: true, rows: ROWS, headers: { token: adminToken } })));
+    const [x, y] = await Promise.all(
+      (['a', 'b'] as const).map((w) =>
+        load(`${urls[w]}/fw-api/data/modify/LiveRow/update-cell`, { seconds: SECONDS, connections: 5, body, uniqueIds: true, rows: ROWS, headers: { token: adminToken } }),
+      ),
+    );
     return { rps: x!.rps + y!.rps, mean: (x!.mean + y!.mean) / 2, p99: Math.max(x!.p99, y!.p99), failed: x!.failed + y!.failed };
   };
   await throughput(); // warm-up
@@ -239,8 +245,19 @@ try {
   const heapBefore = await heap();
 
   // The streams: viewer n % 50, on instance a or b in turn.
-  const subs: Subscriber[] = Array.from({ length: STREAMS }, (_, n) => ({ n, viewer: n % VIEWERS, on: n % 2 === 0 ? 'a' : 'b', token: viewerTokens[n % VIEWERS]!, perRow: new Map(), pairs: new Set(), twice: 0, last: new Map(), reconnected: 0, noIdReconnect: false }));
-  let waitingForB: Subscriber[] = [];
+  const subs: Subscriber[] = Array.from({ length: STREAMS }, (_, n) => ({
+    n,
+    viewer: n % VIEWERS,
+    on: n % 2 === 0 ? 'a' : 'b',
+    token: viewerTokens[n % VIEWERS]!,
+    perRow: new Map(),
+    pairs: new Set(),
+    twice: 0,
+    last: new Map(),
+    reconnected: 0,
+    noIdReconnect: false,
+  }));
+  const waitingForB: Subscriber[] = [];
   const onDrop = (s: Subscriber) => {
     s.req = undefined;
     if (!s.lastId) s.noIdReconnect = true;
@@ -259,7 +276,8 @@ try {
   };
   const statuses = [];
   for (let i = 0; i < subs.length; i += 50) statuses.push(...(await Promise.all(subs.slice(i, i + 50).map((s) => open(s, onDrop)))));
-  if (statuses.some((c) => c !== 200)) throw new Error(`streams refused: ${statuses.filter((c) => c !== 200).length} (${[...new Set(statuses)].join(", ")}); throughput run failed ${none1.failed}`);
+  if (statuses.some((c) => c !== 200))
+    throw new Error(`streams refused: ${statuses.filter((c) => c !== 200).length} (${[...new Set(statuses)].join(', ')}); throughput run failed ${none1.failed}`);
   await sleep(1000);
   const heapWith = await heap();
 
@@ -298,7 +316,14 @@ try {
   // Per group: streams never cut, cut and resumed on the survivor, cut and reopened on the restarted instance.
   const groups = new Map<string, { streams: number; complete: number; reload: Map<string, number>; lost: number; twice: number; staleLast: number; noId: number }>();
   for (const s of subs) {
-    const name = s.reconnected === 0 ? 'never cut' : s.n % 4 === 1 ? 'cut, resumed on the survivor' : 'cut, reopened on the restarted instance';
+    const name =
+      s.reconnected === 0
+        ? 'never cut'
+        : s.noIdReconnect
+          ? 'cut before any event reached it (no Last-Event-ID to send)'
+          : s.n % 4 === 1
+            ? 'cut, resumed on the survivor'
+            : 'cut, reopened on the restarted instance';
     let g = groups.get(name);
     if (!g) groups.set(name, (g = { streams: 0, complete: 0, reload: new Map(), lost: 0, twice: 0, staleLast: 0, noId: 0 }));
     g.streams += 1;
@@ -337,15 +362,29 @@ try {
 
   const baseline = (none1.rps + none2.rps) / 2;
   const perStream = (heapWith.heap - heapBefore.heap) / Math.max(1, heapWith.streams - heapBefore.streams);
-  console.log(`live tables, two fwAdmin instances: ${setting}; ${STREAMS} streams of ${VIEWERS} viewers (two of ${BUCKETS} buckets of ${ROWS} rows each), ${RATE} cell edits/s, phases of ${SECONDS} s`);
-  console.log(`  started ${startedAt.toISOString()}, load average ${load0.map((x) => x.toFixed(1)).join(' ')} at the start, ${load1.map((x) => x.toFixed(1)).join(' ')} at the end`);
-  console.log(`  delivery latency, commit to subscriber socket (${steady.length} events, steady ${SECONDS} s before the restart): p50 ${median(steady)} ms, p99 ${pct(steady, 99)} ms`);
-  console.log(`  memory per open stream: heap ${(perStream / 1024).toFixed(1)} KiB (both instances ${((heapWith.heap - heapBefore.heap) / 1048576).toFixed(1)} MiB for ${heapWith.streams} streams), rss ${((heapWith.rss - heapBefore.rss) / Math.max(1, heapWith.streams) / 1024).toFixed(1)} KiB`);
-  console.log(`  cell-edit throughput: 0 streams ${none1.rps.toFixed(0)} then ${none2.rps.toFixed(0)} req/s, ${STREAMS} streams ${withStreams.rps.toFixed(0)} req/s: ratio ${(withStreams.rps / baseline).toFixed(2)} (goal >= 0.9); ${overflowed} streams overflowed (reload) under that load; ${failed} failed requests`);
-  console.log(`  restart of one instance (down ${downMs} ms, killed after ${SECONDS} s of edits) during ${committed.size} committed edits (${failedEdits} failed); caught up ${drainMs} ms after the last edit:`);
+  console.log(
+    `live tables, two fwAdmin instances: ${setting}; ${STREAMS} streams of ${VIEWERS} viewers (two of ${BUCKETS} buckets of ${ROWS} rows each), ${RATE} cell edits/s, phases of ${SECONDS} s`,
+  );
+  console.log(
+    `  started ${startedAt.toISOString()}, load average ${load0.map((x) => x.toFixed(1)).join(' ')} at the start, ${load1.map((x) => x.toFixed(1)).join(' ')} at the end`,
+  );
+  console.log(
+    `  delivery latency, commit to subscriber socket (${steady.length} events, steady ${SECONDS} s before the restart): p50 ${median(steady)} ms, p99 ${pct(steady, 99)} ms`,
+  );
+  console.log(
+    `  memory per open stream: heap ${(perStream / 1024).toFixed(1)} KiB (both instances ${((heapWith.heap - heapBefore.heap) / 1048576).toFixed(1)} MiB for ${heapWith.streams} streams), rss ${((heapWith.rss - heapBefore.rss) / Math.max(1, heapWith.streams) / 1024).toFixed(1)} KiB`,
+  );
+  console.log(
+    `  cell-edit throughput: 0 streams ${none1.rps.toFixed(0)} then ${none2.rps.toFixed(0)} req/s, ${STREAMS} streams ${withStreams.rps.toFixed(0)} req/s: ratio ${(withStreams.rps / baseline).toFixed(2)} (goal >= 0.9); ${overflowed} streams overflowed (reload) under that load; ${failed} failed requests`,
+  );
+  console.log(
+    `  restart of one instance (down ${downMs} ms, killed after ${SECONDS} s of edits) during ${committed.size} committed edits (${failedEdits} failed); caught up ${drainMs} ms after the last edit:`,
+  );
   for (const [name, g] of groups) {
     const reload = [...g.reload].map(([r, n]) => `${n} (${r})`).join(', ') || 'none';
-    console.log(`    ${name}: ${g.streams} streams, ${g.complete} got every event once, told to reload ${reload}; events lost ${g.lost}, duplicated ${g.twice}, rows left on a stale value ${g.staleLast}, reconnected without an id ${g.noId}`);
+    console.log(
+      `    ${name}: ${g.streams} streams, ${g.complete} got every event once, told to reload ${reload}; events lost ${g.lost}, duplicated ${g.twice}, rows left on a stale value ${g.staleLast}, reconnected without an id ${g.noId}`,
+    );
   }
 } finally {
   for (const child of workers.values()) {
