@@ -158,6 +158,17 @@ export class Authenticator {
   async authenticate(ctx: Context): Promise<FwRequestState | undefined> {
     const token = requestToken(ctx, this.#allowQueryToken);
     if (token === undefined) return undefined;
+    return this.check(token, ctx.ip);
+  }
+
+  /**
+   * The user of `token`, checked as a request from `ip` would be: the token live, the user there,
+   * not locked or expired, and `ip` on their allowlist (no address given: not checked). What
+   * {@link authenticate} does for a request, and what a long-lived connection (a live-table
+   * stream) asks again now and then.
+   * @throws {FwError} 401 `TOKEN_EXPIRED` / `ACCOUNT_DISABLED` when the token no longer works.
+   */
+  async check(token: string, ip: string | undefined): Promise<FwRequestState> {
     let stored: (StoredUserLike & { mustChangePassword: boolean }) | undefined;
     let grantsVersion: number | undefined;
     let tokenAdmin: boolean;
@@ -178,7 +189,7 @@ export class Authenticator {
       tokenAdmin = session?.admin === true;
     }
     if (!stored) throw new FwError('TOKEN_EXPIRED');
-    const refusal = this.#users.refusal(stored, ctx.ip);
+    const refusal = this.#users.refusal(stored, ip);
     if (refusal) throw new FwError('ACCOUNT_DISABLED', refusal, { status: 401 });
     // "Last seen" of the session list (issue 19 §6): not awaited, so the request never waits for
     // it, and throttled in the service to one write per token per minute; it never rejects.

@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import {
   DEFAULT_FRAME_ANCESTORS,
   FwDefinitionError,
+  isFwError,
   checkFrameAncestors,
   loadConfig,
   pageContentSecurityPolicy,
@@ -188,7 +189,18 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   const stopPublishing = service.publishLive(new LivePublisher(bus, randomUUID().slice(0, 8), onError));
   const live = options.live ?? {};
   for (const key of ['maxStreamsPerUser', 'maxStreams', 'queueSize', 'resumeMessages', 'resumeMs', 'heartbeatMs', 'tokenCheckMs', 'subscribeRetryMs'] as const) positive(`fwData.live.${key}`, live[key], 1);
-  const hub = new LiveHub(service, bus, live, async (token) => (await options.tokens.resolve(token)) !== undefined, onError);
+  // An open stream's token is checked again as a request's would be (revoked, expired, user locked, expired or off their allowlist).
+  const stillValid = async (token: string, ip: string | null) => {
+    try {
+      await authenticator.check(token, ip ?? undefined);
+      return true;
+    } catch (error) {
+      // A store that cannot answer right now closes nothing: the next check asks again.
+      if (isFwError(error) && error.status === 401) return false;
+      throw error;
+    }
+  };
+  const hub = new LiveHub(service, bus, live, stillValid, onError);
   // Before the data routes, whose `/data/{fw}/{id}` would take `/data/events/{fw}`.
   mountLiveRoutes(router, { service, hub, actor });
   options.store.onDestroy?.(() => {

@@ -20,6 +20,14 @@ export interface LiveMessage {
   ids: number[];
   /** For `update`: the fields whose value changed. */
   changed?: string[];
+  /**
+   * For `update` and `delete`: the operate-log rows holding the rows as they were before this
+   * change (`fw_operate_log.id`), when the writer knows them. A hub judges its viewers' row filters
+   * on those rows, to tell who could see a row before it left their filter or was deleted.
+   */
+  logIds?: number[];
+  /** For `update` and `delete` of a bulk write: its batch, whose operate-log rows hold the rows before the change. */
+  batch?: string;
   /** Who made the change. */
   actor: { id: number; account: string; name?: string };
   /** When it committed (ISO 8601). */

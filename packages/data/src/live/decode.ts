@@ -26,6 +26,8 @@ export function decodeLiveMessage(payload: string): LiveMessage | Error {
     Array.isArray(m.ids) &&
     m.ids.every((id) => Number.isSafeInteger(id)) &&
     (m.changed === undefined || (Array.isArray(m.changed) && m.changed.every((f) => typeof f === 'string'))) &&
+    (m.logIds === undefined || (Array.isArray(m.logIds) && m.logIds.every((id) => Number.isSafeInteger(id)))) &&
+    (m.batch === undefined || (typeof m.batch === 'string' && m.batch.length <= 36)) &&
     typeof m.actor === 'object' &&
     m.actor !== null &&
     typeof m.actor.id === 'number' &&

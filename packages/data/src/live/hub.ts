@@ -4,8 +4,10 @@
 // `Last-Event-ID` gets what it missed, or is told to reload when that is no longer there.
 import type { ModelDefinition } from '@fw/core';
 import { FwError } from '@fw/core';
+import type { FormRow } from '@fw/row-patch';
 import type { Actor, DataService } from '../service.js';
 import type { LiveBus, LiveMessage } from './bus.js';
+import { beforeRows } from './before-rows.js';
 import { LiveStream } from './stream.js';
 import { eventsFor, viewOf, type LiveChange, type LiveView } from './viewer.js';
 
@@ -37,7 +39,7 @@ const ID_SHAPE = /^\d{13}-\d{6}-[\w.:-]{1,100}$/;
 export class LiveHub {
   readonly #service: DataService;
   readonly #options: Required<Omit<LiveOptions, 'bus'>>;
-  readonly #checkToken: (token: string) => Promise<boolean>;
+  readonly #checkToken: (token: string, ip: string | null) => Promise<boolean>;
   readonly #onError: (error: unknown) => void;
   readonly #streams = new Map<string, Set<LiveStream>>();
   readonly #perUser = new Map<number, number>();
@@ -54,7 +56,10 @@ export class LiveHub {
   #retry: NodeJS.Timeout | undefined;
   #closed = false;
 
-  constructor(service: DataService, bus: LiveBus, options: LiveOptions, checkToken: (token: string) => Promise<boolean>, onError: (error: unknown) => void) {
+  /**
+   * @param checkToken whether a stream's token still works for its user from their address (false closes the stream with reason `token`; a throw leaves it open until the next check).
+   */
+  constructor(service: DataService, bus: LiveBus, options: LiveOptions, checkToken: (token: string, ip: string | null) => Promise<boolean>, onError: (error: unknown) => void) {
     this.#service = service;
     this.#checkToken = checkToken;
     this.#onError = onError;
@@ -114,7 +119,7 @@ export class LiveHub {
     if ((this.#perUser.get(userId) ?? 0) >= this.#options.maxStreamsPerUser) {
       throw new FwError('TOO_MANY_STREAMS', 'You have too many open live streams', { extra: { limit: this.#options.maxStreamsPerUser } });
     }
-    const stream = new LiveStream(model, actor, token, this.#options, this.#checkToken, (s) => this.#remove(s));
+    const stream = new LiveStream(model, actor, token, this.#options, (t) => this.#checkToken(t, actor.ip), (s) => this.#remove(s));
     this.#count += 1;
     this.#perUser.set(userId, (this.#perUser.get(userId) ?? 0) + 1);
     let set = this.#streams.get(model.name);
@@ -181,10 +186,13 @@ export class LiveHub {
     if (!model) return;
     const service = this.#service;
     const ids = message.ids.filter((id) => Number.isSafeInteger(id));
+    let before: Promise<ReadonlyMap<number, FormRow>> | undefined;
     const change: LiveChange = {
       message,
       rows: message.kind === 'delete' || ids.length === 0 ? [] : await service.rawRows(model, ids),
       trashed: message.kind === 'delete' && model.trash && ids.length > 0 ? await service.store.trash.findRows(model.name, ids.map(String)) : [],
+      // Read once for all viewers, and only when one of them has a row filter that needs it.
+      before: () => (before ??= beforeRows(service.store.knex, model, message)),
     };
     // One grants version for the whole message: the power resolver caches by it.
     const version = await service.store.grants.version();

@@ -8,6 +8,7 @@ import { FwTokenService, MemoryTokenStore } from '@fw/token';
 import fc from 'fast-check';
 import { fwData, type FwDataMiddleware } from '../http/router.js';
 import { memoryBus, type LiveBus } from './bus.js';
+import { subscribeSse, type Sse } from './test-setup.js';
 
 /** Rows of a team, seen by that team only (administrators see all); `note` is masked for non-admins by afterFetch. */
 const Item = defineModel({
@@ -28,16 +29,6 @@ const Item = defineModel({
 });
 
 type Who = 'admin' | 'alice' | 'bob' | 'carol';
-
-interface Sse {
-  status: number;
-  headers: IncomingMessage['headers'];
-  events: Array<{ id?: string; event: string; data: Record<string, unknown> }>;
-  text: () => string;
-  ended: Promise<void>;
-  close: () => void;
-  waitFor: (test: (e: Sse['events'][number]) => boolean, ms?: number) => Promise<Sse['events'][number]>;
-}
 
 describeEachSql('live tables: the SSE route', (db) => {
   let store: FwStore;
@@ -110,61 +101,7 @@ describeEachSql('live tables: the SSE route', (db) => {
   }
   const post = async (who: Who, path: string, body: unknown) => call('POST', path, { token: await token(who) }, body);
 
-  /** Opens an event stream and parses what arrives. */
-  function subscribe(path: string, headers: Record<string, string>): Promise<Sse> {
-    const { port } = server.address() as { port: number };
-    return new Promise((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path: `/fw-api${path}`, headers }, (res) => {
-        let raw = '';
-        const events: Sse['events'] = [];
-        const waiters: Array<() => void> = [];
-        let buffer = '';
-        const ended = new Promise<void>((done) => res.on('close', done));
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          raw += chunk;
-          buffer += chunk;
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const lines = block.split('\n').filter((l) => !l.startsWith(':'));
-            if (lines.length === 0) continue;
-            const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2);
-            const dataLine = field('data');
-            if (field('event') === undefined) continue;
-            const id = field('id');
-            events.push({ ...(id ? { id } : {}), event: field('event')!, data: dataLine ? (JSON.parse(dataLine) as Record<string, unknown>) : {} });
-          }
-          for (const w of waiters.splice(0)) w();
-        });
-        const sse: Sse = {
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          events,
-          text: () => raw,
-          ended,
-          close: () => req.destroy(),
-          waitFor: (test, ms = 3000) =>
-            new Promise((found, fail) => {
-              const timer = setTimeout(() => fail(new Error(`no such event in ${JSON.stringify(events)}`)), ms);
-              const look = () => {
-                const hit = events.find(test);
-                if (hit) {
-                  clearTimeout(timer);
-                  found(hit);
-                } else waiters.push(look);
-              };
-              look();
-            }),
-        };
-        open.push(sse);
-        resolve(sse);
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  }
+  const subscribe = (path: string, headers: Record<string, string>) => subscribeSse(server, path, headers, open);
   const stream = async (who: Who, extra: Record<string, string> = {}) => subscribe('/data/events/Item', { token: await token(who), ...extra });
   const add = async (who: Who, values: Record<string, unknown>) => {
     const res = await post(who, '/data/modify/Item', values);
@@ -403,6 +340,26 @@ describeEachSql('live tables: the SSE route', (db) => {
     const closed = await s.waitFor((e) => e.event === 'closed');
     expect(closed.data.reason).to.equal('token');
     await s.ended;
+  });
+
+  it('closes the stream (reason token) when its user is locked or expires, the token still unrevoked', async () => {
+    for (const [change, undo] of [
+      [{ status: 'locked' }, { status: 'normal' }],
+      [{ expireDate: new Date(Date.now() - 1000) }, { expireDate: null }],
+    ] as const) {
+      const s = await stream('bob');
+      expect(s.status).to.equal(200);
+      await store.users.update(users.bob.id, change);
+      try {
+        const closed = await s.waitFor((e) => e.event === 'closed');
+        expect(closed.data.reason).to.equal('token');
+        await s.ended;
+      } finally {
+        await store.users.update(users.bob.id, undo);
+      }
+      // Unlocked again, the same user streams as before.
+      expect((await stream('bob')).status).to.equal(200);
+    }
   });
 
   it('publishes every write path: bulk edit, undo, undelete, import, copy', async () => {

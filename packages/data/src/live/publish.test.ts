@@ -31,6 +31,28 @@ describe('live publishing and streams', () => {
     expect(new Set(ids).size).to.equal(4);
   });
 
+  it('carries where the operate log holds the rows before: each row’s log id, or the batch (kept apart from other batches)', async () => {
+    const bus = memoryBus();
+    const got: LiveMessage[] = [];
+    await bus.subscribe((m) => got.push(m));
+    const publisher = new LivePublisher(bus, 'test', (e) => {
+      throw e;
+    });
+    const actor = { id: 1, account: 'a' };
+    publisher.changed('Book', 'update', [1], actor, ['title'], { logId: 11 });
+    publisher.changed('Book', 'update', [2], actor, ['title']);
+    publisher.changed('Book', 'update', [3], actor, ['title'], { logId: 13 });
+    publisher.changed('Book', 'update', [4, 5], actor, ['title'], { batch: 'b-1' });
+    publisher.changed('Book', 'delete', [6], actor, undefined, { batch: 'b-2' });
+    publisher.flush();
+    await Promise.resolve();
+    expect(got.map((m) => [m.kind, m.ids, m.logIds, m.batch])).to.deep.equal([
+      ['update', [1, 2, 3], [11, 13], undefined],
+      ['update', [4, 5], undefined, 'b-1'],
+      ['delete', [6], undefined, 'b-2'],
+    ]);
+  });
+
   it('a stream whose reader falls behind is told to reload and closed; its timer is gone', () => {
     const Book = defineModel({ name: 'Book', table: 'b', fields: { title: {} } });
     let closed = 0;

@@ -16,6 +16,17 @@ interface Pending {
   actor: LiveMessage['actor'];
   changed?: string[];
   ids: number[];
+  // The operate-log row of each id, where known (undefined where not), parallel to ids.
+  logIds: Array<number | undefined>;
+  batch?: string;
+}
+
+/** Where the operate log holds a change's rows before it (see {@link LiveMessage.logIds}). */
+export interface LiveLogRef {
+  /** The operate-log row of a one-row change. */
+  logId?: number;
+  /** The batch of a bulk write (its log rows carry it). */
+  batch?: string;
 }
 
 /** Who made a change, as a message names them. */
@@ -37,17 +48,23 @@ export class LivePublisher {
     this.#onError = onError;
   }
 
-  /** Notes committed changes of `ids` (to be published shortly, in order of arrival). */
-  changed(model: string, kind: Kind, ids: readonly number[], actor: LiveMessage['actor'], changed?: readonly string[]): void {
+  /**
+   * Notes committed changes of `ids` (to be published shortly, in order of arrival); `log` says
+   * where the operate log holds the rows before an update or delete.
+   */
+  changed(model: string, kind: Kind, ids: readonly number[], actor: LiveMessage['actor'], changed?: readonly string[], log: LiveLogRef = {}): void {
     if (ids.length === 0) return;
     const fields = changed ? [...changed].sort() : undefined;
-    const key = `${model}\u0000${kind}\u0000${actor.id}\u0000${fields?.join(',') ?? ''}`;
+    const key = `${model}\u0000${kind}\u0000${actor.id}\u0000${fields?.join(',') ?? ''}\u0000${log.batch ?? ''}`;
     let entry = this.#pending.get(key);
     if (!entry) {
-      entry = { model, kind, actor, ids: [], ...(fields ? { changed: fields } : {}) };
+      entry = { model, kind, actor, ids: [], logIds: [], ...(fields ? { changed: fields } : {}), ...(log.batch ? { batch: log.batch } : {}) };
       this.#pending.set(key, entry);
     }
-    for (const id of ids) entry.ids.push(id);
+    for (const id of ids) {
+      entry.ids.push(id);
+      entry.logIds.push(log.logId);
+    }
     this.#flush ??= setImmediate(() => this.flush());
   }
 
@@ -60,6 +77,7 @@ export class LivePublisher {
     const at = new Date().toISOString();
     for (const entry of pending) {
       for (let i = 0; i < entry.ids.length; i += LIVE_IDS_PER_MESSAGE) {
+        const logIds = entry.logIds.slice(i, i + LIVE_IDS_PER_MESSAGE).filter((id) => id !== undefined);
         const message: LiveMessage = {
           id: liveMessageId(this.origin),
           origin: this.origin,
@@ -69,6 +87,8 @@ export class LivePublisher {
           actor: entry.actor,
           at,
           ...(entry.changed ? { changed: entry.changed } : {}),
+          ...(logIds.length > 0 ? { logIds } : {}),
+          ...(entry.batch ? { batch: entry.batch } : {}),
         };
         this.#bus.publish(message).catch(this.#onError);
       }

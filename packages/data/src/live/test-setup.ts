@@ -1,5 +1,8 @@
 // What every live bus must do, run against each transport by the bus tests: two buses, as two
-// instances of the application would hold, on one channel.
+// instances of the application would hold, on one channel. And an event-stream reader for the
+// tests of the live route.
+import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { LiveBus, LiveMessage } from './bus.js';
 import { liveMessageId } from './bus.js';
@@ -116,12 +119,13 @@ export function busConformance(pair: () => Promise<BusPair>, options: { single?:
       await p.inject!(JSON.stringify({ ...liveMessage('x'), ids: ['1 or 1=1'] }));
       await p.inject!(JSON.stringify({ ...liveMessage('x'), kind: 'truncate' }));
       await p.inject!('null');
+      await p.inject!(JSON.stringify({ ...liveMessage('x'), logIds: ['7; drop table'] }));
       const good = liveMessage('one');
       await p.a.publish(good);
       await until(() => gotA.length === 1 && gotB.length === 1);
       expect(gotA).to.deep.equal([good]);
       expect(gotB).to.deep.equal([good]);
-      await until(() => p.errorsA.length === 4 && p.errorsB.length === 4);
+      await until(() => p.errorsA.length === 5 && p.errorsB.length === 5);
       expect(p.errorsA.every((e) => /live bus: dropped/.test(e.message))).to.equal(true);
     });
   }
@@ -141,5 +145,82 @@ export async function closesItsSockets(pair: () => Promise<BusPair>): Promise<vo
   await p.b.close();
   await until(() => openSockets() <= before, 3000).catch((error: Error) => {
     throw new Error(`${error.message}: ${openSockets()} sockets open, ${before} before the buses`);
+  });
+}
+
+/** One parsed server-sent event. */
+export interface SseEvent {
+  id?: string;
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** An open event stream, as a test reads it. */
+export interface Sse {
+  status: number;
+  headers: IncomingMessage['headers'];
+  events: SseEvent[];
+  text: () => string;
+  ended: Promise<void>;
+  close: () => void;
+  waitFor: (test: (e: SseEvent) => boolean, ms?: number) => Promise<SseEvent>;
+}
+
+/**
+ * Opens `GET <prefix><path>` on `server` with `headers` and parses the events as they arrive
+ * (comments left out). Every stream opened is pushed on `open`, for the test to close.
+ */
+export function subscribeSse(server: Server, path: string, headers: Record<string, string>, open: Sse[], prefix = '/fw-api'): Promise<Sse> {
+  const { port } = server.address() as AddressInfo;
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path: `${prefix}${path}`, headers }, (res) => {
+      let raw = '';
+      const events: SseEvent[] = [];
+      const waiters: Array<() => void> = [];
+      let buffer = '';
+      const ended = new Promise<void>((done) => res.on('close', done));
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        raw += chunk;
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const lines = block.split('\n').filter((l) => !l.startsWith(':'));
+          if (lines.length === 0) continue;
+          const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2);
+          const dataLine = field('data');
+          if (field('event') === undefined) continue;
+          const id = field('id');
+          events.push({ ...(id ? { id } : {}), event: field('event')!, data: dataLine ? (JSON.parse(dataLine) as Record<string, unknown>) : {} });
+        }
+        for (const w of waiters.splice(0)) w();
+      });
+      const sse: Sse = {
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        events,
+        text: () => raw,
+        ended,
+        close: () => req.destroy(),
+        waitFor: (test, ms = 3000) =>
+          new Promise((found, fail) => {
+            const timer = setTimeout(() => fail(new Error(`no such event in ${JSON.stringify(events)}`)), ms);
+            const look = () => {
+              const hit = events.find(test);
+              if (hit) {
+                clearTimeout(timer);
+                found(hit);
+              } else waiters.push(look);
+            };
+            look();
+          }),
+      };
+      open.push(sse);
+      resolve(sse);
+    });
+    req.on('error', reject);
+    req.end();
   });
 }

@@ -2,16 +2,19 @@
 // viewer's row visibility (`beforeFetch` for `query`, as the table query applies it), shown through
 // their `afterFetch`, without secrets. Visibility is judged in JS on the row read once per change
 // (the trash filter's evaluator, read/trash-filter.ts); rows it cannot judge are checked by one
-// query for this viewer.
+// query for this viewer. Whether the viewer could see a row before the change is judged on the
+// row the operate log kept (live/before-rows.ts): a row that cannot be judged there counts as
+// unseen, so nothing is said of it unless the stream itself sent it.
 import type { ModelDefinition } from '@fw/core';
 import type { FormRow } from '@fw/row-patch';
-import type { TrashRecord } from '@fw/store';
+import type { FwDialect, TrashRecord } from '@fw/store';
 import { applyConditions } from '../read/query.js';
 import { pkColumn } from '../read/row-keys.js';
 import { meetsAll } from '../read/trash-filter.js';
 import { trashVisible } from '../read/trash-page.js';
 import { isSecret } from '../write/secrets.js';
 import type { Actor, DataService } from '../service.js';
+import { maskedIn } from './before-rows.js';
 import type { LiveMessage } from './bus.js';
 
 /** One event as a stream sends it (the SSE `event:` name and its JSON `data:`). */
@@ -27,6 +30,8 @@ export interface LiveChange {
   rows: FormRow[];
   /** For deletes: the trash records of the rows (models that keep a trash). */
   trashed: TrashRecord[];
+  /** For updates and deletes: the rows as they were before the change (live/before-rows.ts), read once when first asked for. */
+  before: () => Promise<ReadonlyMap<number, FormRow>>;
 }
 
 /** The field names a set of conditions reads (any depth of groups). */
@@ -61,6 +66,11 @@ async function visibleIds(service: DataService, model: ModelDefinition, rows: re
   return out;
 }
 
+/** True when `conditions` surely held for `row` as the log kept it (a masked value they read, or a condition judged only in SQL: not sure, false). */
+function surelyMet(model: ModelDefinition, row: FormRow, conditions: readonly unknown[], read: ReadonlySet<string>, dialect: FwDialect): boolean {
+  return !maskedIn(row, read) && meetsAll(model, row, conditions, dialect) === true;
+}
+
 /** A row as the viewer's table shows it: `afterFetch` applied, secrets never. */
 function clean(model: ModelDefinition, row: FormRow): FormRow {
   const out: FormRow = {};
@@ -80,37 +90,51 @@ export interface LiveView {
   visible: Set<number>;
   /** Whether the update changed a field the viewer's row filter reads (the row may have entered or left it). */
   moves: boolean;
-  /** For deletes: the ids the viewer could see by the row's trash entry or an absent row filter. */
+  /** When {@link moves}: the ids the viewer could surely see before the change (judged on the logged rows). */
+  wasVisible: Set<number>;
+  /** For deletes: the ids the viewer could see, by the row's trash entry, its logged row, or an absent row filter. */
   couldSee: Set<number>;
 }
 
 /** Works out {@link LiveView} of `change` for `actor`. */
 export async function viewOf(service: DataService, model: ModelDefinition, actor: Actor, change: LiveChange): Promise<LiveView> {
   const { message } = change;
+  const dialect = service.store.dialect;
   const conditions = await service.visibility(model, actor, 'query');
+  const read = conditionFields(conditions, new Set());
   if (message.kind === 'delete') {
     const records = new Map(change.trashed.map((r) => [Number(r.rowId), r]));
     const couldSee = new Set<number>();
     for (const id of message.ids) {
       const record = records.get(id);
-      if (record ? trashVisible(model, actor, record, conditions, service.store.dialect) : conditions.length === 0) couldSee.add(id);
+      if (record) {
+        if (trashVisible(model, actor, record, conditions, dialect)) couldSee.add(id);
+      } else if (conditions.length === 0) couldSee.add(id);
+      else {
+        // No trash entry (a model without trash): the row the delete logged.
+        const row = (await change.before()).get(id);
+        if (row && surelyMet(model, row, conditions, read, dialect)) couldSee.add(id);
+      }
     }
-    return { shown: [], visible: new Set(), moves: false, couldSee };
+    return { shown: [], visible: new Set(), moves: false, wasVisible: new Set(), couldSee };
   }
   const visible = await visibleIds(service, model, change.rows, conditions);
   const shownRows = change.rows.filter((row) => visible.has(Number(row[model.primaryKey])));
   // afterFetch may change the rows it is given: it gets copies, never the rows other viewers share.
   const shown = shownRows.length > 0 ? (await service.shownTo(model, actor, 'query', structuredClone(shownRows))).map((row) => clean(model, row)) : [];
-  // A change to a field the viewer's filter reads may move the row in or out of it.
-  const read = conditionFields(conditions, new Set());
+  // A change to a field the viewer's filter reads may move the row in or out of it: whether the
+  // viewer could see it before is judged on the logged row (read once per message, if any viewer asks).
   const moves = message.kind === 'update' && (message.changed ?? []).some((f) => read.has(f));
-  return { shown, visible, moves, couldSee: new Set() };
+  const wasVisible = new Set<number>();
+  if (moves) for (const [id, row] of await change.before()) if (surelyMet(model, row, conditions, read, dialect)) wasVisible.add(id);
+  return { shown, visible, moves, wasVisible, couldSee: new Set() };
 }
 
 /**
  * The events one stream gets for `change`, given its viewer's `view`. `known` holds ids this
  * stream was told about by earlier events: a row that leaves the viewer's filter, or is deleted,
- * is named only when the viewer could see it before (see docs/data.md, "Live tables").
+ * is named only when the viewer could see it before, by `known` or by the logged row (see
+ * docs/data.md, "Live tables").
  */
 export function eventsFor(model: ModelDefinition, change: LiveChange, view: LiveView, known: Set<number>): LiveEvent[] {
   const { message } = change;
@@ -124,7 +148,8 @@ export function eventsFor(model: ModelDefinition, change: LiveChange, view: Live
   for (const row of view.shown) {
     const id = Number(row[model.primaryKey] ?? NaN);
     if (!Number.isSafeInteger(id)) continue;
-    if (message.kind === 'insert' || view.moves) {
+    // A row that may have entered the filter is sent whole; one that was in it already, as an update.
+    if (message.kind === 'insert' || (view.moves && !view.wasVisible.has(id))) {
       events.push({ type: 'insert', data: { ...base, id, row } });
     } else {
       const values: Record<string, unknown> = {};
@@ -134,8 +159,8 @@ export function eventsFor(model: ModelDefinition, change: LiveChange, view: Live
     }
   }
   if (message.kind === 'update') {
-    // Rows this stream told its viewer of that are no longer visible to them: they left the filter (or are gone).
-    const left = message.ids.filter((id) => known.has(id) && !view.visible.has(id));
+    // Rows the viewer could see before (told by this stream, or by the logged row) that they no longer see: they left the filter (or are gone).
+    const left = message.ids.filter((id) => (known.has(id) || view.wasVisible.has(id)) && !view.visible.has(id));
     for (const id of left) known.delete(id);
     if (left.length > 0) events.push({ type: 'delete', data: { ...base, ids: left, reason: 'filter' } });
   }

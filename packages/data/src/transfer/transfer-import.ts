@@ -297,6 +297,7 @@ export async function runImport(deps: ImportDeps, request: ImportRequest): Promi
             // The row before and the changed fields, as a bulk edit logs each of its rows.
             const notes: LogNotes = {};
             await writer.updateIn(model, importer, trx, row.id, (current) => ({ ...current, ...row.values }), {}, codes, context, state, notes);
+            state.logRef = { batch };
             updates.push({ id: row.id, state });
             await logRow('update', row.id, notes.before, notes.request, startedAt);
           }

@@ -162,7 +162,7 @@ export class AuditedWriter {
     });
     log.success = () => entry(undefined);
     log.commit = async (trx) => {
-      await writeOperateLogIn(this.#store, entry(undefined), trx);
+      log.id = await writeOperateLogIn(this.#store, entry(undefined), trx);
       log.written = true;
     };
     try {
@@ -284,10 +284,14 @@ export class AuditedWriter {
         const done = sqlite
           ? await sqlite.transaction((tx) => runUpdateNow(updateSteps(recipe, sqliteBackend(sqlite, tx, model, id, conditions, log))))
           : await runUpdate(updateSteps(recipe, pgBackend(this.#pg!, this.#store.knex, model, id, conditions, log, outerContext)));
-        if (done !== FALLBACK) return;
+        if (done !== FALLBACK) {
+          if (log.id !== undefined) state.logRef = { logId: log.id };
+          return;
+        }
         handOver(log, state);
       }
       await this.transaction(model, log, (trx) => runUpdate(updateSteps(recipe, this.#generalBackend(model, actor, trx, id, codes, outerContext))));
+      if (log.id !== undefined) state.logRef = { logId: log.id };
     }).catch(async (error: unknown) => {
       if (state.staleCells) {
         // The cells as the table shows them now, who changed them and when (write/stale-cell.ts).
@@ -356,7 +360,7 @@ export class AuditedWriter {
     if (state.keyChanged) await this.#sessions.endKeySessions(model, [state.keyChanged]);
     if (state.event && state.event.changed.length > 0) {
       this.#emit(state.event);
-      this.live?.changed(model.name, 'update', [id], liveActor(actor.user), state.event.changed);
+      this.live?.changed(model.name, 'update', [id], liveActor(actor.user), state.event.changed, state.logRef);
     }
   }
 
@@ -444,7 +448,7 @@ export class AuditedWriter {
     }
     const deleted = await writing(model, undefined, () => trx(model.table).whereIn(pkColumn(model), ids).delete());
     this.afterCommit(trx, () => this.#reader.counts.changed(model, -deleted));
-    if (this.live) this.afterCommit(trx, () => this.live?.changed(model.name, 'delete', ids, liveActor(actor.user)));
+    if (this.live) this.afterCommit(trx, () => this.live?.changed(model.name, 'delete', ids, liveActor(actor.user), undefined, { batch }));
     // A trashed row keeps its files until the purge.
     if (!model.trash) this.#deleteFilesAfterCommit(trx, await this.#attachments.release(model, ids.map(String), trx));
     await model.dataProxy.afterDelete?.(rows, context);

@@ -101,7 +101,7 @@ export function pgBackend(pg: PgWriter, knex: Knex, model: ModelDefinition, id: 
           bindings: [...update.bindings, ...logNames.map((_, i) => slot(first + i))],
         };
       });
-      let written: unknown[];
+      let written: Array<Record<string, unknown>>;
       try {
         written = await pg.rows(plan, [...names.map((name) => columns[name]), id, version, ...logNames.map((name) => logRow[name])]);
       } catch (error) {
@@ -110,6 +110,7 @@ export function pgBackend(pg: PgWriter, knex: Knex, model: ModelDefinition, id: 
       // The row changed since it was read: nothing was written; the general path reads it again under a lock.
       if (written.length === 0) return FALLBACK;
       log.written = true;
+      log.id = Number(written[0]!.id);
       return undefined;
     },
   };
@@ -157,7 +158,7 @@ export function sqliteBackend(sqlite: SqliteWriter, tx: SqliteTx, model: ModelDe
       const logRow = operateLogRow(rowOf(log.success!()));
       const logNames = Object.keys(logRow) as Array<keyof typeof logRow>;
       const logPlan = sqlite.plan(`insert\u0000fw_operate_log`, (knex, slot) => knex('fw_operate_log').insert(Object.fromEntries(logNames.map((name, i) => [name, slot(i)]))));
-      tx.run(logPlan, logNames.map((name) => logRow[name]));
+      log.id = tx.insert(logPlan, logNames.map((name) => logRow[name]));
       log.written = true;
       return undefined;
     },

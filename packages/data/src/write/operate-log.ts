@@ -132,10 +132,10 @@ export function rowOf(entry: OperateLogEntry) {
 
 /**
  * Writes the row of a successful operation inside its transaction, so the change and its record
- * commit together; if the row cannot be written, the operation fails with it.
+ * commit together; if the row cannot be written, the operation fails with it. @returns the row's id
  */
-export async function writeOperateLogIn(store: FwStore, entry: OperateLogEntry, transaction: Knex.Transaction): Promise<void> {
-  await store.operateLogs.insert(rowOf(entry), { transaction });
+export async function writeOperateLogIn(store: FwStore, entry: OperateLogEntry, transaction: Knex.Transaction): Promise<number> {
+  return (await store.operateLogs.insert(rowOf(entry), { transaction })).id;
 }
 
 /**

@@ -10,7 +10,7 @@ import { FALLBACK } from './update-recipe.js';
 /** The part of a better-sqlite3 statement used here. */
 interface Statement {
   get(bindings: unknown[]): unknown;
-  run(bindings: unknown[]): { changes: number };
+  run(bindings: unknown[]): { changes: number; lastInsertRowid: number | bigint };
 }
 
 /** The part of a better-sqlite3 connection used here. */
@@ -140,6 +140,15 @@ export class SqliteTx {
 
   /** Runs a planned write with `values` in its slots; the number of rows changed. */
   run(plan: Plan, values: readonly unknown[]): number {
-    return this.#writer.statement(this.#connection, plan.sql).run(this.#writer.format(plan.bindings.map((b) => ('slot' in b ? values[b.slot] : b.value)))).changes;
+    return this.#result(plan, values).changes;
+  }
+
+  /** Runs a planned insert of one row with `values` in its slots; the new row's id. */
+  insert(plan: Plan, values: readonly unknown[]): number {
+    return Number(this.#result(plan, values).lastInsertRowid);
+  }
+
+  #result(plan: Plan, values: readonly unknown[]): { changes: number; lastInsertRowid: number | bigint } {
+    return this.#writer.statement(this.#connection, plan.sql).run(this.#writer.format(plan.bindings.map((b) => ('slot' in b ? values[b.slot] : b.value))));
   }
 }

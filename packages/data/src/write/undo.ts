@@ -337,6 +337,7 @@ export async function runUndo(deps: UndoDeps, actor: Actor, input: UndoInput): P
         if (!refusal(error) || state.writeBegun) throw error;
         return conflict(e, error.status === 404 ? 'gone' : 'invalid', error.status === 404 ? 'the row no longer exists, or is not yours to edit' : error.message);
       }
+      state.logRef = { batch };
       updated.push({ model, id, state });
       const entry: OperateLogEntry = { model, action: 'update', source: 'undo', user: actor.user, ip: actor.ip, targetId: String(id), before: log.before, request: log.request, error: undefined, startedAt: rowStarted, batch };
       await writer.logRowsIn(trx, [entry]);

@@ -266,6 +266,7 @@ export async function runUpdateMany(deps: UpdateManyDeps, model: ModelDefinition
           continue;
         }
         if (failed > 0) continue;
+        state.logRef = { batch };
         done.push({ id: target.id, state });
         entries.push({ model, action: 'update', source: 'bulk', user: actor.user, ip: actor.ip, targetId: String(target.id), before: log.before, request: log.request, error: undefined, startedAt: rowStarted, batch });
       }

@@ -16,6 +16,7 @@ import type { EditEvent } from '../events.js';
 import { endsKeySessions } from '../key-sessions.js';
 import { matchesVersion, rowVersion } from '../read/row-version.js';
 import type { Actor, UpdateOptions } from '../service-types.js';
+import type { LiveLogRef } from '../live/publish.js';
 import type { OperateLogEntry } from './operate-log.js';
 import { changes, updateStamp } from './row-changes.js';
 import type { SessionEnds } from './session-ends.js';
@@ -34,6 +35,8 @@ export interface LogNotes {
   commit?: (trx: Knex.Transaction) => Promise<void>;
   /** True once the success row was written in the transaction. */
   written?: boolean;
+  /** The success row's id (`fw_operate_log.id`), once written in the transaction. */
+  id?: number;
   /** The success entry as it stands now; set by `AuditedWriter.logged`. */
   success?: () => OperateLogEntry;
 }
@@ -49,6 +52,8 @@ export interface UpdateState {
   keyChanged?: FormRow;
   /** True once the write step began: a failure after it may have changed the database (the transaction must end). */
   writeBegun?: boolean;
+  /** Where the operate log holds the row before this update, for live tables (live/publish.ts): its log row, or the batch of a bulk write. */
+  logRef?: LiveLogRef;
 }
 
 /** A value now, or later. */

@@ -1,0 +1,35 @@
+// One fwAdmin instance of bench/live.bench.ts, in a process of its own (run with --expose-gc):
+// argv[2] the database URL, argv[3] a Redis URL or '-', argv[4] the Redis key prefix. Listens on a
+// free loopback port and prints its URL. GET /bench-heap collects garbage and answers the heap in
+// use and the open live streams.
+import Koa from 'koa';
+import { fwAdmin } from '@fw/admin';
+import { listen } from './lib.js';
+import { LiveRow } from './live-model.js';
+
+const redis = process.argv[3] && process.argv[3] !== '-' ? process.argv[3] : undefined;
+const app = new Koa();
+app.silent = true;
+const gc = (globalThis as { gc?: () => void }).gc;
+app.use(async (ctx, next) => {
+  if (ctx.path !== '/bench-heap') return next();
+  for (let i = 0; i < 3; i += 1) gc?.();
+  ctx.body = { heap: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss, streams: admin.data.live.size, gc: gc !== undefined };
+});
+const admin = await fwAdmin(app, {
+  db: process.argv[2]!,
+  models: [LiveRow],
+  ...(redis ? { redis, redisPrefix: process.argv[4] } : {}),
+  ui: false,
+  ai: false,
+  openapi: false,
+  // 500 streams of 50 viewers: 10 each, on one instance at worst.
+  data: { live: { maxStreamsPerUser: 50 } },
+});
+app.use(admin.middleware);
+const server = await listen(app);
+process.stdout.write(`${server.url}\n`);
+process.on('SIGTERM', () => {
+  server.close();
+  void admin.close().then(() => process.exit(0));
+});
