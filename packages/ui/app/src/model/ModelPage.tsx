@@ -41,6 +41,9 @@ import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableSta
 import { EstimatePager, PAGE_SIZES } from './EstimatePager';
 import { formatCount, isCursorRefusal, pageNumbered, pagerTotal, writeMove, type PageTarget } from './paging';
 import { cellId, rowName, useCellFocus } from './useCellFocus';
+import { useLiveChannel, useLiveStatus } from '../client/live';
+import { LiveContext, LiveNotices, LiveStatusBadge } from './LiveBar';
+import { useLiveTable } from './useLiveTable';
 
 function writeState(fw: string, state: TableState) {
   const q = new URLSearchParams();
@@ -150,7 +153,12 @@ function ModelTable({ build }: { build: BuildView }) {
   const deleteRows = useDeleteRows(fw);
   const offer = useUndoOffer(fw);
   // The operation log's page offers administrators the undo of one person's changes (issue 23 §3).
-  const admin = useUserInfo().data?.isAdmin === true;
+  const me = useUserInfo().data;
+  const admin = me?.isAdmin === true;
+  // Live tables (issue 24 §3): one stream while the page is open; events patch the cached pages.
+  const channel = useLiveChannel(fw);
+  const liveStatus = useLiveStatus(channel);
+  const live = useLiveTable(channel, model, query, me ? me.name || me.account : undefined, (ids) => setSelected((s) => s.filter((i) => !ids.includes(i))));
   const mayUndoChanges = fw === OPERATE_LOG_MODEL && admin;
   const [undoChanges, setUndoChanges] = useState(false);
   const remove = async (ids: number[]) => {
@@ -199,7 +207,7 @@ function ModelTable({ build }: { build: BuildView }) {
       sorter: sortableField(f) ? { multiple: undefined } : false,
       sortOrder: sortOrder === 'desc' ? 'descend' : sortOrder === 'asc' ? 'ascend' : null,
       ellipsis: f.type === 'TEXTAREA',
-      onCell: (row: Row) => ({ className: `fw-col-${f.name}`, ...grid.cellProps(gridCell(row)) }),
+      onCell: (row: Row) => ({ className: [`fw-col-${f.name}`, live.cellClass(row[key], f.name)].filter(Boolean).join(' '), ...grid.cellProps(gridCell(row)) }),
       render: (value: unknown, row: Row) => (
         <EditableCell id={cellId(row[key], f.name)} editLabel={t('model.editCell')} onEdit={editable ? () => gridCell(row).onEdit?.() : undefined}>
           {renderValue(f, value, labels, t, { model: fw, rowId: row[key], thumbnail: true })}
@@ -289,6 +297,7 @@ function ModelTable({ build }: { build: BuildView }) {
   const estimated = !asTree && flat.data?.totalIsEstimate === true;
 
   return (
+    <LiveContext value={channel}>
     <div className="fw-model" data-model={fw} ref={scope}>
       {grid.hints}
       <ViewsBar
@@ -363,6 +372,7 @@ function ModelTable({ build }: { build: BuildView }) {
           )}
         </Space>
         <Space>
+          <LiveStatusBadge status={liveStatus} />
           {layout.chooser}
           <Tooltip title={t('model.reload')}>
             <Button icon={<ReloadOutlined />} aria-label={t('model.reload')} onClick={() => void invalidateModel(queryClient, fw)} />
@@ -372,10 +382,12 @@ function ModelTable({ build }: { build: BuildView }) {
       {current.isError && !(current.error instanceof ApiError && current.error.status === 401) && (
         <Result status="warning" subTitle={current.error.message} extra={<Button onClick={() => void current.refetch()}>{t('app.retry')}</Button>} />
       )}
+      <LiveNotices status={liveStatus} fresh={live.fresh} onShow={live.showFresh} />
       {asTree && tree.isPending && <Spin />}
       {!current.isError && !(asTree && tree.isPending) && (
         <Table<Row>
           rowKey={rowKeyOf}
+          rowClassName={(row) => live.rowClass(row[key]) ?? ''}
           size={layout.size}
           columns={layout.columns}
           components={layout.components}
@@ -449,6 +461,7 @@ function ModelTable({ build }: { build: BuildView }) {
         />
       )}
     </div>
+    </LiveContext>
   );
 }
 
