@@ -253,12 +253,14 @@ export function CellEditor({
           type="warning"
           className="fw-live-note"
           title={t(changed.deleted ? 'live.cellDeleted' : 'live.cellChanged', { actor: changed.actor })}
-          description={changed.deleted ? undefined : <span className="fw-live-note-value">{renderValue(field, changed.value, labels, t, { model: fw, rowId: id, thumbnail: true }) ?? t('stale.empty')}</span>}
-          action={
+          description={
             changed.deleted ? undefined : (
-              <Button size="small" className="fw-live-take" onClick={takeTheirs}>
-                {t('live.take')}
-              </Button>
+              <>
+                <div className="fw-live-note-value">{renderValue(field, changed.value, labels, t, { model: fw, rowId: id, thumbnail: true }) ?? t('stale.empty')}</div>
+                <Button size="small" className="fw-live-take" onClick={takeTheirs}>
+                  {t('live.take')}
+                </Button>
+              </>
             )
           }
         />
