@@ -214,10 +214,50 @@ describeBrowser('admin UI: live tables', (browser) => {
       expect(await drawer.locator('input#row-edit_title').inputValue()).to.equal('Foundation (1951)');
       await drawer.locator('.ant-drawer-extra .ant-btn-primary').click();
       await drawer.waitFor({ state: 'detached' });
-      const row = await books().where({ id: (await books().where({ title: 'Foundation (1951)' }).first()).id }).first();
+      const row = await books()
+        .where({ id: (await books().where({ title: 'Foundation (1951)' }).first()).id })
+        .first();
       expect([row.title, row.price]).to.deep.equal(['Foundation (1951)', 11]);
     } finally {
       await close();
+    }
+  });
+
+  it('a reference someone else set shows by its label, asked for by id (no table page)', async () => {
+    const { context, page } = await openPage(browser());
+    const seen = { tables: 0 };
+    page.on('request', (r) => {
+      if (r.url().endsWith('/fw-api/data/table/Author')) seen.tables += 1;
+    });
+    try {
+      const res = await fetch(`${ui.url}/fw-api/data/modify/Author`, {
+        method: 'POST',
+        headers: { token, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Le Guin' }),
+      });
+      expect(res.status).to.equal(200);
+      await openSignedIn(page, ui.url, '/model/Author', token);
+      await live(page);
+      await rowWith(page, 'Le Guin').waitFor();
+      const before = seen.tables;
+      const author = (await ui.demo.store.knex('demo_author').where({ name: 'Le Guin' }).first()).id as number;
+      const book = (await books().where({ title: 'Walden' }).first()).id as number;
+      // Another session of the administrator: the label is needed whoever changed the value.
+      const other = await apiToken(ui.url);
+      const set = await fetch(`${ui.url}/fw-api/data/modify/Author/update-cell`, {
+        method: 'POST',
+        headers: { token: other, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: author, field: 'favouriteBookId', value: book, expect: null }),
+      });
+      expect(set.status, await set.clone().text()).to.equal(200);
+      await waitUntil(
+        page,
+        `[...document.querySelectorAll('tr')].some((tr) => tr.textContent.includes('Le Guin') && tr.querySelector('td.fw-col-favouriteBookId')?.textContent === 'Walden')`,
+        5000,
+      );
+      expect(seen.tables).to.equal(before);
+    } finally {
+      await context.close();
     }
   });
 

@@ -59,9 +59,7 @@ let clientKey: string | undefined;
 export function liveClientKey(): string {
   if (clientKey) return clientKey;
   const made =
-    typeof crypto.randomUUID === 'function'
-      ? crypto.randomUUID()
-      : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+    typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
   clientKey = KEY_SHAPE.test(made) ? made : made.replace(/[^A-Za-z0-9_-]/g, '');
   return clientKey;
 }

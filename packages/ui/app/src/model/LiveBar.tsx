@@ -2,13 +2,18 @@
 // (following, reconnecting, paused while the tab is hidden), the "N new rows — show" notice for
 // rows others added that the page cannot place, and a warning when the stream ended because the
 // person may no longer query the model.
-import { createContext } from 'react';
+import { createContext, type ReactNode } from 'react';
 import { Alert, Badge, Button, Tooltip } from 'antd';
-import type { LiveChannel, LiveStatus } from '../client/live';
+import { useLiveChannel, type LiveChannel, type LiveStatus } from '../client/live';
 import { useI18n } from '../i18n';
 
 /** The model page's live channel, for the drawer and the cell editor inside the page. */
 export const LiveContext = createContext<LiveChannel | undefined>(undefined);
+
+/** Opens the live stream of `fw` while the model page shows its table, for everything inside. */
+export function LiveProvider({ fw, children }: { fw: string; children: ReactNode }) {
+  return <LiveContext value={useLiveChannel(fw)}>{children}</LiveContext>;
+}
 
 const BADGE: Record<LiveStatus, 'success' | 'processing' | 'warning' | 'default' | 'error'> = {
   live: 'success',

@@ -1,7 +1,7 @@
 // The page of one model, drawn from GET /build/{fw} alone: search form, server-side paged and
 // sorted table (a tree table for tree models), the buttons the power object allows, the row
 // drawer and the in-table cell editor.
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { App, Button, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
 import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined, RestOutlined, UndoOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
@@ -41,8 +41,8 @@ import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableSta
 import { EstimatePager, PAGE_SIZES } from './EstimatePager';
 import { formatCount, isCursorRefusal, pageNumbered, pagerTotal, writeMove, type PageTarget } from './paging';
 import { cellId, rowName, useCellFocus } from './useCellFocus';
-import { useLiveChannel, useLiveStatus } from '../client/live';
-import { LiveContext, LiveNotices, LiveStatusBadge } from './LiveBar';
+import { useLiveStatus } from '../client/live';
+import { LiveContext, LiveNotices, LiveProvider, LiveStatusBadge } from './LiveBar';
 import { useLiveTable } from './useLiveTable';
 
 function writeState(fw: string, state: TableState) {
@@ -156,7 +156,7 @@ function ModelTable({ build }: { build: BuildView }) {
   const me = useUserInfo().data;
   const admin = me?.isAdmin === true;
   // Live tables (issue 24 §3): one stream while the page is open; events patch the cached pages.
-  const channel = useLiveChannel(fw);
+  const channel = useContext(LiveContext);
   const liveStatus = useLiveStatus(channel);
   const live = useLiveTable(channel, model, query, me ? me.name || me.account : undefined, (ids) => setSelected((s) => s.filter((i) => !ids.includes(i))));
   const mayUndoChanges = fw === OPERATE_LOG_MODEL && admin;
@@ -297,7 +297,6 @@ function ModelTable({ build }: { build: BuildView }) {
   const estimated = !asTree && flat.data?.totalIsEstimate === true;
 
   return (
-    <LiveContext value={channel}>
     <div className="fw-model" data-model={fw} ref={scope}>
       {grid.hints}
       <ViewsBar
@@ -461,7 +460,6 @@ function ModelTable({ build }: { build: BuildView }) {
         />
       )}
     </div>
-    </LiveContext>
   );
 }
 
@@ -478,7 +476,9 @@ export default function ModelPage({ fw }: { fw: string }) {
       </Typography.Title>
       {can(build.data, 'query') ? (
         <UndoProvider>
-          <ModelTable build={build.data} />
+          <LiveProvider fw={fw}>
+            <ModelTable build={build.data} />
+          </LiveProvider>
         </UndoProvider>
       ) : (
         <Result status="403" subTitle={t('model.noQuery')} />

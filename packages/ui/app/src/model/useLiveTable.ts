@@ -6,7 +6,7 @@
 // the model's queries again.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { invalidateModel, keys } from '../client/queries';
+import { fetchReference, invalidateModel, keys } from '../client/queries';
 import { useLiveEvent, type LiveChannel, type LiveEvent } from '../client/live';
 import type { ModelView, Row, TablePage, TableQuery } from '../types';
 import { dropFromPage, insertIntoPage, patchPage, patchRows } from './liveCache';
@@ -68,6 +68,25 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
     if (next !== undefined && next !== entry[1]) queryClient.setQueryData(entry[0], next);
   };
   const isCurrent = (k: QueryKey) => JSON.stringify(k) === JSON.stringify(keys.table(fw, current.current));
+  // A reference value the pages have no label for (someone picked another author): its label is
+  // asked for by id, the one small request an event may cause, and merged into every page.
+  const labelsFor = (values: Row) => {
+    const pages = tables();
+    for (const field of model.fields) {
+      if (!(field.name in values) || !(field.reference || field.collection)) continue;
+      const value = values[field.name];
+      const ids = (Array.isArray(value) ? value : [value]).filter((v): v is number => typeof v === 'number');
+      const missing = ids.filter((i) => !pages.some(([, page]) => page?.labels?.[field.name]?.[String(i)] !== undefined));
+      if (missing.length === 0) continue;
+      fetchReference(fw, field.name, { ids: missing }).then(
+        (answer) => {
+          const found = Object.fromEntries(answer.rows.map((r) => [String(r.id), r.label]));
+          for (const entry of tables()) put(entry, entry[1] && { ...entry[1], labels: { ...entry[1].labels, [field.name]: { ...entry[1].labels?.[field.name], ...found } } });
+        },
+        () => undefined, // the cell shows `#id` until the next load
+      );
+    }
+  };
   const others = (event: LiveEvent) => typeof event.data.actor !== 'string' || event.data.actor !== self;
 
   useLiveEvent(channel, 'update', (event) => {
@@ -75,8 +94,14 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
     const values = event.data.values;
     if (typeof id !== 'number' || !values || typeof values !== 'object') return;
     for (const entry of tables()) put(entry, entry[1] && patchPage(entry[1], key, id, values as Row));
+    labelsFor(values as Row);
     for (const entry of trees()) put(entry, entry[1] && { ...entry[1], rows: patchRows(entry[1].rows, key, id, values as Row) });
-    if (others(event)) mark(Object.keys(values).map((f) => `${String(id)}\0${f}`), 'fw-live-changed', MARK_MS);
+    if (others(event))
+      mark(
+        Object.keys(values).map((f) => `${String(id)}\0${f}`),
+        'fw-live-changed',
+        MARK_MS,
+      );
   });
 
   useLiveEvent(channel, 'insert', (event) => {
@@ -84,6 +109,7 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
     const row = event.data.row as Row | undefined;
     if (typeof id !== 'number' || !row || typeof row !== 'object') return;
     const full = { ...row, [key]: id };
+    labelsFor(full);
     let shown = false;
     for (const entry of tables()) {
       if (!entry[1]) continue;
