@@ -40,9 +40,22 @@ async function editCell(page: Page, title: string, field: string, value: string)
   await page.locator('.fw-cell-editor').waitFor({ state: 'detached' });
 }
 
-const live = (page: Page) => page.locator('.fw-live-status[data-status="live"]').waitFor();
-const marked = (title: string, field: string, text: string) =>
-  `[...document.querySelectorAll('tr')].some((tr) => tr.textContent.includes(${JSON.stringify(title)}) && tr.querySelector('td.fw-col-${field}.fw-live-changed')?.textContent === ${JSON.stringify(text)})`;
+const live = (page: Page) => page.locator('.fw-live-status[data-status="live"]').waitFor({ timeout: 30_000 });
+
+/**
+ * Starts noting, in the page, when the cell of `field` in the row showing `title` is marked as
+ * changed with `text`: the mark lasts two seconds, which polling from a busy machine may miss.
+ * Answers the expression that is true once it was seen.
+ */
+async function watchMark(page: Page, title: string, field: string, text: string): Promise<string> {
+  const flag = `fwMarked_${field}_${text.replace(/\W/g, '_')}`;
+  const seen = `[...document.querySelectorAll('tr')].some((tr) => tr.textContent.includes(${JSON.stringify(title)}) && tr.querySelector('td.fw-col-${field}.fw-live-changed')?.textContent === ${JSON.stringify(text)})`;
+  await page.evaluate(`(() => {
+    window.${flag} = false;
+    new MutationObserver(() => { if (${seen}) window.${flag} = true; }).observe(document.body, { subtree: true, attributes: true, childList: true, characterData: true });
+  })()`);
+  return `window.${flag} === true`;
+}
 
 describeBrowser('admin UI: live tables', (browser) => {
   let ui: UiDemo;
@@ -91,22 +104,23 @@ describeBrowser('admin UI: live tables', (browser) => {
       expect(seenA.streams[0]!.headers['x-fw-live-client']).to.match(/^[A-Za-z0-9_-]{8,64}$/);
       const tablesBefore = seenA.tables;
 
+      const duneMarked = await watchMark(a.page, 'Dune', 'price', '12');
       await editCell(b.page, 'Dune', 'price', '12');
-      await waitUntil(a.page, marked('Dune', 'price', '12'), 5000);
+      await waitUntil(a.page, duneMarked, 10_000);
       await a.page.screenshot({ path: join(ui.shots, 'live-changed-1366.png') });
       // B's own edit is not marked on B's page.
       await waitUntil(b.page, `[...document.querySelectorAll('td.fw-col-price')].some((td) => td.textContent === '12')`);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await b.page.locator('td.fw-live-changed').count()).to.equal(0);
       // The mark goes after about two seconds.
-      await waitUntil(a.page, `document.querySelectorAll('td.fw-live-changed').length === 0`, 4000);
+      await waitUntil(a.page, `document.querySelectorAll('td.fw-live-changed').length === 0`, 15_000);
 
       // B adds a row: on A's page (ids ascending, one page) it belongs at the end, so it appears.
       await b.page.locator('.fw-add').click();
       await b.page.locator('.fw-drawer-add input#row-add_title').fill('Neuromancer');
       await b.page.locator('.fw-drawer-add .ant-drawer-extra .ant-btn-primary').click();
       await b.page.locator('.fw-drawer-add').waitFor({ state: 'detached' });
-      await rowWith(a.page, 'Neuromancer').waitFor({ timeout: 5000 });
+      await rowWith(a.page, 'Neuromancer').waitFor({ timeout: 15_000 });
       expect(await a.page.locator('.ant-table-tbody tr.ant-table-row').last().innerText()).to.contain('Neuromancer');
       expect(await a.page.locator('.ant-pagination-total-text').innerText()).to.equal('Total 5');
 
@@ -140,7 +154,7 @@ describeBrowser('admin UI: live tables', (browser) => {
       await b.page.locator('.fw-drawer-add input#row-add_title').fill('Zen and the Art');
       await b.page.locator('.fw-drawer-add .ant-drawer-extra .ant-btn-primary').click();
       const notice = a.page.locator('.fw-live-fresh');
-      await notice.waitFor({ timeout: 5000 });
+      await notice.waitFor({ timeout: 15_000 });
       expect(await notice.innerText()).to.contain('1 new row');
       expect(await rowWith(a.page, 'Zen and the Art').count()).to.equal(0);
       const violations = await axeViolations(a.page, { include: '.fw-model', impacts: ['minor', 'moderate', 'serious', 'critical'] });
@@ -165,7 +179,7 @@ describeBrowser('admin UI: live tables', (browser) => {
       await input.fill('20');
       await editCell(b.page, 'Solaris', 'price', '15');
       const note = editor.locator('.fw-live-note');
-      await note.waitFor({ timeout: 5000 });
+      await note.waitFor({ timeout: 15_000 });
       expect(await note.innerText()).to.contain('bob changed this cell meanwhile');
       expect(await note.locator('.fw-live-note-value').innerText()).to.equal('15');
       const violations = await axeViolations(a.page, { include: '.fw-cell-editor', impacts: ['minor', 'moderate', 'serious', 'critical'] });
@@ -202,7 +216,7 @@ describeBrowser('admin UI: live tables', (browser) => {
       await drawer.locator('input#row-edit_title').fill('Foundation (1951)');
       await editCell(b.page, 'Foundation', 'price', '11');
       const note = drawer.locator('.fw-live-row-changed');
-      await note.waitFor({ timeout: 5000 });
+      await note.waitFor({ timeout: 15_000 });
       expect(await note.innerText()).to.contain('bob changed this row while you were editing it');
       expect(await note.locator('.ant-descriptions-item-content').innerText()).to.equal('11');
       const violations = await axeViolations(a.page, { include: '.fw-drawer-edit', impacts: ['minor', 'moderate', 'serious', 'critical'] });
@@ -253,7 +267,7 @@ describeBrowser('admin UI: live tables', (browser) => {
       await waitUntil(
         page,
         `[...document.querySelectorAll('tr')].some((tr) => tr.textContent.includes('Le Guin') && tr.querySelector('td.fw-col-favouriteBookId')?.textContent === 'Walden')`,
-        5000,
+        15_000,
       );
       expect(seen.tables).to.equal(before);
     } finally {
@@ -268,16 +282,22 @@ describeBrowser('admin UI: live tables', (browser) => {
       expect(await a.page.locator('.fw-live-status').innerText()).to.equal('实时');
       // The price column is off screen on a phone: shown first, so the mark is in the picture.
       await cell(a.page, 'Walden', 'price').scrollIntoViewIfNeeded();
+      const waldenMarked = await watchMark(a.page, 'Walden', 'price', '4');
+      // Reduced motion: the marked cell has no animation (noted in the page while it is marked).
+      await a.page.evaluate(`new MutationObserver(() => {
+        const td = document.querySelector('td.fw-live-changed');
+        if (td) window.fwMarkAnimation = getComputedStyle(td).animationName;
+      }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'] })`);
       await editCell(b.page, 'Walden', 'price', '4');
-      await waitUntil(a.page, marked('Walden', 'price', '4'), 5000);
+      await waitUntil(a.page, waldenMarked, 10_000);
       await a.page.screenshot({ path: join(ui.shots, 'live-changed-zh-CN-390.png') });
-      expect(await a.page.evaluate(`getComputedStyle(document.querySelector('td.fw-live-changed')).animationName`)).to.equal('none');
+      expect(await a.page.evaluate('window.fwMarkAnimation')).to.equal('none');
       await a.page.goto(`${ui.url}/model/Book?s=${encodeURIComponent(JSON.stringify({ title: 'Walden' }))}`);
       await live(a.page);
       await b.page.locator('.fw-add').click();
       await b.page.locator('.fw-drawer-add input#row-add_title').fill('Walden Two');
       await b.page.locator('.fw-drawer-add .ant-drawer-extra .ant-btn-primary').click();
-      await a.page.locator('.fw-live-fresh').waitFor({ timeout: 5000 });
+      await a.page.locator('.fw-live-fresh').waitFor({ timeout: 15_000 });
       expect(await a.page.locator('.fw-live-fresh').innerText()).to.contain('有 1 条新记录');
       await shot(a.page, join(ui.shots, 'live-new-rows-zh-CN-390.png'));
     } finally {
