@@ -81,6 +81,8 @@ describeBrowser('admin UI: live tables', (browser) => {
   async function twoPages(width: number, locale?: string) {
     const a = await openPage(browser());
     const b = await openPage(browser());
+    // Two browsers and the server share a machine that may be busy: steps get more time than usual.
+    for (const one of [a, b]) one.page.setDefaultTimeout(30_000);
     await a.page.setViewportSize({ width, height: 900 });
     await b.page.setViewportSize({ width: 1366, height: 900 });
     if (locale) {
