@@ -185,6 +185,9 @@ describeBrowser('admin UI: conflict-safe cell edits', (browser) => {
     page.on('request', (r) => {
       if (r.url().endsWith('/fw-api/data/modify/Book/update-many')) pastes.push(r.postDataJSON());
     });
+    // The live stream (issue 24 §3) would show B's value before the paste; without it (a dropped
+    // connection, an event still on its way) the paste's per-cell `expect` is what catches it.
+    await page.route('**/fw-api/data/events/**', (route) => route.abort());
     try {
       await page.setViewportSize({ width: 1366, height: 900 });
       await openSignedIn(page, ui.url, '/model/Book', token);

@@ -47,6 +47,7 @@ interface Routes {
   savePref(name: string, value: unknown): Route;
   deletePref(name: string): Route;
   explain(fw: string, user?: number): Route;
+  liveEvents(fw: string): Route;
   undo(body: Record<string, unknown>): Route;
 }
 
@@ -126,6 +127,8 @@ describe('ui client: the route table', () => {
     expect(routes.endSession('s1').path).to.equal('/sessions/s1');
     expect(routes.explain('A B', 3).path).to.equal('/power/explain/A%20B?user=3');
     expect(routes.explain('A').path).to.equal('/power/explain/A');
+    // The live stream (issue 24 §3): a GET whose token goes in a header (client/live.ts), never in the path.
+    expect(routes.liveEvents('Lib Book')).to.deep.equal({ method: 'GET', path: '/data/events/Lib%20Book' });
   });
 
   it('builds the writes with their methods, bodies and headers', async () => {

@@ -90,6 +90,8 @@ export const routes = {
   build: (fw: string) => get<BuildView>(`/build/${seg(fw)}`),
   table: (fw: string, query: TableQuery) => post<TablePage>(`/data/table/${seg(fw)}`, query),
   row: (fw: string, id: number) => get<Row>(`/data/${seg(fw)}/${seg(id)}`),
+  /** The live stream of a model's changes (server-sent events, read by client/live.ts). */
+  liveEvents: (fw: string) => get<never>(`/data/events/${seg(fw)}`),
   reference: (fw: string, field: string, params: ReferenceParams) => post<ReferencePage>(`/data/reference/${seg(fw)}/${seg(field)}`, params),
   updateCell: (fw: string, cell: CellEdit) => post<Row>(`/data/modify/${seg(fw)}/update-cell`, cell),
   addRow: (fw: string, values: Row) => post<unknown>(`/data/modify/${seg(fw)}`, values),

@@ -489,6 +489,23 @@ export const en = {
   'undo.changes.change': 'Change',
   'undo.changes.listed': 'Listing the first {shown} of {count}',
   'undo.changes.apply': 'Apply',
+  'live.status.connecting': 'Connecting…',
+  'live.status.live': 'Live',
+  'live.status.retrying': 'Reconnecting…',
+  'live.status.paused': 'Paused',
+  'live.status.denied': 'Not live',
+  'live.status.gone': 'Not live',
+  'live.hint': 'Changes others save appear here at once',
+  'live.denied': 'Your access to this table has changed: it no longer shows others’ changes. Reload the page to see what you may see now.',
+  'live.newOne': '1 new row',
+  'live.newMany': '{count} new rows',
+  'live.show': 'Show',
+  'live.cellChanged': '{actor} changed this cell meanwhile. It now holds:',
+  'live.cellDeleted': '{actor} deleted this row meanwhile.',
+  'live.take': 'Use this value',
+  'live.rowChanged': '{actor} changed this row while you were editing it. New values:',
+  'live.rowDeleted': '{actor} deleted this row while you were editing it. Saving is no longer possible.',
+  'live.takeRow': 'Load their changes',
 } as const;
 
 /** The keys of Fw's messages. */

@@ -6,14 +6,17 @@
 // the server's message; the answered row replaces the table row. Every save says what the editor
 // was seeded with (`expect`, the row's value as the table showed it): when someone else changed
 // the cell meanwhile the server writes nothing and the conflict dialog asks whose value stays.
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+// Before that, a live event for the cell (issue 24 §3) says so in the editor, with the new value.
+import { useContext, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { createPortal } from 'react-dom';
-import { App, Form } from 'antd';
+import { Alert, App, Button, Form } from 'antd';
+import { useLiveEvent } from '../client/live';
 import { ApiError } from '../client/api';
 import { useUpdateCell } from '../client/mutations';
 import { useI18n } from '../i18n';
 import type { FieldView, Row, StaleCell } from '../types';
-import type { Labels } from './cells';
+import { renderValue, type Labels } from './cells';
+import { LiveContext } from './LiveBar';
 import { FieldItem } from './FieldItem';
 import { StaleCellDialog, staleCellOf } from './StaleCellDialog';
 import { useAnchor } from './useAnchor';
@@ -85,7 +88,30 @@ export function CellEditor({
   // The server's refusal, shown above the input: a picker's popup opens below it.
   const [refusal, setRefusal] = useState<string[]>([]);
   const { field, row, id } = target;
-  const initial = row[field.name] ?? null;
+  // What the editor expects the cell to hold: the row's value, or a newer one the person took.
+  const expected = useRef<unknown>(row[field.name] ?? null);
+  // Someone changed the cell (or deleted the row) while the editor is open.
+  const [changed, setChanged] = useState<{ actor: string; value?: unknown; deleted?: true }>();
+  const channel = useContext(LiveContext);
+  const actorOf = (data: Record<string, unknown>) => (typeof data.actor === 'string' ? data.actor : '?');
+  const onChange = (data: Record<string, unknown>, values: unknown) => {
+    if (data.id !== id || !values || typeof values !== 'object' || !(field.name in values)) return;
+    const value = (values as Record<string, unknown>)[field.name] ?? null;
+    if (same(value, expected.current)) setChanged(undefined);
+    else setChanged({ actor: actorOf(data), value });
+  };
+  useLiveEvent(channel, 'update', (event) => onChange(event.data, event.data.values));
+  useLiveEvent(channel, 'insert', (event) => onChange(event.data, event.data.row));
+  useLiveEvent(channel, 'delete', (event) => {
+    if (Array.isArray(event.data.ids) && event.data.ids.includes(id)) setChanged({ actor: actorOf(event.data), deleted: true });
+  });
+  const takeTheirs = () => {
+    if (!changed || changed.deleted) return;
+    expected.current = changed.value;
+    form.setFieldsValue({ [field.name]: changed.value });
+    setChanged(undefined);
+    box.current?.querySelector<HTMLElement>('input, textarea, .ant-select-selector')?.focus();
+  };
   // Someone else's change met on saving, with the value this editor tried to save and how it was
   // closing; while it is shown, leaving the editor (into the dialog) does not save again.
   const [conflict, setConflict] = useState<{ stale: StaleCell; mine: unknown; then: CellClose }>();
@@ -105,11 +131,11 @@ export function CellEditor({
       return; // the browser-side rule's message is on the field; the editor stays open
     }
     if (value === undefined) value = null;
-    if (same(value, initial)) {
+    if (same(value, expected.current)) {
       close(then);
       return;
     }
-    await submit(value, initial, then);
+    await submit(value, expected.current, then);
   };
 
   // Sends `value` for a cell expected to show `expect`; a stale cell opens the conflict dialog.
@@ -222,7 +248,24 @@ export function CellEditor({
           ))}
         </div>
       )}
-      <Form form={form} initialValues={{ [field.name]: target.seed ?? initial }} component="div" disabled={busy} onValuesChange={() => setRefusal([])}>
+      {changed && (
+        <Alert
+          type="warning"
+          className="fw-live-note"
+          title={t(changed.deleted ? 'live.cellDeleted' : 'live.cellChanged', { actor: changed.actor })}
+          description={
+            changed.deleted ? undefined : (
+              <>
+                <div className="fw-live-note-value">{renderValue(field, changed.value, labels, t, { model: fw, rowId: id, thumbnail: true }) ?? t('stale.empty')}</div>
+                <Button size="small" className="fw-live-take" onClick={takeTheirs}>
+                  {t('live.take')}
+                </Button>
+              </>
+            )
+          }
+        />
+      )}
+      <Form form={form} initialValues={{ [field.name]: target.seed ?? row[field.name] ?? null }} component="div" disabled={busy} onValuesChange={() => setRefusal([])}>
         <FieldItem field={field} model={fw} autoFocus inCell />
       </Form>
       <div className="fw-cell-editor-hint">{t('cell.hintKeys')}</div>

@@ -1,7 +1,7 @@
 // The page of one model, drawn from GET /build/{fw} alone: search form, server-side paged and
 // sorted table (a tree table for tree models), the buttons the power object allows, the row
 // drawer and the in-table cell editor.
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { App, Button, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
 import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined, RestOutlined, UndoOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
@@ -41,6 +41,9 @@ import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableSta
 import { EstimatePager, PAGE_SIZES } from './EstimatePager';
 import { formatCount, isCursorRefusal, pageNumbered, pagerTotal, writeMove, type PageTarget } from './paging';
 import { cellId, rowName, useCellFocus } from './useCellFocus';
+import { useLiveStatus } from '../client/live';
+import { LiveContext, LiveNotices, LiveProvider, LiveStatusBadge } from './LiveBar';
+import { useLiveTable } from './useLiveTable';
 
 function writeState(fw: string, state: TableState) {
   const q = new URLSearchParams();
@@ -150,7 +153,12 @@ function ModelTable({ build }: { build: BuildView }) {
   const deleteRows = useDeleteRows(fw);
   const offer = useUndoOffer(fw);
   // The operation log's page offers administrators the undo of one person's changes (issue 23 §3).
-  const admin = useUserInfo().data?.isAdmin === true;
+  const me = useUserInfo().data;
+  const admin = me?.isAdmin === true;
+  // Live tables (issue 24 §3): one stream while the page is open; events patch the cached pages.
+  const channel = useContext(LiveContext);
+  const liveStatus = useLiveStatus(channel);
+  const live = useLiveTable(channel, model, query, me ? me.name || me.account : undefined, (ids) => setSelected((s) => s.filter((i) => !ids.includes(i))));
   const mayUndoChanges = fw === OPERATE_LOG_MODEL && admin;
   const [undoChanges, setUndoChanges] = useState(false);
   const remove = async (ids: number[]) => {
@@ -199,7 +207,7 @@ function ModelTable({ build }: { build: BuildView }) {
       sorter: sortableField(f) ? { multiple: undefined } : false,
       sortOrder: sortOrder === 'desc' ? 'descend' : sortOrder === 'asc' ? 'ascend' : null,
       ellipsis: f.type === 'TEXTAREA',
-      onCell: (row: Row) => ({ className: `fw-col-${f.name}`, ...grid.cellProps(gridCell(row)) }),
+      onCell: (row: Row) => ({ className: [`fw-col-${f.name}`, live.cellClass(row[key], f.name)].filter(Boolean).join(' '), ...grid.cellProps(gridCell(row)) }),
       render: (value: unknown, row: Row) => (
         <EditableCell id={cellId(row[key], f.name)} editLabel={t('model.editCell')} onEdit={editable ? () => gridCell(row).onEdit?.() : undefined}>
           {renderValue(f, value, labels, t, { model: fw, rowId: row[key], thumbnail: true })}
@@ -363,6 +371,7 @@ function ModelTable({ build }: { build: BuildView }) {
           )}
         </Space>
         <Space>
+          <LiveStatusBadge status={liveStatus} />
           {layout.chooser}
           <Tooltip title={t('model.reload')}>
             <Button icon={<ReloadOutlined />} aria-label={t('model.reload')} onClick={() => void invalidateModel(queryClient, fw)} />
@@ -372,10 +381,12 @@ function ModelTable({ build }: { build: BuildView }) {
       {current.isError && !(current.error instanceof ApiError && current.error.status === 401) && (
         <Result status="warning" subTitle={current.error.message} extra={<Button onClick={() => void current.refetch()}>{t('app.retry')}</Button>} />
       )}
+      <LiveNotices status={liveStatus} fresh={live.fresh} onShow={live.showFresh} />
       {asTree && tree.isPending && <Spin />}
       {!current.isError && !(asTree && tree.isPending) && (
         <Table<Row>
           rowKey={rowKeyOf}
+          rowClassName={(row) => live.rowClass(row[key]) ?? ''}
           size={layout.size}
           columns={layout.columns}
           components={layout.components}
@@ -465,7 +476,9 @@ export default function ModelPage({ fw }: { fw: string }) {
       </Typography.Title>
       {can(build.data, 'query') ? (
         <UndoProvider>
-          <ModelTable build={build.data} />
+          <LiveProvider fw={fw}>
+            <ModelTable build={build.data} />
+          </LiveProvider>
         </UndoProvider>
       ) : (
         <Result status="403" subTitle={t('model.noQuery')} />

@@ -1,6 +1,6 @@
 // Add, edit, copy and details in a drawer. The edit form sends back the row version it read
 // (If-Match); a 409 STALE_ROW shows what the row holds now and offers to load it.
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { Alert, App, Button, Descriptions, Drawer, Form, Result, Space, Spin, Tabs } from 'antd';
 import { EditOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
@@ -21,6 +21,7 @@ import { drawerTitle, type DrawerState } from './drawerTitle';
 import { can } from './power';
 import { FormRowContext } from './rowContext';
 import { RowHistory } from './RowHistory';
+import { LiveRowNote, useLiveRow } from './LiveRowNote';
 
 export type { DrawerState } from './drawerTitle';
 
@@ -83,13 +84,31 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
   const fields = useMemo(() => formFields(build.model).filter((f) => state.mode === 'edit' || !f.readonly), [build.model, state.mode]);
   const names = fields.map((f) => f.name);
 
+  // The form starts from the row once per mode and row: a later read (a live change, a refetch)
+  // never overwrites what the person is typing; the live note offers the new values instead.
+  const seeded = useRef<string>(undefined);
   useEffect(() => {
+    const now = `${state.mode}:${id ?? ''}`;
+    if (seeded.current === now) return;
     if (state.mode === 'add') form.setFieldsValue(initialValues(build, 'add', undefined));
     else if (details.data) {
       form.setFieldsValue(initialValues(build, state.mode, details.data.row));
       setVersion(details.data.version);
-    }
-  }, [details.data, state.mode, build, form]);
+    } else return;
+    seeded.current = now;
+  }, [details.data, state.mode, id, build, form]);
+  const [liveChange, clearLive] = useLiveRow(fw, id, state.mode, details.data?.row, busy);
+  // "Load their changes": the row read again; its version, and only the fields they changed.
+  const loadTheirs = async () => {
+    if (id === undefined || !liveChange || liveChange.deleted) return;
+    const names = Object.keys(liveChange.values);
+    const fresh = await details.refetch();
+    if (!fresh.data) return;
+    const values = initialValues(build, 'edit', fresh.data.row);
+    form.setFieldsValue(Object.fromEntries(Object.entries(values).filter(([name]) => names.includes(name))));
+    setVersion(fresh.data.version);
+    clearLive();
+  };
 
   const title = drawerTitle(t, build.model, state);
 
@@ -156,7 +175,7 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
         ) : (
           <Space>
             <Button onClick={onClose}>{t('form.cancel')}</Button>
-            <Button type="primary" loading={busy} onClick={() => form.submit()} disabled={loading || failed}>
+            <Button type="primary" loading={busy} onClick={() => form.submit()} disabled={loading || failed || liveChange?.deleted === true}>
               {t('form.save')}
             </Button>
           </Space>
@@ -219,6 +238,7 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
               }
             />
           )}
+          {state.mode === 'edit' && liveChange && <LiveRowNote fw={fw} fields={fields} change={liveChange} onLoad={() => void loadTheirs()} />}
           {problems.length > 0 && <Alert type="error" showIcon style={{ marginBottom: 16 }} title={problems.join('; ')} className="fw-form-error" />}
           <FormRowContext value={state.mode === 'edit' ? state.id : undefined}>
             <Form form={form} layout="vertical" onFinish={submit} name={`row-${state.mode}`} scrollToFirstError>

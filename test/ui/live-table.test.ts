@@ -1,0 +1,309 @@
+// Live tables (issue 24 §3) as two people meet them: A (the administrator) and B (bob) have the
+// Book table open in two Chromium pages. B edits a cell → A's cell shows the new value, marked,
+// with no request for the table; B adds a row → it appears on A's page (or, with a search in force,
+// the "1 new row — show" notice); B deletes a row → it fades out of A's table and the total drops.
+// A's open cell editor and A's edit form say so when B changes their row, with the new value,
+// before A saves. The stream carries the token in a header and the tab's client key.
+import { join } from 'node:path';
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { describeBrowser } from '@fw/test-utils';
+import { axeViolations, formatViolations } from './axe.js';
+import { apiToken, openPage, openSignedIn, rowAction, rowWith, shot, startDemo, userWithMenus, waitUntil, type UiDemo } from './support.js';
+
+async function add(ui: UiDemo, token: string, row: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${ui.url}/fw-api/data/modify/Book`, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(row) });
+  expect(res.status, await res.clone().text()).to.equal(200);
+}
+
+/** The cell of `field` in the row showing `text`. */
+function cell(page: Page, text: string, field: string) {
+  return rowWith(page, text).locator(`td.fw-col-${field}`);
+}
+
+/** Counts the table requests a page sends, and records how it opened its live streams. */
+function watch(page: Page) {
+  const seen = { tables: 0, streams: [] as Array<{ url: string; headers: Record<string, string> }> };
+  page.on('request', (r) => {
+    if (r.url().endsWith('/fw-api/data/table/Book')) seen.tables += 1;
+    if (r.url().includes('/fw-api/data/events/')) seen.streams.push({ url: r.url(), headers: r.headers() });
+  });
+  return seen;
+}
+
+/** B saves a cell through the cell editor, as a person does. */
+async function editCell(page: Page, title: string, field: string, value: string): Promise<void> {
+  await cell(page, title, field).dblclick();
+  const input = page.locator(`.fw-cell-editor[data-field="${field}"] input`).first();
+  await input.fill(value);
+  await input.press('Enter');
+  await page.locator('.fw-cell-editor').waitFor({ state: 'detached' });
+}
+
+const live = (page: Page) => page.locator('.fw-live-status[data-status="live"]').waitFor({ timeout: 30_000 });
+
+/**
+ * Starts noting, in the page, when the cell of `field` in the row showing `title` is marked as
+ * changed with `text`: the mark lasts two seconds, which polling from a busy machine may miss.
+ * Answers the expression that is true once it was seen.
+ */
+async function watchMark(page: Page, title: string, field: string, text: string): Promise<string> {
+  const flag = `fwMarked_${field}_${text.replace(/\W/g, '_')}`;
+  const seen = `[...document.querySelectorAll('tr')].some((tr) => tr.textContent.includes(${JSON.stringify(title)}) && tr.querySelector('td.fw-col-${field}.fw-live-changed')?.textContent === ${JSON.stringify(text)})`;
+  await page.evaluate(`(() => {
+    window.${flag} = false;
+    new MutationObserver(() => { if (${seen}) window.${flag} = true; }).observe(document.body, { subtree: true, attributes: true, childList: true, characterData: true });
+  })()`);
+  return `window.${flag} === true`;
+}
+
+describeBrowser('admin UI: live tables', (browser) => {
+  let ui: UiDemo;
+  let token: string;
+  let bob: { account: string; password: string };
+  const books = () => ui.demo.store.knex(ui.demo.registry.get('Book')!.table);
+  before(async () => {
+    ui = await startDemo();
+    token = await apiToken(ui.url);
+    bob = await userWithMenus(ui, 'bob', ['Book', 'Book@ADD', 'Book@EDIT', 'Book@DELETE']);
+    for (const [title, price] of [
+      ['Dune', 9.5],
+      ['Solaris', 7.75],
+      ['Foundation', 8.99],
+      ['Walden', 3],
+    ] as const)
+      await add(ui, token, { title, genre: 'novel', price, published: '1965-08-01' });
+  });
+  after(async () => {
+    await ui?.close();
+  });
+
+  async function twoPages(width: number, locale?: string) {
+    const a = await openPage(browser());
+    const b = await openPage(browser());
+    // Two browsers and the server share a machine that may be busy: steps get more time than usual.
+    for (const one of [a, b]) one.page.setDefaultTimeout(30_000);
+    await a.page.setViewportSize({ width, height: 900 });
+    await b.page.setViewportSize({ width: 1366, height: 900 });
+    if (locale) {
+      await a.page.goto(`${ui.url}/login`);
+      await a.page.evaluate(`window.localStorage.setItem('fw-locale', ${JSON.stringify(locale)})`);
+    }
+    const seenA = watch(a.page);
+    await openSignedIn(a.page, ui.url, '/model/Book', token);
+    await openSignedIn(b.page, ui.url, '/model/Book', await apiToken(ui.url, bob.account, bob.password));
+    await Promise.all([live(a.page), live(b.page)]);
+    return { a, b, seenA, close: () => Promise.all([a.context.close(), b.context.close()]) };
+  }
+
+  it('B edits, adds and deletes; A’s table follows without loading again', async () => {
+    const { a, b, seenA, close } = await twoPages(1366);
+    try {
+      // The stream: the token in a header, never in the URL; the tab's key beside it.
+      expect(seenA.streams).to.have.length(1);
+      expect(seenA.streams[0]!.url).to.equal(`${ui.url}/fw-api/data/events/Book`);
+      expect(seenA.streams[0]!.headers.token).to.be.a('string').with.length(16);
+      expect(seenA.streams[0]!.headers['x-fw-live-client']).to.match(/^[A-Za-z0-9_-]{8,64}$/);
+      const tablesBefore = seenA.tables;
+
+      const duneMarked = await watchMark(a.page, 'Dune', 'price', '12');
+      await editCell(b.page, 'Dune', 'price', '12');
+      await waitUntil(a.page, duneMarked, 10_000);
+      await a.page.screenshot({ path: join(ui.shots, 'live-changed-1366.png') });
+      // B's own edit is not marked on B's page.
+      await waitUntil(b.page, `[...document.querySelectorAll('td.fw-col-price')].some((td) => td.textContent === '12')`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await b.page.locator('td.fw-live-changed').count()).to.equal(0);
+      // The mark goes after about two seconds.
+      await waitUntil(a.page, `document.querySelectorAll('td.fw-live-changed').length === 0`, 15_000);
+
+      // B adds a row: on A's page (ids ascending, one page) it belongs at the end, so it appears.
+      await b.page.locator('.fw-add').click();
+      await b.page.locator('.fw-drawer-add input#row-add_title').fill('Neuromancer');
+      await b.page.locator('.fw-drawer-add .ant-drawer-extra .ant-btn-primary').click();
+      await b.page.locator('.fw-drawer-add').waitFor({ state: 'detached' });
+      await rowWith(a.page, 'Neuromancer').waitFor({ timeout: 15_000 });
+      expect(await a.page.locator('.ant-table-tbody tr.ant-table-row').last().innerText()).to.contain('Neuromancer');
+      expect(await a.page.locator('.ant-pagination-total-text').innerText()).to.equal('Total 5');
+
+      // B deletes it: A's row fades, then leaves; the total follows.
+      // The fade lasts 0.6 s: an observer in A's page notes it, however busy the machine is.
+      await a.page.evaluate(`(() => {
+        window.fwFaded = false;
+        new MutationObserver(() => {
+          if ([...document.querySelectorAll('tr.fw-live-leaving')].some((tr) => tr.textContent.includes('Neuromancer'))) window.fwFaded = true;
+        }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'] });
+      })()`);
+      await (await rowAction(b.page, rowWith(b.page, 'Neuromancer'), 'fw-row-delete')).click();
+      await b.page.locator('.ant-popconfirm:not(.ant-popover-hidden) .fw-confirm-delete').click();
+      await rowWith(a.page, 'Neuromancer').waitFor({ state: 'detached' });
+      expect(await a.page.evaluate('window.fwFaded'), 'the row faded before it left').to.equal(true);
+      expect(await a.page.locator('.ant-pagination-total-text').innerText()).to.equal('Total 4');
+
+      expect(seenA.tables, 'A asked for no table page').to.equal(tablesBefore);
+      expect(a.errors).to.deep.equal([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('with a search in force, B’s new row is announced; "Show" loads it', async () => {
+    const { a, b, close } = await twoPages(1366);
+    try {
+      await a.page.goto(`${ui.url}/model/Book?s=${encodeURIComponent(JSON.stringify({ title: 'Zen' }))}`);
+      await live(a.page);
+      await b.page.locator('.fw-add').click();
+      await b.page.locator('.fw-drawer-add input#row-add_title').fill('Zen and the Art');
+      await b.page.locator('.fw-drawer-add .ant-drawer-extra .ant-btn-primary').click();
+      const notice = a.page.locator('.fw-live-fresh');
+      await notice.waitFor({ timeout: 15_000 });
+      expect(await notice.innerText()).to.contain('1 new row');
+      expect(await rowWith(a.page, 'Zen and the Art').count()).to.equal(0);
+      const violations = await axeViolations(a.page, { include: '.fw-model', impacts: ['minor', 'moderate', 'serious', 'critical'] });
+      expect(violations, formatViolations('the model page with the new-rows notice', violations)).to.deep.equal([]);
+      await shot(a.page, join(ui.shots, 'live-new-rows-1366.png'));
+      // By keyboard: the notice's button.
+      await a.page.locator('.fw-live-show').focus();
+      await a.page.keyboard.press('Enter');
+      await rowWith(a.page, 'Zen and the Art').waitFor();
+      await notice.waitFor({ state: 'detached' });
+    } finally {
+      await close();
+    }
+  });
+
+  it('on a phone: A’s open cell editor shows B’s new value before A saves; the conflict dialog stays the last guard', async () => {
+    const { a, b, close } = await twoPages(390);
+    try {
+      await cell(a.page, 'Solaris', 'price').dblclick();
+      const editor = a.page.locator('.fw-cell-editor[data-field="price"]');
+      const input = editor.locator('.ant-input-number input');
+      await input.fill('20');
+      await editCell(b.page, 'Solaris', 'price', '15');
+      const note = editor.locator('.fw-live-note');
+      await note.waitFor({ timeout: 15_000 });
+      expect(await note.innerText()).to.contain('bob changed this cell meanwhile');
+      expect(await note.locator('.fw-live-note-value').innerText()).to.equal('15');
+      const violations = await axeViolations(a.page, { include: '.fw-cell-editor', impacts: ['minor', 'moderate', 'serious', 'critical'] });
+      expect(violations, formatViolations('the cell editor with a live note', violations)).to.deep.equal([]);
+      await shot(a.page, join(ui.shots, 'live-editor-390.png'));
+      const box = (await editor.boundingBox())!;
+      expect(box.x + box.width).to.be.at.most(390);
+      // Saving anyway still meets the server's check: the dialog with both values.
+      await input.focus();
+      await input.press('Enter');
+      const dialog = a.page.locator('.fw-stale-dialog');
+      await dialog.waitFor();
+      await dialog.locator('.fw-stale-keep').click();
+      await dialog.waitFor({ state: 'detached' });
+      expect((await books().where({ title: 'Solaris' }).first()).price).to.equal(15);
+
+      // "Use this value" puts B's value in and makes it the expected one: Enter then saves nothing.
+      await cell(a.page, 'Solaris', 'price').dblclick();
+      await editCell(b.page, 'Solaris', 'price', '16');
+      await editor.locator('.fw-live-take').click();
+      expect(await input.inputValue()).to.equal('16');
+      await input.press('Escape');
+      await editor.waitFor({ state: 'detached' });
+    } finally {
+      await close();
+    }
+  });
+
+  it('A’s edit form says which fields B changed; "Load their changes" keeps A’s own edits and saves', async () => {
+    const { a, b, close } = await twoPages(1366);
+    try {
+      await (await rowAction(a.page, rowWith(a.page, 'Foundation'), 'fw-row-edit')).click();
+      const drawer = a.page.locator('.fw-drawer-edit');
+      await drawer.locator('input#row-edit_title').fill('Foundation (1951)');
+      await editCell(b.page, 'Foundation', 'price', '11');
+      const note = drawer.locator('.fw-live-row-changed');
+      await note.waitFor({ timeout: 15_000 });
+      expect(await note.innerText()).to.contain('bob changed this row while you were editing it');
+      expect(await note.locator('.ant-descriptions-item-content').innerText()).to.equal('11');
+      const violations = await axeViolations(a.page, { include: '.fw-drawer-edit', impacts: ['minor', 'moderate', 'serious', 'critical'] });
+      expect(violations, formatViolations('the edit form with a live note', violations)).to.deep.equal([]);
+      await shot(a.page, join(ui.shots, 'live-form-1366.png'));
+      await note.locator('.fw-live-load').click();
+      await note.waitFor({ state: 'detached' });
+      expect(await drawer.locator('.ant-input-number input').first().inputValue()).to.equal('11');
+      expect(await drawer.locator('input#row-edit_title').inputValue()).to.equal('Foundation (1951)');
+      await drawer.locator('.ant-drawer-extra .ant-btn-primary').click();
+      await drawer.waitFor({ state: 'detached' });
+      const row = await books()
+        .where({ id: (await books().where({ title: 'Foundation (1951)' }).first()).id })
+        .first();
+      expect([row.title, row.price]).to.deep.equal(['Foundation (1951)', 11]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a reference someone else set shows by its label, asked for by id (no table page)', async () => {
+    const { context, page } = await openPage(browser());
+    const seen = { tables: 0 };
+    page.on('request', (r) => {
+      if (r.url().endsWith('/fw-api/data/table/Author')) seen.tables += 1;
+    });
+    try {
+      const res = await fetch(`${ui.url}/fw-api/data/modify/Author`, {
+        method: 'POST',
+        headers: { token, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Le Guin' }),
+      });
+      expect(res.status).to.equal(200);
+      await openSignedIn(page, ui.url, '/model/Author', token);
+      await live(page);
+      await rowWith(page, 'Le Guin').waitFor();
+      const before = seen.tables;
+      const author = (await ui.demo.store.knex('demo_author').where({ name: 'Le Guin' }).first()).id as number;
+      const book = (await books().where({ title: 'Walden' }).first()).id as number;
+      // Another session of the administrator: the label is needed whoever changed the value.
+      const other = await apiToken(ui.url);
+      const set = await fetch(`${ui.url}/fw-api/data/modify/Author/update-cell`, {
+        method: 'POST',
+        headers: { token: other, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: author, field: 'favouriteBookId', value: book, expect: null }),
+      });
+      expect(set.status, await set.clone().text()).to.equal(200);
+      await waitUntil(
+        page,
+        `[...document.querySelectorAll('tr')].some((tr) => tr.textContent.includes('Le Guin') && tr.querySelector('td.fw-col-favouriteBookId')?.textContent === 'Walden')`,
+        15_000,
+      );
+      expect(seen.tables).to.equal(before);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('in Chinese at 390 px, with reduced motion: the mark holds still, the notice speaks Chinese', async () => {
+    const { a, b, close } = await twoPages(390, 'zh-CN');
+    try {
+      await a.page.emulateMedia({ reducedMotion: 'reduce' });
+      expect(await a.page.locator('.fw-live-status').innerText()).to.equal('实时');
+      // The price column is off screen on a phone: shown first, so the mark is in the picture.
+      await cell(a.page, 'Walden', 'price').scrollIntoViewIfNeeded();
+      const waldenMarked = await watchMark(a.page, 'Walden', 'price', '4');
+      // Reduced motion: the marked cell has no animation (noted in the page while it is marked).
+      await a.page.evaluate(`new MutationObserver(() => {
+        const td = document.querySelector('td.fw-live-changed');
+        if (td) window.fwMarkAnimation = getComputedStyle(td).animationName;
+      }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'] })`);
+      await editCell(b.page, 'Walden', 'price', '4');
+      await waitUntil(a.page, waldenMarked, 10_000);
+      await a.page.screenshot({ path: join(ui.shots, 'live-changed-zh-CN-390.png') });
+      expect(await a.page.evaluate('window.fwMarkAnimation')).to.equal('none');
+      await a.page.goto(`${ui.url}/model/Book?s=${encodeURIComponent(JSON.stringify({ title: 'Walden' }))}`);
+      await live(a.page);
+      await b.page.locator('.fw-add').click();
+      await b.page.locator('.fw-drawer-add input#row-add_title').fill('Walden Two');
+      await b.page.locator('.fw-drawer-add .ant-drawer-extra .ant-btn-primary').click();
+      await a.page.locator('.fw-live-fresh').waitFor({ timeout: 15_000 });
+      expect(await a.page.locator('.fw-live-fresh').innerText()).to.contain('有 1 条新记录');
+      await shot(a.page, join(ui.shots, 'live-new-rows-zh-CN-390.png'));
+    } finally {
+      await close();
+    }
+  });
+});
