@@ -1,7 +1,7 @@
 // What every live bus must do, run against each transport by the bus tests: two buses, as two
 // instances of the application would hold, on one channel.
 import { expect } from 'chai';
-import type { LiveBus, LiveMessage } from './bus.js';
+import type { LiveBus, LiveBusMessage, LiveMessage } from './bus.js';
 import { liveMessageId } from './bus.js';
 
 export interface BusPair {
@@ -48,8 +48,8 @@ export function busConformance(pair: () => Promise<BusPair>, options: { single?:
   });
 
   it('delivers each message published on one instance exactly once to the subscribers of both, in publish order', async () => {
-    const gotA: LiveMessage[] = [];
-    const gotB: LiveMessage[] = [];
+    const gotA: LiveBusMessage[] = [];
+    const gotB: LiveBusMessage[] = [];
     await p.a.subscribe((m) => gotA.push(m));
     await p.b.subscribe((m) => gotB.push(m));
     const sent = Array.from({ length: 30 }, (_, i) => liveMessage('one', [i + 1]));
@@ -64,7 +64,7 @@ export function busConformance(pair: () => Promise<BusPair>, options: { single?:
   });
 
   it('delivers what the other instance publishes too', async () => {
-    const gotA: LiveMessage[] = [];
+    const gotA: LiveBusMessage[] = [];
     await p.a.subscribe((m) => gotA.push(m));
     const message = liveMessage('two', [5, 6], { kind: 'delete', changed: undefined, actor: { id: 2, account: 'ann', name: 'Änn Ñ' } });
     delete message.changed;
@@ -74,9 +74,9 @@ export function busConformance(pair: () => Promise<BusPair>, options: { single?:
   });
 
   it('stops delivering to a subscriber that unsubscribed, and to nobody after close', async () => {
-    const gotA: LiveMessage[] = [];
-    const gotB: LiveMessage[] = [];
-    const gotB2: LiveMessage[] = [];
+    const gotA: LiveBusMessage[] = [];
+    const gotB: LiveBusMessage[] = [];
+    const gotB2: LiveBusMessage[] = [];
     await p.a.subscribe((m) => gotA.push(m));
     const off = await p.b.subscribe((m) => gotB.push(m));
     await p.b.subscribe((m) => gotB2.push(m));
@@ -96,7 +96,7 @@ export function busConformance(pair: () => Promise<BusPair>, options: { single?:
   // Not asked of the memory bus (bus.ts): a receiver that throws there throws on its own.
   if (!options.single)
   it('keeps delivering to the others when one receiver throws, and reports the throw', async () => {
-    const got: LiveMessage[] = [];
+    const got: LiveBusMessage[] = [];
     await p.b.subscribe(() => {
       throw new Error('receiver broke');
     });
@@ -108,8 +108,8 @@ export function busConformance(pair: () => Promise<BusPair>, options: { single?:
 
   if (!options.single) {
     it('drops a malformed payload written on the channel, reports it, and keeps delivering', async () => {
-      const gotA: LiveMessage[] = [];
-      const gotB: LiveMessage[] = [];
+      const gotA: LiveBusMessage[] = [];
+      const gotB: LiveBusMessage[] = [];
       await p.a.subscribe((m) => gotA.push(m));
       await p.b.subscribe((m) => gotB.push(m));
       await p.inject!('{not json');
@@ -132,7 +132,7 @@ export async function closesItsSockets(pair: () => Promise<BusPair>): Promise<vo
   await new Promise((resolve) => setTimeout(resolve, 100));
   const before = openSockets();
   const p = await pair();
-  const got: LiveMessage[] = [];
+  const got: LiveBusMessage[] = [];
   await p.a.subscribe((m) => got.push(m));
   await p.b.subscribe(() => {});
   await p.b.publish(liveMessage('one'));
