@@ -42,7 +42,9 @@ const presence = (id: number, state: string) => (e: SseEvent) => e.event === 'pr
 /** A tab whose stream is on `a` posts its presence to `b`; a viewer on each hears it; the tab's stream drops on `a`; both hear it left. */
 async function presenceAcross(a: Instance, b: Instance, expectOther: boolean): Promise<void> {
   await a.fw.store.users.create({ account: 'admin', name: 'Ada', password: 'admin-pass-1', isAdmin: true, mustChangePassword: false });
-  const login = await request(a.server).post('/fw-api/login').send({ account: 'admin', pwd: encodePassword('admin-pass-1') });
+  const login = await request(a.server)
+    .post('/fw-api/login')
+    .send({ account: 'admin', pwd: encodePassword('admin-pass-1') });
   expect(login.status, JSON.stringify(login.body)).to.equal(200);
   const token = login.body.token as string;
   const added = await request(a.server).post('/fw-api/data/modify/Book').set('token', token).send({ title: 'Dune' });
@@ -60,7 +62,10 @@ async function presenceAcross(a: Instance, b: Instance, expectOther: boolean): P
     expect(seen.data).to.deep.include({ model: 'Book', client: 'ada-tab-0001', user: 'Ada', id, field: 'title' });
     if (!expectOther) {
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(onA.events.filter((e) => e.event === 'presence'), 'the other instance does not hear of it').to.deep.equal([]);
+      expect(
+        onA.events.filter((e) => e.event === 'presence'),
+        'the other instance does not hear of it',
+      ).to.deep.equal([]);
       expect(a.fw.data.presence.size).to.equal(0);
       return;
     }
