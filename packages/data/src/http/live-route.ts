@@ -6,6 +6,7 @@ import type Router from '@koa/router';
 import { defineRoute, mountRoutes, type FwRoute } from '@fw/http';
 import type { Actor, DataService } from '../service.js';
 import type { LiveHub } from '../live/hub.js';
+import { LIVE_CLIENT_KEY } from '../live/bus.js';
 import type { LivePresence } from '../live/presence.js';
 import { liveClientKey } from './presence-route.js';
 
@@ -34,7 +35,7 @@ export const liveRoutes: ReadonlyArray<FwRoute<LiveRouteDeps, undefined, undefin
         name: 'X-Fw-Live-Client',
         in: 'header',
         description: 'The tab’s key (random per tab): its presence is cleared everywhere when this stream ends',
-        schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,64}$' },
+        schema: { type: 'string', pattern: LIVE_CLIENT_KEY.source },
       },
     ],
     answers: { 200: { description: 'The event stream', content: { 'text/event-stream': { type: 'string' } } } },

@@ -26,7 +26,7 @@ import { mountUndoRoutes } from './undo-route.js';
 import { mountLiveRoutes } from './live-route.js';
 import { mountPresenceRoutes } from './presence-route.js';
 import { LiveHub, type LiveOptions } from '../live/hub.js';
-import { LivePresence, type PresenceOptions } from '../live/presence.js';
+import { LivePresence, presenceOptions, type PresenceOptions } from '../live/presence.js';
 import { LivePublisher } from '../live/publish.js';
 import { memoryBus } from '../live/bus.js';
 import { randomUUID } from 'node:crypto';
@@ -193,8 +193,10 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   const stopPublishing = service.publishLive(new LivePublisher(bus, origin, onError));
   const live = options.live ?? {};
   for (const key of ['maxStreamsPerUser', 'maxStreams', 'queueSize', 'resumeMessages', 'resumeMs', 'heartbeatMs', 'tokenCheckMs', 'subscribeRetryMs'] as const) positive(`fwData.live.${key}`, live[key], 1);
+  // Checked before the hub subscribes, so a wrong option leaves nothing behind.
+  const presenceBounds = presenceOptions(live.presence ?? {});
   const hub = new LiveHub(service, bus, live, async (token) => (await options.tokens.resolve(token)) !== undefined, onError);
-  const presence = new LivePresence(service, hub, bus, origin, live.presence ?? {}, onError);
+  const presence = new LivePresence(service, hub, bus, origin, presenceBounds, onError);
   // Before the data routes, whose `/data/{fw}/{id}` would take `/data/events/{fw}`.
   mountLiveRoutes(router, { service, hub, presence, actor });
   mountPresenceRoutes(router, { service, presence, actor });

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { expect } from 'chai';
 import Koa from 'koa';
 import request from 'supertest';
-import { BUILTIN_MODELS, createRegistry, defineModel, type FwUser } from '@fw/core';
+import { BUILTIN_MODELS, FwDefinitionError, createRegistry, defineModel, type FwUser } from '@fw/core';
 import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql, openEventStream, type SseEvent, type SseStream } from '@fw/test-utils';
 import { FwTokenService, MemoryTokenStore } from '@fw/token';
@@ -136,6 +136,12 @@ describeEachSql('presence: POST /data/presence/{fw} and the presence events', (d
       await new Promise((r) => setTimeout(r, 20));
     }
   }
+
+  it('refuses a presence option that is not a positive whole number at start-up', () => {
+    for (const key of ['ttlMs', 'maxPerUser', 'maxEntries', 'postsPerMinute', 'postBurst']) {
+      expect(() => fwData({ store, tokens, registry: createRegistry([...BUILTIN_MODELS, Task]), live: { presence: { [key]: 0.5 } } }), key).to.throw(FwDefinitionError, `fwData.live.presence.${key}`);
+    }
+  });
 
   it('sets and clears a presence through HTTP: viewers who may see the row hear it, the poster’s other tabs too', async () => {
     const id = await add({ team: 'red', salary: 5 });

@@ -74,7 +74,8 @@ function asChange(model: ModelDefinition, rows: FormRow[]): LiveChange {
   return { message: { id: '', origin: '', model: model.name, kind: 'update', ids: [], changed: [], actor: { id: 0, account: '' }, at: '' }, rows, trashed: [] };
 }
 
-function checkedOptions(options: PresenceOptions): Required<PresenceOptions> {
+/** `options` with their defaults. @throws {FwDefinitionError} for one that is not a positive whole number. */
+export function presenceOptions(options: PresenceOptions): Required<PresenceOptions> {
   const out: Required<PresenceOptions> = { ttlMs: 60_000, maxPerUser: 20, maxEntries: 10_000, postsPerMinute: 120, postBurst: 20 };
   for (const key of Object.keys(out) as Array<keyof PresenceOptions>) {
     const value = options[key];
@@ -112,7 +113,7 @@ export class LivePresence {
     this.#hub = hub;
     this.#bus = bus;
     this.#origin = origin;
-    this.#options = checkedOptions(options);
+    this.#options = presenceOptions(options);
     this.#onError = onError;
     hub.presence = (message) => this.#step(() => this.#heard(message));
   }
