@@ -331,7 +331,7 @@ describeEachSql('presence: POST /data/presence/{fw} and the presence events', (d
   });
 
   it('bounds what one user can create: entries held at once and posts per minute (429 TOO_MANY_PRESENCE)', async () => {
-    const tight = await instance({ presence: { maxPerUser: 2, postBurst: 4, postsPerMinute: 60 } });
+    const tight = await instance({ presence: { maxPerUser: 2, postBurst: 4, postsPerMinute: 1 } });
     extra.push(tight);
     const red = await add({ team: 'red' });
     expect((await post('alice', { client: 'alice-cap-1', id: red }, tight)).status).to.equal(204);
@@ -342,7 +342,7 @@ describeEachSql('presence: POST /data/presence/{fw} and the presence events', (d
     // Others are not held back by Alice's entries; her own existing ones may be posted again.
     expect((await post('admin', { client: 'admin-cap-1', id: red }, tight)).status).to.equal(204);
     expect((await post('alice', { client: 'alice-cap-2', id: red, field: 'name' }, tight)).status).to.equal(204);
-    // Four posts at once were allowed (the burst, the refused one counted too); the fifth waits.
+    // Four posts at once were allowed (the burst, the refused one counted too); the fifth waits (one a minute after that).
     const fifth = await post('alice', { client: 'alice-cap-1', id: null }, tight);
     expect([fifth.status, fifth.body.error.code]).to.deep.equal([429, 'TOO_MANY_PRESENCE']);
     expect(Number(fifth.headers['retry-after'])).to.be.within(1, 60);
