@@ -6,7 +6,7 @@ import type { ModelDefinition } from '@fw/core';
 import { FwError } from '@fw/core';
 import type { FormRow } from '@fw/row-patch';
 import type { Actor, DataService } from '../service.js';
-import type { LiveBus, LiveMessage } from './bus.js';
+import type { LiveBus, LiveBusMessage, LiveMessage, LivePresenceMessage } from './bus.js';
 import { beforeRows } from './before-rows.js';
 import { LiveStream } from './stream.js';
 import { eventsFor, viewOf, type LiveChange, type LiveView } from './viewer.js';
@@ -55,6 +55,8 @@ export class LiveHub {
   readonly #firstAttempt: Promise<void>;
   #retry: NodeJS.Timeout | undefined;
   #closed = false;
+  /** Where presence messages go (live/presence.ts): they ride this hub's subscription, never its streams or resume ring. */
+  presence: ((message: LivePresenceMessage) => void) | undefined;
 
   /**
    * @param checkToken whether a stream's token still works for its user from their address (false closes the stream with reason `token`; a throw leaves it open until the next check).
@@ -167,7 +169,11 @@ export class LiveHub {
     this.#ring = this.#ring.slice(drop);
   }
 
-  #receive(message: LiveMessage): void {
+  #receive(message: LiveBusMessage): void {
+    if (message?.kind === 'presence') {
+      if (!this.#closed) this.presence?.(message);
+      return;
+    }
     if (this.#closed || !message || typeof message.id !== 'string' || !Array.isArray(message.ids)) return;
     this.#ring.push(message);
     if (this.#ring.length > this.#options.resumeMessages * 2) this.#trim();

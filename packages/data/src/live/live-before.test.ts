@@ -10,7 +10,7 @@ import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
 import { FwTokenService, MemoryTokenStore } from '@fw/token';
 import { fwData, type FwDataMiddleware } from '../http/router.js';
-import { memoryBus, type LiveBus, type LiveMessage } from './bus.js';
+import { memoryBus, type LiveBus, type LiveBusMessage } from './bus.js';
 import { subscribeSse, type Sse, type SseEvent } from './test-setup.js';
 
 // Bob (a reader) sees the blue and navy rows; the administrator sees all.
@@ -32,7 +32,7 @@ describeEachSql('live tables: leaves and deletes judged on the row before the ch
   const open: Sse[] = [];
   // A bus that can hold messages back, so several changes commit before the hub hears of the first.
   const inner = memoryBus();
-  let held: LiveMessage[] | undefined;
+  let held: LiveBusMessage[] | undefined;
   const bus: LiveBus = {
     kind: 'held',
     publish: async (m) => void (held ? held.push(m) : await inner.publish(m)),
