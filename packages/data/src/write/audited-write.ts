@@ -21,7 +21,7 @@ import { hookContext } from '../service-types.js';
 import { pkColumn } from '../read/row-keys.js';
 import { PgWriter } from './pg-write.js';
 import { fastPathFits, pgBackend, sqliteBackend } from './fast-update.js';
-import { MysqlWriter, mysqlBackend } from './mysql-write.js';
+import { MysqlWriter, mysqlBackend, retryingLockFailure } from './mysql-write.js';
 import { SqliteWriter } from './sqlite-write.js';
 import { FALLBACK, handOver, runUpdate, runUpdateNow, updateSteps, type LogNotes, type UpdateBackend, type UpdateRequest, type UpdateState } from './update-recipe.js';
 import type { Actor, UpdateOptions } from '../service-types.js';
@@ -294,7 +294,9 @@ export class AuditedWriter {
         if (done !== FALLBACK) return;
         handOver(log, state);
       }
-      await this.transaction(model, log, (trx) => runUpdate(updateSteps(recipe, this.#generalBackend(model, actor, trx, id, codes, outerContext))));
+      // A deadlock or lock wait timeout is tried once more, then answered 409 (mysql-write.ts).
+      const general = () => this.transaction(model, log, (trx) => runUpdate(updateSteps(recipe, this.#generalBackend(model, actor, trx, id, codes, outerContext))));
+      await retryingLockFailure(general, () => handOver(log, state), `${model.name} ${id}`);
     }).catch(async (error: unknown) => {
       if (state.staleCells) {
         // The cells as the table shows them now, who changed them and when (write/stale-cell.ts).

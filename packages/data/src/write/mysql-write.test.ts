@@ -133,6 +133,48 @@ describeEachSql(
       expect(await service.updateCell('Plain', owner, { id, field: 'note', value: 'mine', expect: 'moved on' })).to.include({ note: 'mine' });
     });
 
+    it('a row locked elsewhere past the lock wait: the general path tries once more, then 409, nothing written; a shorter lock is waited out', async function () {
+      this.timeout(60_000);
+      const id = await seed(Plain, 'A');
+      // Every connection of the pool waits 1 s for a row lock (InnoDB's default is 50 s).
+      const client = store.knex.client as unknown as { acquireConnection(): Promise<{ query(sql: string, cb: (e: Error | null) => void): unknown }> };
+      const acquire = client.acquireConnection.bind(client);
+      const short = new WeakSet<object>();
+      client.acquireConnection = async () => {
+        const connection = await acquire();
+        if (!short.has(connection)) {
+          short.add(connection);
+          await new Promise<void>((resolve, reject) => connection.query('SET SESSION innodb_lock_wait_timeout = 1', (e) => (e ? reject(e) : resolve())));
+        }
+        return connection;
+      };
+      try {
+        const hold = (ms: number) =>
+          store.knex.transaction(async (trx) => {
+            await trx('mw_plain').where('id', id).forUpdate().first();
+            await new Promise((resolve) => setTimeout(resolve, ms));
+          });
+        const held = hold(5000);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        trips.length = 0;
+        const error = await rejection(service.updateCell('Plain', owner, { id, field: 'note', value: 'blocked' }));
+        expect(error).to.include({ code: 'CONFLICT', status: 409 });
+        // The two-text attempt, then the general path twice.
+        expect(trips.filter((t) => t.startsWith('START TRANSACTION;'))).to.have.length(1);
+        expect(trips.filter((t) => /for update$/.test(t) && !t.startsWith('START'))).to.have.length(2);
+        await held;
+        expect((await store.knex('mw_plain').where('id', id).first()).note).to.equal('start');
+        expect((await logs(Plain)).filter((l) => l.targetId === String(id)).map((l) => l.status)).to.deep.equal(['failure']);
+        const briefly = hold(1500);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(await service.updateCell('Plain', owner, { id, field: 'note', value: 'waited' })).to.include({ note: 'waited' });
+        await briefly;
+        expect((await store.knex('mw_plain').where('id', id).first()).note).to.equal('waited');
+      } finally {
+        client.acquireConnection = acquire;
+      }
+    });
+
     it("a host's knex whose connections do not take several statements: the general path, same result", async () => {
       const hostKnex = knexFactory({ client: 'mysql2', connection: db().url, pool: { min: 0, max: 2 } });
       try {

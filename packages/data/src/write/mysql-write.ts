@@ -9,7 +9,7 @@
 // on a connection without it, the update takes the general path.
 import { toFormRow, type FormRow } from '@fw/row-patch';
 import { operateLogRow } from '@fw/store';
-import type { Condition, DataHookContext, ModelDefinition } from '@fw/core';
+import { FwError, type Condition, type DataHookContext, type ModelDefinition } from '@fw/core';
 import type { Knex } from 'knex';
 import { applyConditions } from '../read/query.js';
 import { pkColumn, rowNotFound } from '../read/row-keys.js';
@@ -41,10 +41,33 @@ interface Statement {
   values: readonly unknown[];
 }
 
-/** InnoDB gave up waiting for a lock (a deadlock, or the lock wait timeout): the transaction wrote nothing that stays. */
+/**
+ * The database gave up waiting for a lock: an InnoDB deadlock or lock wait timeout (or a
+ * PostgreSQL deadlock). The statement, or the whole transaction, wrote nothing that stays.
+ */
 export function isLockFailure(error: unknown): boolean {
   const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown };
-  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || errno === 1213 || errno === 1205;
+  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || errno === 1213 || errno === 1205 || code === '40P01';
+}
+
+/**
+ * Runs a write transaction, and once more when it failed on a lock (see {@link isLockFailure}),
+ * after `reset` forgot what the first attempt noted; a second lock failure is a 409 CONFLICT
+ * (nothing was written: the client may try again), never a server error.
+ */
+export async function retryingLockFailure<T>(run: () => Promise<T>, reset: () => void, what: string): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!isLockFailure(error)) throw error;
+  }
+  reset();
+  try {
+    return await run();
+  } catch (error) {
+    if (!isLockFailure(error)) throw error;
+    throw new FwError('CONFLICT', `${what} is being changed by another request; nothing was written, try again`, { cause: error });
+  }
 }
 
 /** Runs two-text transactions on the pooled mysql2 connections of a knex instance. */
