@@ -92,7 +92,11 @@ for (const spec of benchBackends()) {
 
       // Same answer on both sides before timing anything.
       const check = async (url: string, headers: Record<string, string>) =>
-        (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })).json()) as { rows: unknown[]; total: number; totalIsEstimate?: boolean };
+        (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })).json()) as {
+          rows: unknown[];
+          total: number;
+          totalIsEstimate?: boolean;
+        };
       const [a, b] = await Promise.all([check(fwUrl, { token }), check(bareUrl, {})]);
       // Fw may answer a large table's total from the database's statistics, flagged as an estimate
       // (InnoDB's row count is approximate): within 5% then.
