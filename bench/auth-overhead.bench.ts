@@ -1,6 +1,7 @@
 // The price of fwAuth on the smallest route: GET /hello behind fwAuth against the same route
 // without it, with the token in a SQLite store's own table (one lookup), in the memory store,
-// in a knex store on PostgreSQL (when BENCH_PG_URL or FW_TEST_PG_URL is set) and in Redis (when
+// in a knex store on PostgreSQL (when BENCH_PG_URL or FW_TEST_PG_URL is set), on MariaDB/MySQL (when
+// BENCH_MYSQL_URL or FW_TEST_MYSQL_URL is set) and in Redis (when
 // BENCH_REDIS_URL or FW_TEST_REDIS_URL is set). Both servers run in this process; the load comes
 // from autocannon in a second process, runs alternate bare / fwAuth. Besides requests per second,
 // the server's own CPU time per request is recorded (process.cpuUsage over the run divided by the
@@ -22,6 +23,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CONNECTIONS = 10;
 const PG_URL = process.env.BENCH_PG_URL ?? process.env.FW_TEST_PG_URL;
+const MYSQL_URL = process.env.BENCH_MYSQL_URL ?? process.env.FW_TEST_MYSQL_URL;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.FW_TEST_REDIS_URL;
 
 interface Served {
@@ -194,20 +196,27 @@ try {
       redis.disconnect();
     }
   } else console.log('Redis: skipped (set BENCH_REDIS_URL)');
-  if (PG_URL) {
+  for (const server of [
+    { dialect: 'postgres' as const, label: 'PostgreSQL', short: 'PG', envVar: 'BENCH_PG_URL', url: PG_URL },
+    { dialect: 'mysql' as const, label: 'MariaDB/MySQL', short: 'MariaDB', envVar: 'BENCH_MYSQL_URL', url: MYSQL_URL },
+  ]) {
+    if (!server.url) {
+      console.log(`${server.label}: skipped (set ${server.envVar})`);
+      continue;
+    }
     // A database of its own on the server, dropped afterwards.
-    const database = await createTestDatabase({ dialect: 'postgres', label: 'PostgreSQL', envVar: 'BENCH_PG_URL', serverUrl: PG_URL });
-    const pg = createStore(database.url);
+    const database = await createTestDatabase({ dialect: server.dialect, label: server.label, envVar: server.envVar, serverUrl: server.url });
+    const db = createStore(database.url);
     try {
-      await pg.migrate.latest();
-      await compareAuth('PostgreSQL, token in fw_token', pg, new KnexTokenStore({ knex: pg.knex }));
-      await compareAuth('memory store (users on PostgreSQL)', pg, new MemoryTokenStore());
-      await compareAuth('memory, users on PG, objection (before)', withObjectionUserRead(pg), new MemoryTokenStore());
+      await db.migrate.latest();
+      await compareAuth(`${server.label}, token in fw_token`, db, new KnexTokenStore({ knex: db.knex }));
+      await compareAuth(`memory store (users on ${server.label})`, db, new MemoryTokenStore());
+      await compareAuth(`memory, users on ${server.short}, objection (before)`, withObjectionUserRead(db), new MemoryTokenStore());
     } finally {
-      await pg.destroy();
+      await db.destroy();
       await database.drop();
     }
-  } else console.log('PostgreSQL: skipped (set BENCH_PG_URL)');
+  }
 } finally {
   await sqlite.destroy();
   rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 // One Fw instance of bench/two-instances.bench.ts, in a process of its own: fwData on the
-// PostgreSQL database named by argv[2], tokens in that database or, when argv[3] names a Redis
+// database named by argv[2], tokens in that database or, when argv[3] names a Redis
 // (argv[4] the key prefix), in Redis; listens on a free loopback port and prints its URL.
 import Koa from 'koa';
 import { createRegistry } from '@fw/core';

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type Koa from 'koa';
 import type { ModelDefinition } from '@fw/core';
 import type { FwStore } from '@fw/store';
+import { sqlBackends, type SqlBackendSpec } from '@fw/test-utils';
 import { FwTokenService, KnexTokenStore } from '@fw/token';
 
 /** Requests per second (average of autocannon's per-second counts), mean and 99th-percentile latency in ms, failures. */
@@ -182,4 +183,14 @@ export function ready(redis: unknown): Promise<void> {
     client.once('ready', () => resolve());
     client.once('end', () => reject(new Error('the Redis connection ended before it was ready')));
   });
+}
+
+/**
+ * The databases a benchmark runs on: a SQLite file always, PostgreSQL and MariaDB/MySQL when their
+ * test URL (`FW_TEST_PG_URL`, `FW_TEST_MYSQL_URL`) names a server; `BENCH_DB=sqlite,mysql` keeps
+ * only the dialects named.
+ */
+export function benchBackends(): SqlBackendSpec[] {
+  const only = process.env.BENCH_DB?.split(',').map((d) => d.trim());
+  return sqlBackends().filter((b) => (b.dialect === 'sqlite' || ((b.dialect === 'postgres' || b.dialect === 'mysql') && b.serverUrl)) && (!only || only.includes(b.dialect)));
 }

@@ -1,11 +1,12 @@
-// Two Fw instances on one PostgreSQL database against one, under the same total load: every
+// Two Fw instances on one PostgreSQL (or MariaDB/MySQL) database against one, under the same total load: every
 // instance is a process of its own (bench/instance-worker.ts) with its own connection pool, token
 // service and power cache. One instance takes 10 connections; then two take 5 each at the same
 // time. Each request edits one cell (the next of 1,000 rows) with its token check, power check and
 // operate-log row; nothing is shared between the instances but the database. Refuses to report
 // if any request failed.
 // Tokens live in the database, or in Redis (both instances on one Redis, one key prefix) when
-// FW_TEST_REDIS_URL is set. Needs FW_TEST_PG_URL. Run: npm run bench -- two-instances
+// FW_TEST_REDIS_URL is set. Needs FW_TEST_PG_URL (or, with BENCH_DB=mysql, FW_TEST_MYSQL_URL).
+// Run: npm run bench -- two-instances
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -22,10 +23,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 10;
 const ROWS = 1000;
+// BENCH_ROWS=3: every request edits one of the first 3 rows, so the instances meet on row locks.
+const EDITED = Number(process.env.BENCH_ROWS ?? ROWS);
 
-const spec = sqlBackends().find((b) => b.dialect === 'postgres');
+// BENCH_DB=mysql: on MariaDB/MySQL (FW_TEST_MYSQL_URL) instead of PostgreSQL.
+const spec = sqlBackends().find((b) => b.dialect === (process.env.BENCH_DB ?? 'postgres'));
 if (!spec?.serverUrl) {
-  console.log('two-instances: FW_TEST_PG_URL is not set, nothing measured');
+  console.log(`two-instances: ${spec?.envVar ?? 'the database URL'} is not set, nothing measured`);
   process.exit(0);
 }
 const database = await createTestDatabase(spec);
@@ -68,7 +72,7 @@ try {
   const [a, b] = await Promise.all([start(), start()]);
   const path = '/fw-api/data/modify/Task/update-cell';
   const body = '{"id":[<row>],"field":"note","value":"note [<id>]"}';
-  const run = (url: string, connections: number) => load(`${url}${path}`, { seconds: SECONDS, connections, body, uniqueIds: true, rows: ROWS, headers: { token } });
+  const run = (url: string, connections: number) => load(`${url}${path}`, { seconds: SECONDS, connections, body, uniqueIds: true, rows: EDITED, headers: { token } });
   // CPU time of the instance processes per request answered, over each run.
   const cpu = async (urls: string[]) => {
     const all = await Promise.all(urls.map(async (url) => (await (await fetch(`${url}/bench-cpu`)).json()) as { cpu: number; answered: number }));
@@ -104,7 +108,7 @@ try {
   const p = pick(ones);
   const q = pick(twos);
   console.log(
-    `update-cell on PostgreSQL, tokens in ${redisUrl ? 'Redis' : 'the database'}, ${CONNECTIONS} connections in all, ${ROUNDS} x ${SECONDS} s each (median), 0 failed requests:`,
+    `update-cell on ${spec.label}, rows 1..${EDITED} in turn, tokens in ${redisUrl ? 'Redis' : 'the database'}, ${CONNECTIONS} connections in all, ${ROUNDS} x ${SECONDS} s each (median), 0 failed requests:`,
   );
   console.log(`  one instance   ${p.rps.toFixed(0)} req/s   mean ${p.mean.toFixed(2)} ms   p99 ${p.p99} ms`);
   console.log(`  two instances  ${q.rps.toFixed(0)} req/s   mean ${q.mean.toFixed(2)} ms   p99 ${q.p99} ms (worst of the two)`);

@@ -2,15 +2,15 @@
 // switches, row visibility, the whole-row schema, hooks, a transaction, the operate log and the
 // edit event) against a raw knex single-row UPDATE behind a bare Koa route. Every request writes
 // a new value (autocannon's -I), so both sides really write. On a SQLite file always, and on
-// PostgreSQL (pooled connections, a database of its own created and dropped here) when
-// FW_TEST_PG_URL is set. Run: npm run bench -- update-cell
+// PostgreSQL and MariaDB/MySQL (pooled connections, a database of its own created and dropped
+// here) when FW_TEST_PG_URL / FW_TEST_MYSQL_URL is set (BENCH_DB=mysql keeps one; see lib.ts). Run: npm run bench -- update-cell
 import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import { createRegistry } from '@fw/core';
 import { fwData } from '@fw/data';
 import { createStore } from '@fw/store';
-import { createTestDatabase, sqlBackends } from '@fw/test-utils';
-import { benchUser, compare, countRequests, listen, load, spread, withServerCpu } from './lib.js';
+import { createTestDatabase } from '@fw/test-utils';
+import { benchBackends, benchUser, compare, countRequests, listen, load, spread, withServerCpu } from './lib.js';
 import { Task } from './task-model.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -19,7 +19,7 @@ const ROWS = 1000;
 const HOT_ROW = process.env.BENCH_HOT_ROW === '1';
 const CONNECTIONS = 10;
 
-for (const spec of sqlBackends().filter((b) => b.dialect === 'sqlite' || (b.dialect === 'postgres' && b.serverUrl))) {
+for (const spec of benchBackends()) {
   const database = await createTestDatabase(spec);
   const store = createStore(database.url);
   const closers: Array<() => void> = [];

@@ -131,13 +131,17 @@ export interface SqliteStatement {
   get(...bindings: unknown[]): unknown;
 }
 
-/** The parts of knex's PostgreSQL client and of a node-postgres connection the prepared lookup uses. */
+/** The parts of knex's client (PostgreSQL, MariaDB/MySQL) and of a node-postgres connection the direct lookups use. */
 interface PgKnexClient {
   acquireConnection(): Promise<unknown>;
   releaseConnection(connection: unknown): unknown;
 }
 interface PgConnection {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Array<Record<string, unknown>> }>;
+}
+/** The part of a mysql2 connection the lookup uses (callback form, as knex uses it). */
+interface MysqlConnection {
+  query(sql: string, values: unknown[], callback: (error: Error | null, rows: unknown) => void): unknown;
 }
 
 function toSessionUser(row: Record<string, unknown>): SessionUserRecord {
@@ -178,7 +182,10 @@ export function createSessionRepository(
   const rows = new CommittedRows();
   const writerStatements = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
   const knexConfig = (ctx.knex.client as unknown as { config?: { postProcessResponse?: unknown; wrapIdentifier?: unknown } }).config;
-  const pgPrepared = ctx.dialect === 'postgres' && !knexConfig?.postProcessResponse && !knexConfig?.wrapIdentifier;
+  const plainKnex = !knexConfig?.postProcessResponse && !knexConfig?.wrapIdentifier;
+  const pgPrepared = ctx.dialect === 'postgres' && plainKnex;
+  // MariaDB/MySQL: the fixed text straight to the pooled connection, without the query builder.
+  const mysqlText = ctx.dialect === 'mysql' && plainKnex;
 
   /**
    * The row `sql` answers for `key`, on the read-only SQLite connection: from {@link CommittedRows}
@@ -251,6 +258,18 @@ export function createSessionRepository(
     }
   }
 
+  /** MariaDB/MySQL: the fixed text on a pooled connection, skipping knex's query builder and runner. */
+  async function mysqlRow(text: string, values: unknown[]): Promise<Record<string, unknown> | undefined> {
+    const client = ctx.knex.client as unknown as PgKnexClient;
+    const connection = (await client.acquireConnection()) as MysqlConnection;
+    try {
+      const rows = await new Promise<unknown>((resolve, reject) => connection.query(text, values, (error, result) => (error ? reject(error) : resolve(result))));
+      return (rows as Array<Record<string, unknown>>)[0];
+    } finally {
+      client.releaseConnection(connection);
+    }
+  }
+
   const grantsVersion = () => ctx.knex('fw_meta').where('name', 'grants_version').select('value').as('grants_version');
 
   return {
@@ -261,6 +280,10 @@ export function createSessionRepository(
       if (fast) return fast.row && Number(fast.row.expires_at) > now ? toSession(fast.row) : undefined;
       if (pgPrepared) {
         const row = await pgRow('fw_session_lookup', PG_SQL, [tokenHash, now]);
+        return row ? toSession(row) : undefined;
+      }
+      if (mysqlText) {
+        const row = await mysqlRow(SQL, [tokenHash, now]);
         return row ? toSession(row) : undefined;
       }
       const row: Record<string, unknown> | undefined = await ctx
@@ -277,6 +300,10 @@ export function createSessionRepository(
       if (fast) return fast.row ? toSessionUser(fast.row) : undefined;
       if (pgPrepared) {
         const row = await pgRow('fw_session_user', PG_USER_SQL, [userId]);
+        return row ? toSessionUser(row) : undefined;
+      }
+      if (mysqlText) {
+        const row = await mysqlRow(USER_SQL, [userId]);
         return row ? toSessionUser(row) : undefined;
       }
       const row: Record<string, unknown> | undefined = await ctx

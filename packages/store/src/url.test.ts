@@ -69,12 +69,13 @@ describe('parseStoreUrl(url)', function () {
       for (const scheme of ['mysql', 'mariadb']) {
         const parsed = parseStoreUrl(`${scheme}://fw%20app:p%40ss%2Fw@db.internal:3307/fw`);
         expect(parsed).to.include({ dialect: 'mysql', client: 'mysql2' });
-        expect(parsed.connection).to.deep.equal({ host: 'db.internal', port: 3307, user: 'fw app', password: 'p@ss/w', database: 'fw' });
+        expect(parsed.connection).to.deep.equal({ host: 'db.internal', port: 3307, user: 'fw app', password: 'p@ss/w', database: 'fw', multipleStatements: true });
       }
     });
 
     it('defaults the port, allows no password and turns TLS on with ?ssl=true', function () {
-      expect(parseStoreUrl('mysql://root@127.0.0.1/test').connection).to.deep.equal({ host: '127.0.0.1', port: 3306, user: 'root', database: 'test' });
+      expect(parseStoreUrl('mysql://root@127.0.0.1/test').connection).to.deep.equal({ host: '127.0.0.1', port: 3306, user: 'root', database: 'test', multipleStatements: true });
+      expect(parseStoreUrl('mysql://root@127.0.0.1/test?multipleStatements=false').connection).to.include({ multipleStatements: false });
       expect(parseStoreUrl('mysql://root@db/test?ssl=true').connection).to.deep.include({ ssl: {} });
     });
 

@@ -16,6 +16,13 @@ export interface MysqlConnection {
   database: string;
   /** TLS on (`?ssl=true`): the driver's default certificate checks apply. */
   ssl?: Record<string, never>;
+  /**
+   * Several statements in one query text (`?multipleStatements=false` turns it off). Fw's cell
+   * edit sends its transaction in two round trips this way (packages/data/src/write/mysql-write.ts);
+   * every statement Fw sends binds its values, so no value can add a statement. Without it the
+   * edit takes the general path.
+   */
+  multipleStatements: boolean;
 }
 
 /** A SQL Server database, as handed to knex's `mssql` client (driver `tedious`). */
@@ -126,7 +133,7 @@ function parseSqlite(url: string, cwd: string): ParsedStoreUrl {
  * - `sqlite:data/app.db` (relative to `cwd`), `sqlite:///var/lib/app.db`, `sqlite::memory:`
  * - `postgres://user:pass@host:5432/db` or `postgresql://…` (query parameters such as
  *   `sslmode` go to the `pg` driver unchanged)
- * - `mysql://user:pass@host:3306/db` or `mariadb://…` (`?ssl=true` for TLS)
+ * - `mysql://user:pass@host:3306/db` or `mariadb://…` (`?ssl=true` for TLS, `?multipleStatements=false`)
  * - `mssql://user:pass@host:1433/db` (`?encrypt=false`, `?trustServerCertificate=true`)
  *
  * User names and passwords are percent-decoded.
@@ -154,10 +161,11 @@ export function parseStoreUrl(url: string, cwd: string = process.cwd()): ParsedS
     case 'mysql':
     case 'mariadb': {
       const parsed = parseServerUrl(url);
-      onlyParams(url, parsed, ['ssl']);
+      onlyParams(url, parsed, ['ssl', 'multipleStatements']);
       const parts = serverParts(url, parsed, 3306);
       const ssl = booleanParam(url, parsed, 'ssl', false);
-      return { dialect: 'mysql', client: 'mysql2', connection: { ...parts, ...(ssl ? { ssl: {} } : {}) }, redacted };
+      const multipleStatements = booleanParam(url, parsed, 'multipleStatements', true);
+      return { dialect: 'mysql', client: 'mysql2', connection: { ...parts, ...(ssl ? { ssl: {} } : {}), multipleStatements }, redacted };
     }
     case 'mssql': {
       const parsed = parseServerUrl(url);

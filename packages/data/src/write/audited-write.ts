@@ -21,6 +21,7 @@ import { hookContext } from '../service-types.js';
 import { pkColumn } from '../read/row-keys.js';
 import { PgWriter } from './pg-write.js';
 import { fastPathFits, pgBackend, sqliteBackend } from './fast-update.js';
+import { MysqlWriter, mysqlBackend, retryingLockFailure } from './mysql-write.js';
 import { SqliteWriter } from './sqlite-write.js';
 import { FALLBACK, handOver, runUpdate, runUpdateNow, updateSteps, type LogNotes, type UpdateBackend, type UpdateRequest, type UpdateState } from './update-recipe.js';
 import type { Actor, UpdateOptions } from '../service-types.js';
@@ -69,6 +70,8 @@ export class AuditedWriter {
   readonly #sqlite: SqliteWriter | undefined;
   // Optimistic one-statement writes on PostgreSQL (undefined on other databases).
   readonly #pg: PgWriter | undefined;
+  // Two-round-trip transactions on MariaDB/MySQL (undefined on other databases).
+  readonly #mysql: MysqlWriter | undefined;
   // The operation log's model, when registered: every operation writes a row of it (see logged).
   readonly #operateLog: ModelDefinition | undefined;
   /** Where committed inserts and deletes are published for live tables (live/publish.ts), once set. */
@@ -85,6 +88,7 @@ export class AuditedWriter {
     this.#passwordPolicy = deps.passwordPolicy;
     this.#sqlite = SqliteWriter.for(deps.store.knex, deps.store.dialect);
     this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
+    this.#mysql = MysqlWriter.for(deps.store.knex, deps.store.dialect);
     this.#operateLog = deps.registry.list().find((m) => m.table === OPERATE_LOG_TABLE);
     // The row-version key, read now, before any write holds a connection (a failure, such as a
     // database not migrated yet, is read again by the first write that needs it).
@@ -278,19 +282,24 @@ export class AuditedWriter {
       const recipe: UpdateRequest = { model, actor, id, build, options, log, state, sessions: this.#sessions, versionKey };
       // A fast path first when the model and the actor allow one (grant-holding writes never do);
       // it hands over, before writing anything, when a step needs the general path.
-      if ((this.#sqlite || this.#pg) && !codes && fastPathFits(model)) {
+      if ((this.#sqlite || this.#pg || this.#mysql) && !codes && fastPathFits(model)) {
         const conditions = await this.#reader.visibility(model, actor, 'update');
         const sqlite = this.#sqlite;
+        const mysql = this.#mysql;
         const done = sqlite
           ? await sqlite.transaction((tx) => runUpdateNow(updateSteps(recipe, sqliteBackend(sqlite, tx, model, id, conditions, log))))
-          : await runUpdate(updateSteps(recipe, pgBackend(this.#pg!, this.#store.knex, model, id, conditions, log, outerContext)));
+          : mysql
+            ? await mysql.transaction((tx) => runUpdate(updateSteps(recipe, mysqlBackend(mysql, tx, model, id, conditions, log, outerContext))))
+            : await runUpdate(updateSteps(recipe, pgBackend(this.#pg!, this.#store.knex, model, id, conditions, log, outerContext)));
         if (done !== FALLBACK) {
           if (log.id !== undefined) state.logRef = { logId: log.id };
           return;
         }
         handOver(log, state);
       }
-      await this.transaction(model, log, (trx) => runUpdate(updateSteps(recipe, this.#generalBackend(model, actor, trx, id, codes, outerContext))));
+      // A deadlock or lock wait timeout is tried once more, then answered 409 (mysql-write.ts).
+      const general = () => this.transaction(model, log, (trx) => runUpdate(updateSteps(recipe, this.#generalBackend(model, actor, trx, id, codes, outerContext))));
+      await retryingLockFailure(general, () => handOver(log, state), `${model.name} ${id}`);
       if (log.id !== undefined) state.logRef = { logId: log.id };
     }).catch(async (error: unknown) => {
       if (state.staleCells) {

@@ -50,7 +50,7 @@ export function needsGeneralPath(model: ModelDefinition, changed: Readonly<Recor
 }
 
 /** The changed columns of a row with no secret in it (the fast paths never take one: needsGeneralPath), key left out; FALLBACK when a change needs the general path. */
-function plainColumns(model: ModelDefinition, stored: FormRow, next: FormRow, changed: FormRow): Record<string, unknown> | typeof FALLBACK {
+export function plainColumns(model: ModelDefinition, stored: FormRow, next: FormRow, changed: FormRow): Record<string, unknown> | typeof FALLBACK {
   if (needsGeneralPath(model, changed)) return FALLBACK;
   // Like secretsForStorage, leave secrets out.
   const withoutSecrets: FormRow = { ...next };

@@ -1,8 +1,9 @@
 // The update recipe: the steps every update of one row takes, written once. Read the visible
 // row, refuse a stale save, build the new row, check it, take the changed columns, stamp them,
-// write them with the operate-log row, finish. Three backends run it: the general knex path
+// write them with the operate-log row, finish. Four backends run it: the general knex path
 // (a transaction with grants, hooks, references and files; audited-write.ts), the synchronous
-// SQLite path and the one-statement PostgreSQL path (fast-update.ts). A fast backend hands the
+// SQLite path and the one-statement PostgreSQL path (fast-update.ts), and the two-round-trip
+// MariaDB/MySQL path (mysql-write.ts). A fast backend hands the
 // update over to the general path by answering FALLBACK at any step before it wrote anything.
 //
 // The recipe is a generator: each step a backend (or the caller's `build`) takes is yielded, and
