@@ -14,13 +14,9 @@ export function nullable(schema: JsonSchema): JsonSchema {
   return { anyOf: [schema, { type: 'null' }] };
 }
 
-// Read through `string`, so this module compiles whether or not the core it is built with knows
-// the ATTACHMENT edit type yet.
-const isAttachment = (field: FieldDefinition): boolean => (field.edit.type as string) === 'ATTACHMENT';
-
-/** ATTACHMENT fields of a model, in declaration order. */
+/** ATTACHMENT fields of a model, in declaration order (as defineModel listed them). */
 export function attachmentFields(model: ModelDefinition): string[] {
-  return model.fieldNames.filter((name) => isAttachment(model.fields[name]!));
+  return [...model.capabilities.attachmentFields];
 }
 
 /** REFERENCE_TABLE, REFERENCE_TREE and COLLECTION fields of a model. */
