@@ -62,10 +62,17 @@ export class DataAccess {
   }
 
   /**
+   * The power every check here reads: {@link resolve}, unless the owner routes it through a
+   * method of its own (DataService does, through its `power`, so a subclass that changes that
+   * method changes every check).
+   */
+  powerOf: (model: ModelDefinition, user: FwUser, grantsVersion?: number) => Promise<PowerObject> = (model, user, grantsVersion) => this.resolve(model, user, grantsVersion);
+
+  /**
    * The user's effective power on the model (declared flags, menu grants, handler).
    * @param grantsVersion the grants version when already known for this request.
    */
-  async power(model: ModelDefinition, user: FwUser, grantsVersion?: number): Promise<PowerObject> {
+  async resolve(model: ModelDefinition, user: FwUser, grantsVersion?: number): Promise<PowerObject> {
     const power = await this.#power.resolve(model, user, await this.#grantsOf(user, grantsVersion));
     // What a UI reads must be what the routes allow: copying adds a row, and a cell edit is an edit.
     if ((power.copy && !power.add) || (power.cellEdit && !power.edit)) return { ...power, copy: power.copy && power.add, cellEdit: power.cellEdit && power.edit };
@@ -80,7 +87,7 @@ export class DataAccess {
 
   /** Resolves the actor's power and checks `flags`; returns the power. @throws {FwError} 403 `POWER_DENIED`. */
   async requirePower(model: ModelDefinition, actor: Actor, flags: PowerFlag | PowerFlag[]): Promise<PowerObject> {
-    const power = await this.power(model, actor.user, actor.grantsVersion);
+    const power = await this.powerOf(model, actor.user, actor.grantsVersion);
     assertPower(power, flags, model.name);
     return power;
   }
@@ -92,7 +99,7 @@ export class DataAccess {
    */
   async scope(name: unknown, actor: Actor, gate: PowerGate): Promise<DataScope> {
     const model = this.model(name);
-    const power = await this.power(model, actor.user, actor.grantsVersion);
+    const power = await this.powerOf(model, actor.user, actor.grantsVersion);
     gate.check(power, model);
     return { model, power, limits: this.#limits };
   }

@@ -91,6 +91,7 @@ export class DataService {
     if (this.limits.defaultSize > this.limits.maxSize) throw new FwDefinitionError('fwData.limits.defaultSize', 'must not exceed maxSize');
     const { store, registry, limits } = this;
     this.#access = new DataAccess({ store, registry, limits, ...(options.power ? { power: options.power } : {}) });
+    this.#access.powerOf = (model, user, grantsVersion) => this.power(model, user, grantsVersion);
     const onBackgroundError = options.onBackgroundError ?? ((error: unknown) => console.error('[fw/data]', error));
     this.events.on('error', (error) => onBackgroundError(error));
     const reader = (this.#reader = new RowReader({ store, registry, limits }));
@@ -132,7 +133,7 @@ export class DataService {
    * @param grantsVersion the grants version when already known for this request.
    */
   power(model: ModelDefinition, user: FwUser, grantsVersion?: number): Promise<PowerObject> {
-    return this.#access.power(model, user, grantsVersion);
+    return this.#access.resolve(model, user, grantsVersion);
   }
 
   /** Resolves the actor's power and checks `flags`; returns the power. @throws {FwError} 403 `POWER_DENIED`. */

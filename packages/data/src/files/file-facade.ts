@@ -47,7 +47,7 @@ export class FileFacade {
   async uploadTarget(name: string, actor: Actor, fieldName: string): Promise<UploadTarget> {
     const { access, attachments } = this.#deps;
     const model = access.model(name);
-    const power = await access.power(model, actor.user, actor.grantsVersion);
+    const power = await access.powerOf(model, actor.user, actor.grantsVersion);
     if (!power.add && !power.edit) throw new FwError('POWER_DENIED', `Not permitted: add or edit on ${model.name}`, { extra: { model: model.name, flag: 'add' } });
     const field = attachmentField(model, fieldName);
     if (field.edit.readonly) throw dataError('READONLY_FIELD', `${field.name} is read-only`, [{ path: field.name, type: 'readonly', message: 'is read-only' }]);
@@ -77,7 +77,7 @@ export class FileFacade {
     const model = typeof name === 'string' ? registry.get(name) : undefined;
     if (!model || !Object.hasOwn(model.fields, fieldName) || model.fields[fieldName]!.edit.type !== EditType.ATTACHMENT) throw notFound();
     const field = model.fields[fieldName]!;
-    const power = await access.power(model, actor.user, actor.grantsVersion);
+    const power = await access.powerOf(model, actor.user, actor.grantsVersion);
     if (!power.viewDetails && !power.edit && !power.query) throw notFound();
     // The same view the row is read in: details (viewDetails, or the edit form) or the table.
     const action = power.viewDetails || power.edit ? 'details' : 'query';
