@@ -222,7 +222,10 @@ export interface FwAdmin {
   loadShed: FwLoadShedMiddleware | undefined;
   /** The administrator this start created from the `admin` option; undefined when there already was one. */
   firstAdmin: FwUserRecord | undefined;
-  /** Stops the purge timer, closes the live-table bus fwAdmin chose, and the database and Redis if fwAdmin opened them. */
+  /**
+   * Stops the purge timer, waits for the data API's background work (`data.service.settled()`),
+   * closes the live-table bus fwAdmin chose, and the database and Redis if fwAdmin opened them.
+   */
   close(): Promise<void>;
 }
 
@@ -432,6 +435,9 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
         // Failures counted past the login log's caps in the current minute: their summary row.
         await failedLogins.flush();
         purge?.stop();
+        // The counts and page anchors the data API reads in the background finish first, also
+        // when the host closes the store itself afterwards.
+        await data.service.settled();
         await ownedBus?.close();
         ownedRedis?.disconnect();
         if (owned) await store.destroy();

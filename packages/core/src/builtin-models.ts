@@ -359,5 +359,4 @@ export const BUILTIN_MODELS: readonly ModelDefinition[] = Object.freeze([
   FwOperateLogModel,
 ]);
 
-/** Tables whose changes alter what users are granted: writes to them bump the grants version. */
-export const GRANT_TABLES: ReadonlySet<string> = new Set(['fw_user_role', 'fw_role', 'fw_role_menu', 'fw_menu']);
+export { GRANT_TABLES } from './grant-tables.js';

@@ -169,4 +169,24 @@ describe('modelCapabilities (computed by defineModel)', () => {
     expect(Object.isFrozen(model.capabilities)).to.equal(true);
     expect(Object.isFrozen(model.capabilities.secretFields)).to.equal(true);
   });
+
+  it('lists collections and attachments, and tells whether writes touch or hand out grants', () => {
+    const Team = defineModel({
+      name: 'Team',
+      fields: {
+        name: {},
+        members: { edit: { type: 'COLLECTION', collection: { model: 'FwUser', joinTable: 'fw_user_org', ownKey: 'org_id', foreignKey: 'user_id' } } },
+        logo: { edit: { type: 'ATTACHMENT' } },
+      },
+    });
+    expect(Team.capabilities).to.include({ touchesGrants: false, holdsGrants: true });
+    expect(Team.capabilities.collectionFields).to.deep.equal(['members']);
+    expect(Team.capabilities.attachmentFields).to.deep.equal(['logo']);
+    const RoleLinks = defineModel({ name: 'RoleLinks', table: 'fw_role_menu', fields: { roleId: { edit: { type: 'NUMBER', integer: true } } } });
+    expect(RoleLinks.capabilities).to.include({ touchesGrants: true, holdsGrants: true });
+    const Org = defineModel({ name: 'Org', table: 'fw_org', fields: { name: {} } });
+    expect(Org.capabilities).to.include({ touchesGrants: false, holdsGrants: true });
+    const Plain = defineModel({ name: 'Plain', fields: { name: {} } });
+    expect(Plain.capabilities).to.deep.include({ touchesGrants: false, holdsGrants: false, collectionFields: [], attachmentFields: [] });
+  });
 });

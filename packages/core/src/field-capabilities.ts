@@ -3,6 +3,7 @@
 // the model; the patcher, the schema view, the query builder, the cursor, the table builder and
 // the OpenAPI description read the answer instead of deciding again, so they cannot drift apart.
 import { EditType, type CellEditAnswer, type FieldCapabilities, type FieldDefinition, type ModelCapabilities, type StoredKind } from './model-types.js';
+import { GRANT_TABLES, PERMISSION_LINKS, PERMISSION_TABLES } from './grant-tables.js';
 import type { PowerFlags } from './power.js';
 
 const CAN_EDIT: CellEditAnswer = Object.freeze({ ok: true });
@@ -28,6 +29,8 @@ export type FieldFacts = Pick<FieldDefinition, 'name' | 'stored' | 'primaryKey' 
 export interface ModelFacts {
   readonly name: string;
   readonly power: Readonly<Pick<PowerFlags, 'cellEdit'>>;
+  /** The model's table; {@link modelCapabilities} reads it (whether writes touch grants). */
+  readonly table?: string;
 }
 
 function refuse(code: Extract<CellEditAnswer, { ok: false }>['code'], reason: string): CellEditAnswer {
@@ -118,9 +121,17 @@ export function modelCapabilities(
   fields: Readonly<Record<string, FieldFacts & { capabilities: FieldCapabilities }>>,
 ): ModelCapabilities {
   const list = fieldNames.map((name) => fields[name]!);
+  const names = (keep: (f: FieldFacts & { capabilities: FieldCapabilities }) => boolean) => Object.freeze(list.filter(keep).map((f) => f.name));
+  const joinTables = list.flatMap((f) => (f.edit.collection ? [f.edit.collection.joinTable] : []));
+  // A model stored in, or linking rows through, one of `tables` (a collection's join table).
+  const writesInto = (tables: ReadonlySet<string>) => (model.table !== undefined && tables.has(model.table)) || joinTables.some((t) => tables.has(t));
   return Object.freeze({
     cellEdit: modelCellEdit(model),
-    secretFields: Object.freeze(list.filter((f) => f.capabilities.secret).map((f) => f.name)),
-    readableFields: Object.freeze(list.filter((f) => f.stored && !f.capabilities.secret).map((f) => f.name)),
+    secretFields: names((f) => f.capabilities.secret),
+    readableFields: names((f) => f.stored && !f.capabilities.secret),
+    collectionFields: names((f) => f.edit.type === EditType.COLLECTION),
+    attachmentFields: names((f) => f.edit.type === EditType.ATTACHMENT),
+    touchesGrants: writesInto(GRANT_TABLES),
+    holdsGrants: (model.table !== undefined && PERMISSION_TABLES.has(model.table)) || writesInto(PERMISSION_LINKS),
   });
 }

@@ -48,6 +48,7 @@ export { USER_STATUS, MENU_STATUS, LOGIN_FAILURE_REASON, toFwUser } from './user
 export type { FwUser, StoredUserLike, ToFwUserOptions, UserStatus, MenuStatus, LoginFailureReason } from './user.js';
 export { hashPassword, verifyPassword } from './password.js';
 export { escapeHtml, isObject, positiveInteger } from './plain-values.js';
+export { PERMISSION_LINKS, PERMISSION_TABLES } from './grant-tables.js';
 // Issue 19 §5: the security headers of Fw's HTML pages.
 export { DEFAULT_FRAME_ANCESTORS, checkFrameAncestors, pageContentSecurityPolicy } from './page-policy.js';
 export type { FwPageKind } from './page-policy.js';

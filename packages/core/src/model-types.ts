@@ -435,6 +435,18 @@ export interface ModelCapabilities {
   readonly secretFields: readonly string[];
   /** Names of the fields a stored row gives back to a reader: stored and not secret, in declaration order. */
   readonly readableFields: readonly string[];
+  /** Names of the COLLECTION fields (rows linked through a join table), in declaration order. */
+  readonly collectionFields: readonly string[];
+  /** Names of the ATTACHMENT fields, in declaration order. */
+  readonly attachmentFields: readonly string[];
+  /** Writing the model can change what grants resolve to: it is stored in, or links rows through, a grant table (`GRANT_TABLES`). */
+  readonly touchesGrants: boolean;
+  /**
+   * Writing the model can hand out permissions: it is stored in a permission table or a link
+   * between them, or links rows through such a link (`PERMISSION_TABLES`, `PERMISSION_LINKS`).
+   * A non-administrator's writes to it are held to the grant rules.
+   */
+  readonly holdsGrants: boolean;
 }
 
 /** A checked, normalized, frozen model definition. */

@@ -212,7 +212,7 @@ export function defineModel<R extends Row = Row>(input: ModelDefinitionInput<R>)
     treeParentField,
     orderBy: checkOrderBy(name, input.orderBy, fields),
     indexes: checkIndexes(name, table, declared, fields, input.indexes),
-    capabilities: modelCapabilities({ name, power: flags }, fieldNames, fields),
+    capabilities: modelCapabilities({ name, power: flags, table }, fieldNames, fields),
     trash: optionalBoolean(`${name}.trash`, input.trash, true),
     __fwModel: true as const,
   });

@@ -8,10 +8,16 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 /**
  * `value` as a positive whole number: a safe integer of at least 1, or its decimal digits as a
  * string (1 to 15 of them, as a URL or form sends an id); undefined for anything else.
+ *
+ * `anySize: true` takes whole numbers of any size too (any number of digits, past the safe
+ * range), for a caller that holds the number to a maximum of its own and says so ("at most
+ * 200") rather than calling a large number malformed.
  */
-export function positiveInteger(value: unknown): number | undefined {
-  const n = typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
-  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 1 ? n : undefined;
+export function positiveInteger(value: unknown, options: { anySize?: boolean } = {}): number | undefined {
+  const digits = options.anySize ? /^\d+$/ : /^\d{1,15}$/;
+  const n = typeof value === 'string' && digits.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || n < 1) return undefined;
+  return (options.anySize ? Number.isInteger(n) : Number.isSafeInteger(n)) ? n : undefined;
 }
 
 /**

@@ -8,7 +8,7 @@ import { FwError, isObject, type FieldDefinition, type ModelDefinition, type Pow
 import { shape, type Shape } from '@fw/http';
 import { assertPower } from '@fw/power';
 import { cellEditRefusal } from '@fw/row-patch';
-import { ref } from './http/schemas.js';
+import { ref } from './http/field-schemas.js';
 import { parseTableRequest, type QueryLimits, type TableRequest } from './read/query.js';
 import { rowId } from './read/row-keys.js';
 import { readCandidatesBody, type CandidatesQuery, type ReferenceTarget } from './read/references.js';

@@ -13,7 +13,8 @@ export { assignable, explain, grantable, powerRoutes } from './http/power-routes
 export { dataRoutes } from './http/routes.js';
 export { dataRoute } from './http/data-route.js';
 export type { DataDeps, DataRoute } from './http/data-route.js';
-export { attachmentFields, cellFields, dataSchemas, modelSchemas, referenceFields, sharedSchemas } from './http/schemas.js';
+export { attachmentFields, cellFields, referenceFields } from './http/field-schemas.js';
+export { dataSchemas, modelSchemas, sharedSchemas } from './http/schemas.js';
 export { ADD_BODY, CELL_BODY, COPY_BODY, DELETE_BODY, REFERENCE_BODY, TABLE_BODY, UPDATE_BODY } from './bodies.js';
 export type { AddInput, CellInput, CopyInput, DataScope, DeleteInput, ReferenceScope, UpdateInput } from './bodies.js';
 export { ADD_GATE, BUILD_GATE, COPY_GATE, DELETE_GATE, DETAILS_GATE, EDIT_GATE, PRINT_GATE, QUERY_GATE, REFERENCE_GATE, anyOf, needs } from './gates.js';

@@ -9,7 +9,7 @@ export { DIALECT_LIMITS, storageIssues } from './storable.js';
 export type { DialectLimits, StorageBounds, StorageDialect } from './storable.js';
 export { readEntity } from './read-entity.js';
 export type { EntityIssue, ReadEntityMode, ReadEntityResult } from './read-entity.js';
-export { patchRow, patchRowValues, cellEditRefusal } from './patch-row.js';
+export { patchRow, patchRowValues, putCell, cellEditRefusal } from './patch-row.js';
 export type { RowPatchRejection, RowPatchResult, RowPatchSuccess } from './patch-row.js';
 export { ROW_PATCH_ERROR_CODES, rowPatchError } from './error-codes.js';
 export type { RowPatchErrorCode } from './error-codes.js';

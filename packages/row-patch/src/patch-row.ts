@@ -1,4 +1,4 @@
-import type { FwErrorDetail, ModelDefinition } from '@fw/core';
+import type { FieldDefinition, FwErrorDetail, ModelDefinition } from '@fw/core';
 import { coerceValue } from './coerce.js';
 import { ROW_PATCH_ERROR_CODES, type RowPatchErrorCode } from './error-codes.js';
 import { validateRow } from './schema.js';
@@ -109,14 +109,24 @@ export function patchRowValues(model: ModelDefinition, storedFormRow: Readonly<F
   if (refusal) return refusal;
   const definition = typeof field === 'string' && hasOwn(model.fields, field) ? model.fields[field] : undefined;
   if (typeof field !== 'string' || !definition) return reject('UNKNOWN_FIELD', `${model.name} has no field ${show(field)}`);
-  const converted = coerceValue(definition, value);
+  return putCell(definition, storedFormRow, value);
+}
+
+/**
+ * The last step of {@link patchRowValues}, with no switch checks: `value` converted for `field`
+ * (`INVALID_VALUE` when its type cannot take it) and put into a copy of the stored row. For a
+ * caller that checked the switches before reading the row (the data API's cell route).
+ */
+export function putCell(field: FieldDefinition, storedFormRow: Readonly<FormRow>, value: unknown): RowPatchResult {
+  const converted = coerceValue(field, value);
   if (!converted.ok) {
-    const message = `${definition.edit.title} ${converted.message}`;
-    return reject('INVALID_VALUE', message, [{ path: field, type: 'typeError', message }]);
+    const message = `${field.edit.title} ${converted.message}`;
+    return reject('INVALID_VALUE', message, [{ path: field.name, type: 'typeError', message }]);
   }
   const row: FormRow = {};
+  // Own data properties, also for a key such as `__proto__` that an assignment would not make.
   for (const [key, stored] of Object.entries(storedFormRow)) setOwn(row, key, Array.isArray(stored) ? [...stored] : stored);
-  setOwn(row, field, converted.value);
-  const before = hasOwn(storedFormRow, field) ? storedFormRow[field] : undefined;
+  setOwn(row, field.name, converted.value);
+  const before = hasOwn(storedFormRow, field.name) ? storedFormRow[field.name] : undefined;
   return { ok: true, row, changed: !formValuesEqual(before, converted.value) };
 }

@@ -1,7 +1,7 @@
 import { FwLoginLogModel, FwOperateLogModel, indexName } from '@fw/core';
 import { describeEachSql } from '@fw/test-utils';
 import { expect } from 'chai';
-import { LOG_INDEXES } from './0016_log_indexes.js';
+import { LOG_INDEXES } from './migrations/0016_log_indexes.js';
 import { compileMigrations } from './migrations.js';
 import { covered, readIndexes } from './model-table-indexes.js';
 import { createStore, type FwStore } from './store.js';

@@ -1,6 +1,6 @@
 import { describeEachSql } from '@fw/test-utils';
 import { expect } from 'chai';
-import { BATCH_INDEXES } from './0019_operate_log_batch.js';
+import { BATCH_INDEXES } from './migrations/0019_operate_log_batch.js';
 import { compileMigrations } from './migrations.js';
 import { covered, readIndexes } from './model-table-indexes.js';
 import { createStore, type FwStore } from './store.js';

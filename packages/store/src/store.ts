@@ -151,10 +151,15 @@ export interface FwStore {
   planModelTables(models: readonly ModelDefinition[]): Promise<ModelTablesPlan>;
   /**
    * Runs `close` when the store is destroyed, before its connections close: for connections other
-   * packages open on the same database (e.g. the data API's read-only SQLite reader).
+   * packages open on the same database (e.g. the data API's read-only SQLite reader), and for work
+   * that must end while they are still open (a promise `close` returns is waited for; closers run
+   * one after the other, in the order they were added).
    */
-  onDestroy?(close: () => void): void;
-  /** Closes the store's connections; a host-owned knex (`{ knex }`) is left open. */
+  onDestroy?(close: () => void | Promise<void>): void;
+  /**
+   * Closes the store's connections, once what {@link onDestroy} registered has run (and the data
+   * API's background counts have finished); a host-owned knex (`{ knex }`) is left open.
+   */
   destroy(): Promise<void>;
 }
 
@@ -404,8 +409,8 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
   // An older instance of a scale-out deployment must still start after a newer one migrated the
   // shared database, so applying and listing tolerate applied names this version does not know.
   const tolerant: Knex.MigratorConfig = { ...config, disableMigrationsListValidation: true };
-  let destroyed = false;
-  const closers: Array<() => void> = [];
+  let destroying: Promise<void> | undefined;
+  const closers: Array<() => void | Promise<void>> = [];
   /** Runs `work` on a knex without the query limit (see `unlimited`), closed afterwards. */
   const withoutLimit = async <T>(work: (db: Knex) => Promise<T>): Promise<T> => {
     if (unlimited === undefined) return work(knex);
@@ -453,13 +458,24 @@ export function createStore(urlOrOptions: string | StoreOptions): FwStore {
     onDestroy(close) {
       closers.push(close);
     },
-    async destroy() {
-      if (destroyed) return;
-      sessions.close();
-      for (const close of closers.splice(0)) close();
-      if (!owned) return;
-      destroyed = true;
-      await knex.destroy();
+    destroy() {
+      // A second call while the first still waits for its closers waits with it, rather than
+      // closing the connections under them.
+      if (destroying) return destroying;
+      const run = (async () => {
+        sessions.close();
+        // A closer that fails does not keep the connections open: the first failure is thrown after.
+        const failures: unknown[] = [];
+        for (const close of closers.splice(0))
+          await Promise.resolve()
+            .then(close)
+            .catch((error: unknown) => failures.push(error));
+        if (owned) await knex.destroy();
+        if (failures.length > 0) throw failures[0];
+      })();
+      // A host-owned knex stays open: a later destroy() runs what was added since.
+      destroying = owned ? run : run.finally(() => (destroying = undefined));
+      return destroying;
     },
   };
 }

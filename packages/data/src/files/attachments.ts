@@ -33,7 +33,7 @@ export const UPLOAD_FILE_FIELD = 'file';
 
 /** The ATTACHMENT fields of a model. */
 export function attachmentFields(model: ModelDefinition): FieldDefinition[] {
-  return model.fieldNames.map((name) => model.fields[name]!).filter((field) => field.edit.type === EditType.ATTACHMENT);
+  return model.capabilities.attachmentFields.map((name) => model.fields[name]!);
 }
 
 /** The ATTACHMENT field `name` of `model`, or a 400 naming it. */

@@ -8,7 +8,7 @@ import { FwError, IMAGE_TYPES } from '@fw/core';
 import { MultipartTooLargeError, readMultipart } from '@fw/http';
 import { bytesQuotaError, filesQuotaError } from '../files/upload-quota.js';
 import { dataRoute } from './data-route.js';
-import { attachmentFields, ref } from './schemas.js';
+import { attachmentFields, ref } from './field-schemas.js';
 
 // Room for the multipart framing (boundaries, part headers) around the files themselves.
 const FRAMING_BYTES = 64 * 1024;

@@ -9,7 +9,7 @@ import { referenceOf } from '../read/references.js';
 import { ADD_GATE, BUILD_GATE, COPY_GATE, DELETE_GATE, DETAILS_GATE, EDIT_GATE, PRINT_GATE, QUERY_GATE, REFERENCE_GATE } from '../gates.js';
 import { rowId } from '../read/row-keys.js';
 import { PRINT_CSS, PRINT_JS } from './print.js';
-import { cellFields, ref, referenceFields } from './schemas.js';
+import { cellFields, ref, referenceFields } from './field-schemas.js';
 import { ID_PARAM, IF_MATCH_PARAM, closedObject, dataRoute, ifMatch, type DataRoute } from './data-route.js';
 
 /** Path segments of the data routes: a model of one of these names would be shadowed. */

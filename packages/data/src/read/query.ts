@@ -1,4 +1,4 @@
-import { CONDITION_OPERATORS, EditType, FwError, isConditionGroup, isObject, type Condition, type ConditionNode, type ConditionOperator, type FieldDefinition, type ModelDefinition, type StoredKind } from '@fw/core';
+import { CONDITION_OPERATORS, EditType, FwError, isConditionGroup, isObject, positiveInteger, type Condition, type ConditionNode, type ConditionOperator, type FieldDefinition, type ModelDefinition, type StoredKind } from '@fw/core';
 import { DIALECT_LIMITS, coerceValue, integerBounds, toDbValues } from '@fw/row-patch';
 import type { Knex } from 'knex';
 import { columnBounds, parsePageSeek, type PageSeek } from './cursor.js';
@@ -175,10 +175,11 @@ export function mapConditions(nodes: readonly ConditionNode[], f: (c: Condition)
   });
 }
 
-function positiveInteger(value: unknown, fallback: number, path: string, max: number): number {
+/** A page number or size: `fallback` when absent, else a whole number from 1 to `max` (core's `positiveInteger`, any size, so a large one is "at most"). */
+function pageNumber(value: unknown, fallback: number, path: string, max: number): number {
   if (value === undefined || value === null) return fallback;
-  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw bad(`${path} must be a whole number of at least 1`, path);
+  const n = positiveInteger(value, { anySize: true });
+  if (n === undefined) throw bad(`${path} must be a whole number of at least 1`, path);
   if (n > max) throw bad(`${path} must be at most ${max}`, path);
   return n;
 }
@@ -192,8 +193,8 @@ function positiveInteger(value: unknown, fallback: number, path: string, max: nu
 export function parseTableQuery(model: ModelDefinition, body: unknown, limits: QueryLimits = DEFAULT_QUERY_LIMITS): TableQuery {
   if (body !== undefined && body !== null && !isObject(body)) throw bad('the query body must be an object');
   const input = (body ?? {}) as Record<string, unknown>;
-  const page = positiveInteger(input.page, 1, 'page', 1_000_000);
-  const size = positiveInteger(input.size, limits.defaultSize, 'size', limits.maxSize);
+  const page = pageNumber(input.page, 1, 'page', 1_000_000);
+  const size = pageNumber(input.size, limits.defaultSize, 'size', limits.maxSize);
   const rawSort = typeof input.sort === 'string' ? input.sort.split(';').filter(Boolean).map((s) => { const [field, order] = s.split(','); return { field, order }; }) : input.sort;
   if (rawSort !== undefined && rawSort !== null && !Array.isArray(rawSort)) throw bad('sort must be [{ field, order }] or "field,desc"', 'sort');
   const sort = ((rawSort as unknown[] | undefined) ?? []).slice(0, 5).map((s, i) => {

@@ -1,5 +1,5 @@
 import { createHmac, randomInt } from 'node:crypto';
-import { EditType, type ModelDefinition } from '@fw/core';
+import type { ModelDefinition } from '@fw/core';
 import type { FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
 import type { Knex } from 'knex';
@@ -16,7 +16,7 @@ export function rowVersion(model: ModelDefinition, row: FormRow, key: Uint8Array
   const values = model.fieldNames
     .filter((name) => {
       const field = model.fields[name]!;
-      return (field.stored || field.edit.collection !== undefined) && field.edit.type !== EditType.PASSWORD;
+      return (field.stored || field.edit.collection !== undefined) && !field.capabilities.secret;
     })
     .map((name) => normalise(row[name]));
   return `"${createHmac('sha256', key).update(JSON.stringify(values)).digest('base64url').slice(0, 22)}"`;

@@ -69,14 +69,22 @@ export class RowReader {
     this.#registry = deps.registry;
     this.#limits = deps.limits;
     this.#sqlite = SqliteReader.for(deps.store.knex, deps.store.dialect);
-    // Its connection is the data API's own: closed with the store, so no file handle outlives it.
-    if (this.#sqlite) {
-      const reader = this.#sqlite;
-      deps.store.onDestroy?.(() => reader.close());
-    }
     this.#pg = PgWriter.for(deps.store.knex, deps.store.dialect);
     this.#source = { knex: deps.store.knex, dialect: deps.store.dialect, sqlite: this.#sqlite };
     this.counts = new Counts(this.#source, deps.limits);
+    // A store that closes waits for the counts and anchors being read in the background (they
+    // would fail on closed connections), then closes the reader's own connection, so no file
+    // handle outlives the store.
+    const reader = this.#sqlite;
+    deps.store.onDestroy?.(async () => {
+      await this.settled();
+      reader?.close();
+    });
+  }
+
+  /** Resolves once the work started in the background (counts, page anchors) has finished. */
+  async settled(): Promise<void> {
+    await Promise.all([this.counts.settled(), this.anchors.settled()]);
   }
 
   /** How many compiled page plans are kept: a page of a new shape adds one, a known shape none (for tests and diagnostics). */
@@ -141,6 +149,23 @@ export class RowReader {
     Object.assign(form, (await this.collections(model, knex, [id])).get(id));
     const [shown] = await this.afterFetch(model, actor, 'details', [form]);
     return shown ?? form;
+  }
+
+  /**
+   * The rows `ids` as a table page loads them (stored columns without secrets, collections),
+   * before any row filter or `afterFetch`: what live tables read once per change (live/hub.ts).
+   */
+  async rawRows(model: ModelDefinition, ids: readonly number[]): Promise<FormRow[]> {
+    const knex = this.#store.knex;
+    const out: FormRow[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rows: Array<Record<string, unknown>> = await knex(model.table).select(readColumns(model)).whereIn(pkColumn(model), chunk);
+      const forms = rows.map((row) => toFormRow(model, row));
+      const links = await this.collections(model, knex, forms.map((row) => Number(row[model.primaryKey])));
+      for (const form of forms) out.push(Object.assign(form, links.get(Number(form[model.primaryKey]))));
+    }
+    return out;
   }
 
   /** What reference pickers and labels read with, under the actor's row visibility. */

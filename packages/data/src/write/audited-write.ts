@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import type { Attachments } from '../files/attachments.js';
 import { insertBatch } from './batch-insert.js';
 import type { DataEvents, EditEvent } from '../events.js';
-import { checkGrants, touchesGrants } from './grant-rules.js';
+import { checkGrants } from './grant-rules.js';
 import { newRow } from './row-changes.js';
 import { OPERATE_LOG_TABLE, rowOf, writeOperateLog, writeOperateLogIn, type OperateLogEntry } from './operate-log.js';
 import { operateLogRow } from '@fw/store';
@@ -20,7 +20,7 @@ import { passwordSetColumns, secretsForStorage } from './secrets.js';
 import { hookContext } from '../service-types.js';
 import { pkColumn } from '../read/row-keys.js';
 import { PgWriter } from './pg-write.js';
-import { fastPathFits, pgBackend, sqliteBackend } from './fast-update.js';
+import { modelFits, pgBackend, sqliteBackend } from './fast-update.js';
 import { MysqlWriter, mysqlBackend, retryingLockFailure } from './mysql-write.js';
 import { SqliteWriter } from './sqlite-write.js';
 import { FALLBACK, handOver, runUpdate, runUpdateNow, updateSteps, type LogNotes, type UpdateBackend, type UpdateRequest, type UpdateState } from './update-recipe.js';
@@ -133,7 +133,7 @@ export class AuditedWriter {
         this.#afterCommit.delete(trx);
       }
     });
-    if ((Array.isArray(model) ? model : [model as ModelDefinition]).some((m) => touchesGrants(m))) {
+    if ((Array.isArray(model) ? model : [model as ModelDefinition]).some((m) => m.capabilities.touchesGrants)) {
       // The write is committed: a failed bump is reported, not turned into an error answer.
       await this.#store.grants.bump().catch((error: unknown) => this.#onBackgroundError(error));
     }
@@ -282,7 +282,7 @@ export class AuditedWriter {
       const recipe: UpdateRequest = { model, actor, id, build, options, log, state, sessions: this.#sessions, versionKey };
       // A fast path first when the model and the actor allow one (grant-holding writes never do);
       // it hands over, before writing anything, when a step needs the general path.
-      if ((this.#sqlite || this.#pg || this.#mysql) && !codes && fastPathFits(model)) {
+      if ((this.#sqlite || this.#pg || this.#mysql) && !codes && modelFits(model)) {
         const conditions = await this.#reader.visibility(model, actor, 'update');
         const sqlite = this.#sqlite;
         const mysql = this.#mysql;

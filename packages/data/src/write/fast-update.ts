@@ -2,7 +2,7 @@
 // transaction with prepared statements, on PostgreSQL one statement writing the row and its
 // operate-log row. They run the same steps as the general path and hand over to it (before
 // writing anything) whenever a step needs it.
-import { EditType, GRANT_TABLES, type Condition, type DataHookContext, type ModelDefinition } from '@fw/core';
+import { type Condition, type DataHookContext, type ModelDefinition } from '@fw/core';
 import { changedColumns, toFormRow, validateRowSync, type FormRow } from '@fw/row-patch';
 import { operateLogRow } from '@fw/store';
 import type { Knex } from 'knex';
@@ -10,7 +10,7 @@ import { applyConditions } from '../read/query.js';
 import { pkColumn, rowNotFound } from '../read/row-keys.js';
 import { rowOf } from './operate-log.js';
 import { VERSION_KEY, type PgWriter } from './pg-write.js';
-import { isSecret, readColumns } from './secrets.js';
+import { readColumns } from './secrets.js';
 import type { SqliteTx, SqliteWriter } from './sqlite-write.js';
 import { FALLBACK, type LogNotes, type UpdateBackend } from './update-recipe.js';
 import { validateWholeRow, validationError, violationError } from './write-checks.js';
@@ -19,32 +19,21 @@ import { validateWholeRow, validationError, violationError } from './write-check
  * True when an update of `model` can take a fast path with nothing left out: no hook that takes
  * the transaction (`validate`, `beforeUpdate`, `afterUpdate`), no collections or attachments
  * (their writes and file work stay on the general path), and no grant tables (their writes are
- * checked against grant rules and bump the grants version).
+ * checked against grant rules and bump the grants version). Read from what defineModel decided
+ * (`model.capabilities`), so it costs a few property reads.
  */
 export function modelFits(model: ModelDefinition): boolean {
   const proxy = model.dataProxy;
   if (proxy.validate || proxy.beforeUpdate || proxy.afterUpdate) return false;
-  if (GRANT_TABLES.has(model.table)) return false;
-  return Object.values(model.fields).every((f) => f.edit.collection === undefined && f.edit.type !== EditType.ATTACHMENT);
-}
-
-const fits = new WeakMap<ModelDefinition, boolean>();
-
-/** {@link modelFits}, worked out once per model. */
-export function fastPathFits(model: ModelDefinition): boolean {
-  let known = fits.get(model);
-  if (known === undefined) {
-    known = modelFits(model);
-    fits.set(model, known);
-  }
-  return known;
+  const { touchesGrants, collectionFields, attachmentFields } = model.capabilities;
+  return !touchesGrants && collectionFields.length === 0 && attachmentFields.length === 0;
 }
 
 /** Fields whose change needs the general path: references (their targets are checked) and secrets given a new value (hashed). */
 export function needsGeneralPath(model: ModelDefinition, changed: Readonly<Record<string, unknown>>): boolean {
   for (const name of Object.keys(changed)) {
     const field = model.fields[name];
-    if (!field || field.edit.reference !== undefined || field.edit.collection !== undefined || isSecret(field)) return true;
+    if (!field || field.edit.reference !== undefined || field.edit.collection !== undefined || field.capabilities.secret) return true;
   }
   return false;
 }
@@ -54,7 +43,7 @@ export function plainColumns(model: ModelDefinition, stored: FormRow, next: Form
   if (needsGeneralPath(model, changed)) return FALLBACK;
   // Like secretsForStorage, leave secrets out.
   const withoutSecrets: FormRow = { ...next };
-  for (const field of Object.values(model.fields)) if (isSecret(field)) delete withoutSecrets[field.name];
+  for (const name of model.capabilities.secretFields) delete withoutSecrets[name];
   const columns: Record<string, unknown> = changedColumns(model, stored, withoutSecrets);
   delete columns[pkColumn(model)];
   return columns;

@@ -1,4 +1,4 @@
-import { GRANT_TABLES, MENU_STATUS, USER_STATUS, type FieldDefinition, type FwErrorDetail, type ModelDefinition } from '@fw/core';
+import { MENU_STATUS, PERMISSION_LINKS, USER_STATUS, type FieldDefinition, type FwErrorDetail, type ModelDefinition } from '@fw/core';
 import type { FormRow } from '@fw/row-patch';
 import type { Knex } from 'knex';
 import { dataError } from '../error-codes.js';
@@ -36,31 +36,12 @@ const ROLE_MENU = 'fw_role_menu';
 const USER_ORG = 'fw_user_org';
 const LOGIN_LOG = 'fw_login_log';
 
-const GUARDED_TABLES = new Set([USER_TABLE, ROLE_TABLE, MENU_TABLE, ORG_TABLE, OPEN_API_TABLE]);
-const GUARDED_LINKS = new Set([USER_ROLE, ROLE_MENU, USER_ORG]);
-const relevance = new WeakMap<ModelDefinition, boolean>();
-
-/** True when `model` is stored in one of `tables` or links rows through one of them (a collection's join table). */
-function writesInto(model: ModelDefinition, tables: ReadonlySet<string>): boolean {
-  return tables.has(model.table) || Object.values(model.fields).some((f) => f.edit.collection !== undefined && tables.has(f.edit.collection.joinTable));
-}
-
 /**
- * True when writing `model` can change what grants resolve to (roles, menus, their links), so a
- * committed write bumps the grants version. Narrower than {@link holdsGrants}.
+ * True when writes to `model` can hand out permissions, so {@link checkGrants} has work to do
+ * (decided by defineModel: `model.capabilities.holdsGrants`).
  */
-export function touchesGrants(model: ModelDefinition): boolean {
-  return writesInto(model, GRANT_TABLES);
-}
-
-/** True when writes to `model` can hand out permissions, so {@link checkGrants} has work to do. */
 export function holdsGrants(model: ModelDefinition): boolean {
-  let known = relevance.get(model);
-  if (known === undefined) {
-    known = GUARDED_TABLES.has(model.table) || writesInto(model, GUARDED_LINKS);
-    relevance.set(model, known);
-  }
-  return known;
+  return model.capabilities.holdsGrants;
 }
 
 function fieldOf(model: ModelDefinition, column: string): FieldDefinition | undefined {
@@ -365,7 +346,7 @@ export async function checkGrants(check: GrantCheck): Promise<void> {
   if (model.table === MENU_TABLE) await checkMenu(check);
   if (model.table === ORG_TABLE) await checkOrg(check, scope);
   if (model.table === OPEN_API_TABLE) await checkOpenApi(check, scope);
-  if (GUARDED_LINKS.has(model.table)) await checkLinkRow(check, scope);
+  if (PERMISSION_LINKS.has(model.table)) await checkLinkRow(check, scope);
   if (!next) return;
   const roles = linkField(model, USER_ROLE);
   if (roles && model.table !== ROLE_TABLE) {

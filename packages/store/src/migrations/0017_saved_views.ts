@@ -3,7 +3,7 @@
 // roles sit in a link table, so "the views shared with any role I hold" is one indexed join
 // (fw_user_role by user, then fw_saved_view_role by role) rather than a scan of JSON text.
 import type { Knex } from 'knex';
-import { dialectOfKnex, nowDefault } from './dialect.js';
+import { dialectOfKnex, nowDefault } from '../dialect.js';
 import type { FwMigration } from './migration-type.js';
 
 function utf8(knex: Knex, t: Knex.CreateTableBuilder): void {

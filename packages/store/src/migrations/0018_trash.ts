@@ -1,7 +1,7 @@
-// Migration 0017: the trash (issue 23 §3). A deleted row of a model that keeps a trash is moved
+// Migration 0018: the trash (issue 23 §3). A deleted row of a model that keeps a trash is moved
 // here, inside the delete's transaction, so it can be undeleted with its id until it is purged.
 import type { Knex } from 'knex';
-import { dialectOfKnex, nowDefault } from './dialect.js';
+import { dialectOfKnex, nowDefault } from '../dialect.js';
 import type { FwMigration } from './migration-type.js';
 
 export const trash: FwMigration = {

@@ -1,7 +1,7 @@
 // Migration 0016: the indexes the built-in log pages read (issue 21 §3). The logs grow without
 // bound, and their pages show the newest rows first, alone or for one user, account or model.
 import type { Knex } from 'knex';
-import { dialectOfKnex } from './dialect.js';
+import { dialectOfKnex } from '../dialect.js';
 import type { FwMigration } from './migration-type.js';
 
 /**

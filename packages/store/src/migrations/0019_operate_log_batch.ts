@@ -2,7 +2,7 @@
 // a bulk delete and a restore stamp each of their log rows with one batch id; the History tab of
 // a row reads that row's entries, newest first.
 import type { Knex } from 'knex';
-import { dialectOfKnex } from './dialect.js';
+import { dialectOfKnex } from '../dialect.js';
 import type { FwMigration } from './migration-type.js';
 
 /**
