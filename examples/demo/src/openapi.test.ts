@@ -257,6 +257,11 @@ describeEachSql('examples/demo: every route answers as GET /fw-api/openapi.json 
           expect(String(live.headers['content-type'])).to.match(/^text\/event-stream/);
           await call('get', `/data/events/${M}`);
         }
+        // Issue 24 §4: presence on the row (204, no body), and a malformed tab key (400).
+        if (described(`POST /data/presence/${M}`)) {
+          expect((await call('post', `/data/presence/${M}`, { token, body: { client: 'walk-tab-0001', id } })).status).to.equal(204);
+          await call('post', `/data/presence/${M}`, { token, body: { client: 'bad', id }, invalidBody: true });
+        }
         // Issue 23: a saved view of the model, listed and deleted.
         if (has(`/views/${M}`, 'post')) {
           const view = json<{ id: number }>(await call('post', `/views/${M}`, { token, body: { name: `All ${M}`, conditions: [] } }));

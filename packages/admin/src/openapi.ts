@@ -3,7 +3,7 @@
 // puts them together with the component schemas the data routes point at.
 import { FwDefinitionError, loadConfig, type FwConfig, type ModelRegistry } from '@fw/core';
 import { mcpRoutes } from '@fw/ai';
-import { VIEW_ROUTES, bulkRoutes, dataRoutes, dataSchemas, liveRoutes, trashRoutes, undoRoutes } from '@fw/data';
+import { VIEW_ROUTES, bulkRoutes, dataRoutes, dataSchemas, liveRoutes, presenceRoutes, trashRoutes, undoRoutes } from '@fw/data';
 import { TOKEN_SECURITY, describeRoutes, errorResponses, securitySchemes, type RouteContract } from '@fw/http';
 import { activityRoutes, loginRoutes, prefRoutes, sessionRoutes } from '@fw/login';
 import { openApiRoutes, type OpenApiDocument } from './openapi-route.js';
@@ -56,6 +56,7 @@ export function openApiDocument(options: OpenApiDocumentOptions): OpenApiDocumen
     ...trashRoutes,
     ...undoRoutes,
     ...liveRoutes,
+    ...presenceRoutes,
     ...(options.ai !== false ? mcpRoutes : []),
     ...(options.openapi ? openApiRoutes[options.openapi] : []),
   ] as RouteContract[];

@@ -14,6 +14,8 @@ export const DATA_ERROR_CODES = {
   // Issue 19 §5: the per-user bound on uploads not yet saved in a row (see upload-quota.ts).
   UPLOAD_QUOTA_FILES: { status: 429, message: 'Too many uploaded files not yet saved in a row; save the rows they belong to or wait until they expire' },
   UPLOAD_QUOTA_BYTES: { status: 413, message: 'Uploaded files not yet saved in a row take too much space; save the rows they belong to or wait until they expire' },
+  // Issue 24 §4: the per-user bounds on presence (entries held at once, posts per minute).
+  TOO_MANY_PRESENCE: { status: 429, message: 'Too many presence entries or posts; slow down' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** A code of {@link DATA_ERROR_CODES}. */

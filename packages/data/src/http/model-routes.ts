@@ -13,7 +13,7 @@ import { cellFields, ref, referenceFields } from './schemas.js';
 import { ID_PARAM, IF_MATCH_PARAM, closedObject, dataRoute, ifMatch, type DataRoute } from './data-route.js';
 
 /** Path segments of the data routes: a model of one of these names would be shadowed. */
-export const RESERVED = new Set(['table', 'export', 'import', 'import-template', 'print', 'modify', 'upload', 'file', 'trash', 'events']);
+export const RESERVED = new Set(['table', 'export', 'import', 'import-template', 'print', 'modify', 'upload', 'file', 'trash', 'events', 'presence']);
 
 const rowAnswer = (description: string) => ({ description, json: (model: { name: string }) => ref(`${model.name}Row`) });
 

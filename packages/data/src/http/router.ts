@@ -24,7 +24,9 @@ import { mountViewRoutes } from './view-routes.js';
 import { mountTrashRoutes } from './trash-routes.js';
 import { mountUndoRoutes } from './undo-route.js';
 import { mountLiveRoutes } from './live-route.js';
+import { mountPresenceRoutes } from './presence-route.js';
 import { LiveHub, type LiveOptions } from '../live/hub.js';
+import { LivePresence, type PresenceOptions } from '../live/presence.js';
 import { LivePublisher } from '../live/publish.js';
 import { memoryBus } from '../live/bus.js';
 import { randomUUID } from 'node:crypto';
@@ -103,13 +105,15 @@ export interface FwDataOptions {
    * Live tables (issue 24 §2): every committed change is published on `bus`, and
    * `GET /data/events/{fw}` streams to each viewer what they may see of it. Pass a bus that
    * reaches every instance (Redis, PostgreSQL) when there are several; limits: see LiveOptions.
+   * Presence (issue 24 §4, `POST /data/presence/{fw}`) travels on the same bus; its bounds are
+   * `presence` (see PresenceOptions).
    * @default { bus: memoryBus() }
    */
-  live?: LiveOptions;
+  live?: LiveOptions & { presence?: PresenceOptions };
 }
 
 /** The data-API middleware, with the service behind it and its edit events. */
-export type FwDataMiddleware = Middleware & { service: DataService; events: DataEvents; live: LiveHub };
+export type FwDataMiddleware = Middleware & { service: DataService; events: DataEvents; live: LiveHub; presence: LivePresence };
 
 // The router behind each fwData middleware, for the test that holds it to the declarations.
 const ROUTERS = new WeakMap<Middleware, Router>();
@@ -185,14 +189,18 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   // Live tables (issue 24 §2): committed changes go out on the bus; the hub streams them per viewer.
   const onError = options.onBackgroundError ?? ((error: unknown) => console.error('[fw/data]', error));
   const bus = options.live?.bus ?? memoryBus();
-  const stopPublishing = service.publishLive(new LivePublisher(bus, randomUUID().slice(0, 8), onError));
+  const origin = randomUUID().slice(0, 8);
+  const stopPublishing = service.publishLive(new LivePublisher(bus, origin, onError));
   const live = options.live ?? {};
   for (const key of ['maxStreamsPerUser', 'maxStreams', 'queueSize', 'resumeMessages', 'resumeMs', 'heartbeatMs', 'tokenCheckMs', 'subscribeRetryMs'] as const) positive(`fwData.live.${key}`, live[key], 1);
   const hub = new LiveHub(service, bus, live, async (token) => (await options.tokens.resolve(token)) !== undefined, onError);
+  const presence = new LivePresence(service, hub, bus, origin, live.presence ?? {}, onError);
   // Before the data routes, whose `/data/{fw}/{id}` would take `/data/events/{fw}`.
-  mountLiveRoutes(router, { service, hub, actor });
+  mountLiveRoutes(router, { service, hub, presence, actor });
+  mountPresenceRoutes(router, { service, presence, actor });
   options.store.onDestroy?.(() => {
     stopPublishing();
+    presence.close().catch(onError);
     hub.close().catch(onError);
   });
 
@@ -234,5 +242,6 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   middleware.service = service;
   middleware.events = service.events;
   middleware.live = hub;
+  middleware.presence = presence;
   return middleware;
 }

@@ -10,9 +10,10 @@ import { trashRoutes } from './trash-routes.js';
 import { bulkRoutes } from './bulk-routes.js';
 import { undoRoutes } from './undo-route.js';
 import { liveRoutes } from './live-route.js';
+import { presenceRoutes } from './presence-route.js';
 
-// Every route fwData mounts: its own, and those of bulk edit and history, saved views, the trash, undo and live tables (declared with scopes of their own).
-const allRoutes = [...dataRoutes, ...bulkRoutes, ...VIEW_ROUTES, ...trashRoutes, ...undoRoutes, ...liveRoutes];
+// Every route fwData mounts: its own, and those of bulk edit and history, saved views, the trash, undo, live tables and presence (declared with scopes of their own).
+const allRoutes = [...dataRoutes, ...bulkRoutes, ...VIEW_ROUTES, ...trashRoutes, ...undoRoutes, ...liveRoutes, ...presenceRoutes];
 
 const api = '/fw-api';
 

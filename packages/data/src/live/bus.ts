@@ -3,6 +3,8 @@
 // hands it to its hub (live/hub.ts), which reads the rows and sends each open stream what its
 // viewer may see. Messages name rows and fields, never values: values are read and filtered per
 // viewer on the receiving instance, so nothing a viewer may not see ever travels on the bus.
+// Presence (issue 24 §4) rides the same bus as its own kind of message: who has which row (and
+// which field) open, never a value.
 
 /** One committed change, as it travels between instances. */
 export interface LiveMessage {
@@ -26,12 +28,44 @@ export interface LiveMessage {
   at: string;
 }
 
-/** Moves {@link LiveMessage}s between the instances of one application. */
+/**
+ * Someone has a row open in a form or a cell editor, or left it (issue 24 §4), as it travels
+ * between instances. Names who, which row and which field, and when: never a value. Every instance
+ * keeps the entries it hears of (live/presence.ts) and tells its own streams what their viewers
+ * may see of them.
+ */
+export interface LivePresenceMessage {
+  kind: 'presence';
+  /** Unique per message, as {@link LiveMessage.id}; the transport's, never sent to a client. */
+  id: string;
+  /** The instance that published it. */
+  origin: string;
+  /** The model's name. */
+  model: string;
+  /** Whose presence: one entry per (model, user, client). */
+  user: { id: number; account: string; name?: string };
+  /** The browser tab's key (`X-Fw-Live-Client`): 8–64 characters of `[A-Za-z0-9_-]`. */
+  client: string;
+  /** The row being edited; `null`: the entry is gone (left, or its stream closed). */
+  row: number | null;
+  /** The field being edited, when one is (a cell editor). */
+  field?: string;
+  /** When it was posted (ISO 8601). */
+  at: string;
+}
+
+/** The form of a client key (`X-Fw-Live-Client`, a presence's `client`). */
+export const LIVE_CLIENT_KEY = /^[A-Za-z0-9_-]{8,64}$/;
+
+/** What travels on a {@link LiveBus}: a committed change or a presence. */
+export type LiveBusMessage = LiveMessage | LivePresenceMessage;
+
+/** Moves {@link LiveBusMessage}s between the instances of one application. */
 export interface LiveBus {
   /** Sends a message to every subscriber of every instance, this one included. Never throws: a failure is reported to `onError`. */
-  publish(message: LiveMessage): Promise<void>;
+  publish(message: LiveBusMessage): Promise<void>;
   /** Calls `receive` with every message published from now on (own ones included); resolves once subscribed. Returns the unsubscribe. */
-  subscribe(receive: (message: LiveMessage) => void): Promise<() => Promise<void>>;
+  subscribe(receive: (message: LiveBusMessage) => void): Promise<() => Promise<void>>;
   /** Stops receiving and frees the connection the bus opened itself (not one it was given). */
   close(): Promise<void>;
   /** What carries it: `memory`, `redis`, `redis-cluster`, `postgres`. */
@@ -40,7 +74,7 @@ export interface LiveBus {
 
 /** The bus of one process: messages reach the subscribers of this instance only. */
 export function memoryBus(): LiveBus {
-  const receivers = new Set<(message: LiveMessage) => void>();
+  const receivers = new Set<(message: LiveBusMessage) => void>();
   return {
     kind: 'memory',
     async publish(message) {

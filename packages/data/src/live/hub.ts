@@ -5,7 +5,7 @@
 import type { ModelDefinition } from '@fw/core';
 import { FwError } from '@fw/core';
 import type { Actor, DataService } from '../service.js';
-import type { LiveBus, LiveMessage } from './bus.js';
+import type { LiveBus, LiveBusMessage, LiveMessage, LivePresenceMessage } from './bus.js';
 import { LiveStream } from './stream.js';
 import { eventsFor, viewOf, type LiveChange, type LiveView } from './viewer.js';
 
@@ -53,6 +53,8 @@ export class LiveHub {
   readonly #firstAttempt: Promise<void>;
   #retry: NodeJS.Timeout | undefined;
   #closed = false;
+  /** Where presence messages go (live/presence.ts): they ride this hub's subscription, never its streams or resume ring. */
+  presence: ((message: LivePresenceMessage) => void) | undefined;
 
   constructor(service: DataService, bus: LiveBus, options: LiveOptions, checkToken: (token: string) => Promise<boolean>, onError: (error: unknown) => void) {
     this.#service = service;
@@ -162,7 +164,11 @@ export class LiveHub {
     this.#ring = this.#ring.slice(drop);
   }
 
-  #receive(message: LiveMessage): void {
+  #receive(message: LiveBusMessage): void {
+    if (message?.kind === 'presence') {
+      if (!this.#closed) this.presence?.(message);
+      return;
+    }
     if (this.#closed || !message || typeof message.id !== 'string' || !Array.isArray(message.ids)) return;
     this.#ring.push(message);
     if (this.#ring.length > this.#options.resumeMessages * 2) this.#trim();

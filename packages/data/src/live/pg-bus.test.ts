@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import { FwDefinitionError } from '@fw/core';
 import { knexConfigFor } from '@fw/test-utils';
-import type { LiveMessage } from './bus.js';
+import type { LiveBusMessage } from './bus.js';
 import { PG_NOTIFY_MAX_BYTES, pgBus, pgPayloads } from './pg-bus.js';
 import { busConformance, closesItsSockets, liveMessage, until, type BusPair } from './test-setup.js';
 
@@ -74,7 +74,7 @@ describe('pgBus on PostgreSQL', function () {
   it('delivers a 1,000-id message with long ids whole, sent in parts that each fit a NOTIFY', async () => {
     const p = await pair();
     try {
-      const got: LiveMessage[] = [];
+      const got: LiveBusMessage[] = [];
       await p.b.subscribe((m) => got.push(m));
       const big = liveMessage('one', Array.from({ length: 1000 }, (_, i) => Number.MAX_SAFE_INTEGER - i), { actor: { id: 1, account: 'ä'.repeat(300), name: '名前'.repeat(100) } });
       const small = liveMessage('one');
@@ -95,7 +95,7 @@ describe('pgBus on PostgreSQL', function () {
   it('drops a part of a message whose other parts never come, without delivering half a message', async () => {
     const p = await pair();
     try {
-      const got: LiveMessage[] = [];
+      const got: LiveBusMessage[] = [];
       await p.b.subscribe((m) => got.push(m));
       const parts = pgPayloads(liveMessage('one', Array.from({ length: 1000 }, (_, i) => Number.MAX_SAFE_INTEGER - i)));
       for (const part of parts.slice(1)) await p.inject!(part);
@@ -113,7 +113,7 @@ describe('pgBus on PostgreSQL', function () {
     this.timeout(15_000);
     const p = await pair();
     try {
-      const got: LiveMessage[] = [];
+      const got: LiveBusMessage[] = [];
       await p.b.subscribe((m) => got.push(m));
       const killed = await knex.raw(`select pg_terminate_backend(pid) from pg_stat_activity where query = ? and pid <> pg_backend_pid()`, [`LISTEN "${channel}"`]);
       // Only b has connected yet (a bus connects on its first publish or subscribe).

@@ -13,7 +13,7 @@
 import { createRequire } from 'node:module';
 import { FwDefinitionError } from '@fw/core';
 import type { Knex } from 'knex';
-import type { LiveBus, LiveMessage } from './bus.js';
+import type { LiveBus, LiveBusMessage } from './bus.js';
 import { decodeLiveMessage, deliver } from './decode.js';
 
 /** The part of the `pg` driver's Client used, declared here so that @fw/data needs no pg types. */
@@ -50,7 +50,7 @@ const RECONNECT_MS = 1000;
 const requireCjs = createRequire(import.meta.url);
 
 /** The NOTIFY payloads of one message: the JSON alone, or parts `#<id> <i>/<n> <base64>`. */
-export function pgPayloads(message: LiveMessage): string[] {
+export function pgPayloads(message: LiveBusMessage): string[] {
   const json = JSON.stringify(message);
   const bytes = Buffer.from(json, 'utf8');
   if (bytes.length <= PG_NOTIFY_MAX_BYTES) return [json];
@@ -71,7 +71,7 @@ export function pgBus(options: PgBusOptions): LiveBus {
   if (typeof config !== 'string' && (typeof config !== 'object' || config === null) && typeof config !== 'function') {
     throw new FwDefinitionError('pgBus.connection', 'give a knex on PostgreSQL or a postgres:// URL');
   }
-  const receivers = new Set<(message: LiveMessage) => void>();
+  const receivers = new Set<(message: LiveBusMessage) => void>();
   const pending = new Map<string, string[]>();
   let client: PgClient | undefined;
   let connecting: Promise<PgClient> | undefined;

@@ -6,7 +6,7 @@ import { describeRedisCluster, startTcpProxy, type RedisCluster } from '@fw/test
 import type { Cluster, Redis } from 'ioredis';
 import { memoryBus } from './bus.js';
 import { redisBus } from './redis-bus.js';
-import type { LiveMessage } from './bus.js';
+import type { LiveBusMessage } from './bus.js';
 import { busConformance, closesItsSockets, liveMessage, until, type BusPair } from './test-setup.js';
 
 describe('memoryBus', () => {
@@ -85,7 +85,7 @@ describe('redisBus on Redis', function () {
     const publisher = redisBus({ client: one, prefix });
     try {
       await redisReady(behind);
-      const got: LiveMessage[] = [];
+      const got: LiveBusMessage[] = [];
       await listener.subscribe((m) => got.push(m));
       await publisher.publish(liveMessage('one'));
       await until(() => got.length === 1);

@@ -12,7 +12,7 @@
 // resume window and "reload" cover those gaps.
 import { FwDefinitionError } from '@fw/core';
 import { redisReady, type FwRedisClient } from '@fw/token';
-import type { LiveBus, LiveMessage } from './bus.js';
+import type { LiveBus, LiveBusMessage } from './bus.js';
 import { decodeLiveMessage, deliver } from './decode.js';
 
 /** The pub/sub commands used, declared here so that @fw/data needs no ioredis types. */
@@ -55,7 +55,7 @@ export function redisBus(options: RedisBusOptions): LiveBus {
   const prefix = options.prefix ?? 'fw:';
   const cluster = typeof client.nodes === 'function';
   const channel = cluster ? `{${prefix}live}` : `${prefix}live`;
-  const receivers = new Set<(message: LiveMessage) => void>();
+  const receivers = new Set<(message: LiveBusMessage) => void>();
   let subscriber: SubscriberClient | undefined;
   let subscribing: Promise<void> | undefined;
   let closed = false;

@@ -31,6 +31,7 @@ export class LiveStream {
   #lastCheck = Date.now();
   readonly #timings: StreamTimings;
   readonly #onClose: (stream: LiveStream) => void;
+  #ended: Array<() => void> = [];
 
   constructor(model: ModelDefinition, actor: Actor, token: string, timings: StreamTimings, checkToken: (token: string) => Promise<boolean>, onClose: (stream: LiveStream) => void) {
     this.model = model;
@@ -71,6 +72,17 @@ export class LiveStream {
     }
   }
 
+  /** Queues one event without a message id (presence, issue 24 §4): it is never resumed. */
+  notify(type: string, data: Record<string, unknown>): void {
+    this.#enqueue(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** Calls `fn` once when the stream ends, however it ends (at once when it has already). */
+  onEnd(fn: () => void): void {
+    if (this.#closed) fn();
+    else this.#ended.push(fn);
+  }
+
   /** Tells the client to load the table again, then ends the stream. */
   reload(reason: string): void {
     if (this.#closed) return;
@@ -106,6 +118,9 @@ export class LiveStream {
     this.#queue.push('');
     this.#pump();
     this.#onClose(this);
+    const ended = this.#ended;
+    this.#ended = [];
+    for (const fn of ended) fn();
   }
 
   // Moves queued text into the readable as far as it takes it; '' marks the end.

@@ -1,7 +1,7 @@
 // What every live bus must do, run against each transport by the bus tests: two buses, as two
 // instances of the application would hold, on one channel.
 import { expect } from 'chai';
-import type { LiveBus, LiveMessage } from './bus.js';
+import type { LiveBus, LiveBusMessage, LiveMessage, LivePresenceMessage } from './bus.js';
 import { liveMessageId } from './bus.js';
 
 export interface BusPair {
@@ -16,6 +16,10 @@ export interface BusPair {
 
 export function liveMessage(origin: string, ids: number[] = [1], extra: Partial<LiveMessage> = {}): LiveMessage {
   return { id: liveMessageId(origin), origin, model: 'product', kind: 'update', ids, changed: ['price'], actor: { id: 1, account: 'admin' }, at: new Date().toISOString(), ...extra };
+}
+
+export function presenceMessage(origin: string, extra: Partial<LivePresenceMessage> = {}): LivePresenceMessage {
+  return { kind: 'presence', id: liveMessageId(origin), origin, model: 'product', user: { id: 2, account: 'ann', name: 'Änn' }, client: 'tab-0123456789', row: 7, field: 'price', at: new Date().toISOString(), ...extra };
 }
 
 export async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
@@ -48,8 +52,8 @@ export function busConformance(pair: () => Promise<BusPair>, options: { single?:
   });
 
   it('delivers each message published on one instance exactly once to the subscribers of both, in publish order', async () => {
-    const gotA: LiveMessage[] = [];
-    const gotB: LiveMessage[] = [];
+    const gotA: LiveBusMessage[] = [];
+    const gotB: LiveBusMessage[] = [];
     await p.a.subscribe((m) => gotA.push(m));
     await p.b.subscribe((m) => gotB.push(m));
     const sent = Array.from({ length: 30 }, (_, i) => liveMessage('one', [i + 1]));
@@ -63,8 +67,20 @@ export function busConformance(pair: () => Promise<BusPair>, options: { single?:
     expect([...p.errorsA, ...p.errorsB]).to.deep.equal([]);
   });
 
+  it('carries presence messages beside row messages, whole and in publish order', async () => {
+    const gotB: LiveBusMessage[] = [];
+    await p.b.subscribe((m) => gotB.push(m));
+    const left = presenceMessage('one', { row: null });
+    delete left.field;
+    const sent: LiveBusMessage[] = [presenceMessage('one'), liveMessage('one'), left, presenceMessage('one', { client: 'Z'.repeat(64), row: 9 })];
+    await Promise.all(sent.map((m) => p.a.publish(m)));
+    await until(() => gotB.length >= 4);
+    await settle();
+    expect(gotB).to.deep.equal(sent);
+  });
+
   it('delivers what the other instance publishes too', async () => {
-    const gotA: LiveMessage[] = [];
+    const gotA: LiveBusMessage[] = [];
     await p.a.subscribe((m) => gotA.push(m));
     const message = liveMessage('two', [5, 6], { kind: 'delete', changed: undefined, actor: { id: 2, account: 'ann', name: 'Änn Ñ' } });
     delete message.changed;
@@ -74,9 +90,9 @@ export function busConformance(pair: () => Promise<BusPair>, options: { single?:
   });
 
   it('stops delivering to a subscriber that unsubscribed, and to nobody after close', async () => {
-    const gotA: LiveMessage[] = [];
-    const gotB: LiveMessage[] = [];
-    const gotB2: LiveMessage[] = [];
+    const gotA: LiveBusMessage[] = [];
+    const gotB: LiveBusMessage[] = [];
+    const gotB2: LiveBusMessage[] = [];
     await p.a.subscribe((m) => gotA.push(m));
     const off = await p.b.subscribe((m) => gotB.push(m));
     await p.b.subscribe((m) => gotB2.push(m));
@@ -96,7 +112,7 @@ export function busConformance(pair: () => Promise<BusPair>, options: { single?:
   // Not asked of the memory bus (bus.ts): a receiver that throws there throws on its own.
   if (!options.single)
   it('keeps delivering to the others when one receiver throws, and reports the throw', async () => {
-    const got: LiveMessage[] = [];
+    const got: LiveBusMessage[] = [];
     await p.b.subscribe(() => {
       throw new Error('receiver broke');
     });
@@ -108,20 +124,25 @@ export function busConformance(pair: () => Promise<BusPair>, options: { single?:
 
   if (!options.single) {
     it('drops a malformed payload written on the channel, reports it, and keeps delivering', async () => {
-      const gotA: LiveMessage[] = [];
-      const gotB: LiveMessage[] = [];
+      const gotA: LiveBusMessage[] = [];
+      const gotB: LiveBusMessage[] = [];
       await p.a.subscribe((m) => gotA.push(m));
       await p.b.subscribe((m) => gotB.push(m));
       await p.inject!('{not json');
       await p.inject!(JSON.stringify({ ...liveMessage('x'), ids: ['1 or 1=1'] }));
       await p.inject!(JSON.stringify({ ...liveMessage('x'), kind: 'truncate' }));
       await p.inject!('null');
+      // Presence messages are held to their own shape: a client key, a row id or null, bounded names.
+      await p.inject!(JSON.stringify(presenceMessage('x', { client: 'short' })));
+      await p.inject!(JSON.stringify(presenceMessage('x', { row: '7' as never })));
+      await p.inject!(JSON.stringify(presenceMessage('x', { user: { id: 2, account: 'a'.repeat(501) } })));
+      await p.inject!(JSON.stringify({ ...presenceMessage('x'), user: null }));
       const good = liveMessage('one');
       await p.a.publish(good);
       await until(() => gotA.length === 1 && gotB.length === 1);
       expect(gotA).to.deep.equal([good]);
       expect(gotB).to.deep.equal([good]);
-      await until(() => p.errorsA.length === 4 && p.errorsB.length === 4);
+      await until(() => p.errorsA.length === 8 && p.errorsB.length === 8);
       expect(p.errorsA.every((e) => /live bus: dropped/.test(e.message))).to.equal(true);
     });
   }
@@ -132,7 +153,7 @@ export async function closesItsSockets(pair: () => Promise<BusPair>): Promise<vo
   await new Promise((resolve) => setTimeout(resolve, 100));
   const before = openSockets();
   const p = await pair();
-  const got: LiveMessage[] = [];
+  const got: LiveBusMessage[] = [];
   await p.a.subscribe((m) => got.push(m));
   await p.b.subscribe(() => {});
   await p.b.publish(liveMessage('one'));
