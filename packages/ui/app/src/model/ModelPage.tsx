@@ -211,14 +211,14 @@ function ModelTable({ build }: { build: BuildView }) {
       ellipsis: f.type === 'TEXTAREA',
       onCell: (row: Row) =>
         presence.onCell(row[key], f.name, { className: [`fw-col-${f.name}`, live.cellClass(row[key], f.name)].filter(Boolean).join(' '), ...grid.cellProps(gridCell(row)) }),
-      render: (value: unknown, row: Row) => (
-        <>
+      render: (value: unknown, row: Row) =>
+        presence.withBadge(
+          row[key],
+          f.name,
           <EditableCell id={cellId(row[key], f.name)} editLabel={t('model.editCell')} onEdit={editable ? () => gridCell(row).onEdit?.() : undefined}>
             {renderValue(f, value, labels, t, { model: fw, rowId: row[key], thumbnail: true })}
-          </EditableCell>
-          {presence.badge(row[key], f.name)}
-        </>
-      ),
+          </EditableCell>,
+        ),
     };
   };
 
@@ -253,7 +253,8 @@ function ModelTable({ build }: { build: BuildView }) {
             dataIndex: key,
             title: 'ID',
             width: 80,
-            onCell: () => ({ className: `fw-col-${key}` }),
+            onCell: (row: Row) => presence.onCell(row[key], key, { className: `fw-col-${key}` }),
+            render: (value: unknown, row: Row) => presence.withBadge(row[key], key, String(value ?? '')),
             sorter: true,
             sortOrder: state.sort.find((s) => s.field === key)?.order === 'desc' ? ('descend' as const) : state.sort.find((s) => s.field === key) ? ('ascend' as const) : null,
           },
@@ -280,7 +281,7 @@ function ModelTable({ build }: { build: BuildView }) {
     : undefined;
   // Order, visibility, widths, density and the Actions column, as the person arranged them.
   const layout = useTableColumns({ build, columns: fieldColumns, sort: state.sort, actionCount, ...(actionCount > 0 ? { rowActions } : {}), ...(override ? { override } : {}) });
-  presence.place(layout.columns);
+  presence.place(layout.columns, [key, ...columnFields(model).map((f) => f.name)]);
 
   const onChange: TableProps<Row>['onChange'] = (pagination, _filters, sorter, extra) => {
     if (extra.action === 'sort') {

@@ -32,7 +32,8 @@ export function PresenceProvider({ children }: { children: ReactNode }) {
     if (typeof client !== 'string' || client === liveClientKey()) return;
     setPeers((old) => {
       const next = new Map(old);
-      if (state === 'editing' && typeof id === 'number') next.set(client, { client, user: typeof user === 'string' ? user : '?', id, ...(typeof field === 'string' ? { field } : {}) });
+      if (state === 'editing' && typeof id === 'number')
+        next.set(client, { client, user: typeof user === 'string' ? user : '?', id, ...(typeof field === 'string' ? { field } : {}) });
       else if (state === 'left' && old.has(client)) next.delete(client);
       else return old;
       return next;
@@ -56,7 +57,10 @@ export function peersOn(peers: readonly Peer[], id: unknown): Peer[] {
 
 /** Up to two letters naming a person: the first letters of their first two words (one character of a CJK name). */
 export function initials(name: string): string {
-  const words = name.trim().split(/[\s._@-]+/).filter(Boolean);
+  const words = name
+    .trim()
+    .split(/[\s._@-]+/)
+    .filter(Boolean);
   const first = Array.from(words[0] ?? '?');
   if (/\p{Script=Han}|\p{Script=Hiragana}|\p{Script=Katakana}|\p{Script=Hangul}/u.test(first[0] ?? '')) return first[0]!;
   const letters = words.length > 1 ? [first[0], Array.from(words[1]!)[0]] : first.slice(0, 2);
@@ -123,7 +127,8 @@ export function PresenceNote({ id, fields }: { id: number; fields: readonly Fiel
   const here = peersOn(usePeers(), id);
   if (here.length === 0) return null;
   const names = [...new Set(here.map((p) => p.user))];
-  const text = names.length === 1 ? t('presence.alsoOne', { user: names[0]! }) : t('presence.alsoMany', { users: new Intl.ListFormat(locale, { type: 'conjunction' }).format(names) });
+  const text =
+    names.length === 1 ? t('presence.alsoOne', { user: names[0]! }) : t('presence.alsoMany', { users: new Intl.ListFormat(locale, { type: 'conjunction' }).format(names) });
   return (
     <div className="fw-presence-note" role="status">
       {/* The sentence says it all; the initials are for the eye. */}
@@ -148,9 +153,9 @@ export function useTablePresence(fields: readonly FieldView[]) {
   const peers = usePeers();
   const at = useRef<string>(undefined);
   return {
-    /** Chooses the column of the initials from the columns as the person arranged them. */
-    place(columns: ReadonlyArray<{ key?: Key }>) {
-      at.current = columns.map((c) => String(c.key)).find((k) => fields.some((f) => f.name === k));
+    /** Chooses the column of the initials: the first of `columns` (as the person arranged them) named in `eligible`. */
+    place(columns: ReadonlyArray<{ key?: Key }>, eligible: readonly string[]) {
+      at.current = columns.map((c) => String(c.key)).find((k) => eligible.includes(k));
     },
     /** `props` of the cell of `field` in row `rowKey`, with the presence classes and description added. */
     onCell<P extends CellProps>(rowKey: unknown, field: string, props: P): P {
@@ -166,11 +171,16 @@ export function useTablePresence(fields: readonly FieldView[]) {
         'aria-describedby': [props['aria-describedby'], badgeId(rowKey)].filter(Boolean).join(' '),
       };
     },
-    /** The initials, in the row's first cell only. */
-    badge(rowKey: unknown, field: string): ReactNode {
-      if (field !== at.current) return null;
-      const here = peersOn(peers, rowKey);
-      return here.length > 0 ? <PresenceBadge peers={here} fields={fields} id={badgeId(rowKey)} /> : null;
+    /** The content of the cell of `field` in row `rowKey`, with the row's initials when it is the row's first cell. */
+    withBadge(rowKey: unknown, field: string, content: ReactNode): ReactNode {
+      const here = field === at.current ? peersOn(peers, rowKey) : [];
+      if (here.length === 0) return content;
+      return (
+        <>
+          {content}
+          <PresenceBadge peers={here} fields={fields} id={badgeId(rowKey)} />
+        </>
+      );
     },
   };
 }
