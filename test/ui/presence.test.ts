@@ -153,6 +153,35 @@ describeBrowser('admin UI: presence', (browser) => {
     }
   });
 
+  it('an open editor is posted again every 20 s, the same entry; none after it closes', async () => {
+    const opened = await openPage(browser());
+    try {
+      // The page's own clock (timers and Date), installed before the app loads, so 20 s pass at once.
+      await opened.page.clock.install();
+      const seen = watch(opened.page);
+      await openSignedIn(opened.page, ui.url, '/model/Task', await apiToken(ui.url, ana.account, ana.password));
+      await live(opened.page);
+      await rowWith(opened.page, ANA_TASK).locator('td.fw-col-subject').dblclick();
+      await opened.page.locator('.fw-cell-editor[data-field="subject"]').waitFor();
+      const until = async (count: number) => {
+        for (let i = 0; i < 100 && seen.posts.length < count; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      };
+      await until(1);
+      const first = seen.posts[0]!;
+      await opened.page.clock.runFor(20_500);
+      await until(2);
+      expect(seen.posts).to.deep.equal([first, first]);
+      await opened.page.locator('.fw-cell-editor input').press('Escape');
+      await until(3);
+      expect(seen.posts[2]).to.deep.equal({ client: first.client, id: null });
+      await opened.page.clock.runFor(41_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(seen.posts).to.have.length(3);
+    } finally {
+      await opened.context.close();
+    }
+  });
+
   it('two people on one row at 390 px: stacked initials, and the table does not move', async () => {
     const a = await open(ana, 1366);
     const b = await open(undefined, 390);
