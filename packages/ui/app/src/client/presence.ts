@@ -75,6 +75,17 @@ export function claimPresence(fw: string, target: PresenceTarget): () => void {
   };
 }
 
+/**
+ * Says again what this tab has open in `fw`: after its stream opened anew, since the server ended
+ * the tab's entry when the old stream dropped.
+ */
+export function repostPresence(fw: string): void {
+  const entry = models.get(fw);
+  if (!entry?.want) return;
+  entry.sent = null;
+  schedule(fw, entry);
+}
+
 // Leaving the page (closing the tab, going elsewhere): "left" now, with keepalive, while the page can
 // still send; a page restored from the back-forward cache says again what it has open.
 if (typeof window !== 'undefined') {

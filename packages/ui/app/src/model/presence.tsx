@@ -7,6 +7,7 @@
 import { createContext, useContext, useEffect, useRef, useState, type CSSProperties, type Key, type ReactNode } from 'react';
 import { Tooltip } from 'antd';
 import { liveClientKey, useLiveEvent } from '../client/live';
+import { repostPresence } from '../client/presence';
 import { useI18n } from '../i18n';
 import type { FieldView } from '../types';
 import { columnTitle } from './fields';
@@ -40,8 +41,16 @@ export function PresenceProvider({ children }: { children: ReactNode }) {
     });
   });
   // A stream that opens again starts with the entries in force (a snapshot): those that ended
-  // while it was away would never hear their `left`, so the page forgets everything first.
-  useEffect(() => channel?.onStatus((status) => status !== 'live' && setPeers((old) => (old.size ? new Map() : old))), [channel]);
+  // while it was away would never hear their `left`, so the page forgets everything first. The
+  // server ended this tab's own entry with the old stream: it is posted again.
+  useEffect(
+    () =>
+      channel?.onStatus((status) => {
+        if (status === 'live') repostPresence(channel.fw);
+        else setPeers((old) => (old.size ? new Map() : old));
+      }),
+    [channel],
+  );
   return <PresenceContext value={[...peers.values()]}>{children}</PresenceContext>;
 }
 
