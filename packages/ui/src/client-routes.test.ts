@@ -48,6 +48,7 @@ interface Routes {
   deletePref(name: string): Route;
   explain(fw: string, user?: number): Route;
   liveEvents(fw: string): Route;
+  presence(fw: string, body: { client: string; id: number | null; field?: string }): Route & { keepalive?: boolean };
   undo(body: Record<string, unknown>): Route;
 }
 
@@ -129,6 +130,14 @@ describe('ui client: the route table', () => {
     expect(routes.explain('A').path).to.equal('/power/explain/A');
     // The live stream (issue 24 §3): a GET whose token goes in a header (client/live.ts), never in the path.
     expect(routes.liveEvents('Lib Book')).to.deep.equal({ method: 'GET', path: '/data/events/Lib%20Book' });
+    // Presence: sent while the page is being left (keepalive), and never a sign-in redirect.
+    expect(routes.presence('Lib Book', { client: 'tab-key-1', id: 3, field: 'title' })).to.deep.equal({
+      method: 'POST',
+      path: '/data/presence/Lib%20Book',
+      body: { client: 'tab-key-1', id: 3, field: 'title' },
+      keep401: true,
+      keepalive: true,
+    });
   });
 
   it('builds the writes with their methods, bodies and headers', async () => {

@@ -75,6 +75,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Do not treat a 401 as an ended session (the login route answers 401 for a wrong password). */
   keep401?: boolean;
+  /** Let the request outlive the page (a presence post on `pagehide`). */
+  keepalive?: boolean;
 }
 
 /** The answer of a successful request: its JSON body and its headers. */
@@ -112,7 +114,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   }
   let response: Response;
   try {
-    response = await fetch(apiUrl(path), { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+    response = await fetch(apiUrl(path), { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, ...(options.keepalive ? { keepalive: true } : {}) });
   } catch (error) {
     throw new ApiError(0, 'NETWORK', error instanceof Error ? error.message : 'The server cannot be reached');
   }
@@ -142,7 +144,7 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
 
 /** Sends one route of the table in routes.ts; resolves with its typed JSON body and the headers. */
 export function send<Answer>(route: Route<Answer>): Promise<ApiResponse<Answer>> {
-  return request<Answer>(route.path, { method: route.method, body: route.body, headers: route.headers, keep401: route.keep401 });
+  return request<Answer>(route.path, { method: route.method, body: route.body, headers: route.headers, keep401: route.keep401, keepalive: route.keepalive });
 }
 
 /** {@link send}, the JSON body only. */

@@ -34,6 +34,8 @@ export interface Route<Answer> {
   headers?: Record<string, string>;
   /** A 401 is an answer of this route (a wrong password), not an ended session. */
   keep401?: boolean;
+  /** Sent with `keepalive`, so it still goes out while the page is being left (`pagehide`). */
+  keepalive?: boolean;
   /** Type only: what the route answers. */
   readonly answer?: Answer;
 }
@@ -53,6 +55,9 @@ export interface LoginAnswer {
   reason?: string;
   retryAfter?: number;
 }
+
+/** The body of a presence post: the tab's key, the row open (`null`: none) and the field of a cell editor. */
+export type PresenceBody = { client: string; id: number | null; field?: string };
 
 /** Search, page or ids of a reference field's candidates. */
 export type ReferenceParams = { search?: string; page?: number; size?: number; ids?: number[] };
@@ -92,6 +97,8 @@ export const routes = {
   row: (fw: string, id: number) => get<Row>(`/data/${seg(fw)}/${seg(id)}`),
   /** The live stream of a model's changes (server-sent events, read by client/live.ts). */
   liveEvents: (fw: string) => get<never>(`/data/events/${seg(fw)}`),
+  /** This tab has row `id` (and `field`) open in a form or cell editor; `id: null`: it left (client/presence.ts). */
+  presence: (fw: string, body: PresenceBody) => post<void>(`/data/presence/${seg(fw)}`, body, { keep401: true, keepalive: true }),
   reference: (fw: string, field: string, params: ReferenceParams) => post<ReferencePage>(`/data/reference/${seg(fw)}/${seg(field)}`, params),
   updateCell: (fw: string, cell: CellEdit) => post<Row>(`/data/modify/${seg(fw)}/update-cell`, cell),
   addRow: (fw: string, values: Row) => post<unknown>(`/data/modify/${seg(fw)}`, values),

@@ -504,4 +504,8 @@ export const de: Messages = {
   'live.rowChanged': '{actor} hat diese Zeile geändert, während Sie sie bearbeiten. Neue Werte:',
   'live.rowDeleted': '{actor} hat diese Zeile gelöscht, während Sie sie bearbeiten. Speichern ist nicht mehr möglich.',
   'live.takeRow': 'Ihre Änderungen laden',
+  'presence.editingField': '{user} bearbeitet {field}',
+  'presence.editingRow': '{user} bearbeitet diese Zeile',
+  'presence.alsoOne': '{user} bearbeitet diese Zeile ebenfalls',
+  'presence.alsoMany': '{users} bearbeiten diese Zeile ebenfalls',
 };

@@ -506,6 +506,10 @@ export const en = {
   'live.rowChanged': '{actor} changed this row while you were editing it. New values:',
   'live.rowDeleted': '{actor} deleted this row while you were editing it. Saving is no longer possible.',
   'live.takeRow': 'Load their changes',
+  'presence.editingField': '{user} is editing {field}',
+  'presence.editingRow': '{user} is editing this row',
+  'presence.alsoOne': '{user} is also editing this row',
+  'presence.alsoMany': '{users} are also editing this row',
 } as const;
 
 /** The keys of Fw's messages. */

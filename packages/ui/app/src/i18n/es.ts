@@ -503,4 +503,8 @@ export const es: Messages = {
   'live.rowChanged': '{actor} cambió esta fila mientras usted la editaba. Valores nuevos:',
   'live.rowDeleted': '{actor} eliminó esta fila mientras usted la editaba. Ya no se puede guardar.',
   'live.takeRow': 'Cargar sus cambios',
+  'presence.editingField': '{user} está editando {field}',
+  'presence.editingRow': '{user} está editando esta fila',
+  'presence.alsoOne': '{user} también está editando esta fila',
+  'presence.alsoMany': '{users} también están editando esta fila',
 };

@@ -504,4 +504,8 @@ export const fr: Messages = {
   'live.rowChanged': '{actor} a modifié cette ligne pendant que vous la modifiiez. Nouvelles valeurs :',
   'live.rowDeleted': '{actor} a supprimé cette ligne pendant que vous la modifiiez. Il n’est plus possible d’enregistrer.',
   'live.takeRow': 'Charger ses modifications',
+  'presence.editingField': '{user} modifie {field}',
+  'presence.editingRow': '{user} modifie cette ligne',
+  'presence.alsoOne': '{user} modifie aussi cette ligne',
+  'presence.alsoMany': '{users} modifient aussi cette ligne',
 };

@@ -503,4 +503,8 @@ export const ja: Messages = {
   'live.rowChanged': '編集中に {actor} がこの行を変更しました。新しい値:',
   'live.rowDeleted': '編集中に {actor} がこの行を削除しました。保存できません。',
   'live.takeRow': '相手の変更を読み込む',
+  'presence.editingField': '{user} さんが「{field}」を編集中',
+  'presence.editingRow': '{user} さんがこの行を編集中',
+  'presence.alsoOne': '{user} さんもこの行を編集中です',
+  'presence.alsoMany': '{users} さんもこの行を編集中です',
 };

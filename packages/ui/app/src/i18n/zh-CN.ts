@@ -506,4 +506,8 @@ export const zhCN: Messages = {
   'live.rowChanged': '您编辑期间，{actor} 修改了此行。新值：',
   'live.rowDeleted': '您编辑期间，{actor} 删除了此行。已无法保存。',
   'live.takeRow': '载入对方的修改',
+  'presence.editingField': '{user} 正在编辑“{field}”',
+  'presence.editingRow': '{user} 正在编辑这一行',
+  'presence.alsoOne': '{user} 也在编辑这一行',
+  'presence.alsoMany': '{users} 也在编辑这一行',
 };

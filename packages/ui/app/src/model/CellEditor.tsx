@@ -11,6 +11,7 @@ import { useContext, useEffect, useRef, useState, type KeyboardEvent } from 'rea
 import { createPortal } from 'react-dom';
 import { Alert, App, Button, Form } from 'antd';
 import { useLiveEvent } from '../client/live';
+import { usePresenceReport } from '../client/presence';
 import { ApiError } from '../client/api';
 import { useUpdateCell } from '../client/mutations';
 import { useI18n } from '../i18n';
@@ -93,6 +94,8 @@ export function CellEditor({
   // Someone changed the cell (or deleted the row) while the editor is open.
   const [changed, setChanged] = useState<{ actor: string; value?: unknown; deleted?: true }>();
   const channel = useContext(LiveContext);
+  // Others see that this cell is being edited while the editor is open (issue 24 §4).
+  usePresenceReport(fw, { id, field: field.name });
   const actorOf = (data: Record<string, unknown>) => (typeof data.actor === 'string' ? data.actor : '?');
   const onChange = (data: Record<string, unknown>, values: unknown) => {
     if (data.id !== id || !values || typeof values !== 'object' || !(field.name in values)) return;

@@ -44,6 +44,7 @@ import { cellId, rowName, useCellFocus } from './useCellFocus';
 import { useLiveStatus } from '../client/live';
 import { LiveContext, LiveNotices, LiveProvider, LiveStatusBadge } from './LiveBar';
 import { useLiveTable } from './useLiveTable';
+import { PresenceProvider, useTablePresence } from './presence';
 
 function writeState(fw: string, state: TableState) {
   const q = new URLSearchParams();
@@ -159,6 +160,7 @@ function ModelTable({ build }: { build: BuildView }) {
   const channel = useContext(LiveContext);
   const liveStatus = useLiveStatus(channel);
   const live = useLiveTable(channel, model, query, me ? me.name || me.account : undefined, (ids) => setSelected((s) => s.filter((i) => !ids.includes(i))));
+  const presence = useTablePresence(model.fields);
   const mayUndoChanges = fw === OPERATE_LOG_MODEL && admin;
   const [undoChanges, setUndoChanges] = useState(false);
   const remove = async (ids: number[]) => {
@@ -207,12 +209,16 @@ function ModelTable({ build }: { build: BuildView }) {
       sorter: sortableField(f) ? { multiple: undefined } : false,
       sortOrder: sortOrder === 'desc' ? 'descend' : sortOrder === 'asc' ? 'ascend' : null,
       ellipsis: f.type === 'TEXTAREA',
-      onCell: (row: Row) => ({ className: [`fw-col-${f.name}`, live.cellClass(row[key], f.name)].filter(Boolean).join(' '), ...grid.cellProps(gridCell(row)) }),
-      render: (value: unknown, row: Row) => (
-        <EditableCell id={cellId(row[key], f.name)} editLabel={t('model.editCell')} onEdit={editable ? () => gridCell(row).onEdit?.() : undefined}>
-          {renderValue(f, value, labels, t, { model: fw, rowId: row[key], thumbnail: true })}
-        </EditableCell>
-      ),
+      onCell: (row: Row) =>
+        presence.onCell(row[key], f.name, { className: [`fw-col-${f.name}`, live.cellClass(row[key], f.name)].filter(Boolean).join(' '), ...grid.cellProps(gridCell(row)) }),
+      render: (value: unknown, row: Row) =>
+        presence.withBadge(
+          row[key],
+          f.name,
+          <EditableCell id={cellId(row[key], f.name)} editLabel={t('model.editCell')} onEdit={editable ? () => gridCell(row).onEdit?.() : undefined}>
+            {renderValue(f, value, labels, t, { model: fw, rowId: row[key], thumbnail: true })}
+          </EditableCell>,
+        ),
     };
   };
 
@@ -247,7 +253,8 @@ function ModelTable({ build }: { build: BuildView }) {
             dataIndex: key,
             title: 'ID',
             width: 80,
-            onCell: () => ({ className: `fw-col-${key}` }),
+            onCell: (row: Row) => presence.onCell(row[key], key, { className: `fw-col-${key}` }),
+            render: (value: unknown, row: Row) => presence.withBadge(row[key], key, String(value ?? '')),
             sorter: true,
             sortOrder: state.sort.find((s) => s.field === key)?.order === 'desc' ? ('descend' as const) : state.sort.find((s) => s.field === key) ? ('ascend' as const) : null,
           },
@@ -274,6 +281,7 @@ function ModelTable({ build }: { build: BuildView }) {
     : undefined;
   // Order, visibility, widths, density and the Actions column, as the person arranged them.
   const layout = useTableColumns({ build, columns: fieldColumns, sort: state.sort, actionCount, ...(actionCount > 0 ? { rowActions } : {}), ...(override ? { override } : {}) });
+  presence.place(layout.columns, [key, ...columnFields(model).map((f) => f.name)]);
 
   const onChange: TableProps<Row>['onChange'] = (pagination, _filters, sorter, extra) => {
     if (extra.action === 'sort') {
@@ -477,7 +485,9 @@ export default function ModelPage({ fw }: { fw: string }) {
       {can(build.data, 'query') ? (
         <UndoProvider>
           <LiveProvider fw={fw}>
-            <ModelTable build={build.data} />
+            <PresenceProvider>
+              <ModelTable build={build.data} />
+            </PresenceProvider>
           </LiveProvider>
         </UndoProvider>
       ) : (

@@ -22,6 +22,8 @@ import { can } from './power';
 import { FormRowContext } from './rowContext';
 import { RowHistory } from './RowHistory';
 import { LiveRowNote, useLiveRow } from './LiveRowNote';
+import { usePresenceReport } from '../client/presence';
+import { PresenceNote } from './presence';
 
 export type { DrawerState } from './drawerTitle';
 
@@ -98,6 +100,9 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
     seeded.current = now;
   }, [details.data, state.mode, id, build, form]);
   const [liveChange, clearLive] = useLiveRow(fw, id, state.mode, details.data?.row, busy);
+  // While the edit form is open, others see it on the row (issue 24 §4); closing, saving or
+  // cancelling unmounts the drawer, which says "left".
+  usePresenceReport(fw, state.mode === 'edit' && details.data ? { id: state.id } : undefined);
   // "Load their changes": the row read again; its version, and only the fields they changed.
   const loadTheirs = async () => {
     if (id === undefined || !liveChange || liveChange.deleted) return;
@@ -238,6 +243,7 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
               }
             />
           )}
+          {state.mode === 'edit' && <PresenceNote id={state.id} fields={fields} />}
           {state.mode === 'edit' && liveChange && <LiveRowNote fw={fw} fields={fields} change={liveChange} onLoad={() => void loadTheirs()} />}
           {problems.length > 0 && <Alert type="error" showIcon style={{ marginBottom: 16 }} title={problems.join('; ')} className="fw-form-error" />}
           <FormRowContext value={state.mode === 'edit' ? state.id : undefined}>
