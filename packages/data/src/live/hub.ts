@@ -221,7 +221,7 @@ export class LiveHub {
           stream.close('power');
           continue;
         }
-        const events = eventsFor(model, change, view, stream.known);
+        const events = eventsFor(model, change, view, stream.known, stream.actor.user.id);
         if (events.length > 0) stream.send(message.id, events);
       } catch (error) {
         // A hook that fails for one viewer closes their stream (they reload), never the others'.

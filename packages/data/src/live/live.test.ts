@@ -112,12 +112,16 @@ describeEachSql('live tables: the SSE route', (db) => {
 
   it('sends another user’s insert, update (new display value) and delete, with the actor and time', async () => {
     const bob = await stream('bob');
+    const own = await stream('admin');
     expect(bob.status).to.equal(200);
     expect(bob.headers['content-type']).to.match(/^text\/event-stream/);
     const id = await add('admin', { name: 'first', team: 'blue', note: 'abc', price: 1, pin: 'pin-secret-1' });
     const inserted = await bob.waitFor((e) => e.event === 'insert' && e.data.id === id);
     expect(inserted.id).to.match(/^\d{13}-\d{6}-/);
     expect(inserted.data.actor).to.equal('Admin');
+    // Only the author's own streams mark the change as theirs (by user id, not by name).
+    expect(inserted.data).to.not.have.property('mine');
+    expect((await own.waitFor((e) => e.event === 'insert' && e.data.id === id)).data.mine).to.equal(true);
     expect(inserted.data.row).to.include({ name: 'first', team: 'blue', note: 'masked:3' });
     expect(inserted.data.row).to.not.have.property('pin');
     const cell = await post('admin', '/data/modify/Item/update-cell', { id, field: 'note', value: 'abcdef' });

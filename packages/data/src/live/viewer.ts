@@ -136,9 +136,10 @@ export async function viewOf(service: DataService, model: ModelDefinition, actor
  * is named only when the viewer could see it before, by `known` or by the logged row (see
  * docs/data.md, "Live tables").
  */
-export function eventsFor(model: ModelDefinition, change: LiveChange, view: LiveView, known: Set<number>): LiveEvent[] {
+export function eventsFor(model: ModelDefinition, change: LiveChange, view: LiveView, known: Set<number>, viewerId?: number): LiveEvent[] {
   const { message } = change;
-  const base = { model: model.name, actor: message.actor.name ?? message.actor.account, at: message.at };
+  // `mine`: the viewer made this change (in this tab or another), told by user id, never by a name two people may share.
+  const base = { model: model.name, actor: message.actor.name ?? message.actor.account, at: message.at, ...(viewerId !== undefined && message.actor.id === viewerId ? { mine: true } : {}) };
   if (message.kind === 'delete') {
     const ids = message.ids.filter((id) => known.has(id) || view.couldSee.has(id));
     for (const id of message.ids) known.delete(id);

@@ -159,7 +159,7 @@ function ModelTable({ build }: { build: BuildView }) {
   // Live tables (issue 24 §3): one stream while the page is open; events patch the cached pages.
   const channel = useContext(LiveContext);
   const liveStatus = useLiveStatus(channel);
-  const live = useLiveTable(channel, model, query, me ? me.name || me.account : undefined, (ids) => setSelected((s) => s.filter((i) => !ids.includes(i))));
+  const live = useLiveTable(channel, model, query, (ids) => setSelected((s) => s.filter((i) => !ids.includes(i))));
   const presence = useTablePresence(model.fields);
   const mayUndoChanges = fw === OPERATE_LOG_MODEL && admin;
   const [undoChanges, setUndoChanges] = useState(false);

@@ -34,10 +34,10 @@ export interface LiveTable {
 }
 
 /**
- * Follows `channel` for the table of `model` showing `query`. `self` is the name the server gives
- * the signed-in person's own changes (`actor`): those are applied but not marked.
+ * Follows `channel` for the table of `model` showing `query`. The person's own changes (the
+ * server marks them `mine`) are applied but not marked.
  */
-export function useLiveTable(channel: LiveChannel | undefined, model: ModelView, query: TableQuery, self: string | undefined, onGone?: (ids: number[]) => void): LiveTable {
+export function useLiveTable(channel: LiveChannel | undefined, model: ModelView, query: TableQuery, onGone?: (ids: number[]) => void): LiveTable {
   const queryClient = useQueryClient();
   const fw = model.name;
   const key = model.primaryKey;
@@ -87,7 +87,8 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
       );
     }
   };
-  const others = (event: LiveEvent) => typeof event.data.actor !== 'string' || event.data.actor !== self;
+  // The server marks the viewer's own changes (`mine`, by user id): applied, never highlighted.
+  const others = (event: LiveEvent) => event.data.mine !== true;
 
   useLiveEvent(channel, 'update', (event) => {
     const id = event.data.id;
