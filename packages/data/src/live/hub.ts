@@ -6,7 +6,7 @@ import type { ModelDefinition } from '@fw/core';
 import { FwError } from '@fw/core';
 import type { FormRow } from '@fw/row-patch';
 import type { Actor, DataService } from '../service.js';
-import type { LiveBus, LiveBusMessage, LiveMessage, LivePresenceMessage } from './bus.js';
+import { liveMessageId, type LiveBus, type LiveBusMessage, type LiveMessage, type LivePresenceMessage } from './bus.js';
 import { beforeRows } from './before-rows.js';
 import { LiveStream } from './stream.js';
 import { eventsFor, viewOf, type LiveChange, type LiveView } from './viewer.js';
@@ -134,7 +134,7 @@ export class LiveHub {
         const missed = this.#ring.filter((m) => m.model === model.name && m.id > lastEventId);
         for (const message of missed) this.#enqueue(message, [stream]);
       }
-    }
+    } else stream.ready(liveMessageId('open'));
     return stream;
   }
 

@@ -73,6 +73,15 @@ export class LiveStream {
   }
 
   /** Queues one event without a message id (presence, issue 24 §4): it is never resumed. */
+  /**
+   * Gives the client a resume point before any change reaches it: an empty `ready` event with an
+   * `id:` of the moment the stream opened. A client cut off before its first change then resumes
+   * from here (`Last-Event-ID`) instead of reconnecting without an id and missing what happened.
+   */
+  ready(id: string): void {
+    this.#enqueue(`id: ${id}\nevent: ready\ndata: {}\n\n`);
+  }
+
   notify(type: string, data: Record<string, unknown>): void {
     this.#enqueue(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
   }
