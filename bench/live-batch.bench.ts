@@ -43,7 +43,15 @@ try {
   const streams = () =>
     Array.from(
       { length: STREAMS },
-      (_, n) => new LiveStream(LiveRow, { user: users[n % VIEWERS]!, ip: null, source: 'http' }, 't', { queueSize: 100_000, heartbeatMs: 600_000, tokenCheckMs: 600_000 }, async () => true, () => undefined),
+      (_, n) =>
+        new LiveStream(
+          LiveRow,
+          { user: users[n % VIEWERS]!, ip: null, source: 'http' },
+          't',
+          { queueSize: 100_000, heartbeatMs: 600_000, tokenCheckMs: 600_000 },
+          async () => true,
+          () => undefined,
+        ),
     );
   const messages = (): LiveMessage[] =>
     Array.from({ length: BATCH_MESSAGES }, () => ({
@@ -79,7 +87,13 @@ try {
     const t1 = await cpu(async () => {
       for (const message of list) await deliverBatch(service, [{ message, streams: a }], (e) => errors.push(e));
     });
-    const t2 = await cpu(() => deliverBatch(service, list.map((message) => ({ message, streams: b })), (e) => errors.push(e)));
+    const t2 = await cpu(() =>
+      deliverBatch(
+        service,
+        list.map((message) => ({ message, streams: b })),
+        (e) => errors.push(e),
+      ),
+    );
     const [textA, textB] = [await sent(a), await sent(b)];
     if (textA !== textB) throw new Error('the batch sent other text than one message at a time');
     bytes = textA.length;
@@ -92,7 +106,9 @@ try {
   if (bytes < STREAMS * 100) throw new Error(`the streams got almost nothing (${bytes} characters): no viewer saw the edited rows`);
   if (errors.length > 0) throw new Error(`delivery failed: ${String(errors[0])}`);
   const [one, all] = [median(oneByOne), median(batched)];
-  console.log(`live hub batches: ${BATCH_MESSAGES} one-row update messages to ${STREAMS} streams of ${VIEWERS} viewers (two of ${BUCKETS} buckets of ${ROWS} rows each), ${spec.dialect}, ${ROUNDS} rounds`);
+  console.log(
+    `live hub batches: ${BATCH_MESSAGES} one-row update messages to ${STREAMS} streams of ${VIEWERS} viewers (two of ${BUCKETS} buckets of ${ROWS} rows each), ${spec.dialect}, ${ROUNDS} rounds`,
+  );
   console.log(`  one message at a time: ${one.toFixed(1)} ms CPU (${((one * 1000) / BATCH_MESSAGES).toFixed(0)} µs a message)`);
   console.log(`  as one batch:          ${all.toFixed(1)} ms CPU (${((all * 1000) / BATCH_MESSAGES).toFixed(0)} µs a message)`);
   console.log(`  ratio batch / one at a time: ${(all / one).toFixed(2)}; the streams got the same ${bytes} characters either way`);

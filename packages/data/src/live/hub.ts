@@ -1,6 +1,7 @@
 // The live hub of one data service (issue 24 §2): receives every committed change from the bus,
 // reads the changed rows once, and gives each open stream of that model what its viewer may see
-// (live/viewer.ts). It keeps a short ring of recent messages so a client that reconnects with
+// (live/viewer.ts); messages that arrive while a delivery runs are delivered together as a batch
+// (live/deliver.ts). It keeps a short ring of recent messages so a client that reconnects with
 // `Last-Event-ID` gets what it missed, or is told to reload when that is no longer there.
 import type { ModelDefinition } from '@fw/core';
 import { FwError } from '@fw/core';
