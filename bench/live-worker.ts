@@ -1,7 +1,7 @@
 // One fwAdmin instance of bench/live.bench.ts, in a process of its own (run with --expose-gc):
 // argv[2] the database URL, argv[3] a Redis URL or '-', argv[4] the Redis key prefix. Listens on a
 // free loopback port and prints its URL. GET /bench-heap collects garbage and answers the heap in
-// use and the open live streams.
+// use and the open live streams; GET /bench-cpu answers the CPU time used so far.
 import Koa from 'koa';
 import { fwAdmin } from '@fw/admin';
 import { listen } from './lib.js';
@@ -12,6 +12,12 @@ const app = new Koa();
 app.silent = true;
 const gc = (globalThis as { gc?: () => void }).gc;
 app.use(async (ctx, next) => {
+  // The CPU this process used so far (µs, user + system): the bench takes deltas over a phase.
+  if (ctx.path === '/bench-cpu') {
+    const used = process.cpuUsage();
+    ctx.body = { cpu: used.user + used.system };
+    return;
+  }
   if (ctx.path !== '/bench-heap') return next();
   for (let i = 0; i < 3; i += 1) gc?.();
   ctx.body = { heap: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss, streams: admin.data.live.size, gc: gc !== undefined };

@@ -10,7 +10,10 @@
 // - memory per open stream: heap in use (after collection) of both instances with the streams open
 //   minus without, over the streams;
 // - cell-edit throughput (autocannon, 5 connections per instance) with 0 and 500 open streams,
-//   0 measured before and after, the ratio 500 / 0;
+//   0 measured before and after, the ratio 500 / 0; and the CPU time the instances and this process
+//   used in each phase. Every edit's fan-out is Fw's cost; reading the 500 streams is the
+//   subscribers', so in that phase this process only counts events (no JSON.parse of each), to take
+//   as little as it can of the cores the instances share with it;
 // - a restart: while edits go on, one instance is killed (after its edits in flight answered) and
 //   started again; its subscribers reconnect with Last-Event-ID, half to the survivor at once, half
 //   to the restarted instance. Each subscriber must receive one event per committed edit of each of
@@ -90,6 +93,10 @@ interface Subscriber {
   noIdReconnect: boolean;
 }
 let measuring = false;
+// During the throughput phases the reader only counts events and looks for a reload: parsing each
+// event's JSON is the subscriber's cost, not Fw's, and would take CPU from the instances.
+let countingOnly = false;
+let counted = 0;
 const latencies: number[] = [];
 let lastEventAt = 0;
 
@@ -112,6 +119,15 @@ function open(s: Subscriber, onDrop: (s: Subscriber) => void): Promise<number> {
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         buffer += chunk;
+        if (countingOnly) {
+          const end = buffer.lastIndexOf('\n\n');
+          if (end < 0) return;
+          const blocks = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          for (let at = blocks.indexOf('\nevent: '); at >= 0; at = blocks.indexOf('\nevent: ', at + 8)) counted += 1;
+          if (blocks.includes('event: reload')) s.reload = 'overflow';
+          return;
+        }
         let end: number;
         while ((end = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, end);
@@ -240,8 +256,20 @@ try {
     );
     return { rps: x!.rps + y!.rps, mean: (x!.mean + y!.mean) / 2, p99: Math.max(x!.p99, y!.p99), failed: x!.failed + y!.failed };
   };
+  // CPU seconds of both instances and of this process (the subscribers' reader) over a phase.
+  const workerCpu = async () => {
+    const all = await Promise.all((['a', 'b'] as const).map(async (w) => ((await (await fetch(`${urls[w]}/bench-cpu`)).json()) as { cpu: number }).cpu));
+    return all.reduce((n, x) => n + x, 0);
+  };
+  const withCpu = async (run: () => Promise<LoadResult>) => {
+    const w0 = await workerCpu();
+    const own = process.cpuUsage();
+    const result = await run();
+    const mine = process.cpuUsage(own);
+    return { ...result, instancesCpu: ((await workerCpu()) - w0) / 1e6, readerCpu: (mine.user + mine.system) / 1e6 };
+  };
   await throughput(); // warm-up
-  const none1 = await throughput();
+  const none1 = await withCpu(throughput);
   const heapBefore = await heap();
 
   // The streams: viewer n % 50, on instance a or b in turn.
@@ -352,11 +380,13 @@ try {
   // Throughput with the streams open, then without again.
   const reopened: Subscriber[] = subs.map((s) => ({ ...s, on: s.n % 2 === 0 ? 'a' : 'b', lastId: undefined, reload: undefined, closed: undefined }));
   for (let i = 0; i < reopened.length; i += 50) await Promise.all(reopened.slice(i, i + 50).map((s) => open(s, () => undefined)));
-  const withStreams = await throughput();
+  countingOnly = true;
+  const withStreams = await withCpu(throughput);
+  countingOnly = false;
   const overflowed = reopened.filter((s) => s.reload === 'overflow').length;
   hangUp(reopened);
   await sleep(1000);
-  const none2 = await throughput();
+  const none2 = await withCpu(throughput);
   const failed = none1.failed + none2.failed + withStreams.failed;
   const load1 = loadavg();
 
@@ -376,6 +406,9 @@ try {
   );
   console.log(
     `  cell-edit throughput: 0 streams ${none1.rps.toFixed(0)} then ${none2.rps.toFixed(0)} req/s, ${STREAMS} streams ${withStreams.rps.toFixed(0)} req/s: ratio ${(withStreams.rps / baseline).toFixed(2)} (goal >= 0.9); ${overflowed} streams overflowed (reload) under that load; ${failed} failed requests`,
+  );
+  console.log(
+    `  CPU over each ${SECONDS} s throughput phase (instances / this process, which reads the streams): 0 streams ${none1.instancesCpu.toFixed(1)} / ${none1.readerCpu.toFixed(1)} s, ${STREAMS} streams ${withStreams.instancesCpu.toFixed(1)} / ${withStreams.readerCpu.toFixed(1)} s (${counted} events counted, not parsed)`,
   );
   console.log(
     `  restart of one instance (down ${downMs} ms, killed after ${SECONDS} s of edits) during ${committed.size} committed edits (${failedEdits} failed); caught up ${drainMs} ms after the last edit:`,

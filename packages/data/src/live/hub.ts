@@ -1,15 +1,14 @@
 // The live hub of one data service (issue 24 §2): receives every committed change from the bus,
 // reads the changed rows once, and gives each open stream of that model what its viewer may see
-// (live/viewer.ts). It keeps a short ring of recent messages so a client that reconnects with
+// (live/viewer.ts); messages that arrive while a delivery runs are delivered together as a batch
+// (live/deliver.ts). It keeps a short ring of recent messages so a client that reconnects with
 // `Last-Event-ID` gets what it missed, or is told to reload when that is no longer there.
 import type { ModelDefinition } from '@fw/core';
 import { FwError } from '@fw/core';
-import type { FormRow } from '@fw/row-patch';
 import type { Actor, DataService } from '../service.js';
 import { liveMessageId, type LiveBus, type LiveBusMessage, type LiveMessage, type LivePresenceMessage } from './bus.js';
-import { beforeRows } from './before-rows.js';
+import { deliverBatch, takeBatch, type LiveDelivery } from './deliver.js';
 import { LiveStream } from './stream.js';
-import { eventsFor, viewOf, type LiveChange, type LiveView } from './viewer.js';
 
 /** Options of live tables (`fwData({ live })`). */
 export interface LiveOptions {
@@ -47,7 +46,9 @@ export class LiveHub {
   #ring: LiveMessage[] = [];
   // Messages below this id may have been missed by a resuming client (before the hub started, or dropped from the ring).
   #floor: string;
-  // Deliveries run one after another, so every stream sees messages in the order they came.
+  // Messages waiting for delivery, in the order they came; deliveries run one after another (#drain).
+  #queue: LiveDelivery[] = [];
+  #draining = false;
   #chain: Promise<void> = Promise.resolve();
   // Set once the bus took the subscription; until then a stream cannot open (503).
   #unsubscribe: (() => Promise<void>) | undefined;
@@ -182,52 +183,21 @@ export class LiveHub {
   }
 
   #enqueue(message: LiveMessage, streams: LiveStream[]): void {
-    this.#chain = this.#chain.then(() => this.#deliver(message, streams)).catch(this.#onError);
+    this.#queue.push({ message, streams });
+    if (this.#draining) return;
+    this.#draining = true;
+    this.#chain = this.#chain.then(() => this.#drain());
   }
 
-  async #deliver(message: LiveMessage, streams: LiveStream[]): Promise<void> {
-    const open = streams.filter((s) => !s.closed);
-    if (open.length === 0) return;
-    const model = this.#service.registry.get(message.model);
-    if (!model) return;
-    const service = this.#service;
-    const ids = message.ids.filter((id) => Number.isSafeInteger(id));
-    let before: Promise<ReadonlyMap<number, FormRow>> | undefined;
-    const change: LiveChange = {
-      message,
-      rows: message.kind === 'delete' || ids.length === 0 ? [] : await service.rawRows(model, ids),
-      trashed: message.kind === 'delete' && model.trash && ids.length > 0 ? await service.store.trash.findRows(model.name, ids.map(String)) : [],
-      // Read once for all viewers, and only when one of them has a row filter that needs it.
-      before: () => (before ??= beforeRows(service.store.knex, model, message)),
-    };
-    // One grants version for the whole message: the power resolver caches by it.
-    const version = await service.store.grants.version();
-    // The streams of one user share what that user may see (power, visibility, afterFetch).
-    const views = new Map<number, Promise<LiveView | undefined>>();
-    const viewOfUser = (actor: Actor) => {
-      let view = views.get(actor.user.id);
-      if (!view) {
-        const who = { ...actor, grantsVersion: version };
-        view = service.power(model, actor.user, version).then((power) => (power.query ? viewOf(service, model, who, change) : undefined));
-        views.set(actor.user.id, view);
+  // Delivers what waits, a batch at a time (live/deliver.ts); messages that arrive meanwhile join the queue.
+  async #drain(): Promise<void> {
+    try {
+      while (this.#queue.length > 0) {
+        const batch = takeBatch(this.#queue);
+        await deliverBatch(this.#service, batch, this.#onError).catch(this.#onError);
       }
-      return view;
-    };
-    for (const stream of open) {
-      if (stream.closed) continue;
-      try {
-        const view = await viewOfUser(stream.actor);
-        if (!view) {
-          stream.close('power');
-          continue;
-        }
-        const events = eventsFor(model, change, view, stream.known, stream.actor.user.id);
-        if (events.length > 0) stream.send(message.id, events);
-      } catch (error) {
-        // A hook that fails for one viewer closes their stream (they reload), never the others'.
-        this.#onError(error);
-        stream.reload('error');
-      }
+    } finally {
+      this.#draining = false;
     }
   }
 }

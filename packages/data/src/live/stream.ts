@@ -17,6 +17,11 @@ export interface StreamTimings {
 /** Most row ids a stream remembers having told its viewer about (for deletes and leaves). */
 const KNOWN_IDS = 10_000;
 
+/** The text of one event of message `id` on the stream (`id:`, `event:`, `data:` lines). */
+export function eventText(id: string, event: LiveEvent): string {
+  return `id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}
+
 /** One open stream: its viewer, its model, and the text it sends. */
 export class LiveStream {
   readonly model: ModelDefinition;
@@ -26,6 +31,9 @@ export class LiveStream {
   readonly known = new Set<number>();
   readonly body: Readable;
   #queue: string[] = [];
+  // How many events each queued text holds, parallel to #queue, and their sum: the bound counts events, not writes.
+  #counts: number[] = [];
+  #queued = 0;
   #closed = false;
   #timer: NodeJS.Timeout;
   #lastCheck = Date.now();
@@ -42,6 +50,8 @@ export class LiveStream {
     this.body = new Readable({ read: () => this.#pump() });
     // A first comment opens the response at once, so the client knows it is subscribed.
     this.#queue.push(': live\nretry: 3000\n\n');
+    this.#counts.push(1);
+    this.#queued = 1;
     this.#timer = setInterval(() => {
       this.#enqueue(': heartbeat\n\n');
       if (Date.now() - this.#lastCheck >= this.#timings.tokenCheckMs) {
@@ -61,15 +71,24 @@ export class LiveStream {
 
   /** Queues the events of one message (all or, when the queue is full, a reload and the end). */
   send(id: string, events: readonly LiveEvent[]): void {
+    this.remember(events);
+    this.write(events.map((event) => eventText(id, event)).join(''), events.length);
+  }
+
+  /** Notes the rows that `events` told this stream about (see {@link known}); call it before working out the next message's events. */
+  remember(events: readonly LiveEvent[]): void {
     for (const event of events) {
-      if (event.type !== 'delete') {
-        const rowId = event.data.id as number;
-        this.known.delete(rowId);
-        this.known.add(rowId);
-        if (this.known.size > KNOWN_IDS) this.known.delete(this.known.values().next().value as number);
-      }
-      this.#enqueue(`id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+      if (event.type === 'delete') continue;
+      const rowId = event.data.id as number;
+      this.known.delete(rowId);
+      this.known.add(rowId);
+      if (this.known.size > KNOWN_IDS) this.known.delete(this.known.values().next().value as number);
     }
+  }
+
+  /** Queues `count` events already written as text (one socket write for them all): all, or a reload and the end when they do not fit. */
+  write(text: string, count: number): void {
+    this.#enqueue(text, count);
   }
 
   /** Queues one event without a message id (presence, issue 24 §4): it is never resumed. */
@@ -95,7 +114,7 @@ export class LiveStream {
   /** Tells the client to load the table again, then ends the stream. */
   reload(reason: string): void {
     if (this.#closed) return;
-    this.#queue = [];
+    this.#drop();
     this.#finish(`event: reload\ndata: ${JSON.stringify({ reason })}\n\n`);
   }
 
@@ -108,23 +127,35 @@ export class LiveStream {
   /** The client went away: drop everything. */
   abandon(): void {
     if (this.#closed) return;
-    this.#queue = [];
+    this.#drop();
     this.#finish(undefined);
     this.body.destroy();
   }
 
-  #enqueue(text: string): void {
+  #enqueue(text: string, count = 1): void {
     if (this.#closed) return;
-    if (this.#queue.length >= this.#timings.queueSize) return this.reload('overflow');
+    if (this.#queued + count > this.#timings.queueSize) return this.reload('overflow');
     this.#queue.push(text);
+    this.#counts.push(count);
+    this.#queued += count;
     this.#pump();
+  }
+
+  #drop(): void {
+    this.#queue = [];
+    this.#counts = [];
+    this.#queued = 0;
   }
 
   #finish(last: string | undefined): void {
     this.#closed = true;
     clearInterval(this.#timer);
-    if (last) this.#queue.push(last);
+    if (last) {
+      this.#queue.push(last);
+      this.#counts.push(1);
+    }
     this.#queue.push('');
+    this.#counts.push(0);
     this.#pump();
     this.#onClose(this);
     const ended = this.#ended;
@@ -137,13 +168,14 @@ export class LiveStream {
     while (this.#queue.length > 0) {
       const text = this.#queue[0]!;
       if (text === '') {
-        this.#queue = [];
+        this.#drop();
         this.body.push(null);
         return;
       }
       // Only what the socket can take leaves the queue; the rest waits for the next read().
       if (this.body.readableLength > 16_384 && !this.#closed) return;
       this.#queue.shift();
+      this.#queued -= this.#counts.shift() ?? 0;
       this.body.push(text);
     }
   }

@@ -98,36 +98,56 @@ export interface LiveView {
 
 /** Works out {@link LiveView} of `change` for `actor`. */
 export async function viewOf(service: DataService, model: ModelDefinition, actor: Actor, change: LiveChange): Promise<LiveView> {
-  const { message } = change;
+  return (await viewsOf(service, model, actor, [change]))[0]!;
+}
+
+/**
+ * Works out {@link LiveView} of each of `changes` (one model's, in order) for `actor`, paying once
+ * for the batch: one visibility, one judgement of the rows, one `afterFetch` over the rows of all
+ * inserts and updates (a row changed twice is read, judged and shown once; each change names it).
+ */
+export async function viewsOf(service: DataService, model: ModelDefinition, actor: Actor, changes: readonly LiveChange[]): Promise<LiveView[]> {
   const dialect = service.store.dialect;
   const conditions = await service.visibility(model, actor, 'query');
   const read = conditionFields(conditions, new Set());
-  if (message.kind === 'delete') {
-    const records = new Map(change.trashed.map((r) => [Number(r.rowId), r]));
-    const couldSee = new Set<number>();
-    for (const id of message.ids) {
-      const record = records.get(id);
-      if (record) {
-        if (trashVisible(model, actor, record, conditions, dialect)) couldSee.add(id);
-      } else if (conditions.length === 0) couldSee.add(id);
-      else {
-        // No trash entry (a model without trash): the row the delete logged.
-        const row = (await change.before()).get(id);
-        if (row && surelyMet(model, row, conditions, read, dialect)) couldSee.add(id);
-      }
-    }
-    return { shown: [], visible: new Set(), moves: false, wasVisible: new Set(), couldSee };
-  }
-  const visible = await visibleIds(service, model, change.rows, conditions);
-  const shownRows = change.rows.filter((row) => visible.has(Number(row[model.primaryKey])));
+  const rowId = (row: FormRow) => Number(row[model.primaryKey]);
+  const rows = new Map<number, FormRow>();
+  for (const change of changes) if (change.message.kind !== 'delete') for (const row of change.rows) rows.set(rowId(row), row);
+  const visible = rows.size > 0 ? await visibleIds(service, model, [...rows.values()], conditions) : new Set<number>();
+  const shownRows = [...rows.values()].filter((row) => visible.has(rowId(row)));
   // afterFetch may change the rows it is given: it gets copies, never the rows other viewers share.
-  const shown = shownRows.length > 0 ? (await service.shownTo(model, actor, 'query', structuredClone(shownRows))).map((row) => clean(model, row)) : [];
-  // A change to a field the viewer's filter reads may move the row in or out of it: whether the
-  // viewer could see it before is judged on the logged row (read once per message, if any viewer asks).
-  const moves = message.kind === 'update' && (message.changed ?? []).some((f) => read.has(f));
-  const wasVisible = new Set<number>();
-  if (moves) for (const [id, row] of await change.before()) if (surelyMet(model, row, conditions, read, dialect)) wasVisible.add(id);
-  return { shown, visible, moves, wasVisible, couldSee: new Set() };
+  const shownById = new Map<number, FormRow>();
+  if (shownRows.length > 0) for (const row of await service.shownTo(model, actor, 'query', structuredClone(shownRows))) shownById.set(rowId(row), clean(model, row));
+  const views: LiveView[] = [];
+  for (const change of changes) {
+    const { message } = change;
+    if (message.kind === 'delete') {
+      const records = new Map(change.trashed.map((r) => [Number(r.rowId), r]));
+      const couldSee = new Set<number>();
+      for (const id of message.ids) {
+        const record = records.get(id);
+        if (record) {
+          if (trashVisible(model, actor, record, conditions, dialect)) couldSee.add(id);
+        } else if (conditions.length === 0) couldSee.add(id);
+        else {
+          // No trash entry (a model without trash): the row the delete logged.
+          const row = (await change.before()).get(id);
+          if (row && surelyMet(model, row, conditions, read, dialect)) couldSee.add(id);
+        }
+      }
+      views.push({ shown: [], visible: new Set(), moves: false, wasVisible: new Set(), couldSee });
+      continue;
+    }
+    const mine = new Set(change.rows.map(rowId).filter((id) => visible.has(id)));
+    const shown = [...mine].map((id) => shownById.get(id)).filter((row) => row !== undefined);
+    // A change to a field the viewer's filter reads may move the row in or out of it: whether the
+    // viewer could see it before is judged on the logged row (read once per message, if any viewer asks).
+    const moves = message.kind === 'update' && (message.changed ?? []).some((f) => read.has(f));
+    const wasVisible = new Set<number>();
+    if (moves) for (const [id, row] of await change.before()) if (surelyMet(model, row, conditions, read, dialect)) wasVisible.add(id);
+    views.push({ shown, visible: mine, moves, wasVisible, couldSee: new Set() });
+  }
+  return views;
 }
 
 /**

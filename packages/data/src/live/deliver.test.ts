@@ -1,0 +1,156 @@
+import { expect } from 'chai';
+import { BUILTIN_MODELS, createRegistry, defineModel, type FwUser } from '@fw/core';
+import { createStore, type FwStore } from '@fw/store';
+import { describeEachSql } from '@fw/test-utils';
+import { DataService, type Actor } from '../service.js';
+import { liveMessageId, type LiveMessage } from './bus.js';
+import { BATCH_MESSAGES, deliverBatch, takeBatch, type LiveDelivery } from './deliver.js';
+import { LiveStream } from './stream.js';
+
+/** Rows of a team, seen by that team only (administrators see all); `note` is masked for non-admins by afterFetch. */
+const Crate = defineModel({
+  name: 'Crate',
+  table: 'lv_crate',
+  fields: {
+    team: { edit: { notNull: true } },
+    note: {},
+  },
+  dataProxy: {
+    beforeFetch: ({ user }) => (user.isAdmin ? [] : [{ field: 'team', op: 'eq', value: user.account.startsWith('bob') ? 'blue' : 'red' }]),
+    afterFetch: (rows, { user }) => (user.isAdmin ? rows : rows.map((r) => ({ ...r, note: r.note === null || r.note === undefined ? null : `masked:${String(r.note).length}` }))),
+  },
+});
+
+const message = (kind: LiveMessage['kind'], ids: number[], extra: Partial<LiveMessage> = {}): LiveMessage => ({
+  id: liveMessageId('test'),
+  origin: 'test',
+  model: 'Crate',
+  kind,
+  ids,
+  actor: { id: 1, account: 'admin' },
+  at: new Date().toISOString(),
+  ...extra,
+});
+
+describe('takeBatch(queue)', () => {
+  const stub = (model: string, ids = 1): LiveDelivery => ({ message: message('update', Array.from({ length: ids }, (_, i) => i + 1), { model }), streams: [] });
+
+  it("takes the first delivery's model in order, leaves other models in their places, and stops at the bounds", () => {
+    const queue = [stub('A'), stub('B'), stub('A', 600), stub('A', 500), stub('A'), stub('B')];
+    const [a1, b1, a2, a3, a4, b2] = queue;
+    // 1 + 600 ids fit; 500 more would pass 1,000: that one and every later A wait.
+    expect(takeBatch(queue)).to.deep.equal([a1, a2]);
+    expect(queue).to.deep.equal([b1, a3, a4, b2]);
+    expect(takeBatch(queue)).to.deep.equal([b1, b2]);
+    expect(takeBatch(queue)).to.deep.equal([a3, a4]);
+    expect(queue).to.deep.equal([]);
+    const many = Array.from({ length: BATCH_MESSAGES + 3 }, () => stub('A'));
+    expect(takeBatch(many)).to.have.length(BATCH_MESSAGES);
+    expect(many).to.have.length(3);
+  });
+
+  it('takes one message larger than the id bound alone', () => {
+    const queue = [stub('A', 1000), stub('A')];
+    expect(takeBatch(queue)).to.have.length(1);
+    expect(queue).to.have.length(1);
+  });
+});
+
+describeEachSql('live delivery in batches', (db) => {
+  let store: FwStore;
+  let service: DataService;
+  const users = {} as Record<'admin' | 'alice' | 'bob', FwUser>;
+  const errors: unknown[] = [];
+  const opened: LiveStream[] = [];
+
+  before(async () => {
+    store = createStore(db().url);
+    await store.migrate.latest();
+    const registry = createRegistry([...BUILTIN_MODELS, Crate]);
+    await store.createModelTables(registry.list());
+    const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    const reader = await store.roles.create({ code: `lv-crate-${stamp}`, name: 'Reader' });
+    const { menu } = await store.menus.createModelMenu(Crate);
+    await store.roles.setMenus(reader.id, [menu.id]);
+    for (const [name, isAdmin] of [
+      ['admin', true],
+      ['alice', false],
+      ['bob', false],
+    ] as const) {
+      const row = await store.users.create({ account: `${name}-${stamp}`, password: 'x-password-1', isAdmin, mustChangePassword: false });
+      if (!isAdmin) await store.users.setRoles(row.id, [reader.id]);
+      users[name] = { id: row.id, account: row.account, isAdmin };
+    }
+    service = new DataService({ store, registry, onBackgroundError: (e) => errors.push(e) });
+  });
+
+  after(async () => {
+    for (const stream of opened) stream.close();
+    await store?.destroy();
+  });
+
+  /** One stream per entry of `who`, in that order. */
+  const streams = (who: Array<keyof typeof users>) =>
+    who.map((name) => {
+      const actor: Actor = { user: users[name], ip: null, source: 'http' };
+      const stream = new LiveStream(Crate, actor, 't', { queueSize: 500, heartbeatMs: 60_000, tokenCheckMs: 60_000 }, async () => true, () => undefined);
+      opened.push(stream);
+      return stream;
+    });
+  const text = (stream: LiveStream) => (stream.body.read() as Buffer | null)?.toString() ?? '';
+
+  it('gives each stream the same events, ids and order as delivering the messages one by one, in one write', async () => {
+    const notes = ['a', 'bb', 'ccc', 'dddd'];
+    await store.knex('lv_crate').insert(notes.map((note, i) => ({ team: i % 2 === 0 ? 'blue' : 'red', note })));
+    const found = (await store.knex('lv_crate').select('id', 'note').whereIn('note', notes)) as Array<{ id: unknown; note: string }>;
+    const ids = notes.map((note) => Number(found.find((r) => r.note === note)!.id));
+    const [b1, r2, b3, r4] = ids as [number, number, number, number];
+    // Rows as they stand when the messages are delivered: b3 moved from red to blue after its insert was told.
+    const messages = [
+      message('insert', [b1, r2]),
+      message('update', [b1], { changed: ['note'] }),
+      message('update', [r2, b1], { changed: ['note'] }),
+      message('insert', [b3, r4]),
+      message('update', [b3], { changed: ['team'] }),
+      message('delete', [b1]),
+      message('update', [r4], { changed: ['note'] }),
+    ];
+    const who: Array<keyof typeof users> = ['bob', 'alice', 'bob', 'admin'];
+    const oneByOne = streams(who);
+    for (const m of messages) await deliverBatch(service, [{ message: m, streams: oneByOne }], (e) => errors.push(e));
+    const batched = streams(who);
+    const queue: LiveDelivery[] = messages.map((m) => ({ message: m, streams: batched }));
+    const batch = takeBatch(queue);
+    expect(batch).to.have.length(messages.length);
+    // Each stream's events of the batch go out in one write.
+    const writes = batched.map(() => 0);
+    batched.forEach((s, i) => {
+      text(s); // the opening comment
+      const write = s.write.bind(s);
+      s.write = (chunk, count) => {
+        writes[i]! += 1;
+        write(chunk, count);
+      };
+    });
+    await deliverBatch(service, batch, (e) => errors.push(e));
+    expect(errors).to.deep.equal([]);
+    expect(writes).to.deep.equal([1, 1, 1, 1]);
+    const texts = who.map((_, i) => ({ one: text(oneByOne[i]!).replace(/^: live\nretry: 3000\n\n/, ''), all: text(batched[i]!) }));
+    texts.forEach(({ one, all }, i) => {
+      expect(all, `${who[i]}'s stream ${i}`).to.equal(one);
+      // Every event under its own message's id, in the messages' order.
+      const seen = [...all.matchAll(/^id: (.+)$/gm)].map((m) => m[1]);
+      expect(seen).to.deep.equal([...seen].sort());
+      expect(new Set(seen).size).to.be.greaterThan(1);
+    });
+    // Bob sees blue rows only, masked; he is told of b1's delete because his stream sent b1 before.
+    const [bob, alice, bob2, admin] = texts.map((t) => t.all);
+    expect(bob2).to.equal(bob);
+    expect(bob).to.include(`"id":${b1}`).and.include('"note":"masked:1"').and.include(`"ids":[${b1}]`);
+    expect(bob).to.not.include(`"id":${r2}`);
+    expect(alice).to.include(`"id":${r2}`).and.not.include(`"id":${b1}`);
+    expect(admin).to.include('"note":"dddd"');
+    expect([...batched[0]!.known].sort()).to.deep.equal([...oneByOne[0]!.known].sort());
+    expect([...batched[3]!.known].sort()).to.deep.equal([...oneByOne[3]!.known].sort());
+  });
+});
