@@ -98,7 +98,7 @@ describeBrowser('admin UI: dark mode', (browser) => {
   const open = async (b: Browser, colorScheme: 'dark' | 'light') => {
     const context = await b.newContext({ viewport: { width: 1366, height: 800 }, colorScheme });
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(30_000);
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     return { context, page, errors };

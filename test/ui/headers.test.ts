@@ -60,7 +60,7 @@ async function watchedContext(ui: UiDemo, browser: Browser, width: number) {
     `document.addEventListener('securitypolicyviolation', (e) => window.__fwViolation(e.violatedDirective + ' ' + e.blockedURI + ' ' + (e.sample || '')));`,
   );
   const watch = (page: Page) => {
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(30_000);
     page.on('console', (m) => {
       if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
     });

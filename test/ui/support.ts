@@ -86,7 +86,7 @@ export async function openPage(browser: Browser): Promise<{ context: BrowserCont
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
   const page = await context.newPage();
   // Fail a step well before the test's own timeout, so the error names the step.
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(30_000);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   return { context, page, errors };

@@ -24,6 +24,10 @@ export function launchBrowser(): Promise<Browser> {
  */
 export function describeBrowser(title: string, body: (browser: () => Browser) => void): void {
   describe(`${title} in headless Chromium`, function () {
+    // A browser test walks many steps, each waiting on a page; on two cores shared by parallel
+    // test files (several of them driving two or three browsers at once) each step may take
+    // seconds. A test's own `this.timeout(...)` still wins.
+    this.timeout(Math.max(this.timeout(), 120_000));
     if (!existsSync(CHROMIUM_PATH)) {
       it(`skipped: ${CHROMIUM_PATH} is not installed (.ci/run installs Debian's chromium)`, function () {
         this.skip();
