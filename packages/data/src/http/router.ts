@@ -194,6 +194,9 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   const stopPublishing = service.publishLive(new LivePublisher(bus, origin, onError));
   const live = options.live ?? {};
   for (const key of ['maxStreamsPerUser', 'maxStreams', 'queueSize', 'resumeMessages', 'resumeMs', 'heartbeatMs', 'tokenCheckMs', 'subscribeRetryMs'] as const) positive(`fwData.live.${key}`, live[key], 1);
+  if (live.batchMs !== undefined && (!Number.isInteger(live.batchMs) || live.batchMs < 0 || live.batchMs > 1000)) {
+    throw new FwDefinitionError('fwData.live.batchMs', `must be a whole number of milliseconds from 0 to 1000, got ${String(live.batchMs)}`);
+  }
   // Checked before the hub subscribes, so a wrong option leaves nothing behind.
   const presenceBounds = presenceOptions(live.presence ?? {});
   // An open stream's token is checked again as a request's would be (revoked, expired, user locked, expired or off their allowlist).

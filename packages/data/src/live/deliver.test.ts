@@ -3,9 +3,11 @@ import { BUILTIN_MODELS, createRegistry, defineModel, type FwUser } from '@fw/co
 import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
 import { DataService, type Actor } from '../service.js';
-import { liveMessageId, type LiveMessage } from './bus.js';
+import { liveMessageId, memoryBus, type LiveMessage } from './bus.js';
+import { LiveHub } from './hub.js';
 import { BATCH_MESSAGES, deliverBatch, takeBatch, type LiveDelivery } from './deliver.js';
 import { LiveStream } from './stream.js';
+import { until } from './test-setup.js';
 
 /** Rows of a team, seen by that team only (administrators see all); `note` is masked for non-admins by afterFetch. */
 const Crate = defineModel({
@@ -84,6 +86,10 @@ describeEachSql('live delivery in batches', (db) => {
     service = new DataService({ store, registry, onBackgroundError: (e) => errors.push(e) });
   });
 
+  afterEach(() => {
+    delete (service as Partial<DataService>).rawRows;
+  });
+
   after(async () => {
     for (const stream of opened) stream.close();
     await store?.destroy();
@@ -152,5 +158,56 @@ describeEachSql('live delivery in batches', (db) => {
     expect(admin).to.include('"note":"dddd"');
     expect([...batched[0]!.known].sort()).to.deep.equal([...oneByOne[0]!.known].sort());
     expect([...batched[3]!.known].sort()).to.deep.equal([...oneByOne[3]!.known].sort());
+  });
+
+  /** A hub on a memory bus whose deliveries are counted (one row read each); `stream` is admin's. */
+  const countedHub = async (batchMs: number) => {
+    const bus = memoryBus();
+    const reads: number[][] = [];
+    // Counted on the service itself (its private fields rule out a wrapper); the hub closes, and the count goes, after each test.
+    const rawRows = DataService.prototype.rawRows;
+    service.rawRows = function (model, ids) {
+      reads.push([...ids]);
+      return rawRows.call(this, model, ids);
+    };
+    const hub = new LiveHub(service, bus, { batchMs }, async () => true, (e) => errors.push(e));
+    const stream = await hub.open(Crate, { user: users.admin, ip: null, source: 'http' }, 't', undefined);
+    opened.push(stream);
+    return { bus, hub, reads, stream };
+  };
+
+  it('starts deliveries at most every batchMs: the first change at once, those within the interval as one batch', async () => {
+    const [id] = (await store.knex('lv_crate').insert({ team: 'blue', note: 'w' }).returning('id')).map((r: unknown) => Number(typeof r === 'object' ? (r as { id: unknown }).id : r));
+    const { bus, hub, reads, stream } = await countedHub(300);
+    text(stream);
+    const started = Date.now();
+    await bus.publish(message('update', [id!], { changed: ['note'] }));
+    await until(() => reads.length === 1);
+    // Two more within the interval: they wait for its end and go out together.
+    await bus.publish(message('update', [id!], { changed: ['note'] }));
+    await bus.publish(message('update', [id!], { changed: ['note'] }));
+    await until(() => reads.length === 2);
+    expect(Date.now() - started).to.be.at.least(290);
+    let seen = '';
+    await until(() => (seen += text(stream)).match(/^event: update$/gm)?.length === 3);
+    // Three messages, two deliveries, each message under its own id.
+    expect(reads).to.deep.equal([[id], [id]]);
+    expect(new Set(seen.match(/^id: .+$/gm)).size).to.equal(3);
+    await hub.close();
+    expect(errors).to.deep.equal([]);
+  });
+
+  it('with batchMs 0 delivers a change that finds the hub idle at once, each on its own', async () => {
+    const [id] = (await store.knex('lv_crate').insert({ team: 'red', note: 'z' }).returning('id')).map((r: unknown) => Number(typeof r === 'object' ? (r as { id: unknown }).id : r));
+    const { bus, hub, reads, stream } = await countedHub(0);
+    text(stream);
+    for (let i = 0; i < 3; i += 1) {
+      await bus.publish(message('update', [id!], { changed: ['note'] }));
+      await until(() => reads.length === i + 1);
+    }
+    await until(() => stream.known.has(id!));
+    expect(reads).to.have.length(3);
+    await hub.close();
+    expect(errors).to.deep.equal([]);
   });
 });

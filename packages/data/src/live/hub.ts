@@ -30,6 +30,13 @@ export interface LiveOptions {
   tokenCheckMs?: number;
   /** The first wait before subscribing to the bus again after a failed subscribe, ms (doubled each time, at most 30 s). @default 1000 */
   subscribeRetryMs?: number;
+  /**
+   * Deliveries start at most this often, ms: a message that finds the hub idle for longer goes out
+   * at once, and under a stream of changes the ones of each interval go out as one batch
+   * (live/deliver.ts), which costs a fraction of delivering them one by one. 0 delivers each as
+   * soon as the last delivery ends. @default 10
+   */
+  batchMs?: number;
 }
 
 const ID_SHAPE = /^\d{13}-\d{6}-[\w.:-]{1,100}$/;
@@ -49,6 +56,8 @@ export class LiveHub {
   // Messages waiting for delivery, in the order they came; deliveries run one after another (#drain).
   #queue: LiveDelivery[] = [];
   #draining = false;
+  // When the last delivery started (Date.now()): the next waits until batchMs after it.
+  #lastDelivery = 0;
   #chain: Promise<void> = Promise.resolve();
   // Set once the bus took the subscription; until then a stream cannot open (503).
   #unsubscribe: (() => Promise<void>) | undefined;
@@ -75,6 +84,7 @@ export class LiveHub {
       heartbeatMs: options.heartbeatMs ?? 15_000,
       tokenCheckMs: options.tokenCheckMs ?? 30_000,
       subscribeRetryMs: options.subscribeRetryMs ?? 1000,
+      batchMs: options.batchMs ?? 10,
     };
     this.#floor = `${String(Date.now()).padStart(13, '0')}-`;
     this.#firstAttempt = this.#subscribe(bus, 0);
@@ -189,10 +199,14 @@ export class LiveHub {
     this.#chain = this.#chain.then(() => this.#drain());
   }
 
-  // Delivers what waits, a batch at a time (live/deliver.ts); messages that arrive meanwhile join the queue.
+  // Delivers what waits, a batch at a time (live/deliver.ts), at most one delivery every batchMs;
+  // messages that arrive meanwhile join the queue and go out with the next batch.
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
+        const wait = this.#lastDelivery + this.#options.batchMs - Date.now();
+        if (wait > 0 && !this.#closed) await new Promise((resolve) => setTimeout(resolve, wait));
+        this.#lastDelivery = Date.now();
         const batch = takeBatch(this.#queue);
         await deliverBatch(this.#service, batch, this.#onError).catch(this.#onError);
       }

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { expect } from 'chai';
 import Koa from 'koa';
-import { BUILTIN_MODELS, createRegistry, defineModel, type FwUser } from '@fw/core';
+import { BUILTIN_MODELS, FwDefinitionError, createRegistry, defineModel, type FwUser } from '@fw/core';
 import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
 import { FwTokenService, MemoryTokenStore } from '@fw/token';
@@ -265,6 +265,15 @@ describeEachSql('live tables: the SSE route', (db) => {
       other.closeAllConnections();
       other.close();
     }
+  });
+
+  it('refuses a live option out of its range at start-up, naming it', async () => {
+    const make = (live: Record<string, unknown>) => () => fwData({ store, tokens, registry: createRegistry([...BUILTIN_MODELS, Item]), live });
+    for (const key of ['maxStreams', 'queueSize', 'resumeMs', 'heartbeatMs', 'tokenCheckMs', 'subscribeRetryMs']) {
+      expect(make({ [key]: 0 }), key).to.throw(FwDefinitionError, `fwData.live.${key}`);
+    }
+    for (const batchMs of [-1, 0.5, 1001, Number.NaN]) expect(make({ batchMs }), String(batchMs)).to.throw(FwDefinitionError, 'fwData.live.batchMs');
+    for (const batchMs of [0, 1000]) await make({ batchMs })().live.close();
   });
 
   it('a bus that refuses the first subscribes is asked again: 503 UNAVAILABLE meanwhile, then streams open and receive', async () => {
