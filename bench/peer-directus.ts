@@ -1,13 +1,13 @@
 // Directus as the peer of bench/scale.bench.ts (issue 21 measured Fw against Directus 11.3.5): starts
 // a Directus installed outside the repository (FW_PEER_DIRECTUS_DIR, default /tmp/peer/directus) on
-// a PostgreSQL database that already holds `scale_rows`, and makes, through its REST API as the
+// a PostgreSQL or MariaDB/MySQL database that already holds `scale_rows`, and makes, through its REST API as the
 // administrator, what a normal user needs to read the table: the collection (Directus adopts the
 // existing table), a policy granting read on all its fields, a role holding the policy, and a user
 // of that role with a static token. Every step looks first and makes only what is missing, so a
 // second start on the same database changes nothing but the token.
 //
 // Directus is never a dependency of this repository. Install it with:
-//   mkdir -p /tmp/peer/directus && cd /tmp/peer/directus && npm init -y && npm install directus@11.3.5 pg
+//   mkdir -p /tmp/peer/directus && cd /tmp/peer/directus && npm init -y && npm install directus@11.3.5 pg mysql2
 // Alone: node --import tsx bench/peer-directus.ts postgres://postgres@127.0.0.1:5432/fw_scale_100000
 // (starts it, prints the URL and token, stops on Ctrl-C).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -26,7 +26,7 @@ export interface DirectusPeer {
 
 /** Options of {@link startDirectus}. */
 export interface DirectusPeerOptions {
-  /** PostgreSQL URL of the database holding the collection. */
+  /** PostgreSQL or MySQL/MariaDB URL of the database holding the collection. */
   databaseUrl: string;
   /** Where `directus` is installed (a folder with node_modules/directus); default FW_PEER_DIRECTUS_DIR or /tmp/peer/directus. */
   dir?: string;
@@ -36,7 +36,7 @@ export interface DirectusPeerOptions {
   log?: (line: string) => void;
 }
 
-const INSTALL = (dir: string) => `mkdir -p ${dir} && cd ${dir} && npm init -y && npm install directus@11.3.5 pg`;
+const INSTALL = (dir: string) => `mkdir -p ${dir} && cd ${dir} && npm init -y && npm install directus@11.3.5 pg mysql2`;
 const ADMIN_EMAIL = 'admin@fw-bench.example.com';
 const ADMIN_PASSWORD = 'fw-bench-admin-password';
 const USER_EMAIL = 'scale-bench@fw-bench.example.com';
@@ -108,14 +108,15 @@ export async function startDirectus(options: DirectusPeerOptions): Promise<Direc
   const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string; bin?: Record<string, string> };
   const cli = join(dir, 'node_modules', 'directus', pkg.bin?.directus ?? 'cli.js');
   const db = new URL(options.databaseUrl);
-  if (!/^postgres(ql)?:$/.test(db.protocol)) throw new Error(`Directus peer: a PostgreSQL URL is needed, not ${db.protocol}`);
+  const mysql = /^(mysql2?|mariadb):$/.test(db.protocol);
+  if (!mysql && !/^postgres(ql)?:$/.test(db.protocol)) throw new Error(`Directus peer: a PostgreSQL or MySQL/MariaDB URL is needed, not ${db.protocol}`);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    DB_CLIENT: 'pg',
+    DB_CLIENT: mysql ? 'mysql' : 'pg',
     DB_HOST: db.hostname,
-    DB_PORT: db.port || '5432',
+    DB_PORT: db.port || (mysql ? '3306' : '5432'),
     DB_DATABASE: decodeURIComponent(db.pathname.slice(1)),
     DB_USER: decodeURIComponent(db.username),
     DB_PASSWORD: decodeURIComponent(db.password),
@@ -202,7 +203,7 @@ async function provision(url: string, collection: string): Promise<string> {
 // Run alone: start, print, wait for Ctrl-C.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const databaseUrl = process.argv[2] ?? process.env.FW_PEER_DATABASE_URL;
-  if (!databaseUrl) throw new Error('usage: node --import tsx bench/peer-directus.ts <postgres URL of a database holding scale_rows>');
+  if (!databaseUrl) throw new Error('usage: node --import tsx bench/peer-directus.ts <PostgreSQL or MySQL URL of a database holding scale_rows>');
   const peer = await startDirectus({ databaseUrl });
   console.log(JSON.stringify({ url: peer.url, token: peer.token, version: peer.version }));
   const stop = () => void peer.stop().then(() => process.exit(0));

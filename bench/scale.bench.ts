@@ -11,7 +11,7 @@
 // Env: FW_SCALE_SIZES (default 10000,100000,1000000,10000000), FW_SCALE_SECONDS (each run,
 // default 3), FW_SCALE_DB (e.g. sqlite,postgres; default every backend available), FW_SCALE_DIR,
 // FW_SCALE_FRESH=1 (seed again), FW_SCALE_SEED_ONLY=1 (seed, measure nothing).
-// FW_SCALE_PEER=directus (PostgreSQL only): Directus too, started on each size's database by
+// FW_SCALE_PEER=directus (PostgreSQL and MariaDB/MySQL): Directus too, started on each size's database by
 // bench/peer-directus.ts (installed outside the repository, FW_PEER_DIRECTUS_DIR), a non-admin user
 // asking GET /items/scale_rows with `meta=<FW_SCALE_DIRECTUS_META, default filter_count>`.
 // Run: node --import tsx --conditions=fw-source bench/scale.bench.ts (Fw from source), or, after `npm run build` and
@@ -258,10 +258,12 @@ console.log(
       .join(' ')}`,
 );
 
-if (PEER && !SEED_ONLY && backends.some((b) => b.dialect !== 'postgres')) {
+/** The databases Directus runs on here (SQLite would need its own file and driver). */
+const PEER_DIALECTS = ['postgres', 'mysql'];
+if (PEER && !SEED_ONLY && backends.some((b) => !PEER_DIALECTS.includes(b.dialect))) {
   console.log(
-    `FW_SCALE_PEER=${PEER}: the peer is measured on PostgreSQL only (not on ${backends
-      .filter((b) => b.dialect !== 'postgres')
+    `FW_SCALE_PEER=${PEER}: the peer is measured on PostgreSQL and MariaDB/MySQL only (not on ${backends
+      .filter((b) => !PEER_DIALECTS.includes(b.dialect))
       .map((b) => b.label)
       .join(', ')})`,
   );
@@ -285,7 +287,7 @@ for (const backend of backends) {
     let peer: DirectusPeer | undefined;
     try {
       const token = await scaleUser(fw, model);
-      if (PEER === 'directus' && backend.dialect === 'postgres') {
+      if (PEER === 'directus' && PEER_DIALECTS.includes(backend.dialect)) {
         peer = await startDirectus({ databaseUrl: database.url });
         console.log(`  Directus ${peer.version} at ${peer.url} (a non-admin user, meta=${DIRECTUS_META})`);
       }

@@ -1,6 +1,6 @@
 /**
- * `npm test`: every test file of the workspace, in parallel mocha workers, then the few files
- * that must run alone; prints one closing line `tests: N passed, N failed, N skipped` for the
+ * `npm test`: every test file of the workspace in parallel mocha workers (the browser files in a
+ * mocha of their own beside the rest, fewer at a time), then the few files that must run alone; prints one closing line `tests: N passed, N failed, N skipped` for the
  * whole run (the parts' counts added up) and exits non-zero when any part failed.
  *
  *   node --import tsx scripts/test.ts                 the whole suite (what `npm test` runs under c8)
@@ -71,6 +71,11 @@ function testFiles(): string[] {
   return out.sort();
 }
 
+/** Whether `file` drives a browser (it declares a `describeBrowser` suite). */
+function usesBrowser(file: string): boolean {
+  return readFileSync(join(ROOT, file), 'utf8').includes('describeBrowser(');
+}
+
 interface Times {
   files: Record<string, number>;
   suites: Record<string, number>;
@@ -117,32 +122,37 @@ async function main(): Promise<number> {
 
   // Most of a test's time is spent waiting (databases, browsers, child processes, timers): the
   // whole suite uses about a third of the wall time in CPU, so two workers per core keep it busy.
-  const jobs = Number(process.env.FW_TEST_JOBS ?? Math.max(4, 2 * availableParallelism()));
-  const parallel = jobs > 1 ? ['--parallel', '--jobs', String(jobs)] : ['--forbid-only'];
+  // The browser files (each drives one to three Chromium pages against its own demo app) run in a
+  // mocha of their own beside the rest, FW_TEST_BROWSER_JOBS at a time (default: one per core):
+  // four of them at once on two cores made pages miss their time limits.
+  const serial = process.env.FW_TEST_JOBS === '1';
+  const jobs = Number(process.env.FW_TEST_JOBS ?? Math.max(3, availableParallelism() + 1));
+  const browserJobs = Number(process.env.FW_TEST_BROWSER_JOBS ?? Math.max(1, availableParallelism()));
+  const flags = (n: number) => (n > 1 ? ['--parallel', '--jobs', String(n)] : ['--forbid-only']);
+  const browser = serial ? [] : rest.filter(usesBrowser);
+  const server = rest.filter((f) => !browser.includes(f));
   const dir = mkdtempSync(join(tmpdir(), 'fw-test-stats-'));
   const total: Counts = { passes: 0, failures: 0, pending: 0 };
   let failed = false;
   // FW_TEST_TIMES (see test/support/reporter.cjs): each part records its own, merged here.
   const timesWanted = process.env.FW_TEST_TIMES;
   const times: Times = { files: {}, suites: {} };
-  try {
-    const parts: Array<[string[], string[]]> = [
-      [rest, parallel],
-      [alone, ['--forbid-only']],
-    ];
-    for (const [i, [files, args]] of parts.entries()) {
-      if (files.length === 0) continue;
-      const { code, counts } = await mocha(files, args, join(dir, `part-${i}.json`), timesWanted ? join(dir, `times-${i}.json`) : undefined);
-      if (code !== 0 || !counts) failed = true;
-      if (!counts) console.error(`mocha ended (exit code ${code}) without counting its tests: ${files.length} file(s) not counted`);
-      else for (const key of ['passes', 'failures', 'pending'] as const) total[key] += counts[key];
-      const partTimes = join(dir, `times-${i}.json`);
-      if (timesWanted && existsSync(partTimes)) {
-        const part = JSON.parse(readFileSync(partTimes, 'utf8')) as Times;
-        Object.assign(times.files, part.files);
-        Object.assign(times.suites, part.suites);
-      }
+  const part = async (i: number, files: string[], args: string[]) => {
+    if (files.length === 0) return;
+    const { code, counts } = await mocha(files, args, join(dir, `part-${i}.json`), timesWanted ? join(dir, `times-${i}.json`) : undefined);
+    if (code !== 0 || !counts) failed = true;
+    if (!counts) console.error(`mocha ended (exit code ${code}) without counting its tests: ${files.length} file(s) not counted`);
+    else for (const key of ['passes', 'failures', 'pending'] as const) total[key] += counts[key];
+    const partTimes = join(dir, `times-${i}.json`);
+    if (timesWanted && existsSync(partTimes)) {
+      const found = JSON.parse(readFileSync(partTimes, 'utf8')) as Times;
+      Object.assign(times.files, found.files);
+      Object.assign(times.suites, found.suites);
     }
+  };
+  try {
+    await Promise.all([part(0, server, flags(jobs)), part(1, browser, flags(browserJobs))]);
+    await part(2, alone, ['--forbid-only']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

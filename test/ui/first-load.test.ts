@@ -20,7 +20,21 @@ function recordApi(page: Page) {
     counts.set(name, (counts.get(name) ?? 0) + 1);
     if (path === '/fw-api/data/table/Book') tableBodies.push(req.postDataJSON());
   });
-  return { count: (name: string) => counts.get(name) ?? 0, tableBodies, counts };
+  // What each API request got, in order: a failing count then says whether a retry followed an error.
+  const answers: string[] = [];
+  page.on('requestfinished', (req: Request) => {
+    const path = new URL(req.url()).pathname;
+    if (path.startsWith('/fw-api/'))
+      void req.response().then(
+        (res) => answers.push(`${req.method()} ${path} ${res?.status() ?? 'no answer'}`),
+        () => answers.push(`${req.method()} ${path} lost`),
+      );
+  });
+  page.on('requestfailed', (req: Request) => {
+    const path = new URL(req.url()).pathname;
+    if (path.startsWith('/fw-api/')) answers.push(`${req.method()} ${path} failed: ${req.failure()?.errorText ?? '?'}`);
+  });
+  return { count: (name: string) => counts.get(name) ?? 0, tableBodies, counts, answers };
 }
 
 /** Holds `GET /fw-api/build/Book` until a table request has been made; says whether one was held. */
@@ -70,10 +84,11 @@ describeBrowser('admin UI: first load of a model page', (browser) => {
       await page.locator('.ant-table-tbody tr.ant-table-row td.fw-col-id').first().waitFor();
       await page.waitForLoadState('networkidle');
       expect(build.held(), 'the description was asked through the held route').to.equal(true);
-      expect(api.count('GET /fw-api/build/Book')).to.equal(1);
-      expect(api.count('POST /fw-api/data/table/Book')).to.equal(1);
-      expect(api.count('GET /fw-api/userinfo')).to.equal(1);
-      expect(api.count('GET /fw-api/menu')).to.equal(1);
+      const seen = `requests and answers: ${api.answers.join('; ')}; table bodies ${JSON.stringify(api.tableBodies)}`;
+      expect(api.count('GET /fw-api/build/Book'), seen).to.equal(1);
+      expect(api.count('POST /fw-api/data/table/Book'), seen).to.equal(1);
+      expect(api.count('GET /fw-api/userinfo'), seen).to.equal(1);
+      expect(api.count('GET /fw-api/menu'), seen).to.equal(1);
       expect(api.tableBodies).to.deep.equal([{ page: 1, size: 20 }]);
       const ids = (await page.locator('.ant-table-tbody td.fw-col-id').allInnerTexts()).map((s) => s.trim());
       expect(ids).to.have.length(20);
