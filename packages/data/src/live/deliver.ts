@@ -4,14 +4,14 @@
 // once for the batch what it used to pay per message: one read of the rows, one grants version,
 // one power check and one view (visibility, afterFetch) per viewer. Each stream still gets every
 // message's events in order, each under its message's own `id:` (so Last-Event-ID resumes stay
-// exact), and all its events of the batch in one write; an event's text is built once per viewer
-// and shared by that viewer's streams.
+// exact), and all its events of the batch in one write; the inserts and updates a viewer sees, and
+// their text, are worked out once per viewer and shared by that viewer's streams.
 import type { FormRow } from '@fw/row-patch';
 import type { Actor, DataService } from '../service.js';
 import type { LiveMessage } from './bus.js';
 import { beforeRows } from './before-rows.js';
 import { eventText, type LiveStream } from './stream.js';
-import { eventsFor, viewsOf, type LiveChange, type LiveEvent, type LiveView } from './viewer.js';
+import { streamEvents, viewerEvents, viewsOf, type LiveChange, type LiveEvent, type LiveView } from './viewer.js';
 
 /** Most messages delivered as one batch. */
 export const BATCH_MESSAGES = 64;
@@ -97,8 +97,9 @@ export async function deliverBatch(service: DataService, batch: readonly LiveDel
   const out = new Map<LiveStream, { text: string[]; count: number }>();
   for (let i = 0; i < live.length; i += 1) {
     const { message, streams } = live[i]!;
-    // The text of an insert or update event is the same on every stream of one viewer: built once.
-    const texts = new Map<number, Map<string, string>>();
+    // The inserts and updates one viewer sees are the same on each of their streams: worked out,
+    // and put into text, once per viewer; each stream adds only what depends on what it was told.
+    const common = new Map<number, { events: LiveEvent[]; text: string }>();
     for (const stream of streams) {
       if (stream.closed) continue;
       const userId = stream.actor.user.id;
@@ -107,25 +108,20 @@ export async function deliverBatch(service: DataService, batch: readonly LiveDel
       if (view === 'error') stream.reload('error');
       else if (!view) stream.close('power');
       if (!view || view === 'error') continue;
-      const events = eventsFor(model, changes[i]!, view[i]!, stream.known, userId);
-      if (events.length === 0) continue;
-      stream.remember(events);
-      let mine = texts.get(userId);
-      if (!mine) texts.set(userId, (mine = new Map()));
+      let shared = common.get(userId);
+      if (!shared) {
+        const events = viewerEvents(model, changes[i]!, view[i]!, userId);
+        common.set(userId, (shared = { events, text: events.map((event) => eventText(message.id, event)).join('') }));
+      }
+      const own = streamEvents(model, changes[i]!, view[i]!, stream.known, userId);
+      if (shared.events.length === 0 && own.length === 0) continue;
+      stream.remember(own.length === 0 ? shared.events : [...shared.events, ...own]);
       let entry = out.get(stream);
       if (!entry) out.set(stream, (entry = { text: [], count: 0 }));
-      for (const event of events) entry.text.push(shared(mine, message.id, event));
-      entry.count += events.length;
+      if (shared.text) entry.text.push(shared.text);
+      for (const event of own) entry.text.push(eventText(message.id, event));
+      entry.count += shared.events.length + own.length;
     }
   }
   for (const [stream, { text, count }] of out) if (!stream.closed) stream.write(text.join(''), count);
-}
-
-/** The text of `event`, from `cache` when the viewer's other stream built it already (inserts and updates: one per row and message). */
-function shared(cache: Map<string, string>, id: string, event: LiveEvent): string {
-  if (event.type === 'delete') return eventText(id, event);
-  const key = `${event.type}:${String(event.data.id)}`;
-  let text = cache.get(key);
-  if (text === undefined) cache.set(key, (text = eventText(id, event)));
-  return text;
 }

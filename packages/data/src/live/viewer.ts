@@ -150,21 +150,20 @@ export async function viewsOf(service: DataService, model: ModelDefinition, acto
   return views;
 }
 
-/**
- * The events one stream gets for `change`, given its viewer's `view`. `known` holds ids this
- * stream was told about by earlier events: a row that leaves the viewer's filter, or is deleted,
- * is named only when the viewer could see it before, by `known` or by the logged row (see
- * docs/data.md, "Live tables").
- */
-export function eventsFor(model: ModelDefinition, change: LiveChange, view: LiveView, known: Set<number>, viewerId?: number): LiveEvent[] {
-  const { message } = change;
+/** What every event of `message` says of itself for `viewerId`: the model, who and when, and `mine` for their own changes. */
+function eventBase(model: ModelDefinition, message: LiveMessage, viewerId: number | undefined): Record<string, unknown> {
   // `mine`: the viewer made this change (in this tab or another), told by user id, never by a name two people may share.
-  const base = { model: model.name, actor: message.actor.name ?? message.actor.account, at: message.at, ...(viewerId !== undefined && message.actor.id === viewerId ? { mine: true } : {}) };
-  if (message.kind === 'delete') {
-    const ids = message.ids.filter((id) => known.has(id) || view.couldSee.has(id));
-    for (const id of message.ids) known.delete(id);
-    return ids.length > 0 ? [{ type: 'delete', data: { ...base, ids } }] : [];
-  }
+  return { model: model.name, actor: message.actor.name ?? message.actor.account, at: message.at, ...(viewerId !== undefined && message.actor.id === viewerId ? { mine: true } : {}) };
+}
+
+/**
+ * The events of `change` that are the same on every stream of one viewer: the rows of an insert or
+ * update they see now, whole when the row may have entered their filter, else the changed values.
+ */
+export function viewerEvents(model: ModelDefinition, change: LiveChange, view: LiveView, viewerId?: number): LiveEvent[] {
+  const { message } = change;
+  if (message.kind === 'delete') return [];
+  const base = eventBase(model, message, viewerId);
   const events: LiveEvent[] = [];
   for (const row of view.shown) {
     const id = Number(row[model.primaryKey] ?? NaN);
@@ -179,11 +178,29 @@ export function eventsFor(model: ModelDefinition, change: LiveChange, view: Live
       events.push({ type: 'update', data: { ...base, id, values } });
     }
   }
-  if (message.kind === 'update') {
-    // Rows the viewer could see before (told by this stream, or by the logged row) that they no longer see: they left the filter (or are gone).
-    const left = message.ids.filter((id) => (known.has(id) || view.wasVisible.has(id)) && !view.visible.has(id));
-    for (const id of left) known.delete(id);
-    if (left.length > 0) events.push({ type: 'delete', data: { ...base, ids: left, reason: 'filter' } });
-  }
   return events;
+}
+
+/**
+ * The events of `change` that depend on what one stream was told before (`known`, which this
+ * updates): a delete, and the rows an update took out of the viewer's filter. A row is named only
+ * when the viewer could see it before, by `known` or by the logged row (see docs/data.md, "Live tables").
+ */
+export function streamEvents(model: ModelDefinition, change: LiveChange, view: LiveView, known: Set<number>, viewerId?: number): LiveEvent[] {
+  const { message } = change;
+  if (message.kind === 'delete') {
+    const ids = message.ids.filter((id) => known.has(id) || view.couldSee.has(id));
+    for (const id of message.ids) known.delete(id);
+    return ids.length > 0 ? [{ type: 'delete', data: { ...eventBase(model, message, viewerId), ids } }] : [];
+  }
+  if (message.kind !== 'update') return [];
+  // Rows the viewer could see before (told by this stream, or by the logged row) that they no longer see: they left the filter (or are gone).
+  const left = message.ids.filter((id) => (known.has(id) || view.wasVisible.has(id)) && !view.visible.has(id));
+  for (const id of left) known.delete(id);
+  return left.length > 0 ? [{ type: 'delete', data: { ...eventBase(model, message, viewerId), ids: left, reason: 'filter' } }] : [];
+}
+
+/** The events one stream gets for `change`, given its viewer's `view`: {@link viewerEvents}, then {@link streamEvents}. */
+export function eventsFor(model: ModelDefinition, change: LiveChange, view: LiveView, known: Set<number>, viewerId?: number): LiveEvent[] {
+  return [...viewerEvents(model, change, view, viewerId), ...streamEvents(model, change, view, known, viewerId)];
 }
