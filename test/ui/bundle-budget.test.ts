@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { describeBrowser } from '@fw/test-utils';
 import { FW_UI_DIST_DIR } from '@fw/ui';
-import { apiToken, openPage, startDemo, type UiDemo } from './support.js';
+import { apiToken, openPage, startDemo, watchNetwork, type UiDemo } from './support.js';
 
 const SIGN_IN_BUDGET = 250_000;
 const MODEL_PAGE_BUDGET = 600_000;
@@ -63,9 +63,10 @@ describeBrowser('admin UI: first-load budgets', (browser) => {
     const { context, page, errors } = await openPage(browser());
     try {
       const rec = recordLoads(page);
+      const network = watchNetwork(page);
       await page.goto(`${ui.url}/login`);
       await page.locator('#login_account').waitFor();
-      await page.waitForLoadState('networkidle');
+      await network.quiet();
       const loads = await rec.done();
       const total = report('sign-in page', loads);
       const scripts = loads.filter((l) => /\.(js|css)$/.test(l.path));
@@ -90,9 +91,10 @@ describeBrowser('admin UI: first-load budgets', (browser) => {
       await page.goto(`${ui.url}/favicon.svg`);
       await page.evaluate(`window.localStorage.setItem('_token', ${JSON.stringify(JSON.stringify({ token }))})`);
       const rec = recordLoads(page);
+      const network = watchNetwork(page);
       await page.goto(`${ui.url}/model/Book`);
       await page.locator('.ant-table').waitFor();
-      await page.waitForLoadState('networkidle');
+      await network.quiet();
       const loads = await rec.done();
       const total = report('model page /model/Book', loads);
       expect(

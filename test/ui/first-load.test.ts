@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import type { Page, Request } from 'playwright-core';
 import { describeBrowser } from '@fw/test-utils';
-import { apiToken, openPage, startDemo, waitUntil, type UiDemo } from './support.js';
+import { apiToken, openPage, startDemo, waitUntil, watchNetwork, type UiDemo } from './support.js';
 
 const BOOKS = 60;
 
@@ -80,9 +80,10 @@ describeBrowser('admin UI: first load of a model page', (browser) => {
       const build = await holdBuildUntilTable(page);
       await storeToken(page);
       const api = recordApi(page);
+      const network = watchNetwork(page);
       await page.goto(`${ui.url}/model/Book`);
       await page.locator('.ant-table-tbody tr.ant-table-row td.fw-col-id').first().waitFor();
-      await page.waitForLoadState('networkidle');
+      await network.quiet();
       expect(build.held(), 'the description was asked through the held route').to.equal(true);
       const seen = `requests and answers: ${api.answers.join('; ')}; table bodies ${JSON.stringify(api.tableBodies)}`;
       expect(api.count('GET /fw-api/build/Book'), seen).to.equal(1);
@@ -105,10 +106,11 @@ describeBrowser('admin UI: first load of a model page', (browser) => {
       const build = await holdBuildUntilTable(page);
       await storeToken(page);
       const api = recordApi(page);
+      const network = watchNetwork(page);
       await page.goto(`${ui.url}/model/Book?page=2&size=10&sort=title,desc`);
       // Titles descending, 10 a page: page 2 starts at the 11th highest.
       await waitUntil(page, `document.querySelector('.ant-table-tbody tr.ant-table-row td.fw-col-title')?.textContent.trim() === 'Book ${String(BOOKS - 10).padStart(3, '0')}'`);
-      await page.waitForLoadState('networkidle');
+      await network.quiet();
       expect(build.held()).to.equal(true);
       expect(api.tableBodies).to.deep.equal([{ page: 2, size: 10, sort: [{ field: 'title', order: 'desc' }] }]);
       expect(api.count('GET /fw-api/build/Book')).to.equal(1);
@@ -124,9 +126,10 @@ describeBrowser('admin UI: first load of a model page', (browser) => {
     try {
       await storeToken(page);
       const api = recordApi(page);
+      const network = watchNetwork(page);
       await page.goto(`${ui.url}/model/Book?s=${encodeURIComponent(JSON.stringify({ title: 'Book 05' }))}`);
       await waitUntil(page, `document.querySelector('.ant-pagination-total-text')?.textContent === 'Total 10'`);
-      await page.waitForLoadState('networkidle');
+      await network.quiet();
       expect(api.tableBodies).to.have.length(1);
       expect(api.tableBodies[0]).to.deep.include({ page: 1, size: 20 });
       expect((api.tableBodies[0] as { conditions?: unknown[] }).conditions).to.have.length(1);
@@ -140,9 +143,10 @@ describeBrowser('admin UI: first load of a model page', (browser) => {
     const { context, page } = await openPage(browser());
     try {
       const api = recordApi(page);
+      const network = watchNetwork(page);
       await page.goto(`${ui.url}/model/Book`);
       await page.locator('#login_account').waitFor();
-      await page.waitForLoadState('networkidle');
+      await network.quiet();
       expect([...api.counts.keys()].filter((name) => !name.endsWith('/login-settings'))).to.deep.equal([]);
     } finally {
       await context.close();

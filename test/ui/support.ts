@@ -144,6 +144,36 @@ export async function rowAction(page: Page, row: Locator, className: string): Pr
 }
 
 /**
+ * Follows the requests of `page` from now on; `quiet()` resolves once none has been in flight for
+ * `ms` (Playwright's `networkidle` counts the live table's stream, a `fetch` that stays open, and
+ * so never comes once the stream opened before the page fell quiet).
+ */
+export function watchNetwork(page: Page, ms = 500): { quiet: (timeoutMs?: number) => Promise<void> } {
+  const inFlight = new Set<unknown>();
+  let lastChange = Date.now();
+  const streaming = (url: string) => new URL(url).pathname.includes('/data/events/');
+  page.on('request', (req) => {
+    if (streaming(req.url())) return;
+    inFlight.add(req);
+    lastChange = Date.now();
+  });
+  const done = (req: unknown) => {
+    if (inFlight.delete(req)) lastChange = Date.now();
+  };
+  page.on('requestfinished', done);
+  page.on('requestfailed', done);
+  return {
+    async quiet(timeoutMs = 30_000) {
+      const end = Date.now() + timeoutMs;
+      while (inFlight.size > 0 || Date.now() - lastChange < ms) {
+        if (Date.now() > end) throw new Error(`the network did not fall quiet within ${timeoutMs} ms (${inFlight.size} request(s) in flight)`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
+}
+
+/**
  * Waits until `expression` is truthy in the page. Polls with `page.evaluate`, which the UI's
  * content security policy (no 'unsafe-eval') lets through; `page.waitForFunction` compiles its
  * predicate inside the page, which the policy refuses.
