@@ -143,7 +143,10 @@ describe('docs that run (README.md, docs/*.md)', function () {
     ]);
   });
 
-  it('type-checks every marked block against the workspace packages (strict)', () => {
+  it('type-checks every marked block against the workspace packages (strict)', function () {
+    // One TypeScript program over every block and the workspace's sources: about 30 s alone, over
+    // two minutes beside the browser files on two cores.
+    this.timeout(360_000);
     const base = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.base.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
     expect(base, 'tsconfig.base.json').to.not.equal(undefined);
     const files = snippets.map((s) => join(snippetsDir, snippetFileName(s)));
