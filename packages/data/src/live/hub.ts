@@ -3,6 +3,7 @@
 // (live/viewer.ts); messages that arrive while a delivery runs are delivered together as a batch
 // (live/deliver.ts). It keeps a short ring of recent messages so a client that reconnects with
 // `Last-Event-ID` gets what it missed, or is told to reload when that is no longer there.
+import { performance } from 'node:perf_hooks';
 import type { ModelDefinition } from '@fw/core';
 import { FwError } from '@fw/core';
 import type { Actor, DataService } from '../service.js';
@@ -33,18 +34,22 @@ export interface LiveOptions {
   /**
    * The shortest time between the starts of two deliveries, ms: a message that finds the hub idle
    * for longer goes out at once, and under a stream of changes the ones of each interval go out as
-   * one batch (live/deliver.ts), which costs a fraction of delivering them one by one. The interval
-   * also grows to ten times the last delivery's duration (that part at most {@link MAX_BATCH_MS}), so a busy
-   * hub takes about a tenth of the time from the writes. 0 (with quick deliveries) delivers each
-   * message as soon as the last delivery ends. @default 10
+   * one batch (live/deliver.ts), which costs a fraction of delivering them one by one. While the
+   * process is busy (its event loop more than half used since the last delivery) the interval also
+   * grows, up to ten times the last delivery's duration when fully used (that part at most
+   * {@link MAX_BATCH_MS}): a saturated instance gives its time to the writes, and its streams get
+   * fewer, larger batches. 0 on a quiet process delivers each message as soon as the last delivery
+   * ends. @default 10
    */
   batchMs?: number;
 }
 
 /** The longest the last delivery's duration stretches the interval between deliveries to (batchMs itself may be longer), ms. */
 export const MAX_BATCH_MS = 250;
-/** The interval between deliveries is at least this many times the last delivery's duration. */
+/** On a fully used event loop, the interval between deliveries is at least this many times the last delivery's duration. */
 const BUSY_FACTOR = 10;
+/** Below this event-loop utilization the interval is batchMs alone. */
+const BUSY_FROM = 0.5;
 
 const ID_SHAPE = /^\d{13}-\d{6}-[\w.:-]{1,100}$/;
 
@@ -65,6 +70,8 @@ export class LiveHub {
   #draining = false;
   // When the next delivery may start (Date.now() clock): see LiveOptions.batchMs.
   #nextDelivery = 0;
+  // The event loop's use up to the last delivery's start: how busy the process was since is measured against it.
+  #loopMark = performance.eventLoopUtilization();
   #chain: Promise<void> = Promise.resolve();
   // Set once the bus took the subscription; until then a stream cannot open (503).
   #unsubscribe: (() => Promise<void>) | undefined;
@@ -207,7 +214,7 @@ export class LiveHub {
   }
 
   // Delivers what waits, a batch at a time (live/deliver.ts), one delivery per interval (batchMs, or
-  // ten times the last delivery's duration); messages that arrive meanwhile go out with the next batch.
+  // longer while the process is busy); messages that arrive meanwhile go out with the next batch.
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
@@ -216,7 +223,10 @@ export class LiveHub {
         const started = Date.now();
         const batch = takeBatch(this.#queue);
         await deliverBatch(this.#service, batch, this.#onError).catch(this.#onError);
-        this.#nextDelivery = started + Math.max(this.#options.batchMs, Math.min(MAX_BATCH_MS, BUSY_FACTOR * (Date.now() - started)));
+        const used = performance.eventLoopUtilization(this.#loopMark).utilization;
+        this.#loopMark = performance.eventLoopUtilization();
+        const factor = BUSY_FACTOR * Math.max(0, (used - BUSY_FROM) / (1 - BUSY_FROM));
+        this.#nextDelivery = started + Math.max(this.#options.batchMs, Math.min(MAX_BATCH_MS, factor * (Date.now() - started)));
       }
     } finally {
       this.#draining = false;
