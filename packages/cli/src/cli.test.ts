@@ -147,7 +147,7 @@ describe('fw (the @fw/cli command)', function () {
 
   describeEachSql(
     'fw commands',
-    (db) => {
+    (db, spec) => {
       it('migrate creates the built-in and model tables, doctor is clean, then reports a drifted table until migrate applies it', async () => {
         const url = db().url;
         const before = await fw(['doctor', '--db', url, '--models', MODELS]);
@@ -187,36 +187,39 @@ describe('fw (the @fw/cli command)', function () {
         expect(refused.stderr).to.match(/Nothing was changed/);
       });
 
-      it('user add and user passwd hold the password to the policy: no one-character administrator, no "x", no account name, no common password', async () => {
-        const url = db().url;
-        expect((await fw(['migrate', '--db', url])).code).to.equal(0);
-        for (const [input, rule] of [
-          ['a\n', 'minLength'],
-          ['password123\n', 'notCommon'],
-          ['Vera-Admin\n', 'notAccount'],
-        ] as const) {
-          const add = await fw(['user', 'add', 'vera-admin', '--admin', '--db', url], { input });
-          expect(add.code, input).to.equal(1);
-          expect(add.stderr).to.match(new RegExp(`password refused for vera-admin, nothing was changed: .*\\(${rule}\\)`));
-        }
-        const store = createStore(url);
-        try {
-          expect(await store.users.findByAccount('vera-admin')).to.equal(undefined);
-          expect((await fw(['user', 'add', 'vera-admin', '--admin', '--db', url], { input: 'violet-harbour-42\n' })).code).to.equal(0);
-          for (const input of ['x\n', 'qwertyuiop\n', 'vera-admin\n']) {
-            const passwd = await fw(['user', 'passwd', 'vera-admin', '--db', url], { input });
-            expect(passwd.code, input).to.equal(1);
-            expect(passwd.stderr).to.match(/password refused for vera-admin/);
+      // The policy is checked before the store is written to, the same on every database: on
+      // SQLite only (ten CLI processes a database, minutes beside the browser files on two cores).
+      if (spec.dialect === 'sqlite')
+        it('user add and user passwd hold the password to the policy: no one-character administrator, no "x", no account name, no common password', async () => {
+          const url = db().url;
+          expect((await fw(['migrate', '--db', url])).code).to.equal(0);
+          for (const [input, rule] of [
+            ['a\n', 'minLength'],
+            ['password123\n', 'notCommon'],
+            ['Vera-Admin\n', 'notAccount'],
+          ] as const) {
+            const add = await fw(['user', 'add', 'vera-admin', '--admin', '--db', url], { input });
+            expect(add.code, input).to.equal(1);
+            expect(add.stderr).to.match(new RegExp(`password refused for vera-admin, nothing was changed: .*\\(${rule}\\)`));
           }
-          expect(await signsIn(store, 'vera-admin', 'violet-harbour-42')).to.equal(true);
-          // The minimum follows the app's configuration.
-          const longer = await fw(['user', 'passwd', 'vera-admin', '--db', url], { input: 'amber-lantern-7\n', env: { FW_APP_PASSWORD_MIN_LENGTH: '16' } });
-          expect(longer.code).to.equal(1);
-          expect(longer.stderr).to.match(/at least 16 characters \(minLength\)/);
-        } finally {
-          await store.destroy();
-        }
-      });
+          const store = createStore(url);
+          try {
+            expect(await store.users.findByAccount('vera-admin')).to.equal(undefined);
+            expect((await fw(['user', 'add', 'vera-admin', '--admin', '--db', url], { input: 'violet-harbour-42\n' })).code).to.equal(0);
+            for (const input of ['x\n', 'qwertyuiop\n', 'vera-admin\n']) {
+              const passwd = await fw(['user', 'passwd', 'vera-admin', '--db', url], { input });
+              expect(passwd.code, input).to.equal(1);
+              expect(passwd.stderr).to.match(/password refused for vera-admin/);
+            }
+            expect(await signsIn(store, 'vera-admin', 'violet-harbour-42')).to.equal(true);
+            // The minimum follows the app's configuration.
+            const longer = await fw(['user', 'passwd', 'vera-admin', '--db', url], { input: 'amber-lantern-7\n', env: { FW_APP_PASSWORD_MIN_LENGTH: '16' } });
+            expect(longer.code).to.equal(1);
+            expect(longer.stderr).to.match(/at least 16 characters \(minLength\)/);
+          } finally {
+            await store.destroy();
+          }
+        });
 
       it('user add reads the password from stdin, passwd changes it, token revoke ends the sessions', async () => {
         const url = db().url;
