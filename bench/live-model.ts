@@ -14,7 +14,7 @@ export const LiveRow = defineModel({
   name: 'LiveRow',
   table: 'bench_live_row',
   fields: {
-    bucket: { edit: { integer: true, notNull: true } },
+    bucket: { edit: { type: 'NUMBER', integer: true, notNull: true } },
     note: { rules: [{ type: 'length', max: 100 }] },
   },
   dataProxy: {

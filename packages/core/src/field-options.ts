@@ -184,6 +184,11 @@ export function checkField(model: string, name: string, input: unknown, primaryK
   let attachment: Readonly<Required<AttachmentOptions>> | undefined;
   if (type === EditType.ATTACHMENT) attachment = checkAttachment(`${key}.edit.attachment`, edit.attachment);
   else if (edit.attachment !== undefined) throw new FwDefinitionError(`${key}.edit.attachment`, `only ATTACHMENT fields take this option, this one is ${type}`);
+  // Whole numbers are a kind of number: on a text field `integer` would keep the column text, its
+  // values read back as strings that no numeric condition or comparison matches.
+  if (edit.integer === true && !isPk && type !== EditType.NUMBER && type !== EditType.HIDDEN) {
+    throw new FwDefinitionError(`${key}.edit.integer`, `only NUMBER and HIDDEN fields take integer: true, this one is ${type} (give it type: 'NUMBER')`);
+  }
   // Files are claimed by the form's save (add, update); a cell edit would bypass that check.
   if (attachment && edit.cellEdit === true) throw new FwDefinitionError(`${key}.edit.cellEdit`, 'an ATTACHMENT field cannot be edited in a cell');
   const column = optionalString(`${key}.column`, input.column, name);

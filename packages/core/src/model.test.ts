@@ -137,6 +137,12 @@ describe('defineModel(input)', () => {
       ['a broken pattern', () => defineModel(setup({ fields: { a: { rules: [{ type: 'pattern', pattern: '([' }] } } })), 'Book.fields.a.rules[0].pattern'],
       ['a CHOICE without choices', () => defineModel(setup({ fields: { a: { edit: { type: 'CHOICE' } } } })), 'Book.fields.a.edit.choices'],
       ['choices on an INPUT', () => defineModel(setup({ fields: { a: { edit: { choices: [{ value: 1 }] } } } })), 'Book.fields.a.edit.choices'],
+      [
+        'integer on an INPUT (a text column whose values no number matches)',
+        () => defineModel(setup({ fields: { a: { edit: { integer: true } } } })),
+        'Book.fields.a.edit.integer',
+      ],
+      ['integer on a CHOICE', () => defineModel(setup({ fields: { a: { edit: { type: 'CHOICE', choices: [{ value: 1 }], integer: true } } } })), 'Book.fields.a.edit.integer'],
       ['a reference without a model', () => defineModel(setup({ fields: { a: { edit: { type: 'REFERENCE_TABLE' } } } })), 'Book.fields.a.edit.reference'],
       [
         'a collection without a join table',

@@ -15,7 +15,7 @@ import { subscribeSse, type Sse, type SseEvent } from './test-setup.js';
 
 // Bob (a reader) sees the blue and navy rows; the administrator sees all.
 const teamFilter = ({ user }: { user: FwUser }): Condition[] => (user.isAdmin ? [] : [{ field: 'team', op: 'in', value: ['blue', 'navy'] }]);
-const fields = { name: { edit: { notNull: true } }, team: { edit: { notNull: true } }, price: { edit: { integer: true } } } as const;
+const fields = { name: { edit: { notNull: true } }, team: { edit: { notNull: true } }, price: { edit: { type: 'NUMBER', integer: true } } } as const;
 
 /** No trash, no hooks: updates take the fast paths on SQLite and PostgreSQL. */
 const Leaf = defineModel({ name: 'Leaf', table: 'lvb_leaf', trash: false, fields, dataProxy: { beforeFetch: teamFilter } });

@@ -19,7 +19,7 @@ const Item = defineModel({
     name: { edit: { notNull: true } },
     team: { edit: { notNull: true } },
     note: {},
-    price: { edit: { integer: true } },
+    price: { edit: { type: 'NUMBER', integer: true } },
     pin: { edit: { type: 'PASSWORD' } },
   },
   dataProxy: {
