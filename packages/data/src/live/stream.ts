@@ -91,7 +91,6 @@ export class LiveStream {
     this.#enqueue(text, count);
   }
 
-  /** Queues one event without a message id (presence, issue 24 §4): it is never resumed. */
   /**
    * Gives the client a resume point before any change reaches it: an empty `ready` event with an
    * `id:` of the moment the stream opened. A client cut off before its first change then resumes
@@ -101,6 +100,7 @@ export class LiveStream {
     this.#enqueue(`id: ${id}\nevent: ready\ndata: {}\n\n`);
   }
 
+  /** Queues one event without a message id (presence, issue 24 §4): it is never resumed. */
   notify(type: string, data: Record<string, unknown>): void {
     this.#enqueue(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
   }
