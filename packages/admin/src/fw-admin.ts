@@ -438,6 +438,9 @@ export async function fwAdmin(app: Koa, options: FwAdminOptions): Promise<FwAdmi
         // The counts and page anchors the data API reads in the background finish first, also
         // when the host closes the store itself afterwards.
         await data.service.settled();
+        // The live streams end while the bus still carries the presence leaves of their tabs.
+        await data.presence.close();
+        await data.live.close();
         await ownedBus?.close();
         ownedRedis?.disconnect();
         if (owned) await store.destroy();

@@ -123,6 +123,36 @@ describe('fwAdmin presence across two instances', function () {
   });
 
   const redis = process.env.FW_TEST_REDIS_URL;
+  (redis ? it : it.skip)(`an instance that shuts down clears its tabs' presence on the others at once${redis ? '' : ' (skipped: FW_TEST_REDIS_URL is not set)'}`, async () => {
+    db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
+    const p = prefix();
+    instances = [await instance(db.url, redis, p), await instance(db.url, redis, p)];
+    const [a, b] = instances as [Instance, Instance];
+    await a.fw.store.users.create({ account: 'admin', name: 'Ada', password: 'admin-pass-1', isAdmin: true, mustChangePassword: false });
+    const login = await request(a.server)
+      .post('/fw-api/login')
+      .send({ account: 'admin', pwd: encodePassword('admin-pass-1') });
+    const token = login.body.token as string;
+    const id = (await request(a.server).post('/fw-api/data/modify/Book').set('token', token).send({ title: 'Emma' })).body.id as number;
+    const path = '/fw-api/data/events/Book';
+    const tab = await openEventStream(a.port, path, { token, 'x-fw-live-client': 'ada-tab-0002' });
+    const onB = await openEventStream(b.port, path, { token });
+    try {
+      const posted = await request(a.server).post('/fw-api/data/presence/Book').set('token', token).send({ client: 'ada-tab-0002', id });
+      expect(posted.status, JSON.stringify(posted.body)).to.equal(204);
+      await onB.waitFor(presence(id, 'editing'));
+      // a closes (a deploy, a scale-down): b hears the tab leave now, not when the entry expires (60 s).
+      const closing = Date.now();
+      await closeAll([instances.shift()!]);
+      await onB.waitFor(presence(id, 'left'));
+      expect(Date.now() - closing).to.be.below(5000);
+      await until(() => b.fw.data.presence.size === 0);
+    } finally {
+      tab.close();
+      onB.close();
+    }
+  });
+
   (redis ? it : it.skip)(`goes through Redis when it is configured${redis ? '' : ' (skipped: FW_TEST_REDIS_URL is not set)'}`, async () => {
     db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
     const p = prefix();

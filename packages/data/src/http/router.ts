@@ -215,10 +215,11 @@ export function fwData(options: FwDataOptions): FwDataMiddleware {
   // Before the data routes, whose `/data/{fw}/{id}` would take `/data/events/{fw}`.
   mountLiveRoutes(router, { service, hub, presence, actor });
   mountPresenceRoutes(router, { service, presence, actor });
-  options.store.onDestroy?.(() => {
+  // Presence first: its leaves go out on the bus while the hub is still subscribed and the streams open.
+  options.store.onDestroy?.(async () => {
     stopPublishing();
-    presence.close().catch(onError);
-    hub.close().catch(onError);
+    await presence.close().catch(onError);
+    await hub.close().catch(onError);
   });
 
   // Per request: what the route does first (headers, a route word where a model belongs), the

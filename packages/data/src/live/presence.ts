@@ -162,9 +162,19 @@ export class LivePresence {
     if (this.#entries.get(name)?.size) this.#step(() => this.#snapshot(watch));
   }
 
-  /** Stops hearing presence and drops the table (the store is closing). */
+  /**
+   * Stops hearing presence and drops the table (the store is closing). The tabs whose streams end
+   * with this instance leave first, everywhere: the other instances would otherwise show them
+   * until their entries expire (a tab that reconnects elsewhere says again what it has open).
+   */
   async close(): Promise<void> {
+    if (this.#closed) return;
+    const leaving = new Map<string, { model: string; user: Actor['user']; client: string }>();
+    for (const [model, set] of this.#watches) {
+      for (const { stream, client } of set) if (client) leaving.set(keyOf(model, stream.actor.user.id, client), { model, user: stream.actor.user, client });
+    }
     this.#closed = true;
+    await Promise.all([...leaving.values()].map(({ model, user, client }) => this.#publish(model, user, client, null)));
     if (this.#hub.presence) this.#hub.presence = undefined;
     if (this.#sweep) clearInterval(this.#sweep);
     this.#sweep = undefined;
