@@ -1,7 +1,8 @@
 /**
  * `npm test`: every test file of the workspace in parallel mocha workers (the browser files in a
- * mocha of their own beside the rest, fewer at a time), then the few files that must run alone; prints one closing line `tests: N passed, N failed, N skipped` for the
- * whole run (the parts' counts added up) and exits non-zero when any part failed.
+ * mocha of their own beside the rest, fewer at a time), then the few files that must run alone;
+ * prints one closing line `tests: N passed, N failed, N skipped` for the whole run (the parts'
+ * counts added up) and exits non-zero when any part failed.
  *
  *   node --import tsx scripts/test.ts                 the whole suite (what `npm test` runs under c8)
  *   FW_TEST_JOBS=1 node --import tsx scripts/test.ts  the same files one after another, in one process
@@ -120,9 +121,8 @@ async function main(): Promise<number> {
   };
   rest.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 
-  // Most of a test's time is spent waiting (databases, browsers, child processes, timers): the
-  // whole suite uses about a third of the wall time in CPU, so two workers per core keep it busy.
-  // The browser files (each drives one to three Chromium pages against its own demo app) run in a
+  // Most of a server test's time is spent waiting (databases, child processes, timers), so the
+  // rest runs in one worker per core and one more, at least 3. The browser files (each drives one to three Chromium pages against its own demo app) run in a
   // mocha of their own beside the rest, FW_TEST_BROWSER_JOBS at a time (default: one per core):
   // four of them at once on two cores made pages miss their time limits.
   const serial = process.env.FW_TEST_JOBS === '1';

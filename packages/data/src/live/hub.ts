@@ -70,7 +70,7 @@ export class LiveHub {
   #draining = false;
   // When the next delivery may start (Date.now() clock): see LiveOptions.batchMs.
   #nextDelivery = 0;
-  // The event loop's use up to the last delivery's start: how busy the process was since is measured against it.
+  // The event loop's use as the last delivery ended: how busy the process has been since is measured against it.
   #loopMark = performance.eventLoopUtilization();
   #chain: Promise<void> = Promise.resolve();
   // Set once the bus took the subscription; until then a stream cannot open (503).
