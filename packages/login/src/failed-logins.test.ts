@@ -355,14 +355,17 @@ describe('new FailedLoginLog(options)', () => {
       const log = new FailedLoginLog({
         store,
         ephemeral: new MemoryEphemeralStore(),
-        windowMs: 200,
+        // Long enough for the four attempts to fall in one window on a loaded machine.
+        windowMs: 1500,
         config: loadConfig({ env: false, values: { 'fw-app.failedLoginLogIpPerMinute': 1 } }),
       });
       const attempt = { account: 'alice', reason: 'bad-credentials', method: 'password', ip: '192.0.2.1', userAgent: null } as const;
       const outcomes = [];
       for (let i = 0; i < 4; i++) outcomes.push(await log.record(attempt, () => undefined));
       expect(outcomes).to.deep.equal(['written', 'counted', 'counted', 'counted']);
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      // The window ends 1.5 s after the first count; its summary follows without any flush.
+      const end = Date.now() + 10_000;
+      while ((await store.loginLogs.list()).length < 2 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
       // Newest first: the summary is dated by its first count, after the row that was written.
       expect((await store.loginLogs.list()).map((r) => [r.reason, r.attempts])).to.deep.equal([
         ['rate-limited', 3],
