@@ -1,38 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { loadConfig, verifyPassword } from '@fw/core';
 import { createStore, type FwStore } from '@fw/store';
 import { FwTokenService, KnexTokenStore, RedisTokenStore } from '@fw/token';
 import { createTestDatabase, describeEachSql, describeRedisCluster } from '@fw/test-utils';
+import { BIN, fw, fwProcess, modelsFile } from './test-setup.js';
 
-const BIN = fileURLToPath(new URL('./bin.ts', import.meta.url));
-const MODELS = fileURLToPath(new URL('./test-setup.ts', import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `fw` as a person would: a child process, the workspace's tsx loader, `input` piped on stdin. */
-function fw(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    // Only what the test passes: a FW_DB_URL of the shell running the tests must not leak in.
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    delete env.FW_DB_URL;
-    delete env.FW_MODELS;
-    Object.assign(env, options.env);
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=fw-source', BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
-}
+// Most cases run `fw` in this process (runCli with its own input, output and environment); the
+// command line errors and the terminal prompts run the real command, a child process.
+const MODELS = modelsFile();
+const MODELS_V2 = modelsFile({ variant: 'v2' });
 
 /**
  * Runs `fw` on a pseudo-terminal (util-linux `script`), typing `answers` each time `fw` shows a
@@ -62,11 +39,11 @@ async function signsIn(store: FwStore, account: string, password: string): Promi
 }
 
 describe('fw (the @fw/cli command)', function () {
-  // Each case starts several node processes with the tsx loader: seconds each on a busy machine.
+  // The database cases migrate several times; the process cases start node with the tsx loader.
   this.timeout(180_000);
   describe('command line errors', () => {
-    it('refuses an unknown command, a missing database, a password argument and an unknown option, with one line and exit code 2', async () => {
-      const unknown = await fw(['frobnicate']);
+    it('refuses an unknown command, a missing database, a password argument and an unknown option, with one line and exit code 2 (the command as installed: a process)', async () => {
+      const unknown = await fwProcess(['frobnicate']);
       expect(unknown.code).to.equal(2);
       expect(unknown.stderr).to.equal('fw: unknown command "frobnicate". Run "fw help" for the commands.\n');
       const noDb = await fw(['migrate']);
@@ -75,7 +52,7 @@ describe('fw (the @fw/cli command)', function () {
       const argument = await fw(['user', 'add', 'eve', '--password', 'hunter2', '--db', 'sqlite::memory:']);
       expect(argument.code).to.equal(2);
       expect(argument.stderr).to.match(/--password is not accepted/);
-      const unknownOption = await fw(['doctor', '--frob']);
+      const unknownOption = await fwProcess(['doctor', '--frob']);
       expect(unknownOption.code).to.equal(2);
       expect(unknownOption.stderr).to.match(/Unknown option '--frob'/);
     });
@@ -147,7 +124,7 @@ describe('fw (the @fw/cli command)', function () {
 
   describeEachSql(
     'fw commands',
-    (db, spec) => {
+    (db) => {
       it('migrate creates the built-in and model tables, doctor is clean, then reports a drifted table until migrate applies it', async () => {
         const url = db().url;
         const before = await fw(['doctor', '--db', url, '--models', MODELS]);
@@ -160,16 +137,15 @@ describe('fw (the @fw/cli command)', function () {
         expect(clean.code, clean.stdout + clean.stderr).to.equal(0);
         expect(clean.stdout).to.match(/Everything matches/);
         // The host adds a field: doctor names the table, the column and the SQL, and fails.
-        const v2 = { FW_CLI_TEST_VARIANT: 'v2' };
-        const drifted = await fw(['doctor', '--db', url, '--models', MODELS], { env: v2 });
+        const drifted = await fw(['doctor', '--db', url, '--models', MODELS_V2]);
         expect(drifted.code).to.equal(1);
         expect(drifted.stdout)
           .to.match(/cli_book/)
           .and.match(/pages/)
           .and.match(/alter table/i);
         expect(drifted.stdout).to.match(/Something differs/);
-        expect((await fw(['migrate', '--db', url, '--models', MODELS], { env: v2 })).code).to.equal(0);
-        expect((await fw(['doctor', '--db', url, '--models', MODELS], { env: v2 })).code).to.equal(0);
+        expect((await fw(['migrate', '--db', url, '--models', MODELS_V2])).code).to.equal(0);
+        expect((await fw(['doctor', '--db', url, '--models', MODELS_V2])).code).to.equal(0);
         // A column no field maps to that holds data cannot be applied safely: doctor prints it, migrate refuses.
         const store = createStore(url);
         try {
@@ -187,39 +163,37 @@ describe('fw (the @fw/cli command)', function () {
         expect(refused.stderr).to.match(/Nothing was changed/);
       });
 
-      // The policy is checked before the store is written to, the same on every database: on
-      // SQLite only (ten CLI processes a database, minutes beside the browser files on two cores).
-      if (spec.dialect === 'sqlite')
-        it('user add and user passwd hold the password to the policy: no one-character administrator, no "x", no account name, no common password', async () => {
-          const url = db().url;
-          expect((await fw(['migrate', '--db', url])).code).to.equal(0);
-          for (const [input, rule] of [
-            ['a\n', 'minLength'],
-            ['password123\n', 'notCommon'],
-            ['Vera-Admin\n', 'notAccount'],
-          ] as const) {
-            const add = await fw(['user', 'add', 'vera-admin', '--admin', '--db', url], { input });
-            expect(add.code, input).to.equal(1);
-            expect(add.stderr).to.match(new RegExp(`password refused for vera-admin, nothing was changed: .*\\(${rule}\\)`));
+      // The policy is checked before the store is written to, the same on every database.
+      it('user add and user passwd hold the password to the policy: no one-character administrator, no "x", no account name, no common password', async () => {
+        const url = db().url;
+        expect((await fw(['migrate', '--db', url])).code).to.equal(0);
+        for (const [input, rule] of [
+          ['a\n', 'minLength'],
+          ['password123\n', 'notCommon'],
+          ['Vera-Admin\n', 'notAccount'],
+        ] as const) {
+          const add = await fw(['user', 'add', 'vera-admin', '--admin', '--db', url], { input });
+          expect(add.code, input).to.equal(1);
+          expect(add.stderr).to.match(new RegExp(`password refused for vera-admin, nothing was changed: .*\\(${rule}\\)`));
+        }
+        const store = createStore(url);
+        try {
+          expect(await store.users.findByAccount('vera-admin')).to.equal(undefined);
+          expect((await fw(['user', 'add', 'vera-admin', '--admin', '--db', url], { input: 'violet-harbour-42\n' })).code).to.equal(0);
+          for (const input of ['x\n', 'qwertyuiop\n', 'vera-admin\n']) {
+            const passwd = await fw(['user', 'passwd', 'vera-admin', '--db', url], { input });
+            expect(passwd.code, input).to.equal(1);
+            expect(passwd.stderr).to.match(/password refused for vera-admin/);
           }
-          const store = createStore(url);
-          try {
-            expect(await store.users.findByAccount('vera-admin')).to.equal(undefined);
-            expect((await fw(['user', 'add', 'vera-admin', '--admin', '--db', url], { input: 'violet-harbour-42\n' })).code).to.equal(0);
-            for (const input of ['x\n', 'qwertyuiop\n', 'vera-admin\n']) {
-              const passwd = await fw(['user', 'passwd', 'vera-admin', '--db', url], { input });
-              expect(passwd.code, input).to.equal(1);
-              expect(passwd.stderr).to.match(/password refused for vera-admin/);
-            }
-            expect(await signsIn(store, 'vera-admin', 'violet-harbour-42')).to.equal(true);
-            // The minimum follows the app's configuration.
-            const longer = await fw(['user', 'passwd', 'vera-admin', '--db', url], { input: 'amber-lantern-7\n', env: { FW_APP_PASSWORD_MIN_LENGTH: '16' } });
-            expect(longer.code).to.equal(1);
-            expect(longer.stderr).to.match(/at least 16 characters \(minLength\)/);
-          } finally {
-            await store.destroy();
-          }
-        });
+          expect(await signsIn(store, 'vera-admin', 'violet-harbour-42')).to.equal(true);
+          // The minimum follows the app's configuration.
+          const longer = await fw(['user', 'passwd', 'vera-admin', '--db', url], { input: 'amber-lantern-7\n', env: { FW_APP_PASSWORD_MIN_LENGTH: '16' } });
+          expect(longer.code).to.equal(1);
+          expect(longer.stderr).to.match(/at least 16 characters \(minLength\)/);
+        } finally {
+          await store.destroy();
+        }
+      });
 
       it('user add reads the password from stdin, passwd changes it, token revoke ends the sessions', async () => {
         const url = db().url;

@@ -11,20 +11,28 @@ export interface PromptOutput {
   write(text: string): unknown;
 }
 
-/** Everything piped in, read once and kept, so a second read (the confirmation) sees the same text. */
-let piped: Promise<string> | undefined;
+/**
+ * Everything piped in, read once per stream and kept, so a second read of the same stream (the
+ * confirmation) sees the same text. Keyed by the stream: a host that calls `runCli` again with
+ * another input reads that input, not the first one's.
+ */
+const piped = new WeakMap<PasswordInput, Promise<string>>();
 
 function readAll(input: PasswordInput): Promise<string> {
-  piped ??= new Promise((resolve, reject) => {
-    let text = '';
-    input.setEncoding('utf8');
-    input.on('data', (chunk: string | Buffer) => {
-      text += String(chunk);
+  let read = piped.get(input);
+  if (!read) {
+    read = new Promise((resolve, reject) => {
+      let text = '';
+      input.setEncoding('utf8');
+      input.on('data', (chunk: string | Buffer) => {
+        text += String(chunk);
+      });
+      input.on('end', () => resolve(text));
+      input.on('error', reject);
     });
-    input.on('end', () => resolve(text));
-    input.on('error', reject);
-  });
-  return piped;
+    piped.set(input, read);
+  }
+  return read;
 }
 
 /** One line typed at a terminal with echo off (raw mode: each key arrives as it is pressed). */
