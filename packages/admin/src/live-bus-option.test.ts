@@ -5,7 +5,7 @@ import { request as httpRequest, type Server } from 'node:http';
 import Koa from 'koa';
 import { defineModel } from '@fw/core';
 import { encodePassword } from '@fw/login/client';
-import { createTestDatabase, hasRedisClusterTools, startRedisCluster, type RedisCluster, type TestDatabase } from '@fw/test-utils';
+import { createRedisNamespace, createTestDatabase, hasRedisClusterTools, startRedisCluster, type RedisCluster, type RedisNamespace, type TestDatabase } from '@fw/test-utils';
 import { fwAdmin, type FwAdmin } from './fw-admin.js';
 
 const Book = defineModel({ name: 'Book', table: 'adm_live_book', fields: { title: { edit: { notNull: true } } } });
@@ -100,11 +100,15 @@ describe('fwAdmin live tables across two instances', function () {
   this.timeout(60_000);
   let db: TestDatabase | undefined;
   let instances: Instance[] = [];
+  let namespace: RedisNamespace | undefined;
   const prefix = () => `fw-admin-live-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}:`;
   afterEach(async () => {
     await closeAll(instances.splice(0));
     await db?.drop();
     db = undefined;
+    // The Redis keys the instances left (presence, seen users, tokens) go with the test.
+    await namespace?.cleanup();
+    namespace = undefined;
   });
 
   it('stays in one process on SQLite without Redis (the other instance does not hear of it)', async () => {
@@ -123,7 +127,8 @@ describe('fwAdmin live tables across two instances', function () {
   const redis = process.env.FW_TEST_REDIS_URL;
   (redis ? it : it.skip)(`goes through Redis when it is configured${redis ? '' : ' (skipped: FW_TEST_REDIS_URL is not set)'}`, async () => {
     db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
-    const p = prefix();
+    namespace = await createRedisNamespace(redis!);
+    const p = namespace.prefix;
     instances = [await instance(db.url, redis, p), await instance(db.url, redis, p)];
     await addOnOneSeenOnOther(instances[0]!, instances[1]!, true);
   });

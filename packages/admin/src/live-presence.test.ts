@@ -7,7 +7,7 @@ import Koa from 'koa';
 import request from 'supertest';
 import { defineModel } from '@fw/core';
 import { encodePassword } from '@fw/login/client';
-import { createTestDatabase, hasRedisClusterTools, openEventStream, startRedisCluster, type RedisCluster, type SseEvent, type TestDatabase } from '@fw/test-utils';
+import { createRedisNamespace, createTestDatabase, hasRedisClusterTools, openEventStream, startRedisCluster, type RedisCluster, type RedisNamespace, type SseEvent, type TestDatabase } from '@fw/test-utils';
 import { fwAdmin, type FwAdmin } from './fw-admin.js';
 
 const Book = defineModel({ name: 'Book', table: 'adm_presence_book', fields: { title: { edit: { notNull: true } } } });
@@ -102,11 +102,15 @@ describe('fwAdmin presence across two instances', function () {
   this.timeout(60_000);
   let db: TestDatabase | undefined;
   let instances: Instance[] = [];
+  let namespace: RedisNamespace | undefined;
   const prefix = () => `fw-admin-presence-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}:`;
   afterEach(async () => {
     await closeAll(instances.splice(0));
     await db?.drop();
     db = undefined;
+    // The Redis keys the instances left (presence, seen users, tokens) go with the test.
+    await namespace?.cleanup();
+    namespace = undefined;
   });
 
   it('stays in one process on SQLite without Redis', async () => {
@@ -125,7 +129,8 @@ describe('fwAdmin presence across two instances', function () {
   const redis = process.env.FW_TEST_REDIS_URL;
   (redis ? it : it.skip)(`an instance that shuts down clears its tabs' presence on the others at once${redis ? '' : ' (skipped: FW_TEST_REDIS_URL is not set)'}`, async () => {
     db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
-    const p = prefix();
+    namespace = await createRedisNamespace(redis!);
+    const p = namespace.prefix;
     instances = [await instance(db.url, redis, p), await instance(db.url, redis, p)];
     const [a, b] = instances as [Instance, Instance];
     await a.fw.store.users.create({ account: 'admin', name: 'Ada', password: 'admin-pass-1', isAdmin: true, mustChangePassword: false });
@@ -155,7 +160,8 @@ describe('fwAdmin presence across two instances', function () {
 
   (redis ? it : it.skip)(`goes through Redis when it is configured${redis ? '' : ' (skipped: FW_TEST_REDIS_URL is not set)'}`, async () => {
     db = await createTestDatabase({ dialect: 'sqlite', label: 'SQLite' });
-    const p = prefix();
+    namespace = await createRedisNamespace(redis!);
+    const p = namespace.prefix;
     instances = [await instance(db.url, redis, p), await instance(db.url, redis, p)];
     await presenceAcross(instances[0]!, instances[1]!, true);
   });
