@@ -172,6 +172,49 @@ describeBrowser('admin UI: live tables', (browser) => {
     }
   });
 
+  it('a table load in flight when B deletes a row does not bring the row back: the load is asked again', async () => {
+    const bobToken = await apiToken(ui.url, bob.account, bob.password);
+    const { context, page } = await openPage(browser());
+    try {
+      await openSignedIn(page, ui.url, `/model/Book?s=${encodeURIComponent(JSON.stringify({ title: 'Ulysses' }))}`, token);
+      await live(page);
+      await add(ui, bobToken, { title: 'Ulysses', genre: 'novel', price: 5, published: '1922-02-02' });
+      await page.locator('.fw-live-fresh').waitFor({ timeout: 15_000 });
+      // The next table load reads the table at once (the row is there) and answers only when
+      // released: a load that read before the delete and lands after its event.
+      let loads = 0;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      await page.route('**/fw-api/data/table/Book', async (route) => {
+        if (loads++ > 0) return route.continue();
+        const response = await route.fetch();
+        await released;
+        // The page may have cancelled this load meanwhile.
+        await route.fulfill({ response }).catch(() => undefined);
+      });
+      await page.locator('.fw-live-show').click();
+      for (let i = 0; i < 300 && loads === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(loads, 'the table was loaded again after "Show"').to.equal(1);
+      const row = await books().where({ title: 'Ulysses' }).first();
+      const deleted = await fetch(`${ui.url}/fw-api/data/modify/Book/delete`, {
+        method: 'POST',
+        headers: { token: bobToken, 'content-type': 'application/json' },
+        body: JSON.stringify({ ids: [row.id] }),
+      });
+      expect(deleted.status).to.equal(200);
+      // The delete's event reaches the page while the first load is held; it asks again.
+      for (let i = 0; i < 300 && loads < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      release();
+      expect(loads, 'the load in flight was asked again after the delete event').to.equal(2);
+      await waitUntil(page, `![...document.querySelectorAll('.ant-table-tbody td.fw-col-title')].some((td) => td.textContent.trim() === 'Ulysses')`);
+      // The held answer (with the row) lands now, and must not put it back.
+      await page.waitForTimeout(500);
+      expect(await rowWith(page, 'Ulysses').count(), 'the deleted row came back with the older load').to.equal(0);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('on a phone: A’s open cell editor shows B’s new value before A saves; the conflict dialog stays the last guard', async () => {
     const { a, b, close } = await twoPages(390);
     try {
@@ -302,6 +345,15 @@ describeBrowser('admin UI: live tables', (browser) => {
       await a.page.locator('.fw-live-fresh').waitFor({ timeout: 15_000 });
       expect(await a.page.locator('.fw-live-fresh').innerText()).to.contain('有 1 条新记录');
       await shot(a.page, join(ui.shots, 'live-new-rows-zh-CN-390.png'));
+      // Nothing slides in either: the add drawer is there at once, with no animation or
+      // transition running (antd's motion is off, app.css ends the rest; motion.ts).
+      await a.page.locator('.fw-add').click();
+      const running = await a.page.evaluate(`(() => {
+        const drawer = document.querySelector('.fw-drawer-add');
+        return { drawer: !!drawer, running: document.getAnimations().filter((x) => x.playState === 'running').length };
+      })()`);
+      expect(running).to.deep.equal({ drawer: true, running: 0 });
+      await a.page.locator('.fw-drawer-add input#row-add_title').waitFor();
     } finally {
       await close();
     }

@@ -13,6 +13,7 @@ import 'virtual:fw-antd/first.css';
 import 'virtual:fw-antd/dark.css';
 import './app.css';
 import { useTheme } from './theme';
+import { useReducedMotion } from './motion';
 import { config } from './config';
 import { queryClient } from './prefetch';
 import { I18nProvider, useI18n } from './i18n';
@@ -26,6 +27,7 @@ const detached = document.createElement('div');
 function Themed() {
   const { antdLocale } = useI18n();
   const { dark } = useTheme();
+  const still = useReducedMotion();
   // zeroRuntime: antd generates no component styles; the same cssVar key as antd.css, so its
   // variables apply. antd still writes its CSS-variable blocks (the same values antd.css holds)
   // as <style> elements: they go into a detached node, where no policy refuses them.
@@ -33,7 +35,8 @@ function Themed() {
     <StyleProvider container={detached}>
       <ConfigProvider
         locale={antdLocale}
-        theme={{ zeroRuntime: true, cssVar: { key: __ANTD_CSS_VAR_KEY__ }, algorithm: dark ? antdTheme.darkAlgorithm : antdTheme.defaultAlgorithm }}
+        theme={{ zeroRuntime: true, cssVar: { key: __ANTD_CSS_VAR_KEY__ }, algorithm: dark ? antdTheme.darkAlgorithm : antdTheme.defaultAlgorithm, token: { motion: !still } }}
+        wave={{ disabled: still }}
       >
         <App />
       </ConfigProvider>

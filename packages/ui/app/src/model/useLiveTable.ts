@@ -10,6 +10,7 @@ import { fetchReference, invalidateModel, keys } from '../client/queries';
 import { useLiveEvent, type LiveChannel, type LiveEvent } from '../client/live';
 import type { ModelView, Row, TablePage, TableQuery } from '../types';
 import { dropFromPage, insertIntoPage, patchPage, patchRows } from './liveCache';
+import { reducedMotion } from '../motion';
 import './live.css';
 
 /** How long a changed cell or an arrived row stays marked, ms (the CSS animation's length). */
@@ -18,8 +19,6 @@ export const MARK_MS = 2000;
 export const FADE_MS = 600;
 
 type TreeData = { rows: Row[]; labels: TablePage['labels'] };
-
-const reducedMotion = () => typeof window.matchMedia === 'function' && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 
 /** What the table draws from the live events. */
 export interface LiveTable {
@@ -67,6 +66,16 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
   const put = <T>(entry: readonly [QueryKey, T | undefined], next: T | undefined) => {
     if (next !== undefined && next !== entry[1]) queryClient.setQueryData(entry[0], next);
   };
+  // A load of this model's table or tree still in flight may have read the rows before the change
+  // an event brings: landing after it, it would put back what the event took out (a deleted row,
+  // an old value). Each such load is cancelled and asked again, so the page ends with the change.
+  const reloadInFlight = () => {
+    for (const queryKey of [[...keys.model(fw), 'table'], keys.tree(fw)]) {
+      for (const query of queryClient.getQueryCache().findAll({ queryKey })) {
+        if (query.state.fetchStatus === 'fetching') void queryClient.invalidateQueries({ queryKey: query.queryKey, exact: true });
+      }
+    }
+  };
   const isCurrent = (k: QueryKey) => JSON.stringify(k) === JSON.stringify(keys.table(fw, current.current));
   // A reference value the pages have no label for (someone picked another author): its label is
   // asked for by id, the one small request an event may cause, and merged into every page.
@@ -94,6 +103,7 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
     const id = event.data.id;
     const values = event.data.values;
     if (typeof id !== 'number' || !values || typeof values !== 'object') return;
+    reloadInFlight();
     for (const entry of tables()) put(entry, entry[1] && patchPage(entry[1], key, id, values as Row));
     labelsFor(values as Row);
     for (const entry of trees()) put(entry, entry[1] && { ...entry[1], rows: patchRows(entry[1].rows, key, id, values as Row) });
@@ -109,6 +119,7 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
     const id = event.data.id;
     const row = event.data.row as Row | undefined;
     if (typeof id !== 'number' || !row || typeof row !== 'object') return;
+    reloadInFlight();
     const full = { ...row, [key]: id };
     labelsFor(full);
     let shown = false;
@@ -133,6 +144,7 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
   useLiveEvent(channel, 'delete', (event) => {
     const ids = (Array.isArray(event.data.ids) ? event.data.ids : []).filter((i): i is number => typeof i === 'number');
     if (ids.length === 0) return;
+    reloadInFlight();
     setFresh((old) => (ids.some((i) => old.has(i)) ? new Set([...old].filter((i) => !ids.includes(i as number))) : old));
     const drop = () => {
       for (const entry of tables()) put(entry, entry[1] && dropFromPage(entry[1], key, ids, (entry[0][3] ?? {}) as TableQuery));
