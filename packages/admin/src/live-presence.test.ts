@@ -7,7 +7,17 @@ import Koa from 'koa';
 import request from 'supertest';
 import { defineModel } from '@fw/core';
 import { encodePassword } from '@fw/login/client';
-import { createRedisNamespace, createTestDatabase, hasRedisClusterTools, openEventStream, startRedisCluster, type RedisCluster, type RedisNamespace, type SseEvent, type TestDatabase } from '@fw/test-utils';
+import {
+  createRedisNamespace,
+  createTestDatabase,
+  hasRedisClusterTools,
+  openEventStream,
+  startRedisCluster,
+  type RedisCluster,
+  type RedisNamespace,
+  type SseEvent,
+  type TestDatabase,
+} from '@fw/test-utils';
 import { fwAdmin, type FwAdmin } from './fw-admin.js';
 
 const Book = defineModel({ name: 'Book', table: 'adm_presence_book', fields: { title: { edit: { notNull: true } } } });
