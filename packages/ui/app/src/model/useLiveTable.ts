@@ -62,20 +62,49 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
   };
 
   const tables = () => queryClient.getQueriesData<TablePage>({ queryKey: [...keys.model(fw), 'table'] });
-  const trees = () => queryClient.getQueriesData<TreeData>({ queryKey: keys.tree(fw) });
   const put = <T>(entry: readonly [QueryKey, T | undefined], next: T | undefined) => {
     if (next !== undefined && next !== entry[1]) queryClient.setQueryData(entry[0], next);
   };
-  // A load of this model's table or tree still in flight may have read the rows before the change
-  // an event brings: landing after it, it would put back what the event took out (a deleted row,
-  // an old value). Each such load is cancelled and asked again, so the page ends with the change.
-  const reloadInFlight = () => {
-    for (const queryKey of [[...keys.model(fw), 'table'], keys.tree(fw)]) {
+  // An event patches every cached page and tree of the model. A load of one of them still in
+  // flight may have read the rows before the change: landing after the event, it would put back
+  // what the event took out (a deleted row, an old value). So the patch is kept for that load and
+  // applied again to what it brings (never a reload: on a busy table those would never end).
+  const pending = useRef(new Map<string, Array<(data: unknown) => unknown>>());
+  const patchAll = (patchTable: (page: TablePage, queryKey: QueryKey) => TablePage, patchTree: (tree: TreeData) => TreeData) => {
+    const each = <T>(queryKey: QueryKey, patch: (data: T, queryKey: QueryKey) => T) => {
       for (const query of queryClient.getQueryCache().findAll({ queryKey })) {
-        if (query.state.fetchStatus === 'fetching') void queryClient.invalidateQueries({ queryKey: query.queryKey, exact: true });
+        const data = query.state.data as T | undefined;
+        if (data !== undefined) put([query.queryKey, data], patch(data, query.queryKey));
+        if (query.state.fetchStatus !== 'fetching') continue;
+        const kept = pending.current.get(query.queryHash) ?? [];
+        kept.push((landed) => patch(landed as T, query.queryKey));
+        pending.current.set(query.queryHash, kept);
       }
-    }
+    };
+    each([...keys.model(fw), 'table'], patchTable);
+    each(keys.tree(fw), patchTree);
   };
+  useEffect(
+    () =>
+      queryClient.getQueryCache().subscribe((event) => {
+        if (event.type !== 'updated') return;
+        const { query, action } = event;
+        const patches = pending.current.get(query.queryHash);
+        if (!patches) return;
+        // A load that starts now reads after the events so far; one that failed brought nothing.
+        if (action.type === 'fetch' || action.type === 'error') pending.current.delete(query.queryHash);
+        else if (action.type === 'success' && !action.manual) {
+          pending.current.delete(query.queryHash);
+          const landed: unknown = query.state.data;
+          if (landed !== undefined)
+            put(
+              [query.queryKey, landed],
+              patches.reduce<unknown>((data, patch) => patch(data), landed),
+            );
+        }
+      }),
+    [queryClient],
+  );
   const isCurrent = (k: QueryKey) => JSON.stringify(k) === JSON.stringify(keys.table(fw, current.current));
   // A reference value the pages have no label for (someone picked another author): its label is
   // asked for by id, the one small request an event may cause, and merged into every page.
@@ -103,10 +132,11 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
     const id = event.data.id;
     const values = event.data.values;
     if (typeof id !== 'number' || !values || typeof values !== 'object') return;
-    reloadInFlight();
-    for (const entry of tables()) put(entry, entry[1] && patchPage(entry[1], key, id, values as Row));
+    patchAll(
+      (page) => patchPage(page, key, id, values as Row),
+      (tree) => ({ ...tree, rows: patchRows(tree.rows, key, id, values as Row) }),
+    );
     labelsFor(values as Row);
-    for (const entry of trees()) put(entry, entry[1] && { ...entry[1], rows: patchRows(entry[1].rows, key, id, values as Row) });
     if (others(event))
       mark(
         Object.keys(values).map((f) => `${String(id)}\0${f}`),
@@ -119,23 +149,24 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
     const id = event.data.id;
     const row = event.data.row as Row | undefined;
     if (typeof id !== 'number' || !row || typeof row !== 'object') return;
-    reloadInFlight();
     const full = { ...row, [key]: id };
     labelsFor(full);
+    // Whether the row is on screen is judged on the first pass only (a replay changes nothing here).
+    let first = true;
     let shown = false;
-    for (const entry of tables()) {
-      if (!entry[1]) continue;
-      const query = entry[0][3] as TableQuery;
-      const { page, placed } = insertIntoPage(entry[1], model, query, full);
-      put(entry, page);
-      if (isCurrent(entry[0])) shown = placed;
-    }
-    for (const entry of trees()) {
-      if (!entry[1]) continue;
-      const has = entry[1].rows.some((r) => r[key] === id);
-      put(entry, { ...entry[1], rows: has ? patchRows(entry[1].rows, key, id, full) : [...entry[1].rows, full] });
-      shown = true;
-    }
+    patchAll(
+      (page, queryKey) => {
+        const { page: next, placed } = insertIntoPage(page, model, queryKey[3] as TableQuery, full);
+        if (first && isCurrent(queryKey)) shown = placed;
+        return next;
+      },
+      (tree) => {
+        if (first) shown = true;
+        const has = tree.rows.some((r) => r[key] === id);
+        return { ...tree, rows: has ? patchRows(tree.rows, key, id, full) : [...tree.rows, full] };
+      },
+    );
+    first = false;
     // The person's own new row comes with the refetch after their save; others' are counted.
     if (!shown && others(event)) setFresh((old) => new Set([...old, id]));
     else if (shown && others(event)) mark([String(id)], 'fw-live-arrived', MARK_MS);
@@ -144,11 +175,12 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
   useLiveEvent(channel, 'delete', (event) => {
     const ids = (Array.isArray(event.data.ids) ? event.data.ids : []).filter((i): i is number => typeof i === 'number');
     if (ids.length === 0) return;
-    reloadInFlight();
     setFresh((old) => (ids.some((i) => old.has(i)) ? new Set([...old].filter((i) => !ids.includes(i as number))) : old));
     const drop = () => {
-      for (const entry of tables()) put(entry, entry[1] && dropFromPage(entry[1], key, ids, (entry[0][3] ?? {}) as TableQuery));
-      for (const entry of trees()) put(entry, entry[1] && { ...entry[1], rows: entry[1].rows.filter((r) => !ids.includes(r[key] as number)) });
+      patchAll(
+        (page, queryKey) => dropFromPage(page, key, ids, (queryKey[3] ?? {}) as TableQuery),
+        (tree) => ({ ...tree, rows: tree.rows.filter((r) => !ids.includes(r[key] as number)) }),
+      );
       onGone?.(ids);
     };
     if (reducedMotion()) return drop();
