@@ -181,7 +181,9 @@ export function watchNetwork(page: Page, ms = 500): { quiet: (timeoutMs?: number
  * content security policy (no 'unsafe-eval') lets through; `page.waitForFunction` compiles its
  * predicate inside the page, which the policy refuses.
  */
-export async function waitUntil(page: Page, expression: string, timeoutMs = 10_000): Promise<void> {
+// The default matches the pages' own step limit (openPage: 30 s): on a CI machine running the
+// browser files beside the rest of the suite, 10 s was too short for a table to load 50 rows.
+export async function waitUntil(page: Page, expression: string, timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
