@@ -13,7 +13,7 @@ import 'virtual:fw-antd/first.css';
 import 'virtual:fw-antd/dark.css';
 import './app.css';
 import { useTheme } from './theme';
-import { useReducedMotion } from './motion';
+import { reducedMotion } from './motion';
 import { config } from './config';
 import { queryClient } from './prefetch';
 import { I18nProvider, useI18n } from './i18n';
@@ -24,10 +24,14 @@ declare const __ANTD_CSS_VAR_KEY__: string;
 
 const detached = document.createElement('div');
 
+// Read once, as the page loads: switching antd's motion off later would remount the whole app
+// (its motion provider wraps the tree from then on), losing open forms and the live stream.
+// app.css follows a later change of the setting at once.
+const still = reducedMotion();
+
 function Themed() {
   const { antdLocale } = useI18n();
   const { dark } = useTheme();
-  const still = useReducedMotion();
   // zeroRuntime: antd generates no component styles; the same cssVar key as antd.css, so its
   // variables apply. antd still writes its CSS-variable blocks (the same values antd.css holds)
   // as <style> elements: they go into a detached node, where no policy refuses them.
