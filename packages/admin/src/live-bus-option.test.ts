@@ -5,7 +5,16 @@ import { request as httpRequest, type Server } from 'node:http';
 import Koa from 'koa';
 import { defineModel } from '@fw/core';
 import { encodePassword } from '@fw/login/client';
-import { createRedisNamespace, createTestDatabase, hasRedisClusterTools, startRedisCluster, type RedisCluster, type RedisNamespace, type TestDatabase } from '@fw/test-utils';
+import {
+  createRedisNamespace,
+  createTestDatabase,
+  hasRedisClusterTools,
+  openLiveStream,
+  startRedisCluster,
+  type RedisCluster,
+  type RedisNamespace,
+  type TestDatabase,
+} from '@fw/test-utils';
 import { fwAdmin, type FwAdmin } from './fw-admin.js';
 
 const Book = defineModel({ name: 'Book', table: 'adm_live_book', fields: { title: { edit: { notNull: true } } } });
@@ -41,19 +50,16 @@ function call(port: number, method: string, path: string, headers: Record<string
 }
 
 /** An event stream on `port`: the names of the events received so far, and its close. */
-function stream(port: number, token: string): Promise<{ status: number; events: string[]; close(): void }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/fw-api/data/events/Book', headers: { token } }, (res) => {
-      const events: string[] = [];
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        for (const match of chunk.matchAll(/^event: (\w+)$/gm)) events.push(match[1]!);
-      });
-      resolve({ status: res.statusCode ?? 0, events, close: () => req.destroy() });
-    });
-    req.on('error', reject);
-    req.end();
-  });
+/** Opens the Book stream on `port`; asked again while the instance's bus is not subscribed yet (503), as the UI does. */
+async function stream(port: number, token: string): Promise<{ status: number; events: string[]; close(): void }> {
+  const opened = await openLiveStream(port, '/fw-api/data/events/Book', { token });
+  return {
+    status: opened.status,
+    get events() {
+      return opened.events.map((e) => e.event);
+    },
+    close: () => opened.close(),
+  };
 }
 
 async function until(check: () => boolean, ms = 5000): Promise<void> {

@@ -11,7 +11,7 @@ import {
   createRedisNamespace,
   createTestDatabase,
   hasRedisClusterTools,
-  openEventStream,
+  openLiveStream,
   startRedisCluster,
   type RedisCluster,
   type RedisNamespace,
@@ -61,9 +61,9 @@ async function presenceAcross(a: Instance, b: Instance, expectOther: boolean): P
   expect(added.status, JSON.stringify(added.body)).to.equal(200);
   const id = added.body.id as number;
   const path = '/fw-api/data/events/Book';
-  const tab = await openEventStream(a.port, path, { token, 'x-fw-live-client': 'ada-tab-0001' });
-  const onA = await openEventStream(a.port, path, { token });
-  const onB = await openEventStream(b.port, path, { token });
+  const tab = await openLiveStream(a.port, path, { token, 'x-fw-live-client': 'ada-tab-0001' });
+  const onA = await openLiveStream(a.port, path, { token });
+  const onB = await openLiveStream(b.port, path, { token });
   try {
     expect([tab.status, onA.status, onB.status]).to.deep.equal([200, 200, 200]);
     const posted = await request(b.server).post('/fw-api/data/presence/Book').set('token', token).send({ client: 'ada-tab-0001', id, field: 'title' });
@@ -82,7 +82,7 @@ async function presenceAcross(a: Instance, b: Instance, expectOther: boolean): P
     await onA.waitFor(presence(id, 'editing'));
     await until(() => a.fw.data.presence.size === 1 && b.fw.data.presence.size === 1);
     // A stream opened later on either instance is told of it at once.
-    const late = await openEventStream(a.port, path, { token });
+    const late = await openLiveStream(a.port, path, { token });
     try {
       await late.waitFor(presence(id, 'editing'));
     } finally {
@@ -150,8 +150,8 @@ describe('fwAdmin presence across two instances', function () {
     const token = login.body.token as string;
     const id = (await request(a.server).post('/fw-api/data/modify/Book').set('token', token).send({ title: 'Emma' })).body.id as number;
     const path = '/fw-api/data/events/Book';
-    const tab = await openEventStream(a.port, path, { token, 'x-fw-live-client': 'ada-tab-0002' });
-    const onB = await openEventStream(b.port, path, { token });
+    const tab = await openLiveStream(a.port, path, { token, 'x-fw-live-client': 'ada-tab-0002' });
+    const onB = await openLiveStream(b.port, path, { token });
     try {
       const posted = await request(a.server).post('/fw-api/data/presence/Book').set('token', token).send({ client: 'ada-tab-0002', id });
       expect(posted.status, JSON.stringify(posted.body)).to.equal(204);

@@ -12,5 +12,5 @@ export { freePort } from './ports.js';
 export { describeRedisCluster, hasRedisClusterTools, startRedisCluster } from './redis-cluster.js';
 export type { RedisCluster } from './redis-cluster.js';
 export { fileHandles } from './file-handles.js';
-export { openEventStream } from './sse.js';
+export { openEventStream, openLiveStream } from './sse.js';
 export type { SseEvent, SseStream } from './sse.js';

@@ -80,3 +80,18 @@ export function openEventStream(port: number, path: string, headers: Record<stri
     req.end();
   });
 }
+
+/**
+ * {@link openEventStream}, asked again while the server answers 503 (its live bus is not
+ * subscribed yet: an instance just started on a busy machine), as the admin UI does, for up to
+ * `waitMs`; then the last answer, whatever it is.
+ */
+export async function openLiveStream(port: number, path: string, headers: Record<string, string> = {}, waitMs = 30_000): Promise<SseStream> {
+  const end = Date.now() + waitMs;
+  for (;;) {
+    const stream = await openEventStream(port, path, headers);
+    if (stream.status !== 503 || Date.now() > end) return stream;
+    stream.close();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

@@ -187,7 +187,8 @@ describeEachSql('labels in POST /data/table/{fw}', (db) => {
 
   it('reads each referenced model once per page, whatever the number of rows and fields pointing at it', async () => {
     const admin = f.tokens.admin;
-    const run = (size: number) => f.statements(() => f.agent.post(`${api}/data/table/Article`).set('token', admin).send({ size }).expect(200));
+    // The session's "last seen" write (once a minute per token, not awaited) is no part of the page.
+    const run = async (size: number) => (await f.statements(() => f.agent.post(`${api}/data/table/Article`).set('token', admin).send({ size }).expect(200))).filter((q) => !/last_seen_at/i.test(q));
     const fromTable = (sql: string[], table: string) => sql.filter((q) => new RegExp(`from [\`"\\[]?${table}[\`"\\]]?(\\s|$)`, 'i').test(q));
     const one = await run(1);
     const all = await run(3);
