@@ -4,7 +4,7 @@
  * prints one closing line `tests: N passed, N failed, N skipped` for the whole run (the parts'
  * counts added up) and exits non-zero when any part failed.
  *
- *   node --import tsx scripts/test.ts                 the whole suite (what `npm test` runs under c8)
+ *   node --import tsx scripts/test.ts                 the whole suite (`npm test`; `npm run test:coverage` under c8)
  *   FW_TEST_JOBS=1 node --import tsx scripts/test.ts  the same files one after another, in one process
  *   node --import tsx scripts/test.ts <file>…         only these files, the same way
  *
