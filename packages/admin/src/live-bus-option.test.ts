@@ -49,8 +49,10 @@ function call(port: number, method: string, path: string, headers: Record<string
   });
 }
 
-/** An event stream on `port`: the names of the events received so far, and its close. */
-/** Opens the Book stream on `port`; asked again while the instance's bus is not subscribed yet (503), as the UI does. */
+/**
+ * The Book event stream on `port`: the names of the events received so far, and its close. Asked
+ * again while the instance's bus is not subscribed yet (503), as the UI does.
+ */
 async function stream(port: number, token: string): Promise<{ status: number; events: string[]; close(): void }> {
   const opened = await openLiveStream(port, '/fw-api/data/events/Book', { token });
   return {
