@@ -1,15 +1,15 @@
 // The live hub's batches (docs/data.md, "Batches under load"), in one process on PostgreSQL (else SQLite):
-// the CPU time of delivering 64 one-row cell-edit messages to 250 streams of 50 filtered viewers
-// (the share of one instance in bench/live.bench.ts) one message at a time, against the same 64
-// delivered as one batch. Nobody reads the streams (each holds what it was sent, read after the
+// the CPU time of delivering 256 one-row cell-edit messages (BENCH_BATCH) to 250 streams of 50
+// filtered viewers (the share of one instance in bench/live.bench.ts) one message at a time, against
+// the same messages delivered as one batch. Nobody reads the streams (each holds what it was sent, read after the
 // timing and compared), so only the hub's work is timed. Rounds alternate, the median of each is shown.
-// Knobs: BENCH_ROUNDS (default 7). Run: npm run bench -- live-batch
+// Knobs: BENCH_ROUNDS (default 7), BENCH_BATCH (256). Run: npm run bench -- live-batch
 import { BUILTIN_MODELS, createRegistry, type FwUser } from '@fw/core';
 import { createStore } from '@fw/store';
 import { createTestDatabase, sqlBackends } from '@fw/test-utils';
 import { DataService } from '../packages/data/src/service.js';
 import { liveMessageId, type LiveMessage } from '../packages/data/src/live/bus.js';
-import { BATCH_MESSAGES, deliverBatch } from '../packages/data/src/live/deliver.js';
+import { deliverBatch } from '../packages/data/src/live/deliver.js';
 import { LiveStream } from '../packages/data/src/live/stream.js';
 import { median } from './lib.js';
 import { BUCKETS, LiveRow } from './live-model.js';
@@ -18,6 +18,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const VIEWERS = 50;
 const STREAMS = 250;
 const ROWS = 1000;
+/** Messages in the batch (BENCH_BATCH): about what one interval holds at the full rate of bench/live.bench.ts. */
+const BATCH_MESSAGES = Number(process.env.BENCH_BATCH ?? 256);
 
 // PostgreSQL when FW_TEST_PG_URL is set (as bench/live.bench.ts), else a SQLite file.
 const backends = sqlBackends();

@@ -20,7 +20,8 @@
 //   to the restarted instance. Each subscriber must receive one event per committed edit of each of
 //   its rows (none lost, none twice, the last value the row's), or be told to reload.
 // Knobs: BENCH_SECONDS (each phase, default 6), BENCH_STREAMS (500), BENCH_EDITS (per second, 50),
-// BENCH_THROUGHPUT_ROUNDS (phases with streams, each between two without; 3).
+// BENCH_THROUGHPUT_ROUNDS (phases with streams, each between two without; 3), BENCH_PROFILE_DIR (a CPU
+// profile of each instance written there when it exits).
 // Run: npm run bench -- live
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest, type ClientRequest } from 'node:http';
@@ -61,7 +62,8 @@ const urls: Record<'a' | 'b', string | undefined> = { a: undefined, b: undefined
 function start(name: 'a' | 'b'): Promise<string> {
   return new Promise((resolve, reject) => {
     const script = join(dirname(fileURLToPath(import.meta.url)), 'live-worker.ts');
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--conditions=fw-source', script, database.url, redisUrl ?? '-', prefix], {
+    const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+    const child = spawn(process.execPath, [...profile, '--expose-gc', '--import', 'tsx', '--conditions=fw-source', script, database.url, redisUrl ?? '-', prefix], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     workers.set(name, child);

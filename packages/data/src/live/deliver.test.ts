@@ -6,7 +6,9 @@ import { DataService, type Actor } from '../service.js';
 import { liveMessageId, memoryBus, type LiveMessage } from './bus.js';
 import { LiveHub } from './hub.js';
 import { BATCH_MESSAGES, deliverBatch, takeBatch, type LiveDelivery } from './deliver.js';
+import { beforeRows } from './before-rows.js';
 import { LiveStream } from './stream.js';
+import { eventsFor, viewOf, type LiveChange } from './viewer.js';
 import { until } from './test-setup.js';
 
 /** Rows of a team, seen by that team only (administrators see all); `note` is masked for non-admins by afterFetch. */
@@ -21,6 +23,17 @@ const Crate = defineModel({
     beforeFetch: ({ user }) => (user.isAdmin ? [] : [{ field: 'team', op: 'eq', value: user.account.startsWith('bob') ? 'blue' : 'red' }]),
     afterFetch: (rows, { user }) => (user.isAdmin ? rows : rows.map((r) => ({ ...r, note: r.note === null || r.note === undefined ? null : `masked:${String(r.note).length}` }))),
   },
+});
+
+/** Crate without afterFetch: every viewer is shown the stored row, so the batch shares their events and text. */
+const Bin = defineModel({
+  name: 'Bin',
+  table: 'lv_bin',
+  fields: {
+    team: { edit: { notNull: true } },
+    note: {},
+  },
+  dataProxy: { beforeFetch: Crate.dataProxy.beforeFetch },
 });
 
 const message = (kind: LiveMessage['kind'], ids: number[], extra: Partial<LiveMessage> = {}): LiveMessage => ({
@@ -61,23 +74,26 @@ describe('takeBatch(queue)', () => {
 describeEachSql('live delivery in batches', (db) => {
   let store: FwStore;
   let service: DataService;
-  const users = {} as Record<'admin' | 'alice' | 'bob', FwUser>;
+  const users = {} as Record<'admin' | 'alice' | 'bob' | 'bobby', FwUser>;
   const errors: unknown[] = [];
   const opened: LiveStream[] = [];
 
   before(async () => {
     store = createStore(db().url);
     await store.migrate.latest();
-    const registry = createRegistry([...BUILTIN_MODELS, Crate]);
+    const registry = createRegistry([...BUILTIN_MODELS, Crate, Bin]);
     await store.createModelTables(registry.list());
     const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
     const reader = await store.roles.create({ code: `lv-crate-${stamp}`, name: 'Reader' });
     const { menu } = await store.menus.createModelMenu(Crate);
-    await store.roles.setMenus(reader.id, [menu.id]);
+    const { menu: binMenu } = await store.menus.createModelMenu(Bin);
+    await store.roles.setMenus(reader.id, [menu.id, binMenu.id]);
     for (const [name, isAdmin] of [
       ['admin', true],
       ['alice', false],
       ['bob', false],
+      // Bobby's row filter is Bob's: the batch judges the rows for both at once.
+      ['bobby', false],
     ] as const) {
       const row = await store.users.create({ account: `${name}-${stamp}`, password: 'x-password-1', isAdmin, mustChangePassword: false });
       if (!isAdmin) await store.users.setRoles(row.id, [reader.id]);
@@ -96,10 +112,10 @@ describeEachSql('live delivery in batches', (db) => {
   });
 
   /** One stream per entry of `who`, in that order. */
-  const streams = (who: Array<keyof typeof users>) =>
+  const streams = (who: Array<keyof typeof users>, model = Crate) =>
     who.map((name) => {
       const actor: Actor = { user: users[name], ip: null, source: 'http' };
-      const stream = new LiveStream(Crate, actor, 't', { queueSize: 500, heartbeatMs: 60_000, tokenCheckMs: 60_000 }, async () => true, () => undefined);
+      const stream = new LiveStream(model, actor, 't', { queueSize: 500, heartbeatMs: 60_000, tokenCheckMs: 60_000 }, async () => true, () => undefined);
       opened.push(stream);
       return stream;
     });
@@ -159,6 +175,88 @@ describeEachSql('live delivery in batches', (db) => {
     expect([...batched[0]!.known].sort()).to.deep.equal([...oneByOne[0]!.known].sort());
     expect([...batched[3]!.known].sort()).to.deep.equal([...oneByOne[3]!.known].sort());
   });
+
+  // The oracle: each message worked out on its own for each stream, with nothing shared between
+  // viewers, streams or messages (viewOf, then eventsFor on the stream's own memory).
+  const oneAtATime = async (model: typeof Crate, deliveries: LiveDelivery[]) => {
+    const version = await store.grants.version();
+    for (const { message: m, streams: to } of deliveries) {
+      const rows = m.kind === 'delete' ? [] : await service.rawRows(model, m.ids);
+      const change: LiveChange = { message: m, rows, trashed: [], before: () => beforeRows(store.knex, model, m) };
+      for (const stream of to) {
+        const view = await viewOf(service, model, { ...stream.actor, grantsVersion: version }, change);
+        const events = eventsFor(model, change, view, stream.known, stream.actor.user.id);
+        if (events.length > 0) stream.send(m.id, events);
+      }
+    }
+  };
+
+  for (const model of [Crate, Bin]) {
+    it(`agrees with each message worked out alone for every stream, in random batches (${model.name}: ${model.dataProxy.afterFetch ? 'afterFetch per viewer' : 'no afterFetch, shared events'})`, async () => {
+      const teams = ['blue', 'red', 'blue', 'red', 'blue', 'blue'];
+      await store.knex(model.table).insert(teams.map((team, i) => ({ team, note: `n${i}` })));
+      const ids = ((await store.knex(model.table).select('id').orderBy('id', 'desc').limit(teams.length)) as Array<{ id: unknown }>).map((r) => Number(r.id)).reverse();
+      // A seeded generator: the same cases on every run.
+      let seed = model === Crate ? 7 : 11;
+      const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+      const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+      const who: Array<keyof typeof users> = ['bob', 'bobby', 'alice', 'bob', 'admin', 'alice', 'bobby'];
+      for (let round = 0; round < 12; round += 1) {
+        const batched = streams(who, model);
+        const alone = streams(who, model);
+        // What the streams were told before this batch, the same on both sides; Bob's two streams alike.
+        for (let i = 0; i < who.length; i += 1) {
+          for (const id of ids) {
+            if (i === 3 ? batched[0]!.known.has(id) : random() < 0.3) {
+              batched[i]!.known.add(id);
+              alone[i]!.known.add(id);
+            }
+          }
+        }
+        const messages = Array.from({ length: 3 + Math.floor(random() * 12) }, () => {
+          const kind = pick(['update', 'update', 'update', 'insert', 'delete'] as const);
+          const some = ids.filter(() => random() < 0.35);
+          return message(kind, some.length > 0 ? some : [pick(ids)], { model: model.name, ...(kind === 'update' ? { changed: [pick(['note', 'team', 'note'])] } : {}) });
+        });
+        // Odd rounds: every message to every stream, one list (as the hub hands out); even rounds:
+        // a list per message, some to a few streams only (as resumes are).
+        const every = who.map((_, i) => i);
+        const byIndex = messages.map(() => (round % 2 === 1 || random() < 0.5 ? every : every.filter(() => random() < 0.6)));
+        const toBatched = byIndex.map((idx) => (round % 2 === 1 ? batched : idx.map((i) => batched[i]!)));
+        const chunks = new Map<LiveStream, Buffer | string>();
+        for (const s of batched) {
+          text(s);
+          const write = s.write.bind(s);
+          s.write = (chunk, count) => {
+            chunks.set(s, chunk);
+            write(chunk, count);
+          };
+        }
+        for (const s of alone) text(s);
+        await deliverBatch(
+          service,
+          messages.map((m, i) => ({ message: m, streams: toBatched[i]! })),
+          (e) => errors.push(e),
+        );
+        await oneAtATime(
+          model,
+          messages.map((m, i) => ({ message: m, streams: byIndex[i]!.map((k) => alone[k]!) })),
+        );
+        expect(errors).to.deep.equal([]);
+        who.forEach((name, i) => {
+          const label = `round ${round}, ${name}'s stream ${i}`;
+          expect(text(batched[i]!), label).to.equal(text(alone[i]!));
+          expect([...batched[i]!.known].sort(), label).to.deep.equal([...alone[i]!.known].sort());
+        });
+        if (round % 2 === 1) {
+          // Bob's two streams were told the same before and got every message: one Buffer served both.
+          const bob = chunks.get(batched[0]!);
+          if (bob) expect(chunks.get(batched[3]!)).to.equal(bob);
+        }
+        for (const s of [...batched, ...alone]) s.abandon();
+      }
+    });
+  }
 
   /** A hub on a memory bus whose deliveries are counted (one row read each); `stream` is admin's. */
   const countedHub = async (batchMs: number) => {

@@ -60,6 +60,9 @@ export class LiveHub {
   readonly #checkToken: (token: string, ip: string | null) => Promise<boolean>;
   readonly #onError: (error: unknown) => void;
   readonly #streams = new Map<string, Set<LiveStream>>();
+  // Per model, the list of its open streams handed to each message, kept while they stay the same:
+  // messages that share a list are delivered to it in one pass (live/deliver.ts).
+  readonly #lists = new Map<string, LiveStream[]>();
   readonly #perUser = new Map<number, number>();
   #count = 0;
   #ring: LiveMessage[] = [];
@@ -152,6 +155,7 @@ export class LiveHub {
     let set = this.#streams.get(model.name);
     if (!set) this.#streams.set(model.name, (set = new Set()));
     set.add(stream);
+    this.#lists.delete(model.name);
     if (lastEventId !== undefined) {
       this.#trim();
       if (!ID_SHAPE.test(lastEventId) || lastEventId < this.#floor) stream.reload('resume');
@@ -177,6 +181,7 @@ export class LiveHub {
   #remove(stream: LiveStream): void {
     const set = this.#streams.get(stream.model.name);
     if (!set?.delete(stream)) return;
+    this.#lists.delete(stream.model.name);
     if (set.size === 0) this.#streams.delete(stream.model.name);
     this.#count -= 1;
     const left = (this.#perUser.get(stream.actor.user.id) ?? 1) - 1;
@@ -203,7 +208,10 @@ export class LiveHub {
     this.#ring.push(message);
     if (this.#ring.length > this.#options.resumeMessages * 2) this.#trim();
     const set = this.#streams.get(message.model);
-    if (set && set.size > 0) this.#enqueue(message, [...set]);
+    if (!set || set.size === 0) return;
+    let list = this.#lists.get(message.model);
+    if (!list) this.#lists.set(message.model, (list = [...set]));
+    this.#enqueue(message, list);
   }
 
   #enqueue(message: LiveMessage, streams: LiveStream[]): void {

@@ -64,7 +64,7 @@ describe('live publishing and streams', () => {
       async () => true,
       () => (closed += 1),
     );
-    // Nobody reads the body: past 16 KiB in the readable, events wait in the queue, then overflow.
+    // Nobody reads the body: events wait in the queue, then overflow.
     const big = 'x'.repeat(4000);
     for (let i = 0; i < 20 && !stream.closed; i += 1) stream.send(`id-${i}`, [{ type: 'update', data: { id: i, values: { big } } }]);
     expect(stream.closed).to.equal(true);
@@ -74,5 +74,27 @@ describe('live publishing and streams', () => {
     expect(text).to.include('"reason":"overflow"');
     stream.close('again');
     expect(closed).to.equal(1);
+  });
+
+  it('a stream that queued more than its readable holds hands all of it over as it is read, with no further event', async () => {
+    const Book = defineModel({ name: 'Book', table: 'b', fields: { title: {} } });
+    const stream = new LiveStream(
+      Book,
+      { user: { id: 1, account: 'a', isAdmin: false }, ip: null, source: 'http' },
+      't',
+      { queueSize: 500, heartbeatMs: 60_000, tokenCheckMs: 60_000 },
+      async () => true,
+      () => undefined,
+    );
+    // 100 events of about 1 KiB before anyone reads: six times the readable's high-water mark.
+    const note = 'n'.repeat(1000);
+    for (let i = 0; i < 100; i += 1) stream.send(`id-${i}`, [{ type: 'update', data: { id: i, values: { note } } }]);
+    let text = '';
+    stream.body.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    // It stalled at about 16 KiB before (a read() answered with nothing, then never made again).
+    for (let wait = 0; wait < 100 && (text.match(/^event: update$/gm) ?? []).length < 100; wait += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((text.match(/^event: update$/gm) ?? []).length).to.equal(100);
+    expect(text).to.include('"id":99');
+    stream.close();
   });
 });

@@ -30,9 +30,13 @@ export class LiveStream {
   /** Ids of rows this stream sent as inserted or updated (bounded; oldest forgotten first). */
   readonly known = new Set<number>();
   readonly body: Readable;
-  #queue: string[] = [];
+  // Text waiting for the socket; null marks the end.
+  #queue: Array<string | Buffer | null> = [];
   // How many events each queued text holds, parallel to #queue, and their sum: the bound counts events, not writes.
   #counts: number[] = [];
+  // Whether the readable asked for more (its read()) since a push last found it full: text moves
+  // over only then, so what the socket has not taken stays counted in the queue's bound.
+  #wanted = false;
   #queued = 0;
   #closed = false;
   #timer: NodeJS.Timeout;
@@ -47,7 +51,12 @@ export class LiveStream {
     this.token = token;
     this.#timings = timings;
     this.#onClose = onClose;
-    this.body = new Readable({ read: () => this.#pump() });
+    this.body = new Readable({
+      read: () => {
+        this.#wanted = true;
+        this.#pump();
+      },
+    });
     // A first comment opens the response at once, so the client knows it is subscribed.
     this.#queue.push(': live\nretry: 3000\n\n');
     this.#counts.push(1);
@@ -86,8 +95,11 @@ export class LiveStream {
     }
   }
 
-  /** Queues `count` events already written as text (one socket write for them all): all, or a reload and the end when they do not fit. */
-  write(text: string, count: number): void {
+  /**
+   * Queues `count` events already written as text (one socket write for them all): all, or a reload
+   * and the end when they do not fit. A Buffer may be shared by several streams (it is never changed).
+   */
+  write(text: string | Buffer, count: number): void {
     this.#enqueue(text, count);
   }
 
@@ -132,7 +144,7 @@ export class LiveStream {
     this.body.destroy();
   }
 
-  #enqueue(text: string, count = 1): void {
+  #enqueue(text: string | Buffer, count = 1): void {
     if (this.#closed) return;
     if (this.#queued + count > this.#timings.queueSize) return this.reload('overflow');
     this.#queue.push(text);
@@ -154,7 +166,7 @@ export class LiveStream {
       this.#queue.push(last);
       this.#counts.push(1);
     }
-    this.#queue.push('');
+    this.#queue.push(null);
     this.#counts.push(0);
     this.#pump();
     this.#onClose(this);
@@ -163,20 +175,20 @@ export class LiveStream {
     for (const fn of ended) fn();
   }
 
-  // Moves queued text into the readable as far as it takes it; '' marks the end.
+  // Moves queued text into the readable while it asks for more; null marks the end. Once a push
+  // finds it full, the rest waits for its next read(), which it makes as the socket takes what it
+  // holds. (Stopping by its length instead left a read() unanswered, and the stream stalled until
+  // the next event came.)
   #pump(): void {
-    while (this.#queue.length > 0) {
-      const text = this.#queue[0]!;
-      if (text === '') {
+    while (this.#wanted && this.#queue.length > 0) {
+      const text = this.#queue.shift()!;
+      this.#queued -= this.#counts.shift() ?? 0;
+      if (text === null) {
         this.#drop();
         this.body.push(null);
         return;
       }
-      // Only what the socket can take leaves the queue; the rest waits for the next read().
-      if (this.body.readableLength > 16_384 && !this.#closed) return;
-      this.#queue.shift();
-      this.#queued -= this.#counts.shift() ?? 0;
-      this.body.push(text);
+      this.#wanted = this.body.push(text);
     }
   }
 }

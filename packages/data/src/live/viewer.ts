@@ -10,7 +10,7 @@ import type { FormRow } from '@fw/row-patch';
 import type { FwDialect, TrashRecord } from '@fw/store';
 import { applyConditions } from '../read/query.js';
 import { pkColumn } from '../read/row-keys.js';
-import { meetsAll } from '../read/trash-filter.js';
+import { meetsAll, type Verdict } from '../read/trash-filter.js';
 import { trashVisible } from '../read/trash-page.js';
 import { isSecret } from '../write/secrets.js';
 import type { Actor, DataService } from '../service.js';
@@ -46,13 +46,30 @@ function conditionFields(node: unknown, out: Set<string>): Set<string> {
   return out;
 }
 
-/** The ids among `rows` that `conditions` let `actor` see: in JS when it can tell, else by one query. */
-async function visibleIds(service: DataService, model: ModelDefinition, rows: readonly FormRow[], conditions: readonly unknown[]): Promise<Set<number>> {
+/**
+ * The ids among `rows` that `conditions` let `actor` see: in JS when it can tell, else by one
+ * query. `read` names the fields the conditions read: when that is one field, rows holding the same
+ * plain value of it get the same verdict, judged once (a batch's rows share a few values of a
+ * filter's field, such as a team or an owner).
+ */
+async function visibleIds(service: DataService, model: ModelDefinition, rows: Iterable<FormRow>, conditions: readonly unknown[], read: ReadonlySet<string>): Promise<Set<number>> {
   const out = new Set<number>();
   const unsure: number[] = [];
+  const [only] = read.size === 1 ? read : [];
+  const judged = new Map<unknown, Verdict>();
   for (const row of rows) {
     const id = Number(row[model.primaryKey]);
-    const verdict = conditions.length === 0 ? true : meetsAll(model, row, conditions, service.store.dialect);
+    let verdict: Verdict;
+    if (conditions.length === 0) verdict = true;
+    else {
+      const value = only === undefined ? undefined : row[only];
+      const plain = only !== undefined && (value === null || value === undefined || typeof value !== 'object');
+      if (plain && judged.has(value)) verdict = judged.get(value);
+      else {
+        verdict = meetsAll(model, row, conditions, service.store.dialect);
+        if (plain) judged.set(value, verdict);
+      }
+    }
     if (verdict === true) out.add(id);
     else if (verdict === undefined) unsure.push(id);
   }
@@ -85,15 +102,53 @@ function clean(model: ModelDefinition, row: FormRow): FormRow {
 /** What one viewer may see of one change: worked out once per user and message, shared by their streams. */
 export interface LiveView {
   /** For inserts and updates: the rows visible to the viewer, as their table shows them. */
-  shown: FormRow[];
-  /** Ids of the change visible to the viewer now. */
-  visible: Set<number>;
+  shown: readonly FormRow[];
+  /** Ids visible to the viewer now: ask it only of the change's own ids (it may be shared by the views of a whole batch). */
+  visible: ReadonlySet<number>;
   /** Whether the update changed a field the viewer's row filter reads (the row may have entered or left it). */
   moves: boolean;
   /** When {@link moves}: the ids the viewer could surely see before the change (judged on the logged rows). */
-  wasVisible: Set<number>;
+  wasVisible: ReadonlySet<number>;
   /** For deletes: the ids the viewer could see, by the row's trash entry, its logged row, or an absent row filter. */
-  couldSee: Set<number>;
+  couldSee: ReadonlySet<number>;
+}
+
+// A batch holds views for every viewer and message: most of their sets and lists are empty, and
+// share these instead of each allocating its own.
+const NO_IDS: ReadonlySet<number> = new Set<number>();
+const NO_ROWS: readonly FormRow[] = [];
+const NO_EVENTS: readonly LiveEvent[] = [];
+
+/**
+ * What the viewers of one batch share (live/deliver.ts): which rows pass a given set of
+ * conditions (viewers whose row filters are the same judge the rows once), and the rows as shown
+ * when the model has no `afterFetch` (then every viewer sees the same row, cleaned once).
+ */
+export interface ViewShare {
+  /** The rows of the batch's inserts and updates by id (the same for every viewer). */
+  rows?: Map<number, FormRow>;
+  visible: Map<string, Promise<Set<number>>>;
+  shown: Map<number, FormRow>;
+}
+
+/** An empty {@link ViewShare} for one batch. */
+export function viewShare(): ViewShare {
+  return { visible: new Map(), shown: new Map() };
+}
+
+/**
+ * A key telling identical row filters apart exactly: their JSON when they hold only plain data
+ * (text, numbers, booleans, null, lists, objects), else undefined (not shared).
+ */
+function conditionKey(conditions: readonly unknown[]): string | undefined {
+  const plain = (node: unknown): boolean => {
+    if (node === null || typeof node === 'string' || typeof node === 'boolean') return true;
+    if (typeof node === 'number') return Number.isFinite(node);
+    if (Array.isArray(node)) return node.every(plain);
+    if (typeof node !== 'object' || Object.getPrototypeOf(node) !== Object.prototype) return false;
+    return Object.values(node).every(plain);
+  };
+  return conditions.every(plain) ? JSON.stringify(conditions) : undefined;
 }
 
 /** Works out {@link LiveView} of `change` for `actor`. */
@@ -105,20 +160,46 @@ export async function viewOf(service: DataService, model: ModelDefinition, actor
  * Works out {@link LiveView} of each of `changes` (one model's, in order) for `actor`, paying once
  * for the batch: one visibility, one judgement of the rows, one `afterFetch` over the rows of all
  * inserts and updates (a row changed twice is read, judged and shown once; each change names it).
+ * With `share`, what other viewers of the same batch already worked out is used again.
  */
-export async function viewsOf(service: DataService, model: ModelDefinition, actor: Actor, changes: readonly LiveChange[]): Promise<LiveView[]> {
+export async function viewsOf(service: DataService, model: ModelDefinition, actor: Actor, changes: readonly LiveChange[], share?: ViewShare): Promise<LiveView[]> {
   const dialect = service.store.dialect;
   const conditions = await service.visibility(model, actor, 'query');
   const read = conditionFields(conditions, new Set());
   const rowId = (row: FormRow) => Number(row[model.primaryKey]);
-  const rows = new Map<number, FormRow>();
-  for (const change of changes) if (change.message.kind !== 'delete') for (const row of change.rows) rows.set(rowId(row), row);
-  const visible = rows.size > 0 ? await visibleIds(service, model, [...rows.values()], conditions) : new Set<number>();
+  let rows = share?.rows;
+  if (!rows) {
+    rows = new Map<number, FormRow>();
+    for (const change of changes) if (change.message.kind !== 'delete') for (const row of change.rows) rows.set(rowId(row), row);
+    if (share) share.rows = rows;
+  }
+  let visible: Set<number>;
+  if (rows.size === 0) visible = new Set();
+  else {
+    const key = share && conditionKey(conditions);
+    let judged = key === undefined ? undefined : share!.visible.get(key);
+    if (!judged) {
+      judged = visibleIds(service, model, rows.values(), conditions, read);
+      if (key !== undefined) share!.visible.set(key, judged);
+    }
+    visible = await judged;
+  }
   const shownRows = [...rows.values()].filter((row) => visible.has(rowId(row)));
-  // afterFetch may change the rows it is given: it gets copies, never the rows other viewers share.
   const shownById = new Map<number, FormRow>();
-  if (shownRows.length > 0) for (const row of await service.shownTo(model, actor, 'query', structuredClone(shownRows))) shownById.set(rowId(row), clean(model, row));
+  if (shownRows.length > 0 && share && !model.dataProxy.afterFetch) {
+    // No afterFetch: every viewer sees the stored row, cleaned once for the batch.
+    for (const row of shownRows) {
+      const id = rowId(row);
+      let one = share.shown.get(id);
+      if (!one) share.shown.set(id, (one = clean(model, row)));
+      shownById.set(id, one);
+    }
+  } else if (shownRows.length > 0) {
+    // afterFetch may change the rows it is given: it gets copies, never the rows other viewers share.
+    for (const row of await service.shownTo(model, actor, 'query', structuredClone(shownRows))) shownById.set(rowId(row), clean(model, row));
+  }
   const views: LiveView[] = [];
+  let quiet: LiveView | undefined;
   for (const change of changes) {
     const { message } = change;
     if (message.kind === 'delete') {
@@ -135,17 +216,41 @@ export async function viewsOf(service: DataService, model: ModelDefinition, acto
           if (row && surelyMet(model, row, conditions, read, dialect)) couldSee.add(id);
         }
       }
-      views.push({ shown: [], visible: new Set(), moves: false, wasVisible: new Set(), couldSee });
+      views.push({ shown: NO_ROWS, visible: NO_IDS, moves: false, wasVisible: NO_IDS, couldSee });
       continue;
     }
-    const mine = new Set(change.rows.map(rowId).filter((id) => visible.has(id)));
-    const shown = [...mine].map((id) => shownById.get(id)).filter((row) => row !== undefined);
+    // The change's rows the viewer sees now, each once, in the change's order.
+    let shown = NO_ROWS as FormRow[];
+    let once: Set<number> | undefined;
+    for (const row of change.rows) {
+      const id = rowId(row);
+      const one = visible.has(id) ? shownById.get(id) : undefined;
+      if (!one) continue;
+      if (change.rows.length > 1) {
+        if ((once ??= new Set()).has(id)) continue;
+        once.add(id);
+      }
+      if (shown === NO_ROWS) shown = [];
+      shown.push(one);
+    }
     // A change to a field the viewer's filter reads may move the row in or out of it: whether the
     // viewer could see it before is judged on the logged row (read once per message, if any viewer asks).
-    const moves = message.kind === 'update' && (message.changed ?? []).some((f) => read.has(f));
-    const wasVisible = new Set<number>();
-    if (moves) for (const [id, row] of await change.before()) if (surelyMet(model, row, conditions, read, dialect)) wasVisible.add(id);
-    views.push({ shown, visible: mine, moves, wasVisible, couldSee: new Set() });
+    let moves = false;
+    if (message.kind === 'update' && read.size > 0) for (const f of message.changed ?? []) moves ||= read.has(f);
+    // Most changes show this viewer nothing and move nothing: they share one view.
+    if (shown === NO_ROWS && !moves) {
+      views.push((quiet ??= { shown: NO_ROWS, visible, moves: false, wasVisible: NO_IDS, couldSee: NO_IDS }));
+      continue;
+    }
+    let wasVisible = NO_IDS as Set<number>;
+    if (moves) {
+      for (const [id, row] of await change.before()) {
+        if (!surelyMet(model, row, conditions, read, dialect)) continue;
+        if (wasVisible === NO_IDS) wasVisible = new Set();
+        wasVisible.add(id);
+      }
+    }
+    views.push({ shown, visible, moves, wasVisible, couldSee: NO_IDS });
   }
   return views;
 }
@@ -160,44 +265,70 @@ function eventBase(model: ModelDefinition, message: LiveMessage, viewerId: numbe
  * The events of `change` that are the same on every stream of one viewer: the rows of an insert or
  * update they see now, whole when the row may have entered their filter, else the changed values.
  */
-export function viewerEvents(model: ModelDefinition, change: LiveChange, view: LiveView, viewerId?: number): LiveEvent[] {
+export function viewerEvents(model: ModelDefinition, change: LiveChange, view: LiveView, viewerId?: number, share?: EventShare): readonly LiveEvent[] {
   const { message } = change;
-  if (message.kind === 'delete') return [];
-  const base = eventBase(model, message, viewerId);
+  if (message.kind === 'delete' || view.shown.length === 0) return NO_EVENTS;
+  const mine = viewerId !== undefined && message.actor.id === viewerId;
+  let base: Record<string, unknown> | undefined;
   const events: LiveEvent[] = [];
   for (const row of view.shown) {
     const id = Number(row[model.primaryKey] ?? NaN);
     if (!Number.isSafeInteger(id)) continue;
     // A row that may have entered the filter is sent whole; one that was in it already, as an update.
-    if (message.kind === 'insert' || (view.moves && !view.wasVisible.has(id))) {
-      events.push({ type: 'insert', data: { ...base, id, row } });
-    } else {
-      const values: Record<string, unknown> = {};
-      for (const f of message.changed ?? []) if (f in row) values[f] = row[f];
-      if (Object.keys(values).length === 0) continue;
-      events.push({ type: 'update', data: { ...base, id, values } });
+    const type = message.kind === 'insert' || (view.moves && !view.wasVisible.has(id)) ? 'insert' : 'update';
+    // Viewers shown the very same row object (no afterFetch) get the very same event, unless it is their own change.
+    const shared = mine ? undefined : share?.get(row);
+    if (shared && type in shared) {
+      const event = shared[type];
+      if (event) events.push(event);
+      continue;
     }
+    base ??= eventBase(model, message, viewerId);
+    let event: LiveEvent | null = null;
+    if (type === 'insert') event = { type, data: { ...base, id, row } };
+    else {
+      const values: Record<string, unknown> = {};
+      let any = false;
+      for (const f of message.changed ?? []) {
+        if (!(f in row)) continue;
+        values[f] = row[f];
+        any = true;
+      }
+      if (any) event = { type, data: { ...base, id, values } };
+    }
+    if (share && !mine) share.set(row, { ...shared, [type]: event });
+    if (event) events.push(event);
   }
   return events;
 }
+
+/**
+ * The events of one message already made for viewers shown a given row object (see
+ * {@link viewerEvents}): by kind, null when the row gave that kind of viewer no event.
+ */
+export type EventShare = Map<FormRow, { insert?: LiveEvent | null; update?: LiveEvent | null }>;
 
 /**
  * The events of `change` that depend on what one stream was told before (`known`, which this
  * updates): a delete, and the rows an update took out of the viewer's filter. A row is named only
  * when the viewer could see it before, by `known` or by the logged row (see docs/data.md, "Live tables").
  */
-export function streamEvents(model: ModelDefinition, change: LiveChange, view: LiveView, known: Set<number>, viewerId?: number): LiveEvent[] {
+export function streamEvents(model: ModelDefinition, change: LiveChange, view: LiveView, known: Set<number>, viewerId?: number): readonly LiveEvent[] {
   const { message } = change;
   if (message.kind === 'delete') {
     const ids = message.ids.filter((id) => known.has(id) || view.couldSee.has(id));
     for (const id of message.ids) known.delete(id);
-    return ids.length > 0 ? [{ type: 'delete', data: { ...eventBase(model, message, viewerId), ids } }] : [];
+    return ids.length > 0 ? [{ type: 'delete', data: { ...eventBase(model, message, viewerId), ids } }] : NO_EVENTS;
   }
-  if (message.kind !== 'update') return [];
-  // Rows the viewer could see before (told by this stream, or by the logged row) that they no longer see: they left the filter (or are gone).
-  const left = message.ids.filter((id) => (known.has(id) || view.wasVisible.has(id)) && !view.visible.has(id));
+  if (message.kind !== 'update') return NO_EVENTS;
+  // Rows the viewer could see before (told by this stream, or by the logged row) that they no longer
+  // see: they left the filter (or are gone). Called for every stream and message of a batch, so the
+  // usual answer, nothing, allocates nothing.
+  let left: number[] | undefined;
+  for (const id of message.ids) if (!view.visible.has(id) && (known.has(id) || view.wasVisible.has(id))) (left ??= []).push(id);
+  if (!left) return NO_EVENTS;
   for (const id of left) known.delete(id);
-  return left.length > 0 ? [{ type: 'delete', data: { ...eventBase(model, message, viewerId), ids: left, reason: 'filter' } }] : [];
+  return [{ type: 'delete', data: { ...eventBase(model, message, viewerId), ids: left, reason: 'filter' } }];
 }
 
 /** The events one stream gets for `change`, given its viewer's `view`: {@link viewerEvents}, then {@link streamEvents}. */
