@@ -14,7 +14,7 @@ import type { Actor, DataService } from '../service.js';
 import type { LiveMessage } from './bus.js';
 import { beforeRows } from './before-rows.js';
 import { eventText, type LiveStream } from './stream.js';
-import { streamEvents, viewShare, viewerEvents, viewsOf, type EventShare, type LiveChange, type LiveEvent, type LiveView } from './viewer.js';
+import { indexChanges, streamEvents, viewShare, viewerEvents, viewsOfBatch, type BatchIndex, type BatchViews, type EventShare, type LiveChange, type LiveEvent } from './viewer.js';
 
 const NO_EVENTS: readonly LiveEvent[] = [];
 
@@ -103,14 +103,15 @@ export async function deliverBatch(service: DataService, batch: readonly LiveDel
   // users with the same row filter share its judgement of the rows (ViewShare).
   const version = await service.store.grants.version();
   // Per user: the views of the batch's changes, null when they may not query the model, 'error' when a hook failed.
-  const views = new Map<number, LiveView[] | null | 'error'>();
+  const views = new Map<number, BatchViews | null | 'error'>();
   const share = viewShare();
+  const index = (share.index = indexChanges(model, changes));
   for (const stream of order.keys()) {
     const actor: Actor = stream.actor;
     if (stream.closed || views.has(actor.user.id)) continue;
     try {
       const power = await service.power(model, actor.user, version);
-      views.set(actor.user.id, power.query ? await viewsOf(service, model, { ...actor, grantsVersion: version }, changes, share) : null);
+      views.set(actor.user.id, power.query ? await viewsOfBatch(service, model, { ...actor, grantsVersion: version }, changes, share) : null);
     } catch (error) {
       onError(error);
       views.set(actor.user.id, 'error');
@@ -137,16 +138,16 @@ export async function deliverBatch(service: DataService, batch: readonly LiveDel
     const known = stream.known;
     let walk = indices;
     if (indices === all) {
-      // Only the messages that concern the user, and those that name a row this stream was told of.
-      let hits: number[] | undefined;
-      for (let k = 0; k < plan.unseen.length; k += 2) if (known.has(plan.unseen[k]!)) (hits ??= []).push(plan.unseen[k + 1]!);
+      // Only the messages that concern the user, and the updates of a row this stream was told of
+      // that the user does not see now (it may have left their table).
+      const hits = toldOf(known, index, view.visible);
       walk = hits ? [...new Set([...plan.concern, ...hits])].sort((x, y) => x - y) : plan.concern;
     }
     const parts: string[] = [];
     let count = 0;
     for (const i of walk) {
-      const shared = plan.shared[i]!;
-      const own = plan.mayOwn[i] ? streamEvents(model, changes[i]!, view[i]!, known, userId) : NO_EVENTS;
+      const shared = plan.shared[i] ?? NOTHING;
+      const own = (plan.mayOwn[i] ?? changes[i]!.message.kind === 'update') ? streamEvents(model, changes[i]!, view.views[i]!, known, userId) : NO_EVENTS;
       if (shared.events.length === 0 && own.length === 0) continue;
       stream.remember(shared.events);
       if (shared.text) parts.push(shared.text);
@@ -169,27 +170,26 @@ export async function deliverBatch(service: DataService, batch: readonly LiveDel
 }
 
 /**
- * What a batch holds for one user, the same on each of their streams. A stream of theirs walks
- * only `concern` and the messages of `unseen` rows it was told of: any other message gives it
- * nothing (an update of rows the user neither sees now nor saw by the logged row, and that the
- * stream never sent, cannot leave their table), so most of a batch costs a stream nothing.
+ * What a batch holds for one user, the same on each of their streams, worked out for the messages
+ * of their {@link BatchViews.active} only: any other message shows them nothing, and gives a stream
+ * something only when it updates a row the stream was told of (see {@link toldOf}).
  */
 interface UserPlan {
-  /** Per message: the events every stream of the user gets, and their text. */
-  shared: Array<{ events: readonly LiveEvent[]; text: string }>;
+  /** Per message looked at: the events every stream of the user gets, and their text. */
+  shared: Array<{ events: readonly LiveEvent[]; text: string } | undefined>;
   /** The messages that give the user's streams something whatever they were told: events of their own, deletes, rows that left by the logged row. */
   concern: number[];
-  /** Pairs of row id and message: an update of a row the user does not see now, which concerns a stream only if it was told of the row. */
-  unseen: number[];
-  /** Per message: whether a stream may have events of its own (a delete, or an update of a row the user does not see now). */
-  mayOwn: boolean[];
+  /** Per message looked at: whether a stream may have events of its own (a delete, or an update of a row the user does not see now). */
+  mayOwn: Array<boolean | undefined>;
 }
 
-function planFor(model: ModelDefinition, live: readonly LiveDelivery[], changes: readonly LiveChange[], views: readonly LiveView[], userId: number, share: PlanShare): UserPlan {
-  const plan: UserPlan = { shared: [], concern: [], unseen: [], mayOwn: [] };
-  for (let i = 0; i < live.length; i += 1) {
+const NOTHING = { events: [] as readonly LiveEvent[], text: '' };
+
+function planFor(model: ModelDefinition, live: readonly LiveDelivery[], changes: readonly LiveChange[], batch: BatchViews, userId: number, share: PlanShare): UserPlan {
+  const plan: UserPlan = { shared: [], concern: [], mayOwn: [] };
+  for (const i of batch.active) {
     const { message } = live[i]!;
-    const view = views[i]!;
+    const view = batch.views[i]!;
     const events = viewerEvents(model, changes[i]!, view, userId, share.events && (share.events[i] ??= new Map()));
     let text = '';
     for (const event of events) {
@@ -197,7 +197,7 @@ function planFor(model: ModelDefinition, live: readonly LiveDelivery[], changes:
       if (one === undefined) share.texts.set(event, (one = eventText(message.id, event)));
       text += one;
     }
-    plan.shared.push({ events, text });
+    plan.shared[i] = { events, text };
     let concerns = events.length > 0 || message.kind === 'delete';
     let mayOwn = message.kind === 'delete';
     if (message.kind === 'update') {
@@ -205,13 +205,30 @@ function planFor(model: ModelDefinition, live: readonly LiveDelivery[], changes:
         if (view.visible.has(id)) continue;
         mayOwn = true;
         if (view.wasVisible.has(id)) concerns = true;
-        else plan.unseen.push(id, i);
       }
     }
-    plan.mayOwn.push(mayOwn);
+    plan.mayOwn[i] = mayOwn;
     if (concerns) plan.concern.push(i);
   }
   return plan;
+}
+
+/**
+ * The updates of the batch naming a row `known` holds that the viewer does not see now: the only
+ * messages outside their plan's `concern` that can give the stream anything (the row left their
+ * table). Walks whichever is smaller, what the stream was told or the rows the batch updated.
+ */
+function toldOf(known: ReadonlySet<number>, index: BatchIndex, visible: ReadonlySet<number>): number[] | undefined {
+  let hits: number[] | undefined;
+  if (known.size <= index.updated.size) {
+    for (const id of known) {
+      const messages = visible.has(id) ? undefined : index.updated.get(id);
+      if (messages) (hits ??= []).push(...messages);
+    }
+  } else {
+    for (const [id, messages] of index.updated) if (known.has(id) && !visible.has(id)) (hits ??= []).push(...messages);
+  }
+  return hits;
 }
 
 /** What the users' plans of one batch share: events made for one row object (when there is no afterFetch, per message), and the text of each event. */

@@ -8,7 +8,7 @@ import type { ModelDefinition } from '@fw/core';
 import { FwError } from '@fw/core';
 import type { Actor, DataService } from '../service.js';
 import { liveMessageId, type LiveBus, type LiveBusMessage, type LiveMessage, type LivePresenceMessage } from './bus.js';
-import { deliverBatch, takeBatch, type LiveDelivery } from './deliver.js';
+import { BATCH_MESSAGES, deliverBatch, takeBatch, type LiveDelivery } from './deliver.js';
 import { LiveStream } from './stream.js';
 
 /** Options of live tables (`fwData({ live })`). */
@@ -226,7 +226,8 @@ export class LiveHub {
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
-        const wait = this.#nextDelivery - Date.now();
+        // A full batch waiting goes out at once: the interval spaces deliveries, it never lets the queue grow.
+        const wait = this.#queue.length >= BATCH_MESSAGES ? 0 : this.#nextDelivery - Date.now();
         if (wait > 0 && !this.#closed) await new Promise((resolve) => setTimeout(resolve, wait));
         const started = Date.now();
         const batch = takeBatch(this.#queue);

@@ -127,8 +127,50 @@ const NO_EVENTS: readonly LiveEvent[] = [];
 export interface ViewShare {
   /** The rows of the batch's inserts and updates by id (the same for every viewer). */
   rows?: Map<number, FormRow>;
+  /** Which changes name which rows and fields (see {@link BatchIndex}). */
+  index?: BatchIndex;
   visible: Map<string, Promise<Set<number>>>;
   shown: Map<number, FormRow>;
+}
+
+/**
+ * Where in a batch a viewer must look: the changes that name each row (inserts and updates, by the
+ * rows read), the updates of each field, the deletes, and the updates naming each id (rows gone
+ * since included). A viewer's views need working out only for the changes naming a row they see,
+ * updating a field their filter reads, or deleting; the rest show them nothing.
+ */
+export interface BatchIndex {
+  touching: Map<number, number[]>;
+  byField: Map<string, number[]>;
+  deletes: number[];
+  updated: Map<number, number[]>;
+}
+
+function push<K>(map: Map<K, number[]>, key: K, i: number): void {
+  const list = map.get(key);
+  if (!list) map.set(key, [i]);
+  else if (list[list.length - 1] !== i) list.push(i);
+}
+
+/** The {@link BatchIndex} of `changes`. */
+export function indexChanges(model: ModelDefinition, changes: readonly LiveChange[]): BatchIndex {
+  const index: BatchIndex = { touching: new Map(), byField: new Map(), deletes: [], updated: new Map() };
+  changes.forEach(({ message, rows }, i) => {
+    if (message.kind === 'delete') return void index.deletes.push(i);
+    for (const row of rows) push(index.touching, Number(row[model.primaryKey]), i);
+    if (message.kind !== 'update') return;
+    for (const field of message.changed ?? []) push(index.byField, field, i);
+    for (const id of message.ids) push(index.updated, id, i);
+  });
+  return index;
+}
+
+/** A viewer's views of a batch's changes, with the changes that may give them anything ({@link BatchIndex}) in order. */
+export interface BatchViews {
+  views: LiveView[];
+  active: number[];
+  /** The batch's rows the viewer sees now. */
+  visible: ReadonlySet<number>;
 }
 
 /** An empty {@link ViewShare} for one batch. */
@@ -163,6 +205,14 @@ export async function viewOf(service: DataService, model: ModelDefinition, actor
  * With `share`, what other viewers of the same batch already worked out is used again.
  */
 export async function viewsOf(service: DataService, model: ModelDefinition, actor: Actor, changes: readonly LiveChange[], share?: ViewShare): Promise<LiveView[]> {
+  return (await viewsOfBatch(service, model, actor, changes, share)).views;
+}
+
+/**
+ * {@link viewsOf} for a batch: with `share`, only the changes of the viewer's
+ * {@link BatchIndex} are looked at one by one; every other change gets one shared empty view.
+ */
+export async function viewsOfBatch(service: DataService, model: ModelDefinition, actor: Actor, changes: readonly LiveChange[], share?: ViewShare): Promise<BatchViews> {
   const dialect = service.store.dialect;
   const conditions = await service.visibility(model, actor, 'query');
   const read = conditionFields(conditions, new Set());
@@ -198,9 +248,21 @@ export async function viewsOf(service: DataService, model: ModelDefinition, acto
     // afterFetch may change the rows it is given: it gets copies, never the rows other viewers share.
     for (const row of await service.shownTo(model, actor, 'query', structuredClone(shownRows))) shownById.set(rowId(row), clean(model, row));
   }
-  const views: LiveView[] = [];
-  let quiet: LiveView | undefined;
-  for (const change of changes) {
+  // The changes that may give this viewer anything: those naming a row they see, updates of a
+  // field their filter reads, deletes (every change without a share).
+  let active: number[];
+  if (share) {
+    const index = (share.index ??= indexChanges(model, changes));
+    const wanted = new Set(index.deletes);
+    for (const id of visible) for (const i of index.touching.get(id) ?? []) wanted.add(i);
+    for (const field of read) for (const i of index.byField.get(field) ?? []) wanted.add(i);
+    active = [...wanted].sort((a, b) => a - b);
+  } else active = changes.map((_, i) => i);
+  // Every other change shows this viewer nothing and moves nothing: they share one view.
+  const quiet: LiveView = { shown: NO_ROWS, visible, moves: false, wasVisible: NO_IDS, couldSee: NO_IDS };
+  const views: LiveView[] = new Array<LiveView>(changes.length).fill(quiet);
+  for (const i of active) {
+    const change = changes[i]!;
     const { message } = change;
     if (message.kind === 'delete') {
       const records = new Map(change.trashed.map((r) => [Number(r.rowId), r]));
@@ -216,7 +278,7 @@ export async function viewsOf(service: DataService, model: ModelDefinition, acto
           if (row && surelyMet(model, row, conditions, read, dialect)) couldSee.add(id);
         }
       }
-      views.push({ shown: NO_ROWS, visible: NO_IDS, moves: false, wasVisible: NO_IDS, couldSee });
+      views[i] = { shown: NO_ROWS, visible: NO_IDS, moves: false, wasVisible: NO_IDS, couldSee };
       continue;
     }
     // The change's rows the viewer sees now, each once, in the change's order.
@@ -237,11 +299,7 @@ export async function viewsOf(service: DataService, model: ModelDefinition, acto
     // viewer could see it before is judged on the logged row (read once per message, if any viewer asks).
     let moves = false;
     if (message.kind === 'update' && read.size > 0) for (const f of message.changed ?? []) moves ||= read.has(f);
-    // Most changes show this viewer nothing and move nothing: they share one view.
-    if (shown === NO_ROWS && !moves) {
-      views.push((quiet ??= { shown: NO_ROWS, visible, moves: false, wasVisible: NO_IDS, couldSee: NO_IDS }));
-      continue;
-    }
+    if (shown === NO_ROWS && !moves) continue;
     let wasVisible = NO_IDS as Set<number>;
     if (moves) {
       for (const [id, row] of await change.before()) {
@@ -250,9 +308,9 @@ export async function viewsOf(service: DataService, model: ModelDefinition, acto
         wasVisible.add(id);
       }
     }
-    views.push({ shown, visible, moves, wasVisible, couldSee: NO_IDS });
+    views[i] = { shown, visible, moves, wasVisible, couldSee: NO_IDS };
   }
-  return views;
+  return { views, active, visible };
 }
 
 /** What every event of `message` says of itself for `viewerId`: the model, who and when, and `mine` for their own changes. */
