@@ -8,7 +8,7 @@ import { LiveHub } from './hub.js';
 import { BATCH_MESSAGES, deliverBatch, takeBatch, type LiveDelivery } from './deliver.js';
 import { beforeRows } from './before-rows.js';
 import { LiveStream } from './stream.js';
-import { eventsFor, viewOf, type LiveChange } from './viewer.js';
+import { conditionKey, eventsFor, viewOf, type LiveChange } from './viewer.js';
 import { until } from './test-setup.js';
 
 /** Rows of a team, seen by that team only (administrators see all); `note` is masked for non-admins by afterFetch. */
@@ -68,6 +68,18 @@ describe('takeBatch(queue)', () => {
     const queue = [stub('A', 1000), stub('A')];
     expect(takeBatch(queue)).to.have.length(1);
     expect(queue).to.have.length(1);
+  });
+});
+
+describe('conditionKey(conditions)', () => {
+  it('gives equal keys only to row filters that mean the same, and none to what JSON would blur', () => {
+    const key = (value: unknown) => conditionKey([{ field: 'team', op: 'in', value }]);
+    expect(key(['blue', null])).to.equal(key(['blue', null])).and.be.a('string');
+    expect(key(['blue'])).to.not.equal(key('blue'));
+    // A hole, a Date, undefined, NaN: JSON would write them as something else (null, a text, nothing).
+    // eslint-disable-next-line no-sparse-arrays
+    for (const blurred of [[, 'blue'], new Date(0), undefined, NaN, [undefined]]) expect(key(blurred), String(blurred)).to.equal(undefined);
+    expect(conditionKey([{ field: 'team', op: 'eq', value: 'red' }])).to.not.equal(conditionKey([{ op: 'eq', field: 'team', value: 'red' }]));
   });
 });
 

@@ -182,11 +182,12 @@ export function viewShare(): ViewShare {
  * A key telling identical row filters apart exactly: their JSON when they hold only plain data
  * (text, numbers, booleans, null, lists, objects), else undefined (not shared).
  */
-function conditionKey(conditions: readonly unknown[]): string | undefined {
+export function conditionKey(conditions: readonly unknown[]): string | undefined {
   const plain = (node: unknown): boolean => {
     if (node === null || typeof node === 'string' || typeof node === 'boolean') return true;
     if (typeof node === 'number') return Number.isFinite(node);
-    if (Array.isArray(node)) return node.every(plain);
+    // A hole would be written as null, which it is not (every() skips holes): not plain.
+    if (Array.isArray(node)) return Object.keys(node).length === node.length && node.every(plain);
     if (typeof node !== 'object' || Object.getPrototypeOf(node) !== Object.prototype) return false;
     return Object.values(node).every(plain);
   };
