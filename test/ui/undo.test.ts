@@ -191,6 +191,14 @@ describeBrowser('admin UI: undo (issue 23 §3)', (browser) => {
 
   it('Undo after a delete of several rows brings them back; Undo after a put-back sends the row to the trash again', async function () {
     this.timeout(AXE_TIMEOUT);
+    // npm test tries a failed browser test once more: put back what a failed first try left deleted.
+    const titles = ['Leaves of Grass', 'The Waste Land', 'Walden'];
+    const titleOf = (data: unknown) => String((data as { values?: { title?: unknown } }).values?.title);
+    const trashed = (await ui.demo.store.trash.list('Book', { limit: 100 })).filter((r) => titles.includes(titleOf(r.data)));
+    const present = async (title: string) => (await books().where({ title }).first()) !== undefined;
+    const gone: number[] = [];
+    for (const record of trashed) if (!(await present(titleOf(record.data)))) gone.push(Number(record.rowId));
+    if (gone.length > 0) await api(ui, token, '/data/modify/Book/undelete', { ids: [...new Set(gone)] });
     const { context, page } = await openPage(browser());
     try {
       await page.setViewportSize({ width: 1366, height: 900 });
