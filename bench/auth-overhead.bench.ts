@@ -17,6 +17,7 @@ import { fwAuth } from '@fw/login';
 import { createStore, type FwStore } from '@fw/store';
 import { createTestDatabase } from '@fw/test-utils';
 import { FwTokenService, KnexTokenStore, MemoryTokenStore, RedisTokenStore, createRedis, hashToken, type TokenStore } from '@fw/token';
+import { Redis } from 'ioredis';
 import { listen, load, median, spread, type LoadResult } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -194,6 +195,11 @@ try {
       await compareAuth('Redis store (users on SQLite)', sqlite, new RedisTokenStore({ redis, prefix: `fw-bench-${process.pid}:` }));
     } finally {
       redis.disconnect();
+      // The bench's token (every key under its prefix) goes with it.
+      const cleaner = new Redis(REDIS_URL);
+      const keys = await cleaner.keys(`fw-bench-${process.pid}:*`);
+      if (keys.length > 0) await cleaner.del(...keys);
+      cleaner.disconnect();
     }
   } else console.log('Redis: skipped (set BENCH_REDIS_URL)');
   for (const server of [
