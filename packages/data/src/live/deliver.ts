@@ -14,9 +14,7 @@ import type { Actor, DataService } from '../service.js';
 import type { LiveMessage } from './bus.js';
 import { beforeRows } from './before-rows.js';
 import { eventText, type LiveStream } from './stream.js';
-import { indexChanges, streamEvents, viewShare, viewerEvents, viewsOfBatch, type BatchIndex, type BatchViews, type EventShare, type LiveChange, type LiveEvent } from './viewer.js';
-
-const NO_EVENTS: readonly LiveEvent[] = [];
+import { NO_EVENTS, indexChanges, streamEvents, viewShare, viewerEvents, viewsOfBatch, type BatchIndex, type BatchViews, type EventShare, type LiveChange, type LiveEvent } from './viewer.js';
 
 /**
  * Most messages delivered as one batch. As many as the id bound allows: under a steady stream of
@@ -183,7 +181,7 @@ interface UserPlan {
   mayOwn: Array<boolean | undefined>;
 }
 
-const NOTHING = { events: [] as readonly LiveEvent[], text: '' };
+const NOTHING = { events: NO_EVENTS, text: '' };
 
 function planFor(model: ModelDefinition, live: readonly LiveDelivery[], changes: readonly LiveChange[], batch: BatchViews, userId: number, share: PlanShare): UserPlan {
   const plan: UserPlan = { shared: [], concern: [], mayOwn: [] };

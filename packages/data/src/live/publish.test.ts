@@ -4,6 +4,12 @@ import { memoryBus, type LiveMessage } from './bus.js';
 import { LivePublisher } from './publish.js';
 import { LiveStream } from './stream.js';
 
+/** A stream of a one-field model for user 1, holding `queueSize` events; `onClose` hears its end. */
+function bookStream(queueSize: number, onClose: () => void = () => undefined): LiveStream {
+  const Book = defineModel({ name: 'Book', table: 'b', fields: { title: {} } });
+  return new LiveStream(Book, { user: { id: 1, account: 'a', isAdmin: false }, ip: null, source: 'http' }, 't', { queueSize, heartbeatMs: 60_000, tokenCheckMs: 60_000 }, async () => true, onClose);
+}
+
 describe('live publishing and streams', () => {
   it('gathers the changes of one run and sends at most 1,000 ids per message, after the writer returns', async () => {
     const bus = memoryBus();
@@ -54,16 +60,8 @@ describe('live publishing and streams', () => {
   });
 
   it('a stream whose reader falls behind is told to reload and closed; its timer is gone', () => {
-    const Book = defineModel({ name: 'Book', table: 'b', fields: { title: {} } });
     let closed = 0;
-    const stream = new LiveStream(
-      Book,
-      { user: { id: 1, account: 'a', isAdmin: false }, ip: null, source: 'http' },
-      't',
-      { queueSize: 5, heartbeatMs: 60_000, tokenCheckMs: 60_000 },
-      async () => true,
-      () => (closed += 1),
-    );
+    const stream = bookStream(5, () => (closed += 1));
     // Nobody reads the body: events wait in the queue, then overflow.
     const big = 'x'.repeat(4000);
     for (let i = 0; i < 20 && !stream.closed; i += 1) stream.send(`id-${i}`, [{ type: 'update', data: { id: i, values: { big } } }]);
@@ -77,15 +75,7 @@ describe('live publishing and streams', () => {
   });
 
   it('a stream that queued more than its readable holds hands all of it over as it is read, with no further event', async () => {
-    const Book = defineModel({ name: 'Book', table: 'b', fields: { title: {} } });
-    const stream = new LiveStream(
-      Book,
-      { user: { id: 1, account: 'a', isAdmin: false }, ip: null, source: 'http' },
-      't',
-      { queueSize: 500, heartbeatMs: 60_000, tokenCheckMs: 60_000 },
-      async () => true,
-      () => undefined,
-    );
+    const stream = bookStream(500);
     // 100 events of about 1 KiB before anyone reads: six times the readable's high-water mark.
     const note = 'n'.repeat(1000);
     for (let i = 0; i < 100; i += 1) stream.send(`id-${i}`, [{ type: 'update', data: { id: i, values: { note } } }]);

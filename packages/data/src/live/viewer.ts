@@ -117,7 +117,8 @@ export interface LiveView {
 // share these instead of each allocating its own.
 const NO_IDS: ReadonlySet<number> = new Set<number>();
 const NO_ROWS: readonly FormRow[] = [];
-const NO_EVENTS: readonly LiveEvent[] = [];
+/** No events: what most (viewer or stream, message) pairs of a batch come to, shared. */
+export const NO_EVENTS: readonly LiveEvent[] = [];
 
 /**
  * What the viewers of one batch share (live/deliver.ts): which rows pass a given set of
