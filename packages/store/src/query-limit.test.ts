@@ -65,15 +65,23 @@ describeEachSql(
       this.timeout(30_000);
       const target = new URL(spec.serverUrl!);
       const proxy = await startTcpProxy(target.hostname, Number(target.port || (spec.dialect === 'postgres' ? 5432 : 3306)));
-      const store = createStore({ url: proxy.via(db().url), queryTimeoutMs: 500, pool: { min: 0, max: 2 } });
+      const store = createStore({ url: proxy.via(db().url), queryTimeoutMs: 500, pool: { min: 0, max: 3 } });
       try {
-        await store.knex.raw('SELECT 1');
+        // Three connections open before the hold (the three calls below each find one).
+        const pause = spec.dialect === 'postgres' ? 'SELECT pg_sleep(0.1)' : 'SELECT SLEEP(0.1)';
+        await Promise.all([store.knex.raw(pause), store.knex.raw(pause), store.knex.raw(pause)]);
         await proxy.hold();
         const started = performance.now();
-        const errors = await Promise.all([rejection(store.knex.raw('SELECT 1')), rejection(store.knex.transaction(async (trx) => trx.raw('SELECT 2')))]);
+        const errors = await Promise.all([
+          rejection(store.knex.raw('SELECT 1')),
+          rejection(store.knex.transaction(async (trx) => trx.raw('SELECT 2'))),
+          // The token lookup skips knex: a prepared statement (pg's named query, mysql2's execute).
+          rejection(store.sessions.lookup('0'.repeat(64), Date.now())),
+        ]);
         expect(performance.now() - started, 'waited').to.be.below(3000);
         for (const error of errors) expect(isUnavailableError(error), String(error)).to.equal(true);
         expect(errors[0]).to.be.instanceOf(QueryTimeoutError);
+        expect(errors[2]).to.be.instanceOf(QueryTimeoutError);
         await proxy.up();
         const again = (await store.knex.raw('SELECT 7 AS seven')) as unknown;
         expect(JSON.stringify(again)).to.contain('7');

@@ -55,6 +55,8 @@ export class DatabaseHealth {
 type QueryFn = (...args: unknown[]) => unknown;
 interface RawConnection {
   query: QueryFn;
+  /** mysql2's prepared statements (the session lookups), bounded the same way. */
+  execute?: QueryFn;
   __knex__disposed?: unknown;
 }
 
@@ -66,10 +68,10 @@ export type NoCallbackForm =
   | 'stream';
 
 /**
- * Bounds every query on a raw pg / mysql2 connection to `limitMs`: past it the caller gets a
- * {@link QueryTimeoutError} at once, the connection is marked for knex's pool to discard and its
- * socket is destroyed (which also ends what the driver still waits for). A streaming query is left
- * alone: its rows come in pages, each bounded by the server-side limit.
+ * Bounds every query on a raw pg / mysql2 connection to `limitMs` (mysql2's `execute` too): past it
+ * the caller gets a {@link QueryTimeoutError} at once, the connection is marked for knex's pool to
+ * discard and its socket is destroyed (which also ends what the driver still waits for). A
+ * streaming query is left alone: its rows come in pages, each bounded by the server-side limit.
  *
  * @param socketOf the connection's socket, destroyed on a timeout.
  */
@@ -80,8 +82,20 @@ export function limitRawQueries(
   socketOf: (connection: RawConnection) => { destroy(): void } | undefined,
   noCallback: NoCallbackForm,
 ): void {
-  const query = connection.query;
-  connection.query = function limitedQuery(this: unknown, ...args: unknown[]): unknown {
+  connection.query = bounded(connection, connection.query, limitMs, health, socketOf, noCallback);
+  if (typeof connection.execute === 'function') connection.execute = bounded(connection, connection.execute, limitMs, health, socketOf, noCallback);
+}
+
+/** `query` (a driver connection's `query` or `execute`), bounded as {@link limitRawQueries} says. */
+function bounded(
+  connection: RawConnection,
+  query: QueryFn,
+  limitMs: number,
+  health: DatabaseHealth,
+  socketOf: (connection: RawConnection) => { destroy(): void } | undefined,
+  noCallback: NoCallbackForm,
+): QueryFn {
+  return function limitedQuery(this: unknown, ...args: unknown[]): unknown {
     const last = args.length - 1;
     const callback = args[last];
     if (typeof callback !== 'function') {
