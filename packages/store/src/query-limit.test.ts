@@ -4,7 +4,7 @@ import { FwDefinitionError, isFwError, isUnavailableError } from '@fw/core';
 import { describeEachSql, startTcpProxy, thrown } from '@fw/test-utils';
 import { expect } from 'chai';
 import { createStore, type FwStore } from './store.js';
-import { QueryTimeoutError } from './query-limit.js';
+import { DatabaseHealth, QueryTimeoutError, limitRawQueries } from './query-limit.js';
 
 /** A statement that takes `seconds` on the server, in each dialect's words. */
 function sleep(store: FwStore, seconds: number): Promise<unknown> {
@@ -19,6 +19,36 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   }
   throw new Error('expected a rejection');
 }
+
+describe('limitRawQueries(connection, …)', function () {
+  it('bounds execute as well as query, and a call the driver refuses at once leaves no timer to close the connection later', async function () {
+    let destroyed = 0;
+    const pending: Array<(error: Error | null, rows?: unknown) => void> = [];
+    const connection: { query: (...args: unknown[]) => unknown; execute?: (...args: unknown[]) => unknown; __knex__disposed?: unknown } = {
+      query: (...args: unknown[]) => {
+        if (args[0] === 'refused') throw new TypeError('Bind parameters must not contain undefined');
+        pending.push(args[args.length - 1] as (error: Error | null) => void);
+      },
+      execute: (...args: unknown[]) => {
+        if (args[0] === 'refused') throw new TypeError('Bind parameters must not contain undefined');
+        pending.push(args[args.length - 1] as (error: Error | null) => void);
+      },
+    };
+    limitRawQueries(connection, 50, new DatabaseHealth(false), () => ({ destroy: () => (destroyed += 1) }), 'stream');
+    for (const method of ['query', 'execute'] as const) {
+      expect(() => connection[method]!('refused', [undefined], () => undefined), method).to.throw(TypeError);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(destroyed, 'connections closed after a refused call').to.equal(0);
+    expect(connection.__knex__disposed).to.equal(undefined);
+    // A call that never gets an answer still ends in QueryTimeoutError and a closed connection, on either method.
+    for (const method of ['query', 'execute'] as const) {
+      const error = await new Promise((resolve) => connection[method]!('SELECT 1', [], (e: unknown) => resolve(e)));
+      expect(error, method).to.be.instanceOf(QueryTimeoutError);
+    }
+    expect(destroyed).to.equal(2);
+  });
+});
 
 describe('createStore({ queryTimeoutMs })', function () {
   it('refuses a limit that is not a positive whole number of milliseconds', function () {

@@ -129,7 +129,15 @@ function bounded(
       if (!error || (error.fatal !== true && typeof error.code === 'string' && !/^E[A-Z]+$/.test(error.code))) health.answered();
       return (callback as (...a: unknown[]) => unknown).apply(this, results);
     };
-    return query.apply(this, args);
+    try {
+      return query.apply(this, args);
+    } catch (error) {
+      // Refused before anything was sent (mysql2 throws on an undefined value): no answer is
+      // coming, so the timer must not later close the connection under its next user.
+      settled = true;
+      clearTimeout(timer);
+      throw error;
+    }
   };
 }
 

@@ -77,6 +77,58 @@ describeEachSql('store.sessions.lookup(tokenHash, now)', (db, spec) => {
       expect(await store.sessions.lookup(hash('AAAAAAAAAAAAAAA4'), Date.now())).to.not.equal(undefined);
     });
   }
+
+  if (spec.dialect === 'mysql') {
+    /** Runs `check` with every connection the pool hands out given `execute` (undefined: a driver without it), then puts each back. */
+    const withExecute = async (execute: unknown, check: () => Promise<void>) => {
+      const client = store.knex.client as { acquireConnection(): Promise<Record<string, unknown>> };
+      const acquire = client.acquireConnection;
+      const touched = new Map<Record<string, unknown>, { own: boolean; value: unknown }>();
+      client.acquireConnection = async function (this: unknown) {
+        const connection = await acquire.call(this);
+        if (!touched.has(connection)) touched.set(connection, { own: Object.hasOwn(connection, 'execute'), value: connection.execute });
+        connection.execute = execute;
+        return connection;
+      };
+      try {
+        await check();
+      } finally {
+        client.acquireConnection = acquire;
+        for (const [connection, { own, value }] of touched) {
+          if (own) connection.execute = value;
+          else delete connection.execute;
+        }
+      }
+    };
+
+    it('reads the same through the plain text on a driver without prepared statements (mysqljs) and when the server has no room for one more', async () => {
+      await insertToken('AAAAAAAAAAAAAAA8', Date.now() + 60_000);
+      const prepared = await store.sessions.lookup(hash('AAAAAAAAAAAAAAA8'), Date.now());
+      const preparedUser = await store.sessions.user(userId);
+      expect(prepared).to.deep.include({ userId });
+      expect(preparedUser!.user.id).to.equal(userId);
+      await withExecute(undefined, async () => {
+        expect(await store.sessions.lookup(hash('AAAAAAAAAAAAAAA8'), Date.now())).to.deep.equal(prepared);
+        expect(await store.sessions.user(userId)).to.deep.equal(preparedUser);
+        expect(await store.sessions.lookup(hash('AAAAAAAAAAAAAAA9'), Date.now())).to.equal(undefined);
+      });
+      const full = (_sql: string, _values: unknown[], callback: (error: Error) => void) => callback(Object.assign(new Error('Too many prepared statements'), { errno: 1461 }));
+      await withExecute(full, async () => {
+        expect(await store.sessions.lookup(hash('AAAAAAAAAAAAAAA8'), Date.now())).to.deep.equal(prepared);
+      });
+      // Any other error of the prepared statement is the lookup's error (no silent second try).
+      const broken = (_sql: string, _values: unknown[], callback: (error: Error) => void) => callback(Object.assign(new Error('no such table'), { errno: 1146 }));
+      await withExecute(broken, async () => {
+        const error = await store.sessions.lookup(hash('AAAAAAAAAAAAAAA8'), Date.now()).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(String(error)).to.contain('no such table');
+      });
+      // Put back: the prepared statement answers again.
+      expect(await store.sessions.lookup(hash('AAAAAAAAAAAAAAA8'), Date.now())).to.deep.equal(prepared);
+    });
+  }
 });
 
 describeEachSql('store.sessions.user(userId)', (db, spec) => {

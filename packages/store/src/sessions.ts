@@ -154,10 +154,15 @@ interface PgKnexClient {
 interface PgConnection {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Array<Record<string, unknown>> }>;
 }
-/** The part of a mysql2 connection the lookup uses (callback form, as knex uses it). */
+/** The part of a mysql2 (or mysqljs, without `execute`) connection the lookup uses, callback form as knex uses it. */
+type MysqlCallback = (error: (Error & { errno?: number }) | null, rows: unknown) => void;
 interface MysqlConnection {
-  execute(sql: string, values: unknown[], callback: (error: Error | null, rows: unknown) => void): unknown;
+  execute?(sql: string, values: unknown[], callback: MysqlCallback): unknown;
+  query(sql: string, values: unknown[], callback: MysqlCallback): unknown;
 }
+
+/** MariaDB/MySQL's ER_MAX_PREPARED_STMT_COUNT_REACHED: the server-wide count of prepared statements is full. */
+const MAX_PREPARED_REACHED = 1461;
 
 function toSessionUser(row: Record<string, unknown>): SessionUserRecord {
   return {
@@ -277,13 +282,23 @@ export function createSessionRepository(
    * MariaDB/MySQL: a server-side prepared statement on a pooled connection (mysql2 prepares it once
    * per connection and keeps it), skipping knex's query builder and runner. The server then parses
    * the text once per connection: it costs MariaDB a quarter less per lookup than the same text sent
-   * each time, with the process's own work about the same.
+   * each time, with the process's own work about the same. The plain text instead on a driver
+   * without prepared statements (a host's knex on mysqljs), and when the server's count of
+   * prepared statements, shared by all its clients, is full.
    */
   async function mysqlRow(text: string, values: unknown[]): Promise<Record<string, unknown> | undefined> {
     const client = ctx.knex.client as unknown as PgKnexClient;
     const connection = (await client.acquireConnection()) as MysqlConnection;
+    const run = (prepared: boolean) =>
+      new Promise<unknown>((resolve, reject) => {
+        const done: MysqlCallback = (error, result) => (error ? reject(error) : resolve(result));
+        if (prepared) connection.execute!(text, values, done);
+        else connection.query(text, values, done);
+      });
     try {
-      const rows = await new Promise<unknown>((resolve, reject) => connection.execute(text, values, (error, result) => (error ? reject(error) : resolve(result))));
+      const rows = await (typeof connection.execute === 'function'
+        ? run(true).catch((error: { errno?: unknown }) => (error?.errno === MAX_PREPARED_REACHED ? run(false) : Promise.reject(error)))
+        : run(false));
       return (rows as Array<Record<string, unknown>>)[0];
     } finally {
       client.releaseConnection(connection);
