@@ -76,13 +76,14 @@ const SQLITE_SQL = SQL.replace(' and t.expires_at > ?', '');
 const DATA_VERSION = 'PRAGMA data_version';
 
 /**
- * {@link SQL} for MariaDB/MySQL, the grants version joined (a constant row by primary key; absent,
- * it reads as null, as the subquery does) rather than a subquery: MariaDB plans the join for less.
+ * The grants version for MariaDB/MySQL: joined (a constant row by primary key; absent, it reads as
+ * null, as the subquery does) rather than a subquery, which MariaDB plans for less.
  */
-const MYSQL_SQL = `select t.user_id, t.expires_at, t.is_admin as token_admin, u.account, u.name, u.is_admin, u.status, u.expire_date, u.white_ip,
-  ${MUST_CHANGE}, m.value as grants_version
-from fw_token t inner join fw_user u on u.id = t.user_id left join fw_meta m on m.name = 'grants_version'
-where t.token_hash = ? and t.expires_at > ?`;
+const mysqlGrantsJoined = (sql: string, where: string) =>
+  sql.replace(GRANTS_VERSION, 'm.value as grants_version').replace(where, `left join fw_meta m on m.name = 'grants_version'\n${where}`);
+
+/** {@link SQL} for MariaDB/MySQL, the grants version joined. */
+const MYSQL_SQL = mysqlGrantsJoined(SQL, 'where t.token_hash');
 
 /** {@link SQL} with PostgreSQL's numbered parameters. */
 const PG_SQL = SQL.replace('t.token_hash = ?', 't.token_hash = $1').replace('t.expires_at > ?', 't.expires_at > $2');
@@ -92,11 +93,8 @@ const USER_SQL = `select u.id as user_id, u.account, u.name, u.is_admin, u.statu
 from fw_user u
 where u.id = ?`;
 
-/** {@link USER_SQL} for MariaDB/MySQL, the grants version joined as in {@link MYSQL_SQL}. */
-const MYSQL_USER_SQL = `select u.id as user_id, u.account, u.name, u.is_admin, u.status, u.expire_date, u.white_ip,
-  ${MUST_CHANGE}, m.value as grants_version
-from fw_user u left join fw_meta m on m.name = 'grants_version'
-where u.id = ?`;
+/** {@link USER_SQL} for MariaDB/MySQL, the grants version joined. */
+const MYSQL_USER_SQL = mysqlGrantsJoined(USER_SQL, 'where u.id');
 
 /** {@link USER_SQL} with PostgreSQL's numbered parameter. */
 const PG_USER_SQL = USER_SQL.replace('u.id = ?', 'u.id = $1');
