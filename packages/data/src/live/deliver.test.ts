@@ -4,7 +4,7 @@ import { createStore, type FwStore } from '@fw/store';
 import { describeEachSql } from '@fw/test-utils';
 import { DataService, type Actor } from '../service.js';
 import { liveMessageId, memoryBus, type LiveMessage } from './bus.js';
-import { LiveHub } from './hub.js';
+import { LiveHub, MAX_BATCH_MS, deliveryInterval } from './hub.js';
 import { BATCH_MESSAGES, deliverBatch, takeBatch, type LiveDelivery } from './deliver.js';
 import { beforeRows } from './before-rows.js';
 import { LiveStream } from './stream.js';
@@ -320,5 +320,28 @@ describeEachSql('live delivery in batches', (db) => {
     expect(reads).to.have.length(3);
     await hub.close();
     expect(errors).to.deep.equal([]);
+  });
+});
+
+describe('the interval between deliveries', () => {
+  it('is batchMs while the event loop has room, whatever the last delivery took', () => {
+    for (const used of [0, 0.5, 0.7]) expect(deliveryInterval(10, used, 40, 100), String(used)).to.equal(10);
+    expect(deliveryInterval(0, 0.3, 100, 100)).to.equal(0);
+  });
+
+  it('is batchMs after a delivery of a few messages, however busy the loop (changes coming one by one keep their latency)', () => {
+    expect(deliveryInterval(10, 1, 40, 7)).to.equal(10);
+    expect(deliveryInterval(10, 1, 40, 8)).to.equal(MAX_BATCH_MS);
+  });
+
+  it('grows with the last delivery on a busy loop, to thirty times it when fully used, at most MAX_BATCH_MS', () => {
+    expect(deliveryInterval(10, 1, 5, 100)).to.equal(150);
+    expect(deliveryInterval(10, 0.85, 5, 100)).to.be.closeTo(75, 1e-9);
+    expect(deliveryInterval(10, 1, 0.1, 100)).to.equal(10);
+    expect(MAX_BATCH_MS).to.equal(1000);
+    expect(deliveryInterval(10, 1, 50, 100)).to.equal(MAX_BATCH_MS);
+    expect(deliveryInterval(10, 1, 100, 100)).to.equal(MAX_BATCH_MS);
+    // The host's own batchMs is never shortened.
+    expect(deliveryInterval(1000, 0.2, 100, 100)).to.equal(1000);
   });
 });

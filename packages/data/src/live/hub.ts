@@ -35,21 +35,37 @@ export interface LiveOptions {
    * The shortest time between the starts of two deliveries, ms: a message that finds the hub idle
    * for longer goes out at once, and under a stream of changes the ones of each interval go out as
    * one batch (live/deliver.ts), which costs a fraction of delivering them one by one. While the
-   * process is busy (its event loop more than half used since the last delivery) the interval also
-   * grows, up to ten times the last delivery's duration when fully used (that part at most
-   * {@link MAX_BATCH_MS}): a saturated instance gives its time to the writes, and its streams get
-   * fewer, larger batches. 0 on a quiet process delivers each message as soon as the last delivery
-   * ends. @default 10
+   * process is busy (its event loop more than 70 % used since the last delivery, which held 8
+   * messages or more) the interval also grows, up to thirty times the last delivery's duration
+   * when fully used (that part at most {@link MAX_BATCH_MS}): a saturated instance spends about a
+   * thirtieth of its time on deliveries and gives the rest to the writes, and its streams get
+   * fewer, larger batches, up to a second apart. 0 on a quiet process delivers each message as
+   * soon as the last delivery ends. @default 10
    */
   batchMs?: number;
 }
 
 /** The longest the last delivery's duration stretches the interval between deliveries to (batchMs itself may be longer), ms. */
-export const MAX_BATCH_MS = 250;
+export const MAX_BATCH_MS = 1000;
 /** On a fully used event loop, the interval between deliveries is at least this many times the last delivery's duration. */
-const BUSY_FACTOR = 10;
+const BUSY_FACTOR = 30;
+/** Below this many messages in the last batch the interval is batchMs alone: changes come one by one, nothing is saved by waiting. */
+const BUSY_MESSAGES = 8;
 /** Below this event-loop utilization the interval is batchMs alone. */
-const BUSY_FROM = 0.5;
+const BUSY_FROM = 0.7;
+
+/**
+ * The time from the start of one delivery to the start of the next, ms: `batchMs` while the event
+ * loop was used up to {@link BUSY_FROM} since the last delivery (`used`, 0..1) or the delivery held
+ * fewer than {@link BUSY_MESSAGES} messages (`messages`), and beyond that up to
+ * {@link BUSY_FACTOR} times the last delivery's duration (`took`, ms) on a fully used loop, that
+ * part at most {@link MAX_BATCH_MS}.
+ */
+export function deliveryInterval(batchMs: number, used: number, took: number, messages: number): number {
+  if (messages < BUSY_MESSAGES) return batchMs;
+  const factor = BUSY_FACTOR * Math.max(0, (used - BUSY_FROM) / (1 - BUSY_FROM));
+  return Math.max(batchMs, Math.min(MAX_BATCH_MS, factor * took));
+}
 
 const ID_SHAPE = /^\d{13}-\d{6}-[\w.:-]{1,100}$/;
 
@@ -234,8 +250,7 @@ export class LiveHub {
         await deliverBatch(this.#service, batch, this.#onError).catch(this.#onError);
         const used = performance.eventLoopUtilization(this.#loopMark).utilization;
         this.#loopMark = performance.eventLoopUtilization();
-        const factor = BUSY_FACTOR * Math.max(0, (used - BUSY_FROM) / (1 - BUSY_FROM));
-        this.#nextDelivery = started + Math.max(this.#options.batchMs, Math.min(MAX_BATCH_MS, factor * (Date.now() - started)));
+        this.#nextDelivery = started + deliveryInterval(this.#options.batchMs, used, Date.now() - started, batch.length);
       }
     } finally {
       this.#draining = false;
