@@ -33,11 +33,12 @@ async function bindable(port: number): Promise<boolean> {
   });
 }
 
-// A cluster node also listens on port + 10000 (the cluster bus), so the port must leave room for
-// it; below the kernel's ephemeral range (32768+), a port is not handed out to clients meanwhile.
+// A cluster node also listens on port + 10000 (the cluster bus). Both stay below the kernel's
+// ephemeral range (32768+), so neither is handed to a client connection between the check and the
+// server's bind (a bus port up there once was, under a loaded parallel run, and the node died).
 async function clusterPort(taken: Set<number>): Promise<number> {
   for (let i = 0; i < 200; i++) {
-    const port = 20000 + Math.floor(Math.random() * 12000);
+    const port = 10000 + Math.floor(Math.random() * 12700);
     if (taken.has(port) || taken.has(port + 10000) || taken.has(port - 10000)) continue;
     if ((await bindable(port)) && (await bindable(port + 10000))) return port;
   }
@@ -58,6 +59,19 @@ const CLIENT_OPTIONS = { enableOfflineQueue: false, redisOptions: { commandTimeo
  */
 export async function startRedisCluster(options: { nodeTimeoutMs?: number } = {}): Promise<RedisCluster> {
   if (!hasRedisClusterTools()) throw new Error('startRedisCluster: redis-server and redis-cli must be on the PATH');
+  // A port taken between the check and the bind ends that try; the next one picks other ports.
+  let failure: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
+}
+
+async function startOnce(options: { nodeTimeoutMs?: number }): Promise<RedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'fw-redis-cluster-'));
   const children: ChildProcess[] = [];
   const ports: number[] = [];

@@ -321,11 +321,86 @@ describeEachSql('live delivery in batches', (db) => {
     await hub.close();
     expect(errors).to.deep.equal([]);
   });
+
+  // With batchMs 1000 every test below has a delivery waiting a whole second, as a saturated hub's would.
+  const rowOf = async (table: string, note: string) =>
+    (await store.knex(table).insert({ team: 'blue', note }).returning('id')).map((r: unknown) => Number(typeof r === 'object' ? (r as { id: unknown }).id : r))[0]!;
+
+  it('close() ends a wait for the next delivery at once', async () => {
+    const id = await rowOf('lv_crate', 'c');
+    const { bus, hub, reads, stream } = await countedHub(1000);
+    text(stream);
+    await bus.publish(message('update', [id], { changed: ['note'] }));
+    await until(() => reads.length === 1);
+    await bus.publish(message('update', [id], { changed: ['note'] }));
+    // The bus hands the message over on a later tick: let the hub take it and start waiting.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    await hub.close();
+    expect(Date.now() - started, 'close() waited out the interval').to.be.below(500);
+    expect(errors).to.deep.equal([]);
+  });
+
+  it('a whole batch by row ids goes out without waiting for the interval', async () => {
+    const id = await rowOf('lv_crate', 'i');
+    const { bus, hub, reads, stream } = await countedHub(1000);
+    text(stream);
+    await bus.publish(message('update', [id], { changed: ['note'] }));
+    await until(() => reads.length === 1);
+    const started = Date.now();
+    // 11 messages of 100 ids: more ids than a batch takes, in fewer messages than BATCH_MESSAGES.
+    for (let m = 0; m < 11; m += 1) await bus.publish(message('update', [id, ...Array.from({ length: 99 }, (_, k) => 1_000_000 + m * 100 + k)], { changed: ['note'] }));
+    await until(() => reads.length >= 2);
+    expect(Date.now() - started, 'the full batch waited for the interval').to.be.below(500);
+    await hub.close();
+    expect(errors).to.deep.equal([]);
+  });
+
+  it('a resuming stream gets what it missed without waiting for the interval', async () => {
+    const id = await rowOf('lv_crate', 'r');
+    const { bus, hub, reads, stream } = await countedHub(1000);
+    text(stream);
+    const first = message('update', [id], { changed: ['note'] });
+    await bus.publish(first);
+    await until(() => reads.length === 1);
+    const missed = message('update', [id], { changed: ['note'] });
+    await bus.publish(missed);
+    // Let the hub take it (the bus hands it over on a later tick): it is then in the resume ring and waiting.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    const resumed = await hub.open(Crate, { user: users.admin, ip: null, source: 'http' }, 't', first.id);
+    opened.push(resumed);
+    let seen = '';
+    await until(() => (seen += text(resumed)).includes(`id: ${missed.id}`));
+    expect(Date.now() - started, 'the resume waited for the interval').to.be.below(500);
+    await hub.close();
+    expect(errors).to.deep.equal([]);
+  });
+
+  it('one round delivers every model waiting: a busy model does not hold back another', async () => {
+    const crate = await rowOf('lv_crate', 'm');
+    const bin = await rowOf('lv_bin', 'm');
+    const { bus, hub, reads, stream } = await countedHub(1000);
+    const binStream = await hub.open(Bin, { user: users.admin, ip: null, source: 'http' }, 't', undefined);
+    opened.push(binStream);
+    text(stream);
+    text(binStream);
+    await bus.publish(message('update', [crate], { changed: ['note'] }));
+    await until(() => reads.length === 1);
+    await bus.publish(message('update', [crate], { changed: ['note'] }));
+    await bus.publish(message('update', [bin], { changed: ['note'], model: 'Bin' }));
+    await until(() => reads.length >= 2);
+    const second = Date.now();
+    await until(() => reads.length >= 3);
+    expect(Date.now() - second, 'the other model waited for another interval').to.be.below(500);
+    await hub.close();
+    expect(errors).to.deep.equal([]);
+  });
 });
 
 describe('the interval between deliveries', () => {
   it('is batchMs while the event loop has room, whatever the last delivery took', () => {
-    for (const used of [0, 0.5, 0.7]) expect(deliveryInterval(10, used, 40, 100), String(used)).to.equal(10);
+    for (const used of [0, 0.5, 0.7]) for (const took of [1, 40, 500]) expect(deliveryInterval(10, used, took, 100), `${used} ${took}`).to.equal(10);
     expect(deliveryInterval(0, 0.3, 100, 100)).to.equal(0);
   });
 
@@ -341,7 +416,8 @@ describe('the interval between deliveries', () => {
     expect(MAX_BATCH_MS).to.equal(1000);
     expect(deliveryInterval(10, 1, 50, 100)).to.equal(MAX_BATCH_MS);
     expect(deliveryInterval(10, 1, 100, 100)).to.equal(MAX_BATCH_MS);
-    // The host's own batchMs is never shortened.
+    // The host's own batchMs is never shortened, busy or not.
     expect(deliveryInterval(1000, 0.2, 100, 100)).to.equal(1000);
+    expect(deliveryInterval(1000, 1, 5, 100)).to.equal(1000);
   });
 });

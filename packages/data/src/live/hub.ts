@@ -8,7 +8,7 @@ import type { ModelDefinition } from '@fw/core';
 import { FwError } from '@fw/core';
 import type { Actor, DataService } from '../service.js';
 import { liveMessageId, type LiveBus, type LiveBusMessage, type LiveMessage, type LivePresenceMessage } from './bus.js';
-import { BATCH_MESSAGES, deliverBatch, takeBatch, type LiveDelivery } from './deliver.js';
+import { BATCH_IDS, BATCH_MESSAGES, deliverBatch, takeBatch, type LiveDelivery } from './deliver.js';
 import { LiveStream } from './stream.js';
 
 /** Options of live tables (`fwData({ live })`). */
@@ -86,6 +86,10 @@ export class LiveHub {
   #floor: string;
   // Messages waiting for delivery, in the order they came; deliveries run one after another (#drain).
   #queue: LiveDelivery[] = [];
+  // Row ids of the queued messages: with #queue.length, whether a full batch waits (#full).
+  #queuedIds = 0;
+  // Set while #drain sleeps between deliveries: ends the sleep at once (a full batch, a resume, close).
+  #wake: (() => void) | undefined;
   #draining = false;
   // When the next delivery may start (Date.now() clock): see LiveOptions.batchMs.
   #nextDelivery = 0;
@@ -178,6 +182,8 @@ export class LiveHub {
       else {
         const missed = this.#ring.filter((m) => m.model === model.name && m.id > lastEventId);
         for (const message of missed) this.#enqueue(message, [stream]);
+        // A resuming client waits for nothing: the interval spaces deliveries to open streams.
+        if (missed.length > 0) this.#wake?.();
       }
     } else stream.ready(liveMessageId('open'));
     return stream;
@@ -186,6 +192,7 @@ export class LiveHub {
   /** Closes every stream and stops receiving (the store is closing). */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#wake?.();
     for (const set of this.#streams.values()) for (const stream of [...set]) stream.close('shutdown');
     if (this.#retry) clearTimeout(this.#retry);
     await this.#firstAttempt;
@@ -232,28 +239,55 @@ export class LiveHub {
 
   #enqueue(message: LiveMessage, streams: LiveStream[]): void {
     this.#queue.push({ message, streams });
+    this.#queuedIds += message.ids.length;
+    if (this.#full()) this.#wake?.();
     if (this.#draining) return;
     this.#draining = true;
     this.#chain = this.#chain.then(() => this.#drain());
   }
 
-  // Delivers what waits, a batch at a time (live/deliver.ts), one delivery per interval (batchMs, or
-  // longer while the process is busy); messages that arrive meanwhile go out with the next batch.
+  // Whether a whole batch waits (by messages or by row ids): it goes out without waiting for the interval.
+  #full(): boolean {
+    return this.#queue.length >= BATCH_MESSAGES || this.#queuedIds >= BATCH_IDS;
+  }
+
+  // Delivers what waits, one round per interval (batchMs, or longer while the process is busy): a
+  // round delivers every message waiting as it starts, each model's as batches (live/deliver.ts),
+  // so a busy model never holds back another's; what arrives meanwhile goes out with the next
+  // round, or at once when a whole batch waits.
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
-        // A full batch waiting goes out at once: the interval spaces deliveries, it never lets the queue grow.
-        const wait = this.#queue.length >= BATCH_MESSAGES ? 0 : this.#nextDelivery - Date.now();
-        if (wait > 0 && !this.#closed) await new Promise((resolve) => setTimeout(resolve, wait));
+        const wait = this.#full() ? 0 : this.#nextDelivery - Date.now();
+        if (wait > 0 && !this.#closed) await this.#sleep(wait);
         const started = Date.now();
-        const batch = takeBatch(this.#queue);
-        await deliverBatch(this.#service, batch, this.#onError).catch(this.#onError);
+        const waiting = this.#queue.length;
+        let taken = 0;
+        while (taken < waiting && this.#queue.length > 0) {
+          const batch = takeBatch(this.#queue);
+          taken += batch.length;
+          for (const { message } of batch) this.#queuedIds -= message.ids.length;
+          await deliverBatch(this.#service, batch, this.#onError).catch(this.#onError);
+        }
         const used = performance.eventLoopUtilization(this.#loopMark).utilization;
         this.#loopMark = performance.eventLoopUtilization();
-        this.#nextDelivery = started + deliveryInterval(this.#options.batchMs, used, Date.now() - started, batch.length);
+        this.#nextDelivery = started + deliveryInterval(this.#options.batchMs, used, Date.now() - started, waiting);
       }
     } finally {
       this.#draining = false;
     }
+  }
+
+  // Sleeps `ms`, or less when #wake is called meanwhile.
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#wake = done;
+    });
   }
 }

@@ -74,6 +74,24 @@ describe('live publishing and streams', () => {
     expect(closed).to.equal(1);
   });
 
+  it('a stream that has taken everything takes one delivery larger than its queue; one still holding text is told to reload', async () => {
+    const reading = bookStream(5);
+    let text = '';
+    reading.body.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    await new Promise((resolve) => setImmediate(resolve));
+    const eight = Array.from({ length: 8 }, (_, i) => `id: m-${i}\nevent: update\ndata: {"id":${i}}\n\n`).join('');
+    reading.write(eight, 8);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(reading.closed).to.equal(false);
+    expect((text.match(/^event: update$/gm) ?? []).length).to.equal(8);
+    reading.close();
+    // Nobody reads this one: its opening comment is still queued, so 8 more events are past the bound.
+    const stalled = bookStream(5);
+    stalled.write(eight, 8);
+    expect(stalled.closed).to.equal(true);
+    expect((stalled.body.read() as Buffer | null)?.toString() ?? '').to.include('"reason":"overflow"');
+  });
+
   it('a stream that queued more than its readable holds hands all of it over as it is read, with no further event', async () => {
     const stream = bookStream(500);
     // 100 events of about 1 KiB before anyone reads: six times the readable's high-water mark.

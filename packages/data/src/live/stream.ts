@@ -146,7 +146,10 @@ export class LiveStream {
 
   #enqueue(text: string | Buffer, count = 1): void {
     if (this.#closed) return;
-    if (this.#queued + count > this.#timings.queueSize) return this.reload('overflow');
+    // The bound is on what the socket has not taken: a stream that took everything so far gets one
+    // delivery of any size (a batch of a busy second may hold more events than queueSize; it is
+    // bounded by the batch's own limits), a stream still holding text is told to reload.
+    if (this.#queued > 0 && this.#queued + count > this.#timings.queueSize) return this.reload('overflow');
     this.#queue.push(text);
     this.#counts.push(count);
     this.#queued += count;
