@@ -370,7 +370,9 @@ describeEachSql('live tables: the SSE route', (db) => {
     const t = await token('bob');
     const s = await subscribe('/data/events/Item', { token: t });
     expect(s.status).to.equal(200);
-    await new Promise((r) => setTimeout(r, 250));
+    // Heartbeats come every 100 ms here; a loaded CI machine can hold a timer back, so wait for one
+    // (up to 5 s) instead of assuming it within a fixed time.
+    for (let i = 0; i < 500 && !s.text().includes(': heartbeat'); i++) await new Promise((r) => setTimeout(r, 10));
     expect(s.text()).to.include(': heartbeat');
     await tokens.revoke(t);
     const closed = await s.waitFor((e) => e.event === 'closed');
