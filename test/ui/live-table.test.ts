@@ -336,6 +336,63 @@ describeBrowser('admin UI: live tables', (browser) => {
     }
   });
 
+  it('at 390 px the columns fixed to the sides stay opaque while a row arrives or fades out: what scrolls beneath never shows through', async () => {
+    const { a, b, close } = await twoPages(390);
+    try {
+      // Scrolled sideways, as a person on a phone reads the price: the title runs beneath the fixed key column.
+      await cell(a.page, 'Walden', 'price').scrollIntoViewIfNeeded();
+      // In A's page: when a row gets the mark, its animations are stopped at 1.5 s (the arrival's
+      // colour half gone) or at their end (the fade's last frame), and the fixed cells are read then.
+      await a.page.evaluate(`(() => {
+        window.fwFixed = {};
+        const read = (tr, kind, at) => {
+          for (const td of tr.querySelectorAll('td')) for (const anim of td.getAnimations({ subtree: true })) { anim.pause(); anim.currentTime = at; }
+          const fixed = [...tr.querySelectorAll('td[class*="ant-table-cell-fix"]')];
+          window.fwFixed[kind] = {
+            fixed: fixed.length,
+            cells: fixed.map((td) => { const cs = getComputedStyle(td); return { opacity: cs.opacity, background: cs.backgroundColor }; }),
+            // The faded row's contents: the text colour of a cell and the opacity of what it holds.
+            title: (() => { const td = tr.querySelector('td.fw-col-title'); const child = td && td.firstElementChild; return td && { color: getComputedStyle(td).color, child: child ? getComputedStyle(child).opacity : null }; })(),
+          };
+          for (const td of tr.querySelectorAll('td')) for (const anim of td.getAnimations({ subtree: true })) anim.play();
+        };
+        // A new row may come with its mark already on (no change of class to observe): every
+        // change looks for the row afresh.
+        new MutationObserver(() => {
+          const tr = [...document.querySelectorAll('tr.fw-live-arrived, tr.fw-live-leaving')].find((r) => r.textContent.includes('Opaque Fixed'));
+          if (!tr) return;
+          if (tr.classList.contains('fw-live-arrived') && !window.fwFixed.arrived) read(tr, 'arrived', 1500);
+          if (tr.classList.contains('fw-live-leaving') && !window.fwFixed.leaving) read(tr, 'leaving', 600);
+        }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['class'] });
+      })()`);
+      await b.page.locator('.fw-add').click();
+      await b.page.locator('.fw-drawer-add input#row-add_title').fill('Opaque Fixed');
+      await b.page.locator('.fw-drawer-add .ant-drawer-extra .ant-btn-primary').click();
+      await b.page.locator('.fw-drawer-add').waitFor({ state: 'detached' });
+      await waitUntil(a.page, 'Boolean(window.fwFixed.arrived)', 15_000);
+      await (await rowAction(b.page, rowWith(b.page, 'Opaque Fixed'), 'fw-row-delete')).click();
+      await b.page.locator('.ant-popconfirm:not(.ant-popover-hidden) .fw-confirm-delete').click();
+      await waitUntil(a.page, 'Boolean(window.fwFixed.leaving)', 15_000);
+      type Seen = { fixed: number; cells: Array<{ opacity: string; background: string }>; title: { color: string; child: string | null } | null };
+      const seen = (await a.page.evaluate('window.fwFixed')) as { arrived: Seen; leaving: Seen };
+      const opaque = (background: string) => /^rgb\(/.test(background) || /^rgba\(.*,\s*1\)$/.test(background);
+      for (const kind of ['arrived', 'leaving'] as const) {
+        expect(seen[kind].fixed, `${kind}: the row has fixed cells at 390 px`).to.be.at.least(2);
+        for (const c of seen[kind].cells) {
+          expect(c.opacity, `${kind}: a fixed cell's opacity`).to.equal('1');
+          expect(opaque(c.background), `${kind}: a fixed cell's background ${c.background}`).to.equal(true);
+        }
+      }
+      // The leaving row did fade: at the end its title's text is transparent (and what it holds too).
+      const title = seen.leaving.title!;
+      expect(title.color, 'the faded title text').to.match(/rgba\(.*,\s*0\)$/);
+      if (title.child !== null) expect(title.child).to.equal('0');
+      await rowWith(a.page, 'Opaque Fixed').waitFor({ state: 'detached' });
+    } finally {
+      await close();
+    }
+  });
+
   it('in Chinese at 390 px, with reduced motion: the mark holds still, the notice speaks Chinese', async () => {
     const { a, b, close } = await twoPages(390, 'zh-CN');
     try {
