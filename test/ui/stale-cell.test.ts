@@ -40,6 +40,8 @@ describeBrowser('admin UI: conflict-safe cell edits', (browser) => {
     ui = await startDemo();
     token = await apiToken(ui.url);
     const b = await userWithMenus(ui, 'bob', ['Book', 'Book@EDIT']);
+    // Named apart from the account: the dialog names the person as the live notes do, the account beside it.
+    await ui.demo.store.knex('fw_user').where({ account: 'bob' }).update({ name: 'Bob Stone' });
     bob = await apiToken(ui.url, b.account, b.password);
     for (const [title, genre, price] of [
       ['Dune', 'novel', 9.5],
@@ -68,7 +70,7 @@ describeBrowser('admin UI: conflict-safe cell edits', (browser) => {
 
       const dialog = page.getByRole('dialog', { name: 'Someone else changed this cell' });
       await dialog.waitFor();
-      expect(await dialog.locator('.fw-stale-who').innerText()).to.match(/^bob changed Price at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}, after you opened the editor\.$/);
+      expect(await dialog.locator('.fw-stale-who').innerText()).to.match(/^Bob Stone \(bob\) changed Price at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}, after you opened the editor\.$/);
       expect(await dialog.locator('.fw-stale-theirs').innerText()).to.equal('Theirs\n14');
       expect(await dialog.locator('.fw-stale-mine').innerText()).to.equal('Yours\n12');
       // Nothing of A's was written; the edit said what the editor was seeded with.

@@ -100,7 +100,8 @@ describeEachSql('update-cell with expect: no silent overwrite of a newer value (
     const res = await cell('alice', 'Card', { id, field: 'price', value: 15, expect: 10 });
     expect(res.status).to.equal(409);
     expect(res.body.error).to.include({ code: 'STALE_CELL', field: 'price', current: 20 });
-    expect(res.body.error.changedBy).to.deep.equal({ id: users.bob.id, account: users.bob.account });
+    // The account the log holds, and the name the live notes and presence show for the same person.
+    expect(res.body.error.changedBy).to.deep.equal({ id: users.bob.id, account: users.bob.account, name: 'bob' });
     expect(Date.now() - Date.parse(res.body.error.changedAt)).to.be.lessThan(60_000);
     expect(res.headers.etag).to.equal(res.body.error.version);
     expect(Number((await stored(id)).price)).to.equal(20);
@@ -110,6 +111,20 @@ describeEachSql('update-cell with expect: no silent overwrite of a newer value (
     // "Overwrite with mine": the same value, expecting what is there now.
     expect((await cell('alice', 'Card', { id, field: 'price', value: 15, expect: 20 })).status).to.equal(200);
     expect(Number((await stored(id)).price)).to.equal(15);
+  });
+
+  it('names who changed the cell by their name now (renamed since), with the account the log holds', async () => {
+    const id = await card();
+    expect((await cell('bob', 'Card', { id, field: 'price', value: 30, expect: 10 })).status).to.equal(200);
+    await store.users.update(users.bob.id, { name: '王小明' });
+    try {
+      const res = await cell('alice', 'Card', { id, field: 'price', value: 15, expect: 10 });
+      expect(res.status).to.equal(409);
+      expect(res.body.error.changedBy).to.deep.equal({ id: users.bob.id, account: users.bob.account, name: '王小明' });
+      expect(res.body.error.cells[0].changedBy.name).to.equal('王小明');
+    } finally {
+      await store.users.update(users.bob.id, { name: 'bob' });
+    }
   });
 
   it('lets two people edit different cells of one row, each with its own expectation', async () => {

@@ -11,13 +11,19 @@ import { rowVersion, versionKeyOf } from '../read/row-version.js';
 import type { CellExpectation } from '../service-types.js';
 import { OPERATE_LOG_TABLE } from './operate-log.js';
 
+const USER_TABLE = 'fw_user';
+
 /** One expected cell that no longer shows what the editor was seeded with. */
 export interface StaleCell {
   field: string;
   /** The value the table shows now. */
   current: unknown;
-  /** Who last changed the field, from the operate log (null when the log does not say). */
-  changedBy: { id: number | null; account: string | null } | null;
+  /**
+   * Who last changed the field, from the operate log (null when the log does not say): the account
+   * the log holds and the user's name now (null when the user is gone or has none), the name the
+   * live events and presence show for the same person.
+   */
+  changedBy: { id: number | null; account: string | null; name: string | null } | null;
   changedAt: string | null;
 }
 
@@ -65,9 +71,18 @@ async function lastChanges(store: FwStore, model: ModelDefinition, id: number, f
       if (!fields.includes(field) || found.has(field)) continue;
       const raw = row.created_at;
       const at = raw instanceof Date ? raw : new Date(typeof raw === 'string' && !/^\d+$/.test(raw) ? raw : Number(raw));
-      found.set(field, { changedBy: { id: row.user_id == null ? null : Number(row.user_id), account: row.account == null ? null : String(row.account) }, changedAt: Number.isNaN(at.getTime()) ? null : at.toISOString() });
+      found.set(field, { changedBy: { id: row.user_id == null ? null : Number(row.user_id), account: row.account == null ? null : String(row.account), name: null }, changedAt: Number.isNaN(at.getTime()) ? null : at.toISOString() });
     }
     if (found.size === fields.length) break;
+  }
+  // The names, in one read: a conflict is rare, and the person is best known by the name the table's live notes use.
+  const ids = [...new Set([...found.values()].map((f) => f.changedBy?.id).filter((id): id is number => typeof id === 'number'))];
+  if (ids.length > 0) {
+    const names = new Map(((await store.knex(USER_TABLE).whereIn('id', ids).select('id', 'name')) as Array<{ id: unknown; name: unknown }>).map((u) => [Number(u.id), u.name]));
+    for (const f of found.values()) {
+      const name = f.changedBy?.id == null ? undefined : names.get(f.changedBy.id);
+      if (f.changedBy && typeof name === 'string' && name !== '') f.changedBy.name = name;
+    }
   }
   return found;
 }

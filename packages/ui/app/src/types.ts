@@ -195,7 +195,8 @@ export interface PastedRow {
 export interface StaleCell {
   field: string;
   current: unknown;
-  changedBy: { id: number | null; account: string | null } | null;
+  /** Who: the account the log holds and the user's name now (`name` absent from servers before it was added). */
+  changedBy: { id: number | null; account: string | null; name?: string | null } | null;
   changedAt: string | null;
 }
 

@@ -44,13 +44,15 @@ export function StaleCellDialog({
 }) {
   const { t } = useI18n();
   const column = columnTitle(field);
-  const account = stale.changedBy?.account;
+  // The person by the name the live notes and presence use; the account beside it when it differs.
+  const { name, account } = stale.changedBy ?? {};
+  const person = name && account && name !== account ? `${name} (${account})` : (name ?? account);
   const when = stale.changedAt ? formatDateTime(stale.changedAt) : undefined;
   const who =
-    account && when
-      ? t('stale.byAt', { account, field: column, time: when })
-      : account
-        ? t('stale.by', { account, field: column })
+    person && when
+      ? t('stale.byAt', { who: person, field: column, time: when })
+      : person
+        ? t('stale.by', { who: person, field: column })
         : when
           ? t('stale.at', { field: column, time: when })
           : t('stale.someone', { field: column });

@@ -3,8 +3,8 @@ import type { WorkKey } from './en';
 
 export const deWork: Record<WorkKey, string> = {
   'stale.title': 'Jemand anderes hat diese Zelle geändert',
-  'stale.byAt': '{account} hat {field} um {time} geändert, nachdem Sie den Editor geöffnet haben.',
-  'stale.by': '{account} hat {field} geändert, nachdem Sie den Editor geöffnet haben.',
+  'stale.byAt': '{who} hat {field} um {time} geändert, nachdem Sie den Editor geöffnet haben.',
+  'stale.by': '{who} hat {field} geändert, nachdem Sie den Editor geöffnet haben.',
   'stale.at': 'Jemand anderes hat {field} um {time} geändert, nachdem Sie den Editor geöffnet haben.',
   'stale.someone': 'Jemand anderes hat {field} geändert, nachdem Sie den Editor geöffnet haben.',
   'stale.theirs': 'Deren Wert',

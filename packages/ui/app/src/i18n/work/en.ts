@@ -2,8 +2,8 @@
 // undo, the trash, conflicts and live tables (the rest is in ../en.ts, which spreads these in).
 export const enWork = {
   'stale.title': 'Someone else changed this cell',
-  'stale.byAt': '{account} changed {field} at {time}, after you opened the editor.',
-  'stale.by': '{account} changed {field} after you opened the editor.',
+  'stale.byAt': '{who} changed {field} at {time}, after you opened the editor.',
+  'stale.by': '{who} changed {field} after you opened the editor.',
   'stale.at': 'Someone else changed {field} at {time}, after you opened the editor.',
   'stale.someone': 'Someone else changed {field} after you opened the editor.',
   'stale.theirs': 'Theirs',

@@ -3,8 +3,8 @@ import type { WorkKey } from './en';
 
 export const esWork: Record<WorkKey, string> = {
   'stale.title': 'Otra persona cambió esta celda',
-  'stale.byAt': '{account} cambió {field} a las {time}, después de que abriera el editor.',
-  'stale.by': '{account} cambió {field} después de que abriera el editor.',
+  'stale.byAt': '{who} cambió {field} a las {time}, después de que abriera el editor.',
+  'stale.by': '{who} cambió {field} después de que abriera el editor.',
   'stale.at': 'Otra persona cambió {field} a las {time}, después de que abriera el editor.',
   'stale.someone': 'Otra persona cambió {field} después de que abriera el editor.',
   'stale.theirs': 'Suyo',

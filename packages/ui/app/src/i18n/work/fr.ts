@@ -3,8 +3,8 @@ import type { WorkKey } from './en';
 
 export const frWork: Record<WorkKey, string> = {
   'stale.title': 'Quelqu’un d’autre a modifié cette cellule',
-  'stale.byAt': '{account} a modifié {field} à {time}, après l’ouverture de l’éditeur.',
-  'stale.by': '{account} a modifié {field} après l’ouverture de l’éditeur.',
+  'stale.byAt': '{who} a modifié {field} à {time}, après l’ouverture de l’éditeur.',
+  'stale.by': '{who} a modifié {field} après l’ouverture de l’éditeur.',
   'stale.at': 'Quelqu’un d’autre a modifié {field} à {time}, après l’ouverture de l’éditeur.',
   'stale.someone': 'Quelqu’un d’autre a modifié {field} après l’ouverture de l’éditeur.',
   'stale.theirs': 'La sienne',

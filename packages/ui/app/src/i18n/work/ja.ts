@@ -3,8 +3,8 @@ import type { WorkKey } from './en';
 
 export const jaWork: Record<WorkKey, string> = {
   'stale.title': '他のユーザーがこのセルを変更しました',
-  'stale.byAt': 'エディターを開いた後、{account} が {time} に {field} を変更しました。',
-  'stale.by': 'エディターを開いた後、{account} が {field} を変更しました。',
+  'stale.byAt': 'エディターを開いた後、{who} が {time} に {field} を変更しました。',
+  'stale.by': 'エディターを開いた後、{who} が {field} を変更しました。',
   'stale.at': 'エディターを開いた後、他のユーザーが {time} に {field} を変更しました。',
   'stale.someone': 'エディターを開いた後、他のユーザーが {field} を変更しました。',
   'stale.theirs': '相手の値',

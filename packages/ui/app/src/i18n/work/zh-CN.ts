@@ -3,8 +3,8 @@ import type { WorkKey } from './en';
 
 export const zhCNWork: Record<WorkKey, string> = {
   'stale.title': '此单元格已被他人修改',
-  'stale.byAt': '在你打开编辑器后，{account} 于 {time} 修改了{field}。',
-  'stale.by': '在你打开编辑器后，{account} 修改了{field}。',
+  'stale.byAt': '在你打开编辑器后，{who} 于 {time} 修改了{field}。',
+  'stale.by': '在你打开编辑器后，{who} 修改了{field}。',
   'stale.at': '在你打开编辑器后，他人于 {time} 修改了{field}。',
   'stale.someone': '在你打开编辑器后，他人修改了{field}。',
   'stale.theirs': '对方的值',
