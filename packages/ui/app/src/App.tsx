@@ -3,11 +3,22 @@ import { useQueryClient } from '@tanstack/react-query';
 import { rememberReturn, useToken } from './auth';
 import { navigate, useLocation } from './router';
 import { loadLoginPage, loadShell } from './prefetch';
+import { useI18n } from './i18n';
 
 // Each screen's code (and its part of antd's stylesheet) is a chunk of its own: the sign-in page
 // loads nothing of the shell or the model page.
 const LoginPage = lazy(() => loadLoginPage().then((m) => ({ default: m.LoginPage })));
 const Shell = lazy(() => loadShell().then((m) => ({ default: m.Shell })));
+
+/** What the page shows until a screen's code has arrived: the same as index.html's placeholder. */
+function Booting() {
+  const { t } = useI18n();
+  return (
+    <div className="fw-boot" role="status" aria-label={t('app.loading')}>
+      <span className="fw-boot-spin" />
+    </div>
+  );
+}
 
 /** Top-level routing: the sign-in page, else (with a token) the shell. */
 export function App() {
@@ -34,13 +45,13 @@ export function App() {
   }, [onLogin, signedIn]);
   if (onLogin)
     return (
-      <Suspense fallback={null}>
+      <Suspense fallback={<Booting />}>
         <LoginPage />
       </Suspense>
     );
   if (!signedIn) return null;
   return (
-    <Suspense fallback={null}>
+    <Suspense fallback={<Booting />}>
       <Shell />
     </Suspense>
   );
