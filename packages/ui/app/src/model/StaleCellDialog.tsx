@@ -46,7 +46,7 @@ export function StaleCellDialog({
   const column = columnTitle(field);
   // The person by the name the live notes and presence use; the account beside it when it differs.
   const { name, account } = stale.changedBy ?? {};
-  const person = name && account && name !== account ? `${name} (${account})` : (name ?? account);
+  const person = name && account && name !== account ? `${name} (${account})` : name ? name : account;
   const when = stale.changedAt ? formatDateTime(stale.changedAt) : undefined;
   const who =
     person && when
