@@ -135,6 +135,8 @@ describeBrowser('admin UI: find rows, change many, take it back (issue 23)', (br
       const entry = page.locator('.fw-history-entry').first();
       await entry.waitFor();
       expect(await entry.innerText()).to.include('Bulk edit');
+      // Who: the name, as the header and the live notes show people, with the account beside it.
+      expect(await entry.locator('.fw-history-head').innerText()).to.match(/^Administrator \(admin\)/);
       if (SHOTS) await shot(page, join(SHOTS, 'history-1366.png'));
       await entry.locator('.fw-history-restore').click();
       await page.locator('.ant-popconfirm .ant-btn-primary').click();

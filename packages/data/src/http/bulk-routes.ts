@@ -69,7 +69,7 @@ const historyAnswer: JsonSchema = {
         properties: {
           id: ID,
           at: { type: 'string', format: 'date-time' },
-          user: { type: 'object', properties: { id: { type: ['integer', 'null'] }, account: { type: ['string', 'null'] } } },
+          user: { type: 'object', properties: { id: { type: ['integer', 'null'] }, account: { type: ['string', 'null'] }, name: { type: ['string', 'null'] } } },
           source: { type: 'string' },
           action: { type: 'string' },
           batch: { type: ['string', 'null'] },

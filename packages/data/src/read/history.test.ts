@@ -43,7 +43,9 @@ describeEachSql('GET /data/{fw}/{id}/history', (db) => {
     ]);
     expect(rows[0]).to.include({ batch: bulk.batch });
     expect(rows[0]!.changes).to.deep.equal([{ field: 'genre', before: null, after: 'novel' }]);
-    expect(rows[1]!.user).to.deep.equal({ id: f.users.admin.id, account: f.users.admin.account });
+    // The account the log holds, and the user's name now (what the live notes call the same person).
+    expect(rows[1]!.user).to.deep.equal({ id: f.users.admin.id, account: f.users.admin.account, name: 'admin' });
+    expect(rows[0]!.user).to.deep.equal({ id: f.users.alice.id, account: f.users.alice.account, name: 'alice' });
     expect(rows[1]!.changes).to.deep.equal([{ field: 'title', before: 'Dune', after: 'Dune II' }]);
     expect(rows[2]!.changes).to.deep.equal([{ field: 'price', before: 9.5, after: 12 }]);
     expect(rows[2]).to.include({ batch: null });

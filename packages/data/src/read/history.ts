@@ -15,12 +15,36 @@ export interface HistoryChange {
   after: unknown;
 }
 
+/** Who made a logged change: the account the operate log holds and the user's name now. */
+export interface LoggedUser {
+  id: number | null;
+  account: string | null;
+  /** The name the live events and presence show for the same person; null when the user is gone or has none. */
+  name: string | null;
+}
+
+const USER_TABLE = 'fw_user';
+
+/** Fills in `name` of each of `users` (in place) from the users table, in one read. */
+export async function nameLoggedUsers(store: FwStore, users: Iterable<LoggedUser>): Promise<void> {
+  const list = [...users];
+  const ids = [...new Set(list.map((u) => u.id).filter((id): id is number => typeof id === 'number'))];
+  if (ids.length === 0) return;
+  const rows = (await store.knex(USER_TABLE).whereIn('id', ids).select('id', 'name')) as Array<{ id: unknown; name: unknown }>;
+  const names = new Map(rows.map((u) => [Number(u.id), u.name]));
+  for (const user of list) {
+    const name = user.id === null ? undefined : names.get(user.id);
+    user.name = typeof name === 'string' && name !== '' ? name : null;
+  }
+}
+
 /** One entry of a row's history. */
 export interface HistoryEntry {
   /** The operate-log row's id: what a restore names. */
   id: number;
   at: string;
-  user: { id: number | null; account: string | null };
+  /** Who: the account the log holds, and the user's name now (null when the user is gone or has none). */
+  user: LoggedUser;
   /** `http` (form), `cell`, `import`, `bulk`, `ai`, `restore`. */
   source: string;
   /** `add`, `update`, `delete`, `copy`. */
@@ -102,7 +126,9 @@ export async function rowHistory(store: FwStore, model: ModelDefinition, id: num
     .offset((paging.page - 1) * paging.size)
     .limit(paging.size)
     .select('id', 'created_at', 'user_id', 'account', 'source', 'action', 'batch', 'before_data', 'request')) as Array<Record<string, unknown>>;
-  return { rows: rows.map((row) => historyEntry(model, id, shown, row)), total, page: paging.page, size: paging.size };
+  const entries = rows.map((row) => historyEntry(model, id, shown, row));
+  await nameLoggedUsers(store, entries.map((e) => e.user));
+  return { rows: entries, total, page: paging.page, size: paging.size };
 }
 
 function historyEntry(model: ModelDefinition, id: number, shown: ReadonlySet<string>, row: Record<string, unknown>): HistoryEntry {
@@ -124,7 +150,7 @@ function historyEntry(model: ModelDefinition, id: number, shown: ReadonlySet<str
   return {
     id: Number(row.id),
     at: at.toISOString(),
-    user: { id: row.user_id == null ? null : Number(row.user_id), account: row.account == null ? null : String(row.account) },
+    user: { id: row.user_id == null ? null : Number(row.user_id), account: row.account == null ? null : String(row.account), name: null },
     source: String(row.source),
     action: String(row.action),
     batch: row.batch == null ? null : String(row.batch),

@@ -6,12 +6,10 @@
 import { FwError, type FieldDefinition, type ModelDefinition } from '@fw/core';
 import { coerceValue, formValuesEqual, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
-import { entryChanges } from '../read/history.js';
+import { entryChanges, nameLoggedUsers, type LoggedUser } from '../read/history.js';
 import { rowVersion, versionKeyOf } from '../read/row-version.js';
 import type { CellExpectation } from '../service-types.js';
 import { OPERATE_LOG_TABLE } from './operate-log.js';
-
-const USER_TABLE = 'fw_user';
 
 /** One expected cell that no longer shows what the editor was seeded with. */
 export interface StaleCell {
@@ -23,7 +21,7 @@ export interface StaleCell {
    * the log holds and the user's name now (null when the user is gone or has none), the name the
    * live events and presence show for the same person.
    */
-  changedBy: { id: number | null; account: string | null; name: string | null } | null;
+  changedBy: LoggedUser | null;
   changedAt: string | null;
 }
 
@@ -75,15 +73,8 @@ async function lastChanges(store: FwStore, model: ModelDefinition, id: number, f
     }
     if (found.size === fields.length) break;
   }
-  // The names, in one read: a conflict is rare, and the person is best known by the name the table's live notes use.
-  const ids = [...new Set([...found.values()].map((f) => f.changedBy?.id).filter((id): id is number => typeof id === 'number'))];
-  if (ids.length > 0) {
-    const names = new Map(((await store.knex(USER_TABLE).whereIn('id', ids).select('id', 'name')) as Array<{ id: unknown; name: unknown }>).map((u) => [Number(u.id), u.name]));
-    for (const f of found.values()) {
-      const name = f.changedBy?.id == null ? undefined : names.get(f.changedBy.id);
-      if (f.changedBy && typeof name === 'string' && name !== '') f.changedBy.name = name;
-    }
-  }
+  // The person is best known by the name the table's live notes use: one read for the names.
+  await nameLoggedUsers(store, [...found.values()].flatMap((f) => (f.changedBy ? [f.changedBy] : [])));
   return found;
 }
 

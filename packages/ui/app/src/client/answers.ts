@@ -136,7 +136,8 @@ export interface HistoryEntry {
   /** The operate-log row's id: what a restore names. */
   id: number;
   at: string;
-  user: { id: number | null; account: string | null };
+  /** The account the log holds and the user's name now (`name` absent from servers before it was added). */
+  user: { id: number | null; account: string | null; name?: string | null };
   source: ChangeSource;
   action: string;
   batch: string | null;

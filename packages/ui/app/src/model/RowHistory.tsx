@@ -15,6 +15,7 @@ import { formatDateTime, renderValue } from './cells';
 import { formTitle } from './fields';
 import { can } from './power';
 import { useUndoOffer } from './UndoProvider';
+import { personLabel } from './person';
 
 const PAGE_SIZE = 10;
 const SOURCES = new Set(['http', 'form', 'cell', 'import', 'bulk', 'ai', 'restore', 'undo']);
@@ -85,7 +86,7 @@ export function RowHistory({ build, id }: { build: BuildView; id: number }) {
           content: (
             <div className="fw-history-entry" data-entry={entry.id}>
               <div className="fw-history-head">
-                <Typography.Text strong>{entry.user.account ?? t('history.unknownUser')}</Typography.Text>
+                <Typography.Text strong>{personLabel(entry.user) ?? t('history.unknownUser')}</Typography.Text>
                 <Typography.Text type="secondary">{formatDateTime(entry.at)}</Typography.Text>
                 <Tag>{ACTIONS.has(entry.action) ? t(`history.action.${entry.action}` as MessageKey) : entry.action}</Tag>
                 <Tag

@@ -10,6 +10,7 @@ import type { FieldView, StaleCell } from '../types';
 import { formatDateTime, renderValue, type Labels } from './cells';
 import { columnTitle } from './fields';
 import './stale.css';
+import { personLabel } from './person';
 
 /** The stale cell a 409 STALE_CELL answer names for `field`, or undefined for any other refusal. */
 export function staleCellOf(error: unknown, field: string): StaleCell | undefined {
@@ -44,9 +45,7 @@ export function StaleCellDialog({
 }) {
   const { t } = useI18n();
   const column = columnTitle(field);
-  // The person by the name the live notes and presence use; the account beside it when it differs.
-  const { name, account } = stale.changedBy ?? {};
-  const person = name && account && name !== account ? `${name} (${account})` : name ? name : account;
+  const person = personLabel(stale.changedBy);
   const when = stale.changedAt ? formatDateTime(stale.changedAt) : undefined;
   const who =
     person && when
