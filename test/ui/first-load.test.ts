@@ -139,54 +139,68 @@ describeBrowser('admin UI: first load of a model page', (browser) => {
     }
   });
 
-  it('on a slow load, shows a spinner (named for screen readers) until the screen arrives, never an empty page', async () => {
-    const { context, page, errors } = await openPage(browser());
-    try {
-      await storeToken(page);
-      // The entry script held: the page as index.html has it.
-      let releaseEntry!: () => void;
-      const entryHeld = new Promise<void>((resolve) => (releaseEntry = resolve));
-      await page.route(/\/assets\/index-[^/]+\.js$/, async (route) => {
-        await entryHeld;
-        await route.continue();
-      });
-      // Then the shell's chunk held: the page as React draws it while the screen's code loads.
-      let releaseShell!: () => void;
-      const shellHeld = new Promise<void>((resolve) => (releaseShell = resolve));
-      let shellAsked = false;
-      await page.route(/\/assets\/route-[^/]+\.js$/, async (route) => {
-        shellAsked = true;
-        await shellHeld;
-        await route.continue();
-      });
-      await page.goto(`${ui.url}/model/Book`, { waitUntil: 'commit' });
-      const spinner = async (stage: string) => {
-        await page.locator('.fw-boot .fw-boot-spin').waitFor();
-        // Past its short delay the spinner is in view, in the middle of the page.
-        await waitUntil(page, `getComputedStyle(document.querySelector('.fw-boot')).opacity === '1'`);
-        const box = (await page.locator('.fw-boot-spin').boundingBox())!;
-        const size = page.viewportSize()!;
-        expect(Math.abs(box.x + box.width / 2 - size.width / 2), `${stage}: centred across`).to.be.lessThan(4);
-        expect(Math.abs(box.y + box.height / 2 - size.height / 2), `${stage}: centred down`).to.be.lessThan(4);
-        expect(await page.locator('.fw-boot').getAttribute('role')).to.equal('status');
-        expect(await page.locator('.fw-boot').getAttribute('aria-label'), stage).to.match(/^Loading/);
-      };
-      await spinner('the entry held');
-      releaseEntry();
-      for (let i = 0; i < 500 && !shellAsked; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(shellAsked, 'the shell chunk was asked for').to.equal(true);
-      // React runs now (the header is not there yet): the spinner is still what the page shows.
-      await spinner('the shell held');
-      expect(await page.locator('.fw-header').count()).to.equal(0);
-      releaseShell();
-      await page.locator('.fw-header').waitFor();
-      await page.locator('.ant-table-tbody tr.ant-table-row').first().waitFor();
-      expect(await page.locator('.fw-boot').count(), 'no spinner once the screen is up').to.equal(0);
-      expect(errors).to.deep.equal([]);
-    } finally {
-      await context.close();
-    }
-  });
+  /** Holds the requests of scripts whose path matches `pattern` until the answer's `release` is called. */
+  const hold = async (page: Page, pattern: RegExp) => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let asked = false;
+    await page.route(pattern, async (route) => {
+      asked = true;
+      await released;
+      await route.continue();
+    });
+    return { release, asked: () => asked };
+  };
+
+  /** The spinner is what the page shows: centred, in view past its short delay, with words for screen readers. */
+  const spinnerShown = async (page: Page, stage: string, label = 'Loading…') => {
+    await page.locator('.fw-boot .fw-boot-spin').waitFor();
+    await waitUntil(page, `getComputedStyle(document.querySelector('.fw-boot')).opacity === '1'`);
+    const box = (await page.locator('.fw-boot-spin').boundingBox())!;
+    const size = page.viewportSize()!;
+    expect(Math.abs(box.x + box.width / 2 - size.width / 2), `${stage}: centred across`).to.be.lessThan(4);
+    expect(Math.abs(box.y + box.height / 2 - size.height / 2), `${stage}: centred down`).to.be.lessThan(4);
+    expect(await page.locator('.fw-boot').getAttribute('role')).to.equal('status');
+    expect(await page.locator('.fw-boot .fw-boot-text').textContent(), stage).to.equal(label);
+    expect(await page.locator('.fw-header').count(), `${stage}: no screen yet`).to.equal(0);
+  };
+
+  for (const locale of ['en', 'zh-CN'] as const) {
+    it(`on a slow load (${locale}), shows a spinner until the screen arrives, never an empty page`, async () => {
+      const { context, page, errors } = await openPage(browser());
+      try {
+        await storeToken(page);
+        await page.evaluate(`window.localStorage.setItem('fw-locale', ${JSON.stringify(locale)})`);
+        // The entry held: the page as index.html has it. Then the language's pack (zh-CN) and the
+        // shell's chunk held: the page as React draws it meanwhile.
+        const entry = await hold(page, /\/assets\/index-[^/]+\.js$/);
+        const pack = locale === 'en' ? undefined : await hold(page, /\/assets\/zh-CN-[^/]+\.js$/);
+        const shell = await hold(page, /\/assets\/route-[^/]+\.js$/);
+        await page.goto(`${ui.url}/model/Book`, { waitUntil: 'commit' });
+        await spinnerShown(page, 'the entry held');
+        // index.html's copy, marked: React's first render replaces it.
+        await page.evaluate(`document.querySelector('.fw-boot').dataset.first = 'yes'`);
+        entry.release();
+        await waitUntil(page, `document.querySelector('.fw-boot') !== null && document.querySelector('.fw-boot[data-first]') === null`);
+        await spinnerShown(page, pack ? 'the language pack held' : 'the shell held');
+        if (pack) {
+          expect(pack.asked(), 'the pack was asked for').to.equal(true);
+          pack.release();
+          // Now the app speaks Chinese, the shell still held.
+          await waitUntil(page, `document.documentElement.lang === 'zh-CN'`);
+          await spinnerShown(page, 'the shell held', '加载中…');
+        }
+        expect(shell.asked(), 'the shell chunk was asked for').to.equal(true);
+        shell.release();
+        await page.locator('.fw-header').waitFor();
+        await page.locator('.ant-table-tbody tr.ant-table-row').first().waitFor();
+        expect(await page.locator('.fw-boot').count(), 'no spinner once the screen is up').to.equal(0);
+        expect(errors).to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
+    });
+  }
 
   it('signed out, asks for nothing but the sign-in page needs', async () => {
     const { context, page } = await openPage(browser());

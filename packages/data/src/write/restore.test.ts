@@ -65,7 +65,7 @@ describeEachSql('POST /data/{fw}/{id}/restore', (db) => {
     await cell(admin, book.id, 'price', 15);
     // Someone else's change since: reported, not overwritten.
     const refused = await restore(alice, 'Book', book.id, entry).expect(409);
-    expect(refused.body.error.details).to.deep.equal([{ path: 'price', type: 'changed', message: `price was changed since by ${f.users.admin.account}` }]);
+    expect(refused.body.error.details).to.deep.equal([{ path: 'price', type: 'changed', message: `price was changed since by ${f.users.admin.name}` }]);
     expect(Number((await stored(book.id)).price)).to.equal(15);
     // With another field changed by the entry, that one goes back and price is listed.
     await cell(alice, book.id, 'title', 'Dune II');

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { EditType, FwError, type FwErrorDetail, type ModelDefinition } from '@fw/core';
 import { coerceValue, formValuesEqual, validateRow, type FormRow } from '@fw/row-patch';
 import type { FwStore } from '@fw/store';
-import { entryChanges } from '../read/history.js';
+import { entryChanges, nameLoggedUsers, type LoggedUser } from '../read/history.js';
 import type { RowReader } from '../read/rows.js';
 import type { Actor } from '../service-types.js';
 import type { AuditedWriter } from './audited-write.js';
@@ -60,7 +60,7 @@ export function parseRestore(body: unknown): { entry: number } {
  * from the entry and the later successful entries of the row.
  * @throws {FwError} 404 `NOT_FOUND` when the entry is not a successful update of this row; 409 `CONFLICT` when the log cut an entry's data short.
  */
-export async function valuesBefore(store: FwStore, model: ModelDefinition, id: number, entryId: number, changedBy?: Map<string, { id: number | null; account: string | null }>): Promise<Map<string, unknown>> {
+export async function valuesBefore(store: FwStore, model: ModelDefinition, id: number, entryId: number, changedBy?: Map<string, LoggedUser>): Promise<Map<string, unknown>> {
   // Read a page at a time: up to MAX_LATER_ENTRIES log rows of up to two capped JSON texts each
   // would otherwise sit in memory at once (hundreds of megabytes for a row edited that often).
   const page = (after: number, inclusive: boolean) =>
@@ -89,7 +89,7 @@ export async function valuesBefore(store: FwStore, model: ModelDefinition, id: n
       for (const change of changes) {
         if (!values.has(change.field)) values.set(change.field, change.before);
         // Who changed the field after the entry: the newest one is kept.
-        if (changedBy && Number(entry.id) !== entryId) changedBy.set(change.field, { id: entry.user_id == null ? null : Number(entry.user_id), account: entry.account == null ? null : String(entry.account) });
+        if (changedBy && Number(entry.id) !== entryId) changedBy.set(change.field, { id: entry.user_id == null ? null : Number(entry.user_id), account: entry.account == null ? null : String(entry.account), name: null });
       }
     }
     entries = entries.length < READ_PAGE ? [] : await page(Number(entries[entries.length - 1]!.id), false);
@@ -118,8 +118,10 @@ export async function restoreRow(deps: RestoreDeps, model: ModelDefinition, acto
   const shown = new Set(Object.keys(seen ?? current));
   // Who changed each field after the entry: a change by someone else since is reported, never
   // overwritten (it is theirs); the caller's own later changes go back with the rest.
-  const laterBy = new Map<string, { id: number | null; account: string | null }>();
+  const laterBy = new Map<string, LoggedUser>();
   const before = await valuesBefore(store, model, id, entryId, laterBy);
+  // Named as the History tab and the live notes name them (the account when there is no name).
+  await nameLoggedUsers(store, [...laterBy.values()].filter((u) => u.id !== actor.user.id));
   const skipped: RestoreResult['skipped'] = [];
   const wanted: FormRow = {};
   for (const [name, value] of before) {
@@ -130,7 +132,7 @@ export async function restoreRow(deps: RestoreDeps, model: ModelDefinition, acto
     else if (field.primaryKey || field.edit.readonly || !field.stored) skipped.push({ field: name, reason: 'readonly' });
     else if (field.edit.type === EditType.ATTACHMENT) skipped.push({ field: name, reason: 'attachment' });
     else if (laterBy.has(name) && laterBy.get(name)!.id !== actor.user.id) {
-      skipped.push({ field: name, reason: 'changed', message: `${field.edit.title} was changed since by ${laterBy.get(name)!.account ?? 'another user'}` });
+      skipped.push({ field: name, reason: 'changed', message: `${field.edit.title} was changed since by ${laterBy.get(name)!.name ?? laterBy.get(name)!.account ?? 'another user'}` });
     } else {
       const converted = coerceValue(field, value);
       if (!converted.ok) skipped.push({ field: name, reason: 'invalid', message: `${field.edit.title} ${converted.message}` });

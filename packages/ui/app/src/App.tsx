@@ -4,6 +4,7 @@ import { rememberReturn, useToken } from './auth';
 import { navigate, useLocation } from './router';
 import { loadLoginPage, loadShell } from './prefetch';
 import { useI18n } from './i18n';
+import { BootSpinner } from './boot';
 
 // Each screen's code (and its part of antd's stylesheet) is a chunk of its own: the sign-in page
 // loads nothing of the shell or the model page.
@@ -13,11 +14,7 @@ const Shell = lazy(() => loadShell().then((m) => ({ default: m.Shell })));
 /** What the page shows until a screen's code has arrived: the same as index.html's placeholder. */
 function Booting() {
   const { t } = useI18n();
-  return (
-    <div className="fw-boot" role="status" aria-label={t('app.loading')}>
-      <span className="fw-boot-spin" />
-    </div>
-  );
+  return <BootSpinner label={t('app.loading')} />;
 }
 
 /** Top-level routing: the sign-in page, else (with a token) the shell. */

@@ -6,6 +6,7 @@ import dayjs from 'dayjs';
 import enUS from 'antd/locale/en_US';
 import type { Locale as AntdLocale } from 'antd/es/locale';
 import { en, type MessageKey } from './en';
+import { BootSpinner } from '../boot';
 import { modelsEn } from './models/en';
 import type { ModelMessages } from './models/en';
 import { LOCALE_STORAGE_KEY, initialLocale, loadPack, loadedPack, type LocaleId, type LocalePack } from './locales';
@@ -70,7 +71,9 @@ export function I18nProvider({ children }: { children: ReactNode }) {
       englishModels: modelsEn,
     };
   }, [pack, setLocale]);
-  if (!value) return null;
+  // Until the language's pack has come, the page keeps showing that it is loading (the pack's own
+  // words are not here yet: the label is English).
+  if (!value) return <BootSpinner label={en['app.loading']} />;
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
 }
 
