@@ -431,4 +431,25 @@ describeBrowser('admin UI: live tables', (browser) => {
       await close();
     }
   });
+  it('on a full last page, B’s new row appears at its end: the page never empties (antd’s pager cut a page longer than its size)', async () => {
+    // Books up to a whole number of pages of 10, then A on the last one.
+    const count = async () => Number(((await books().count({ n: '*' })) as Array<{ n: number | string }>)[0]!.n);
+    while ((await count()) % 10 !== 0 || (await count()) < 20) await add(ui, token, { title: `Filler ${await count()}`, genre: 'novel', price: 1, published: '2000-01-01' });
+    const pages = (await count()) / 10;
+    const { context, page } = await openPage(browser());
+    try {
+      await openSignedIn(page, ui.url, `/model/Book?page=${pages}&size=10`, token);
+      await live(page);
+      await page.locator('.ant-table-tbody tr.ant-table-row').nth(9).waitFor();
+      await add(ui, token, { title: 'Last Page Arrival', genre: 'novel', price: 2, published: '2001-01-01' });
+      await rowWith(page, 'Last Page Arrival').waitFor({ timeout: 15_000 });
+      expect(await page.locator('.ant-table-tbody tr.ant-table-row').count(), 'the ten rows and the new one').to.equal(11);
+      expect(await page.locator('.ant-table-tbody tr.ant-table-row').last().innerText()).to.contain('Last Page Arrival');
+      // The pager knows there is one row more: a next page now exists.
+      expect(await page.locator('.ant-pagination-total-text').innerText()).to.equal(`Total ${pages * 10 + 1}`);
+      expect(await page.locator(`.ant-pagination-item-${pages + 1}`).count()).to.equal(1);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -2,7 +2,7 @@
 // sorted table (a tree table for tree models), the buttons the power object allows, the row
 // drawer and the in-table cell editor.
 import { useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
-import { App, Button, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
+import { App, Button, Pagination, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
 import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined, RestOutlined, UndoOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../client/api';
@@ -283,17 +283,20 @@ function ModelTable({ build }: { build: BuildView }) {
   const layout = useTableColumns({ build, columns: fieldColumns, sort: state.sort, actionCount, ...(actionCount > 0 ? { rowActions } : {}), ...(override ? { override } : {}) });
   presence.place(layout.columns, [key, ...columnFields(model).map((f) => f.name)]);
 
-  const onChange: TableProps<Row>['onChange'] = (pagination, _filters, sorter, extra) => {
+  const onChange: TableProps<Row>['onChange'] = (_pagination, _filters, sorter, extra) => {
     if (extra.action === 'sort') {
       const one = Array.isArray(sorter) ? sorter[0] : sorter;
       const field = one?.order ? String(one.columnKey ?? one.field) : undefined;
       writeState(fw, { ...state, page: 1, move: undefined, sort: field ? [{ field, order: one!.order === 'descend' ? 'desc' : 'asc' }] : [] });
-    } else if (extra.action === 'paginate') {
-      const size = pagination.pageSize ?? state.size;
-      if (size !== state.size) writeState(fw, { ...state, page: 1, move: undefined, size });
-      // While the previous answer stands in for the asked page its cursors are not this page's: by number then.
-      else goTo(pageNumbered(state, flat.isPlaceholderData ? undefined : flat.data, pagination.current ?? 1));
     }
+  };
+  // The pager is drawn beside the table, not by it: given a page longer than its size (a live
+  // insert grows the page by one), antd's own pager cuts the rows as if they were the whole table,
+  // and on any page but the first shows none.
+  const onPage = (page: number, size: number) => {
+    if (size !== state.size) writeState(fw, { ...state, page: 1, move: undefined, size });
+    // While the previous answer stands in for the asked page its cursors are not this page's: by number then.
+    else goTo(pageNumbered(state, flat.isPlaceholderData ? undefined : flat.data, page));
   };
 
   const exportParams = {
@@ -405,18 +408,19 @@ function ModelTable({ build }: { build: BuildView }) {
           showSorterTooltip={false}
           rowSelection={can(build, 'delete') ? { selectedRowKeys: selected.map(String), onChange: (keysSelected) => setSelected(keysSelected.map(Number)) } : undefined}
           expandable={asTree ? expansion : undefined}
-          pagination={
-            asTree || estimated
-              ? false
-              : {
-                  current: state.page,
-                  pageSize: state.size,
-                  total: flat.data ? pagerTotal(state, flat.data, flat.data.rows.length) : 0,
-                  showSizeChanger: true,
-                  pageSizeOptions: PAGE_SIZES,
-                  showTotal: () => t('model.total', { total: formatCount(flat.data?.total ?? 0, locale) }),
-                }
-          }
+          pagination={false}
+        />
+      )}
+      {!current.isError && !asTree && !estimated && (
+        <Pagination
+          className="fw-table-pager"
+          current={state.page}
+          pageSize={state.size}
+          total={flat.data ? pagerTotal(state, flat.data, flat.data.rows.length) : 0}
+          showSizeChanger
+          pageSizeOptions={PAGE_SIZES}
+          showTotal={() => t('model.total', { total: formatCount(flat.data?.total ?? 0, locale) })}
+          onChange={onPage}
         />
       )}
       {estimated && !current.isError && (
