@@ -74,6 +74,13 @@ describe('i18n catalogs (issue 20 §8)', () => {
     });
   }
 
+  it('zh-CN addresses the person one way throughout: 您, never 你 (a dialog and the note beside it said both)', async () => {
+    const informal = (c: Catalog) => Object.entries(c).filter(([, text]) => text.includes('你'));
+    const found = [...informal(await catalog(join(I18N, 'zh-CN.ts'))), ...informal(await catalog(join(I18N, 'models', 'zh-CN.ts')))];
+    expect(found.map(([key, text]) => `${key}: ${text}`)).to.deep.equal([]);
+    expect(Object.values(await catalog(join(I18N, 'zh-CN.ts'))).some((text) => text.includes('您'))).to.equal(true);
+  });
+
   it('the problems check itself finds a missing, an extra, an empty key and a lost placeholder', () => {
     const english = { a: 'A {n}', b: 'B', c: 'C' };
     expect(problems(english, { a: 'x', c: ' ', d: 'D' })).to.deep.equal(['placeholders of a: "x"', 'missing b', 'empty c', 'extra d']);

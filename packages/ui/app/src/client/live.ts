@@ -32,6 +32,8 @@ export interface LiveChannel {
   readonly status: LiveStatus;
   /** Calls `listener` whenever {@link status} changes; answers the unsubscribe. */
   onStatus(listener: (status: LiveStatus) => void): () => void;
+  /** While waiting to reconnect (`retrying`): tries at once instead. */
+  retryNow(): void;
   /** Ends the stream for good. */
   close(): void;
 }
@@ -44,7 +46,10 @@ export interface LiveTimings {
   maxRetryMs?: number;
   /** A tab hidden this long closes its stream (it reopens, resuming, when shown again), ms. @default 60000 */
   hiddenMs?: number;
-  /** No byte (the server sends a heartbeat every 15 s) for this long: the connection is taken as dead, ms. @default 45000 */
+  /**
+   * No byte for this long (the server answers at once and sends a heartbeat every 15 s): the
+   * connection is taken as dead, ms; also the longest wait for the answer's headers. @default 45000
+   */
   silentMs?: number;
 }
 
@@ -116,7 +121,14 @@ export function openLiveChannel(fw: string, timings: LiveTimings = {}): LiveChan
     abort?.abort();
     const controller = new AbortController();
     abort = controller;
-    setStatus('connecting');
+    // Reopening after a drop stays "reconnecting" (one state to announce, not two in turn).
+    setStatus(attempt === 0 ? 'connecting' : 'retrying');
+    // A request that hangs before its headers (a proxy holding it, a server stuck) is dead too.
+    let timedOut = false;
+    const headersDue = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, silentMs);
     const headers: Record<string, string> = { accept: 'text/event-stream', 'x-fw-live-client': liveClientKey() };
     const token = getToken();
     if (token) headers.token = token;
@@ -125,8 +137,10 @@ export function openLiveChannel(fw: string, timings: LiveTimings = {}): LiveChan
     try {
       response = await fetch(apiUrl(routes.liveEvents(fw).path), { headers, signal: controller.signal, cache: 'no-store' });
     } catch {
-      if (abort === controller && !controller.signal.aborted) retryLater();
+      if (abort === controller && (timedOut || !controller.signal.aborted)) retryLater();
       return;
+    } finally {
+      clearTimeout(headersDue);
     }
     if (abort !== controller) return;
     if (!response.ok || !response.body) {
@@ -236,6 +250,10 @@ export function openLiveChannel(fw: string, timings: LiveTimings = {}): LiveChan
     },
     close() {
       if (!ended) stop(status);
+    },
+    retryNow() {
+      if (ended || status !== 'retrying' || document.visibilityState === 'hidden') return;
+      void connect();
     },
   };
 }

@@ -89,7 +89,7 @@ export const zhCN: Messages = {
   'model.any': '全部',
   'model.from': '从',
   'model.to': '到',
-  'model.noQuery': '你无权查看此模型的数据。',
+  'model.noQuery': '您无权查看此模型的数据。',
   'model.editCell': '编辑此单元格',
 
   'form.addTitle': '新增{model}',
@@ -106,7 +106,7 @@ export const zhCN: Messages = {
   'form.max': '{field}不能大于 {max}',
   'form.pattern': '{field}格式不正确',
   'form.choices': '{field}必须是列出的值之一',
-  'form.stale': '你打开后，此行已被他人修改；未保存任何内容。',
+  'form.stale': '您打开后，此行已被他人修改；未保存任何内容。',
   'form.staleCurrent': '此行当前的值：',
   'form.reload': '载入当前值',
   'form.passwordKeep': '留空则保留当前密码',
@@ -117,13 +117,13 @@ export const zhCN: Messages = {
   'page.frameTitle': '{name}',
 
   // Issue 19 §1: the account changed under the app (the token was replaced elsewhere).
-  'session.switched': '你现在以 {name} 的身份登录：登录已在本页之外（其他标签页、窗口或框架）被更改。',
+  'session.switched': '您现在以 {name} 的身份登录：登录已在本页之外（其他标签页、窗口或框架）被更改。',
 
   // Live sessions: "My sessions" and "Online users" (issue 19 §6).
   'user.sessions': '我的会话',
   'user.onlineUsers': '在线用户',
   'sessions.title': '我的会话',
-  'sessions.hint': '你的账号当前登录的所有位置。结束你不认识的会话，然后修改密码。',
+  'sessions.hint': '您的账号当前登录的所有位置。结束您不认识的会话，然后修改密码。',
   'sessions.current': '当前会话',
   'sessions.ip': 'IP',
   'sessions.signedIn': '登录时间',

@@ -6,13 +6,18 @@
 // the server's message; the answered row replaces the table row. Every save says what the editor
 // was seeded with (`expect`, the row's value as the table showed it): when someone else changed
 // the cell meanwhile the server writes nothing and the conflict dialog asks whose value stays.
-// Before that, a live event for the cell (issue 24 §3) says so in the editor, with the new value.
+// Before that, a live event for the cell (issue 24 §3) says so under the editor, with the new value
+// (Tab reaches "Use this value" while it shows), and a row deleted meanwhile ends the editing;
+// others who have the same cell open are named there too (§4). The notes hang below the editor, so
+// the input never moves under the person's fingers; the person's own save is not news to them.
 import { useContext, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { createPortal } from 'react-dom';
 import { Alert, App, Button, Form } from 'antd';
 import { useLiveEvent } from '../client/live';
 import { usePresenceReport } from '../client/presence';
 import { ApiError } from '../client/api';
+import { saveFailure } from './errors';
+import { peersOn, usePeers } from './presence';
 import { useUpdateCell } from '../client/mutations';
 import { useI18n } from '../i18n';
 import type { FieldView, Row, StaleCell } from '../types';
@@ -96,17 +101,31 @@ export function CellEditor({
   const channel = useContext(LiveContext);
   // Others see that this cell is being edited while the editor is open (issue 24 §4).
   usePresenceReport(fw, { id, field: field.name });
+  // Others (another person, or this person in another tab) with this very cell open.
+  const alsoHere = [
+    ...new Set(
+      peersOn(usePeers(), id)
+        .filter((p) => p.field === field.name)
+        .map((p) => p.user),
+    ),
+  ];
+  // The value this editor is saving or saved: the event of that save is the person's own news.
+  const sent = useRef<{ value: unknown }>(undefined);
   const actorOf = (data: Record<string, unknown>) => (typeof data.actor === 'string' ? data.actor : '?');
   const onChange = (data: Record<string, unknown>, values: unknown) => {
     if (data.id !== id || !values || typeof values !== 'object' || !(field.name in values)) return;
     const value = (values as Record<string, unknown>)[field.name] ?? null;
+    if (data.mine === true && (closed.current || (sent.current && same(value, sent.current.value)))) return;
     if (same(value, expected.current)) setChanged(undefined);
     else setChanged({ actor: actorOf(data), value });
   };
   useLiveEvent(channel, 'update', (event) => onChange(event.data, event.data.values));
   useLiveEvent(channel, 'insert', (event) => onChange(event.data, event.data.row));
   useLiveEvent(channel, 'delete', (event) => {
-    if (Array.isArray(event.data.ids) && event.data.ids.includes(id)) setChanged({ actor: actorOf(event.data), deleted: true });
+    if (!Array.isArray(event.data.ids) || !event.data.ids.includes(id) || closed.current) return;
+    setChanged({ actor: actorOf(event.data), deleted: true });
+    // The input is disabled now: the focus goes to the note's Close, inside the editor.
+    requestAnimationFrame(() => box.current?.querySelector<HTMLElement>('.fw-live-close')?.focus());
   });
   const takeTheirs = () => {
     if (!changed || changed.deleted) return;
@@ -127,6 +146,8 @@ export function CellEditor({
 
   const save = async (then: CellClose) => {
     if (saving.current || closed.current || inConflict.current) return;
+    // The row is gone: there is nothing to save into.
+    if (changed?.deleted) return close(then === 'none' ? 'none' : 'cell');
     let value: unknown;
     try {
       value = (await form.validateFields())[field.name];
@@ -144,6 +165,7 @@ export function CellEditor({
   // Sends `value` for a cell expected to show `expect`; a stale cell opens the conflict dialog.
   const submit = async (value: unknown, expect: unknown, then: CellClose) => {
     saving.current = true;
+    sent.current = { value };
     setBusy(true);
     setRefusal([]);
     try {
@@ -160,8 +182,10 @@ export function CellEditor({
       } else if (error instanceof ApiError && error.status !== 401) {
         inConflict.current = false;
         setConflict(undefined);
+        sent.current = undefined;
         // Every message, also a row rule's that names another field: this editor is the only place to show it.
-        setRefusal(error.details.length > 0 ? error.details.map((d) => d.message) : [error.message]);
+        const own = saveFailure(error, t);
+        setRefusal(own ? [own] : error.details.length > 0 ? error.details.map((d) => d.message) : [error.message]);
       } else if (!(error instanceof ApiError)) message.error(String(error));
     } finally {
       saving.current = false;
@@ -224,6 +248,13 @@ export function CellEditor({
     } else if (event.key === 'Enter' && !expanded && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
       void save('cell');
+    } else if (event.key === 'Tab' && !event.nativeEvent.isComposing && changed && !changed.deleted) {
+      // A live note is showing: Tab goes between the input and "Use this value" instead of saving.
+      event.preventDefault();
+      const input = box.current?.querySelector<HTMLElement>('.ant-form input:not([type="hidden"]), .ant-form textarea');
+      const stops = [input, box.current?.querySelector<HTMLElement>('.fw-live-take')].filter((el): el is HTMLElement => Boolean(el));
+      const at = stops.findIndex((el) => el === document.activeElement || el.contains(document.activeElement));
+      stops[(at + (event.shiftKey ? stops.length - 1 : 1)) % stops.length]?.focus();
     } else if (event.key === 'Tab' && !event.nativeEvent.isComposing) {
       // Like a spreadsheet: Tab saves and goes on to the next editable cell, not to the next control.
       event.preventDefault();
@@ -232,17 +263,21 @@ export function CellEditor({
   };
 
   if (!container) return null;
-  const width = Math.max((place?.width ?? 0) + 16, field.type === 'DATETIME' ? 260 : 220);
+  // As wide as the cell and a margin, at least a usable input, at most the page's width.
+  const width = Math.min(Math.max((place?.width ?? 0) + 16, field.type === 'DATETIME' ? 260 : 220), container.clientWidth);
   const left = Math.min((place?.left ?? 0) - 8, container.clientWidth - width);
+  const classes = ['fw-cell-editor', refusal.length > 0 && 'fw-cell-editor-refused', conflict && 'fw-cell-editor-behind'].filter(Boolean).join(' ');
   const editor = createPortal(
     <div
       ref={box}
-      className={refusal.length > 0 ? 'fw-cell-editor fw-cell-editor-refused' : 'fw-cell-editor'}
+      className={classes}
       role="dialog"
       aria-label={t('model.editCell')}
       data-field={field.name}
       style={{ top: (place?.top ?? 0) - 8, left: Math.max(0, left), width }}
       onKeyDown={onKeyDown}
+      // Under the conflict dialog the editor waits: the dialog decides, nothing here can be used.
+      inert={conflict !== undefined}
     >
       {refusal.length > 0 && (
         <div className="fw-cell-editor-error" role="alert">
@@ -251,27 +286,47 @@ export function CellEditor({
           ))}
         </div>
       )}
-      {changed && (
-        <Alert
-          type="warning"
-          className="fw-live-note"
-          title={t(changed.deleted ? 'live.cellDeleted' : 'live.cellChanged', { actor: changed.actor })}
-          description={
-            changed.deleted ? undefined : (
-              <>
-                <div className="fw-live-note-value">{renderValue(field, changed.value, labels, t, { model: fw, rowId: id, thumbnail: true }) ?? t('stale.empty')}</div>
-                <Button size="small" className="fw-live-take" onClick={takeTheirs}>
-                  {t('live.take')}
-                </Button>
-              </>
-            )
-          }
-        />
-      )}
-      <Form form={form} initialValues={{ [field.name]: target.seed ?? row[field.name] ?? null }} component="div" disabled={busy} onValuesChange={() => setRefusal([])}>
+      <Form
+        form={form}
+        initialValues={{ [field.name]: target.seed ?? row[field.name] ?? null }}
+        component="div"
+        disabled={busy || changed?.deleted}
+        onValuesChange={() => setRefusal([])}
+      >
         <FieldItem field={field} model={fw} autoFocus inCell />
       </Form>
-      <div className="fw-cell-editor-hint">{t('cell.hintKeys')}</div>
+      <div className="fw-cell-editor-hint">{changed && !changed.deleted ? t('live.takeKeys', { take: t('live.take') }) : t('cell.hintKeys')}</div>
+      {(changed || alsoHere.length > 0) && (
+        <div className="fw-cell-editor-notes">
+          {alsoHere.length > 0 && (
+            <div className="fw-cell-presence" role="status">
+              {alsoHere.map((user) => t('live.cellPresence', { user })).join(' ')}
+            </div>
+          )}
+          {changed && (
+            <Alert
+              type={changed.deleted ? 'error' : 'warning'}
+              role="status"
+              className="fw-live-note"
+              title={t(changed.deleted ? 'live.cellDeleted' : 'live.cellChanged', { actor: changed.actor })}
+              description={
+                changed.deleted ? (
+                  <Button size="small" className="fw-live-close" onClick={() => close('cell')}>
+                    {t('form.close')}
+                  </Button>
+                ) : (
+                  <>
+                    <div className="fw-live-note-value">{renderValue(field, changed.value, labels, t, { model: fw, rowId: id, thumbnail: true }) ?? t('stale.empty')}</div>
+                    <Button size="small" className="fw-live-take" onClick={takeTheirs}>
+                      {t('live.take')}
+                    </Button>
+                  </>
+                )
+              }
+            />
+          )}
+        </div>
+      )}
     </div>,
     container,
   );

@@ -1,13 +1,13 @@
 // The pager of a table whose total is an estimate (issue 21): "About 5,000,000" with a "Count
 // exactly" action, first / previous / next / last buttons that move by cursor, and a page number
 // field for a jump by offset. It never shows a page count as if it were known: "Page 7 of about
-// 250,000". A table with an exact total keeps antd's numbered pager (see ModelPage).
+// 250,000". A table with an exact total keeps antd's numbered pager (TablePager chooses).
 import { useEffect, useState, type ReactNode } from 'react';
-import { Button, InputNumber, Select, Tooltip, Typography } from 'antd';
+import { Button, InputNumber, Pagination, Select, Tooltip, Typography } from 'antd';
 import { LeftOutlined, RightOutlined, VerticalLeftOutlined, VerticalRightOutlined } from '@ant-design/icons';
 import { useI18n } from '../i18n';
 import type { TablePage } from '../types';
-import { canGoNext, canGoPrev, firstPage, formatCount, lastPage, nextPage, pageCount, pageNumbered, prevPage, type PagePosition, type PageTarget } from './paging';
+import { canGoNext, canGoPrev, firstPage, formatCount, lastPage, nextPage, pageCount, pageNumbered, pagerTotal, prevPage, type PagePosition, type PageTarget } from './paging';
 
 /** The page sizes offered, as in antd's pager. */
 export const PAGE_SIZES = [10, 20, 50, 100, 200];
@@ -100,5 +100,33 @@ export function EstimatePager({ at, answer, stale, exactRefused, counting, onGo,
         />
       </div>
     </nav>
+  );
+}
+
+/**
+ * The pager under a flat table: antd's numbered one for an exact total, else {@link EstimatePager}.
+ * It is drawn beside the table, not by it: given a page longer than its size (a live insert grows
+ * the page by one), antd's table pager cuts the rows as if they were the whole table, and on any
+ * page but the first shows none. `exact`: the person asked for an exact count.
+ */
+export function TablePager({ at, answer, stale, exact, onGo, onSize, onCountExact }: Omit<EstimatePagerProps, 'exactRefused' | 'counting'> & { exact: boolean }) {
+  const { t, locale } = useI18n();
+  if (answer?.totalIsEstimate === true)
+    return <EstimatePager at={at} answer={answer} stale={stale} counting={exact && stale} exactRefused={exact && !stale} onGo={onGo} onSize={onSize} onCountExact={onCountExact} />;
+  return (
+    <Pagination
+      className="fw-table-pager"
+      current={at.page}
+      pageSize={at.size}
+      total={answer ? pagerTotal(at, answer, answer.rows.length) : 0}
+      showSizeChanger
+      pageSizeOptions={PAGE_SIZES}
+      showTotal={() => t('model.total', { total: formatCount(answer?.total ?? 0, locale) })}
+      onChange={(page, size) => {
+        if (size !== at.size) onSize(size);
+        // While the previous answer stands in for the asked page its cursors are not this page's: by number then.
+        else onGo(pageNumbered(at, stale ? undefined : answer, page));
+      }}
+    />
   );
 }

@@ -1,11 +1,13 @@
 // What the model page says about its live stream (issue 24 §3): a small status in the toolbar
-// (following, reconnecting, paused while the tab is hidden), the "N new rows — show" notice for
-// rows others added that the page cannot place, and a warning when the stream ended because the
+// (following, reconnecting, paused while the tab is hidden), the "N new rows" notice for rows
+// others added that belong elsewhere in the table, and a warning when the stream ended because the
 // person may no longer query the model.
-import { createContext, type ReactNode } from 'react';
-import { Alert, Badge, Button, Tooltip } from 'antd';
+import { createContext, useRef, useState, type ReactNode } from 'react';
+import { Alert, Badge, Button, Popover, Tooltip } from 'antd';
+import { CloseOutlined, DownOutlined } from '@ant-design/icons';
 import { useLiveChannel, type LiveChannel, type LiveStatus } from '../client/live';
 import { useI18n } from '../i18n';
+import type { Row } from '../types';
 
 /** The model page's live channel, for the drawer and the cell editor inside the page. */
 export const LiveContext = createContext<LiveChannel | undefined>(undefined);
@@ -24,38 +26,109 @@ const BADGE: Record<LiveStatus, 'success' | 'processing' | 'warning' | 'default'
   gone: 'default',
 };
 
-/** The stream's state, small, beside the reload button. */
-export function LiveStatusBadge({ status }: { status: LiveStatus | undefined }) {
+/** The stream's state, small, beside the reload button; while it waits to reconnect, "Reconnect now". */
+export function LiveStatusBadge({ status, onRetry }: { status: LiveStatus | undefined; onRetry?: () => void }) {
   const { t } = useI18n();
   if (!status || status === 'gone') return null;
   const text = t(`live.status.${status}`);
   return (
-    <Tooltip title={status === 'live' ? t('live.hint') : undefined}>
-      <span className="fw-live-status" data-status={status} role="status" aria-live="polite">
-        <Badge status={BADGE[status]} text={text} />
-      </span>
-    </Tooltip>
+    <span className="fw-live-state">
+      <Tooltip title={status === 'live' ? t('live.hint') : undefined}>
+        <span className="fw-live-status" data-status={status} role="status" aria-live="polite">
+          <Badge status={BADGE[status]} text={text} />
+        </span>
+      </Tooltip>
+      {status === 'retrying' && onRetry && (
+        <Button type="link" size="small" className="fw-live-retry" onClick={onRetry}>
+          {t('live.retryNow')}
+        </Button>
+      )}
+    </span>
   );
 }
 
-/** The notices above the table: new rows to show, or a stream ended by a change of access. */
-export function LiveNotices({ status, fresh, onShow }: { status: LiveStatus | undefined; fresh: number; onShow: () => void }) {
+/** The notice above the table when the stream ended because the person's access changed. */
+export function LiveDenied({ status }: { status: LiveStatus | undefined }) {
   const { t } = useI18n();
+  if (status !== 'denied') return null;
+  return <Alert type="warning" showIcon className="fw-live-denied" title={t('live.denied')} />;
+}
+
+/**
+ * The new rows others added that belong elsewhere in the table (another page, or a place the
+ * browser cannot tell): a notice floating over the table's top edge, so nothing below it moves.
+ * It opens the list of those rows, each of which opens the row (`onOpen`, when the person may see
+ * it); "Reload" loads the table again. Announced politely: the live region is always there.
+ */
+export function FreshRows({
+  rows,
+  label,
+  onOpen,
+  onReload,
+  onDismiss,
+}: {
+  rows: Row[];
+  /** What the list calls a row. */
+  label: (row: Row) => string;
+  /** Opens a row; none: the rows are only listed. */
+  onOpen?: (row: Row) => void;
+  onReload: () => void;
+  onDismiss: () => void;
+}) {
+  const { t } = useI18n();
+  const [open, setOpen] = useState(false);
+  const trigger = useRef<HTMLButtonElement>(null);
+  const count = rows.length;
+  const text = count === 1 ? t('live.newOne') : t('live.newMany', { count });
+  const pick = (run: () => void) => {
+    setOpen(false);
+    run();
+  };
+  const list = (
+    <div className="fw-live-fresh-list" role="group" aria-label={text}>
+      <ul>
+        {rows.map((row, i) => (
+          <li key={i}>
+            {onOpen ? (
+              <Button type="link" size="small" className="fw-live-fresh-row" onClick={() => pick(() => onOpen(row))}>
+                {label(row)}
+              </Button>
+            ) : (
+              <span className="fw-live-fresh-row">{label(row)}</span>
+            )}
+          </li>
+        ))}
+      </ul>
+      <Button size="small" className="fw-live-reload" onClick={() => pick(onReload)}>
+        {t('model.reload')}
+      </Button>
+    </div>
+  );
   return (
-    <div className="fw-live-bar">
-      {status === 'denied' && <Alert type="warning" showIcon className="fw-live-denied" title={t('live.denied')} />}
-      {fresh > 0 && (
-        <Alert
-          type="info"
-          showIcon
-          className="fw-live-fresh"
-          title={fresh === 1 ? t('live.newOne') : t('live.newMany', { count: fresh })}
-          action={
-            <Button size="small" type="primary" className="fw-live-show" onClick={onShow}>
-              {t('live.show')}
+    <div className="fw-live-fresh-region" role="status" aria-live="polite">
+      {count > 0 && (
+        <div className="fw-live-fresh">
+          <Popover
+            content={list}
+            trigger="click"
+            open={open}
+            placement="bottom"
+            onOpenChange={(next) => {
+              setOpen(next);
+              // Opened: the first row of the list takes the focus; closed by Esc: the notice gets it back.
+              if (next) requestAnimationFrame(() => document.querySelector<HTMLElement>('.fw-live-fresh-list button')?.focus());
+              else trigger.current?.focus();
+            }}
+          >
+            <Button ref={trigger} type="primary" size="small" shape="round" className="fw-live-show" aria-expanded={open} aria-haspopup="true">
+              {text}
+              <DownOutlined />
             </Button>
-          }
-        />
+          </Popover>
+          <Tooltip title={t('live.dismiss')}>
+            <Button type="primary" size="small" shape="circle" className="fw-live-dismiss" icon={<CloseOutlined />} aria-label={t('live.dismiss')} onClick={onDismiss} />
+          </Tooltip>
+        </div>
       )}
     </div>
   );

@@ -2,7 +2,7 @@
 // sorted table (a tree table for tree models), the buttons the power object allows, the row
 // drawer and the in-table cell editor.
 import { useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
-import { App, Button, Pagination, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
+import { App, Button, Result, Space, Spin, Table, Tooltip, Typography, type TableProps } from 'antd';
 import { CopyOutlined, DeleteOutlined, EditOutlined, EyeOutlined, PlusOutlined, PrinterOutlined, ReloadOutlined, RestOutlined, UndoOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../client/api';
@@ -24,7 +24,7 @@ import { ImportButton } from './ImportButton';
 import { can } from './power';
 import { useExplainAction } from '../power/ExplainAction';
 import { RowDrawer, type DrawerState } from './RowDrawer';
-import { useTreeExpansion, type TreeRow } from './treeExpansion';
+import { NO_ROWS, nest, parentFieldOf, useTreeExpansion } from './treeExpansion';
 import { dropRowFromAddress, rowFromQuery } from './rowLink';
 import { SearchForm, toConditions } from './SearchForm';
 import { FilterBuilder } from './FilterBuilder';
@@ -38,11 +38,11 @@ import { MAX_PASTE_CELLS, parseClipboard, planPaste, type PastePlan } from './pa
 import { filterConditions, filterOfConditions } from './filterTree';
 import { ViewsBar } from './ViewsBar';
 import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
-import { EstimatePager, PAGE_SIZES } from './EstimatePager';
-import { formatCount, isCursorRefusal, pageNumbered, pagerTotal, writeMove, type PageTarget } from './paging';
+import { TablePager } from './EstimatePager';
+import { isCursorRefusal, writeMove, type PageTarget } from './paging';
 import { cellId, rowName, useCellFocus } from './useCellFocus';
 import { useLiveStatus } from '../client/live';
-import { LiveContext, LiveNotices, LiveProvider, LiveStatusBadge } from './LiveBar';
+import { FreshRows, LiveContext, LiveDenied, LiveProvider, LiveStatusBadge } from './LiveBar';
 import { useLiveTable } from './useLiveTable';
 import { PresenceProvider, useTablePresence } from './presence';
 
@@ -63,28 +63,8 @@ function writeState(fw: string, state: TableState) {
   navigate(`/model/${encodeURIComponent(fw)}${qs ? `?${qs}` : ''}`, { replace: true });
 }
 
-/** The rows of a table that is not a tree, as far as tree expansion goes. */
-const NO_ROWS: TreeRow[] = [];
-
-function nest(rows: Row[], key: string, parentField: string): TreeRow[] {
-  const byId = new Map<unknown, TreeRow>(rows.map((r) => [r[key], { ...r }]));
-  const roots: TreeRow[] = [];
-  for (const r of byId.values()) {
-    const parent = r[parentField] !== null && r[parentField] !== undefined ? byId.get(r[parentField]) : undefined;
-    if (parent && parent !== r) (parent.children ??= []).push(r);
-    else roots.push(r);
-  }
-  return roots;
-}
-
-function parentFieldOf(build: BuildView): string | undefined {
-  if (build.model.treeParentField) return build.model.treeParentField;
-  // Older servers: the tree parent is the REFERENCE_TREE field pointing at the model itself.
-  return build.model.fields.find((f) => f.type === 'REFERENCE_TREE' && f.reference?.model === build.model.name)?.name;
-}
-
 function ModelTable({ build }: { build: BuildView }) {
-  const { t, locale } = useI18n();
+  const { t } = useI18n();
   const { message, modal } = App.useApp();
   const queryClient = useQueryClient();
   const { query: params } = useLocation();
@@ -161,6 +141,8 @@ function ModelTable({ build }: { build: BuildView }) {
   const liveStatus = useLiveStatus(channel);
   const live = useLiveTable(channel, model, query, (ids) => setSelected((s) => s.filter((i) => !ids.includes(i))));
   const presence = useTablePresence(model.fields);
+  // A new row listed by the live notice opens as the row actions would open it.
+  const openMode = can(build, 'viewDetails') ? ('details' as const) : can(build, 'edit') ? ('edit' as const) : undefined;
   const mayUndoChanges = fw === OPERATE_LOG_MODEL && admin;
   const [undoChanges, setUndoChanges] = useState(false);
   const remove = async (ids: number[]) => {
@@ -290,22 +272,12 @@ function ModelTable({ build }: { build: BuildView }) {
       writeState(fw, { ...state, page: 1, move: undefined, sort: field ? [{ field, order: one!.order === 'descend' ? 'desc' : 'asc' }] : [] });
     }
   };
-  // The pager is drawn beside the table, not by it: given a page longer than its size (a live
-  // insert grows the page by one), antd's own pager cuts the rows as if they were the whole table,
-  // and on any page but the first shows none.
-  const onPage = (page: number, size: number) => {
-    if (size !== state.size) writeState(fw, { ...state, page: 1, move: undefined, size });
-    // While the previous answer stands in for the asked page its cursors are not this page's: by number then.
-    else goTo(pageNumbered(state, flat.isPlaceholderData ? undefined : flat.data, page));
-  };
 
   const exportParams = {
     ...(state.sort.length ? { sort: state.sort.map((s) => `${s.field},${s.order}`).join(';') } : {}),
     ...(conditions.length ? { conditions: JSON.stringify(conditions) } : {}),
   };
   const current = asTree ? tree : flat;
-  // A total that is an estimate gets the pager that says so (EstimatePager) instead of antd's numbers.
-  const estimated = !asTree && flat.data?.totalIsEstimate === true;
 
   return (
     <div className="fw-model" data-model={fw} ref={scope}>
@@ -382,7 +354,7 @@ function ModelTable({ build }: { build: BuildView }) {
           )}
         </Space>
         <Space>
-          <LiveStatusBadge status={liveStatus} />
+          <LiveStatusBadge status={liveStatus} onRetry={() => channel?.retryNow()} />
           {layout.chooser}
           <Tooltip title={t('model.reload')}>
             <Button icon={<ReloadOutlined />} aria-label={t('model.reload')} onClick={() => void invalidateModel(queryClient, fw)} />
@@ -392,44 +364,50 @@ function ModelTable({ build }: { build: BuildView }) {
       {current.isError && !(current.error instanceof ApiError && current.error.status === 401) && (
         <Result status="warning" subTitle={current.error.message} extra={<Button onClick={() => void current.refetch()}>{t('app.retry')}</Button>} />
       )}
-      <LiveNotices status={liveStatus} fresh={live.fresh} onShow={live.showFresh} />
+      <LiveDenied status={liveStatus} />
       {asTree && tree.isPending && <Spin />}
-      {!current.isError && !(asTree && tree.isPending) && (
-        <Table<Row>
-          rowKey={rowKeyOf}
-          rowClassName={(row) => live.rowClass(row[key]) ?? ''}
-          size={layout.size}
-          columns={layout.columns}
-          components={layout.components}
-          dataSource={rows}
-          loading={current.isFetching}
-          onChange={onChange}
-          scroll={{ x: 'max-content' }}
-          showSorterTooltip={false}
-          rowSelection={can(build, 'delete') ? { selectedRowKeys: selected.map(String), onChange: (keysSelected) => setSelected(keysSelected.map(Number)) } : undefined}
-          expandable={asTree ? expansion : undefined}
-          pagination={false}
+      <div className="fw-table-wrap">
+        <FreshRows
+          rows={live.fresh}
+          label={(row) => rowName(row, columnFields(model)[0], row[key])}
+          {...(openMode
+            ? {
+                onOpen: (row: Row) => {
+                  live.forgetFresh([row[key]]);
+                  setDrawer({ mode: openMode, id: Number(row[key]) });
+                },
+              }
+            : {})}
+          onReload={() => {
+            live.forgetFresh();
+            void invalidateModel(queryClient, fw);
+          }}
+          onDismiss={() => live.forgetFresh()}
         />
-      )}
-      {!current.isError && !asTree && !estimated && (
-        <Pagination
-          className="fw-table-pager"
-          current={state.page}
-          pageSize={state.size}
-          total={flat.data ? pagerTotal(state, flat.data, flat.data.rows.length) : 0}
-          showSizeChanger
-          pageSizeOptions={PAGE_SIZES}
-          showTotal={() => t('model.total', { total: formatCount(flat.data?.total ?? 0, locale) })}
-          onChange={onPage}
-        />
-      )}
-      {estimated && !current.isError && (
-        <EstimatePager
+        {!current.isError && !(asTree && tree.isPending) && (
+          <Table<Row>
+            rowKey={rowKeyOf}
+            rowClassName={(row) => live.rowClass(row[key]) ?? ''}
+            size={layout.size}
+            columns={layout.columns}
+            components={layout.components}
+            dataSource={rows}
+            loading={current.isFetching}
+            onChange={onChange}
+            scroll={{ x: 'max-content' }}
+            showSorterTooltip={false}
+            rowSelection={can(build, 'delete') ? { selectedRowKeys: selected.map(String), onChange: (keysSelected) => setSelected(keysSelected.map(Number)) } : undefined}
+            expandable={asTree ? expansion : undefined}
+            pagination={false}
+          />
+        )}
+      </div>
+      {!current.isError && !asTree && (
+        <TablePager
           at={state}
           answer={flat.data}
           stale={flat.isPlaceholderData}
-          counting={exact && flat.isPlaceholderData}
-          exactRefused={exact && !flat.isPlaceholderData}
+          exact={exact}
           onGo={goTo}
           onSize={(size) => writeState(fw, { ...state, page: 1, move: undefined, size })}
           onCountExact={() => setExactFor(countKey)}
@@ -483,7 +461,7 @@ export default function ModelPage({ fw }: { fw: string }) {
   if (build.isError) return <Result status={build.error instanceof ApiError && build.error.status === 404 ? '404' : '403'} subTitle={build.error.message} />;
   return (
     <div>
-      <Typography.Title level={4} className="fw-page-title">
+      <Typography.Title level={1} className="fw-page-title fw-model-title">
         {build.data.model.title}
       </Typography.Title>
       {can(build.data, 'query') ? (

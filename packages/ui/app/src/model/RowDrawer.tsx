@@ -1,5 +1,7 @@
 // Add, edit, copy and details in a drawer. The edit form sends back the row version it read
-// (If-Match); a 409 STALE_ROW shows what the row holds now and offers to load it.
+// (If-Match); a 409 STALE_ROW shows what the row holds now and offers to load the fields others
+// changed (the person's other edits stay). What may arrive while the person types (a live change,
+// others opening the row) is said in the drawer's footer, so the fields never move under them.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Alert, App, Button, Descriptions, Drawer, Form, Result, Space, Spin, Tabs } from 'antd';
 import { EditOutlined } from '@ant-design/icons';
@@ -23,7 +25,7 @@ import { FormRowContext } from './rowContext';
 import { RowHistory } from './RowHistory';
 import { LiveRowNote, useLiveRow } from './LiveRowNote';
 import { usePresenceReport } from '../client/presence';
-import { PresenceNote } from './presence';
+import { PresenceNote, peersOn, usePeers } from './presence';
 
 export type { DrawerState } from './drawerTitle';
 
@@ -109,13 +111,28 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
     const names = Object.keys(liveChange.values);
     const fresh = await details.refetch();
     if (!fresh.data) return;
-    const values = initialValues(build, 'edit', fresh.data.row);
-    form.setFieldsValue(Object.fromEntries(Object.entries(values).filter(([name]) => names.includes(name))));
-    setVersion(fresh.data.version);
-    clearLive();
+    takeFields(fresh.data.row, names, fresh.data.version);
   };
+  // Puts the fields `theirs` of `row` into the form with the row's version, leaves the rest as the
+  // person typed it, and puts the focus on the first of them (the note that held the button goes).
+  const takeFields = (row: Row, theirs: string[], rowVersion: string | undefined) => {
+    const values = initialValues(build, 'edit', row);
+    form.setFieldsValue(Object.fromEntries(Object.entries(values).filter(([name]) => theirs.includes(name))));
+    setVersion(rowVersion);
+    setStale(undefined);
+    clearLive();
+    const first = fields.find((f) => theirs.includes(f.name) && !f.readonly) ?? fields.find((f) => !f.readonly);
+    if (first) requestAnimationFrame(() => form.focusField(first.name));
+  };
+  // The fields whose stored value is no longer what the form started from.
+  const changedSince = (row: Row) =>
+    fields.filter((f) => f.type !== 'PASSWORD' && JSON.stringify(row[f.name] ?? null) !== JSON.stringify(details.data?.row[f.name] ?? null)).map((f) => f.name);
 
+  const loading = state.mode !== 'add' && details.isPending;
+  const failed = state.mode !== 'add' && details.isError;
   const title = drawerTitle(t, build.model, state);
+  const others = peersOn(usePeers(), id).length > 0;
+  const liveFooter = state.mode === 'edit' && !loading && !failed && (others || (liveChange !== undefined && !stale));
 
   const addRow = useAddRow(fw);
   const updateRow = useUpdateRow(fw);
@@ -150,14 +167,12 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
         const current = (error.body.error as { current?: Row } | undefined)?.current ?? {};
         const v = (error.body.error as { version?: string } | undefined)?.version;
         setStale({ current, version: v });
-      } else if (!(error instanceof ApiError && error.status === 401)) setProblems(showServerErrors(form, error, names));
+      } else if (!(error instanceof ApiError && error.status === 401)) setProblems(showServerErrors(form, error, names, t));
     } finally {
       setBusy(false);
     }
   };
 
-  const loading = state.mode !== 'add' && details.isPending;
-  const failed = state.mode !== 'add' && details.isError;
   const readOnly = state.mode === 'details';
 
   return (
@@ -166,6 +181,15 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
       title={title}
       size={fields.some(isPermissionField) ? Math.min(900, window.innerWidth) : 560}
       onClose={onClose}
+      footer={
+        liveFooter ? (
+          <div className="fw-drawer-live">
+            <PresenceNote id={state.id} fields={fields} />
+            {/* After a refused save the warning above says it all. */}
+            {liveChange && !stale && <LiveRowNote fw={fw} fields={fields} change={liveChange} onLoad={() => void loadTheirs()} />}
+          </div>
+        ) : undefined
+      }
       destroyOnHidden
       className={`fw-drawer fw-drawer-${state.mode}`}
       extra={
@@ -229,22 +253,13 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
                         ),
                       }))}
                   />
-                  <Button
-                    size="small"
-                    onClick={() => {
-                      form.setFieldsValue(initialValues(build, 'edit', stale.current));
-                      setVersion(stale.version);
-                      setStale(undefined);
-                    }}
-                  >
+                  <Button size="small" className="fw-stale-load" onClick={() => takeFields(stale.current, changedSince(stale.current), stale.version)}>
                     {t('form.reload')}
                   </Button>
                 </div>
               }
             />
           )}
-          {state.mode === 'edit' && <PresenceNote id={state.id} fields={fields} />}
-          {state.mode === 'edit' && liveChange && <LiveRowNote fw={fw} fields={fields} change={liveChange} onLoad={() => void loadTheirs()} />}
           {problems.length > 0 && <Alert type="error" showIcon style={{ marginBottom: 16 }} title={problems.join('; ')} className="fw-form-error" />}
           <FormRowContext value={state.mode === 'edit' ? state.id : undefined}>
             <Form form={form} layout="vertical" onFinish={submit} name={`row-${state.mode}`} scrollToFirstError>

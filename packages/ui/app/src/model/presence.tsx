@@ -97,15 +97,38 @@ export function usePeerLabel(fields: readonly FieldView[]): (peer: Peer) => stri
 
 const MAX_SHOWN = 3;
 
-/** Stacked initials of the peers on a row, with their names in the tooltip and the accessible label. */
+/**
+ * Stacked initials of the people on a row (one person in two tabs is one), with what they do in
+ * the tooltip and the accessible label. The tooltip shows on hover, and while the cell holding the
+ * initials has the keyboard's focus: a keyboard user learns who "BS" is as a mouse user does.
+ */
 export function PresenceBadge({ peers, fields, id }: { peers: readonly Peer[]; fields: readonly FieldView[]; id?: string }) {
   const label = usePeerLabel(fields);
-  if (peers.length === 0) return null;
-  const lines = peers.map(label);
-  const shown = peers.slice(0, peers.length > MAX_SHOWN ? MAX_SHOWN - 1 : MAX_SHOWN);
-  const more = peers.length - shown.length;
+  const own = useRef<HTMLSpanElement>(null);
+  const [hover, setHover] = useState(false);
+  const [focused, setFocused] = useState(false);
+  const present = peers.length > 0;
+  useEffect(() => {
+    const cell = own.current?.closest('td');
+    if (!cell) return;
+    const on = () => setFocused(true);
+    const off = () => setFocused(false);
+    cell.addEventListener('focusin', on);
+    cell.addEventListener('focusout', off);
+    return () => {
+      cell.removeEventListener('focusin', on);
+      cell.removeEventListener('focusout', off);
+    };
+  }, [present]);
+  if (!present) return null;
+  const lines = [...new Set(peers.map(label))];
+  const people = [...new Map(peers.map((p) => [p.user, p])).values()];
+  const shown = people.slice(0, people.length > MAX_SHOWN ? MAX_SHOWN - 1 : MAX_SHOWN);
+  const more = people.length - shown.length;
   return (
     <Tooltip
+      open={hover || focused}
+      onOpenChange={setHover}
       title={
         <>
           {lines.map((line, i) => (
@@ -114,7 +137,7 @@ export function PresenceBadge({ peers, fields, id }: { peers: readonly Peer[]; f
         </>
       }
     >
-      <span className="fw-presence" role="img" aria-label={lines.join('; ')} id={id} data-users={peers.map((p) => p.user).join(',')}>
+      <span ref={own} className="fw-presence" role="img" aria-label={lines.join('; ')} id={id} data-users={people.map((p) => p.user).join(',')}>
         {shown.map((p) => (
           <span key={p.client} className="fw-presence-avatar" style={{ background: colourOf(p.user) }} aria-hidden="true">
             {initials(p.user)}

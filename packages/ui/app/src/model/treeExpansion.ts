@@ -2,7 +2,7 @@
 // closed, until a row appears under it (one just added, by this person or a refresh), which opens
 // its ancestors: a new child is never added out of sight (issue 20).
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { Row } from '../types';
+import type { BuildView, Row } from '../types';
 
 /** A row of a tree table: the row, and its children when it has any. */
 export type TreeRow = Row & { children?: TreeRow[] };
@@ -49,4 +49,24 @@ export function useTreeExpansion(rows: TreeRow[], keyOf: (r: Row) => string): { 
     });
   };
   return { expandedRowKeys, onExpand };
+}
+
+/** The rows of a table that is not a tree, as far as tree expansion goes. */
+export const NO_ROWS: TreeRow[] = [];
+
+export function nest(rows: Row[], key: string, parentField: string): TreeRow[] {
+  const byId = new Map<unknown, TreeRow>(rows.map((r) => [r[key], { ...r }]));
+  const roots: TreeRow[] = [];
+  for (const r of byId.values()) {
+    const parent = r[parentField] !== null && r[parentField] !== undefined ? byId.get(r[parentField]) : undefined;
+    if (parent && parent !== r) (parent.children ??= []).push(r);
+    else roots.push(r);
+  }
+  return roots;
+}
+
+export function parentFieldOf(build: BuildView): string | undefined {
+  if (build.model.treeParentField) return build.model.treeParentField;
+  // Older servers: the tree parent is the REFERENCE_TREE field pointing at the model itself.
+  return build.model.fields.find((f) => f.type === 'REFERENCE_TREE' && f.reference?.model === build.model.name)?.name;
 }

@@ -1,12 +1,17 @@
 // The model page's side of live tables (issue 24 §3): every event of the page's stream changes the
 // TanStack Query cache of the model's table pages and tree in place (liveCache.ts), with no
 // request; the cells another person changed are marked for two seconds, rows that were deleted
-// fade before they go, and new rows that cannot be placed on the page on screen are counted for
-// the "N new rows — show" notice. `reload` (the stream fell behind, or resumed too late) loads
-// the model's queries again.
+// fade before they go, and new rows that belong elsewhere in the table (another page) are kept
+// for the "N new rows" notice, which lists them. With a search or filter in force the browser
+// cannot tell whether a new row matches it: the server is asked, by id, which of them do (one small
+// request for the rows that came within a quarter of a second), and only those count — placed on
+// the page when it is theirs, else listed. `reload` (the stream fell behind, or resumed too late)
+// loads the model's queries again.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { fetchReference, invalidateModel, keys } from '../client/queries';
+import { call } from '../client/api';
+import { routes } from '../client/routes';
+import { fetchReference, invalidateModel, keys, MAX_PAGE_SIZE } from '../client/queries';
 import { useLiveEvent, type LiveChannel, type LiveEvent } from '../client/live';
 import type { ModelView, Row, TablePage, TableQuery } from '../types';
 import { dropFromPage, insertIntoPage, patchPage, patchRows } from './liveCache';
@@ -20,17 +25,26 @@ export const FADE_MS = 600;
 
 type TreeData = { rows: Row[]; labels: TablePage['labels'] };
 
+function mergeLabels(old: TablePage['labels'], more: NonNullable<TablePage['labels']>): TablePage['labels'] {
+  const out = { ...old };
+  for (const [field, byId] of Object.entries(more)) out[field] = { ...out[field], ...byId };
+  return out;
+}
+
 /** What the table draws from the live events. */
 export interface LiveTable {
   /** The class a cell gets while marked (`fw-live-changed`), else undefined. */
   cellClass(rowKey: unknown, field: string): string | undefined;
   /** The class a row gets while it arrives or leaves. */
   rowClass(rowKey: unknown): string | undefined;
-  /** New rows of the query on screen that the page could not place. */
-  fresh: number;
-  /** Loads the table again and forgets the new rows counted. */
-  showFresh(): void;
+  /** New rows of the query on screen that belong elsewhere in the table, oldest first, as the table shows them. */
+  fresh: Row[];
+  /** Forgets the new rows `ids` (all of them without). */
+  forgetFresh(ids?: unknown[]): void;
 }
+
+/** How long new rows under a search are gathered before the server is asked which match it, ms. */
+const MATCH_WAIT_MS = 250;
 
 /**
  * Follows `channel` for the table of `model` showing `query`. The person's own changes (the
@@ -41,7 +55,7 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
   const fw = model.name;
   const key = model.primaryKey;
   const [marks, setMarks] = useState<ReadonlyMap<string, string>>(new Map());
-  const [fresh, setFresh] = useState<ReadonlySet<unknown>>(new Set());
+  const [fresh, setFresh] = useState<ReadonlyMap<unknown, Row>>(new Map());
   const timers = useRef(new Set<ReturnType<typeof setTimeout>>());
   const current = useRef(query);
   current.current = query;
@@ -145,6 +159,46 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
       );
   });
 
+  // New rows under a search or filter, waiting to be matched against it by the server.
+  const unmatched = useRef(new Map<unknown, Row>());
+  const matchTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(matchTimer.current), []);
+  const matchLater = () => {
+    if (matchTimer.current !== undefined) return;
+    matchTimer.current = setTimeout(() => {
+      matchTimer.current = undefined;
+      const asked = current.current;
+      const rows = [...unmatched.current.values()].slice(0, MAX_PAGE_SIZE);
+      for (const row of rows) unmatched.current.delete(row[key]);
+      if (unmatched.current.size > 0) matchLater();
+      const ids = rows.map((r) => r[key]);
+      const conditions = [...(asked.conditions ?? []), { field: key, op: 'in' as const, value: ids }];
+      call(routes.table(fw, { page: 1, size: ids.length, conditions, count: 'none' })).then(
+        (answer) => {
+          // The search changed meanwhile: what was counted belonged to the old one.
+          if (JSON.stringify(current.current) !== JSON.stringify(asked)) return;
+          for (const row of answer.rows) placeOrKeep(row, asked, answer.labels);
+        },
+        () => undefined, // the rows show with the next load
+      );
+    }, MATCH_WAIT_MS);
+  };
+  // A new row known to match the query on screen: on its page where the order puts it there (the
+  // total grows by one either way), else kept for the notice.
+  const placeOrKeep = (row: Row, asked: TableQuery, labels?: TablePage['labels']) => {
+    const tableKey = keys.table(fw, asked);
+    const page = queryClient.getQueryData<TablePage>(tableKey);
+    const id = row[key];
+    if (!page) return;
+    if (page.rows.some((r) => r[key] === id)) return;
+    // Known to match: placed as on a page without conditions.
+    const { page: next, placed } = insertIntoPage(page, model, { ...asked, conditions: [] }, row);
+    const withLabels = labels ? { ...next, labels: mergeLabels(next.labels, labels) } : next;
+    queryClient.setQueryData(tableKey, withLabels);
+    if (placed) mark([String(id)], 'fw-live-arrived', MARK_MS);
+    else setFresh((old) => new Map([...old, [id, row]]));
+  };
+
   useLiveEvent(channel, 'insert', (event) => {
     const id = event.data.id;
     const row = event.data.row as Row | undefined;
@@ -167,15 +221,21 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
       },
     );
     first = false;
-    // The person's own new row comes with the refetch after their save; others' are counted.
-    if (!shown && others(event)) setFresh((old) => new Set([...old, id]));
-    else if (shown && others(event)) mark([String(id)], 'fw-live-arrived', MARK_MS);
+    // The person's own new row comes with the refetch after their save; others' are marked, kept
+    // for the notice, or (under a search) first matched against it.
+    if (!others(event)) return;
+    if (shown) mark([String(id)], 'fw-live-arrived', MARK_MS);
+    else if (current.current.conditions?.length) {
+      unmatched.current.set(id, full);
+      matchLater();
+    } else setFresh((old) => new Map([...old, [id, full]]));
   });
 
   useLiveEvent(channel, 'delete', (event) => {
     const ids = (Array.isArray(event.data.ids) ? event.data.ids : []).filter((i): i is number => typeof i === 'number');
     if (ids.length === 0) return;
-    setFresh((old) => (ids.some((i) => old.has(i)) ? new Set([...old].filter((i) => !ids.includes(i as number))) : old));
+    for (const i of ids) unmatched.current.delete(i);
+    setFresh((old) => (ids.some((i) => old.has(i)) ? new Map([...old].filter(([i]) => !ids.includes(i as number))) : old));
     const drop = () => {
       patchAll(
         (page, queryKey) => dropFromPage(page, key, ids, (queryKey[3] ?? {}) as TableQuery),
@@ -189,25 +249,26 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
   });
 
   useLiveEvent(channel, 'reload', () => {
-    setFresh(new Set());
+    setFresh(new Map());
+    unmatched.current.clear();
     void invalidateModel(queryClient, fw);
   });
 
   // The new rows counted belong to the query they were counted for.
   const queryText = JSON.stringify(query);
-  useEffect(() => setFresh(new Set()), [queryText]);
+  useEffect(() => {
+    setFresh(new Map());
+    unmatched.current.clear();
+  }, [queryText]);
 
-  const showFresh = useCallback(() => {
-    setFresh(new Set());
-    void invalidateModel(queryClient, fw);
-  }, [queryClient, fw]);
+  const forgetFresh = useCallback((ids?: unknown[]) => setFresh((old) => (ids ? new Map([...old].filter(([i]) => !ids.includes(i))) : new Map())), []);
 
   // A counted row the page shows by now (a refetch brought it) is no longer new.
   const onPage = new Set((queryClient.getQueryData<TablePage>(keys.table(fw, query))?.rows ?? []).map((r) => r[key]));
   return {
     cellClass: (rowKey, field) => (marks.has(`${String(rowKey)}\0${field}`) ? 'fw-live-changed' : undefined),
     rowClass: (rowKey) => marks.get(String(rowKey))?.split(' ')[0],
-    fresh: [...fresh].filter((id) => !onPage.has(id)).length,
-    showFresh,
+    fresh: [...fresh].filter(([id]) => !onPage.has(id)).map(([, row]) => row),
+    forgetFresh,
   };
 }

@@ -78,7 +78,7 @@ export function HomePage({ name, menus }: { name: string; menus: MenuEntry[] }) 
   const shown = groups.map((g) => ({ ...g, models: g.models.filter((m) => countOf.get(m.id) !== null) })).filter((g) => g.models.length > 0);
   return (
     <div className="fw-home">
-      <Typography.Title level={3} className="fw-page-title">
+      <Typography.Title level={1} className="fw-page-title">
         {t('app.welcome', { name })}
       </Typography.Title>
       <Typography.Paragraph type="secondary">{t('app.welcomeHint')}</Typography.Paragraph>

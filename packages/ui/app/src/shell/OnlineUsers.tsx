@@ -53,7 +53,7 @@ export function OnlineUsers({ selfId }: { selfId: number }) {
   ];
   return (
     <div className="fw-online-page">
-      <Typography.Title level={3} className="fw-page-title">
+      <Typography.Title level={1} className="fw-page-title">
         {t('online.title')}
       </Typography.Title>
       {online.isError ? (

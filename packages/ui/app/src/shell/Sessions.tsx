@@ -14,7 +14,7 @@ export function MySessions() {
   return (
     <div className="fw-sessions-page">
       <Space className="fw-page-head" wrap>
-        <Typography.Title level={3} className="fw-page-title">
+        <Typography.Title level={1} className="fw-page-title">
           {t('sessions.title')}
         </Typography.Title>
         <Popconfirm
