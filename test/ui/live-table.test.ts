@@ -1,9 +1,11 @@
 // Live tables (issue 24 §3) as two people meet them: A (the administrator) and B (bob) have the
 // Book table open in two Chromium pages. B edits a cell → A's cell shows the new value, marked,
-// with no request for the table; B adds a row → it appears on A's page (or, with a search in force,
-// the "1 new row — show" notice); B deletes a row → it fades out of A's table and the total drops.
+// with no request for the table; B adds a row → it appears on A's page where it belongs (under a
+// search, once the server says it matches), or a notice floating over the table lists the rows
+// that went to other pages; B deletes a row → it fades out of A's table and the total drops.
 // A's open cell editor and A's edit form say so when B changes their row, with the new value,
-// before A saves. The stream carries the token in a header and the tab's client key.
+// before A saves, without moving what A types into. The stream carries the token in a header and
+// the tab's client key.
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
@@ -107,6 +109,11 @@ describeBrowser('admin UI: live tables', (browser) => {
       const tablesBefore = seenA.tables;
 
       const duneMarked = await watchMark(a.page, 'Dune', 'price', '12');
+      // B's own save is not news to B: B's editor never shows a live note, not even for a moment.
+      await b.page.evaluate(`(() => {
+        window.fwOwnNote = false;
+        new MutationObserver(() => { if (document.querySelector('.fw-cell-editor .fw-live-note')) window.fwOwnNote = true; }).observe(document.body, { subtree: true, childList: true });
+      })()`);
       await editCell(b.page, 'Dune', 'price', '12');
       await waitUntil(a.page, duneMarked, 10_000);
       await a.page.screenshot({ path: join(ui.shots, 'live-changed-1366.png') });
@@ -114,6 +121,7 @@ describeBrowser('admin UI: live tables', (browser) => {
       await waitUntil(b.page, `[...document.querySelectorAll('td.fw-col-price')].some((td) => td.textContent === '12')`);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await b.page.locator('td.fw-live-changed').count()).to.equal(0);
+      expect(await b.page.evaluate('window.fwOwnNote'), 'B’s editor warned B of B’s own save').to.equal(false);
       // The mark goes after about two seconds.
       await waitUntil(a.page, `document.querySelectorAll('td.fw-live-changed').length === 0`, 15_000);
 
@@ -147,28 +155,77 @@ describeBrowser('admin UI: live tables', (browser) => {
     }
   });
 
-  it('with a search in force, B’s new row is announced; "Show" loads it', async () => {
-    const { a, b, close } = await twoPages(1366);
+  it('with a search in force, the server says which of B’s new rows match it: the one that does appears in place, the other is not counted', async () => {
+    const bobToken = await apiToken(ui.url, bob.account, bob.password);
+    const { context, page, errors } = await openPage(browser());
+    const matches: unknown[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/fw-api/data/table/Book')) matches.push(JSON.parse(r.postData() ?? '{}'));
+    });
     try {
-      await a.page.goto(`${ui.url}/model/Book?s=${encodeURIComponent(JSON.stringify({ title: 'Zen' }))}`);
-      await live(a.page);
-      await b.page.locator('.fw-add').click();
-      await b.page.locator('.fw-drawer-add input#row-add_title').fill('Zen and the Art');
-      await b.page.locator('.fw-drawer-add .ant-drawer-extra .ant-btn-primary').click();
-      const notice = a.page.locator('.fw-live-fresh');
-      await notice.waitFor({ timeout: 15_000 });
-      expect(await notice.innerText()).to.contain('1 new row');
-      expect(await rowWith(a.page, 'Zen and the Art').count()).to.equal(0);
-      const violations = await axeViolations(a.page, { include: '.fw-model', impacts: ['minor', 'moderate', 'serious', 'critical'] });
-      expect(violations, formatViolations('the model page with the new-rows notice', violations)).to.deep.equal([]);
-      await shot(a.page, join(ui.shots, 'live-new-rows-1366.png'));
-      // By keyboard: the notice's button.
-      await a.page.locator('.fw-live-show').focus();
-      await a.page.keyboard.press('Enter');
-      await rowWith(a.page, 'Zen and the Art').waitFor();
-      await notice.waitFor({ state: 'detached' });
+      await openSignedIn(page, ui.url, `/model/Book?s=${encodeURIComponent(JSON.stringify({ title: 'Zen' }))}`, token);
+      await live(page);
+      await page.locator('.ant-table-placeholder').waitFor();
+      const loads = matches.length;
+      await add(ui, bobToken, { title: 'Motorcycle Maintenance', genre: 'novel', price: 4, published: '1974-04-01' });
+      await add(ui, bobToken, { title: 'Zen and the Art', genre: 'novel', price: 5, published: '1974-04-01' });
+      await rowWith(page, 'Zen and the Art').waitFor({ timeout: 15_000 });
+      expect(await page.locator('.ant-pagination-total-text').innerText()).to.equal('Total 1');
+      await page.waitForTimeout(500);
+      expect(await page.locator('.fw-live-show').count(), 'no notice for a row that does not match').to.equal(0);
+      expect(await rowWith(page, 'Motorcycle Maintenance').count()).to.equal(0);
+      // The question was one request naming the new rows' ids under the search, not a reload.
+      const asked = matches.slice(loads) as Array<{ conditions: Array<{ field: string; op: string; value: unknown }> }>;
+      expect(asked.length, 'requests for the table after the inserts').to.be.within(1, 2);
+      for (const q of asked) expect(q.conditions.at(-1)).to.include({ field: 'id', op: 'in' });
+      expect(errors).to.deep.equal([]);
     } finally {
-      await close();
+      await context.close();
+    }
+  });
+
+  it('rows B adds on later pages: a notice floats over the table (nothing moves), lists them and opens one — by keyboard', async () => {
+    const bobToken = await apiToken(ui.url, bob.account, bob.password);
+    const count = async () => Number(((await books().count({ n: '*' })) as Array<{ n: number | string }>)[0]!.n);
+    while ((await count()) < 12) await add(ui, token, { title: `Filler ${await count()}`, genre: 'novel', price: 1, published: '2000-01-01' });
+    const { context, page, errors } = await openPage(browser());
+    try {
+      await page.setViewportSize({ width: 1366, height: 900 });
+      await openSignedIn(page, ui.url, '/model/Book?size=10', token);
+      await live(page);
+      await page.locator('.ant-table-tbody tr.ant-table-row').nth(9).waitFor();
+      const top = (await page.locator('.ant-table-tbody tr.ant-table-row').first().boundingBox())!.y;
+      await add(ui, bobToken, { title: 'Elsewhere One', genre: 'novel', price: 2, published: '2001-01-01' });
+      await add(ui, bobToken, { title: 'Elsewhere Two', genre: 'novel', price: 2, published: '2001-01-01' });
+      const show = page.locator('.fw-live-show');
+      await show.filter({ hasText: '2 new rows' }).waitFor({ timeout: 15_000 });
+      expect((await page.locator('.ant-table-tbody tr.ant-table-row').first().boundingBox())!.y, 'the table did not move').to.equal(top);
+      expect(await page.locator('.fw-live-fresh-region').getAttribute('role')).to.equal('status');
+      expect(await page.locator('.ant-table-tbody tr.ant-table-row').count(), 'page 1 keeps its ten rows').to.equal(10);
+      const violations = await axeViolations(page, { include: '.fw-model', impacts: ['minor', 'moderate', 'serious', 'critical'] });
+      expect(violations, formatViolations('the model page with the new-rows notice', violations)).to.deep.equal([]);
+      await shot(page, join(ui.shots, 'live-new-rows-1366.png'));
+      // By keyboard: Enter opens the list with its first row focused; Enter there opens that row.
+      await show.focus();
+      await page.keyboard.press('Enter');
+      const list = page.locator('.fw-live-fresh-list');
+      await list.waitFor();
+      expect(await list.locator('.fw-live-fresh-row').allInnerTexts()).to.deep.equal(['Elsewhere One', 'Elsewhere Two']);
+      await waitUntil(page, `document.activeElement?.textContent === 'Elsewhere One'`, 5000);
+      await shot(page, join(ui.shots, 'live-new-rows-list-1366.png'));
+      await page.keyboard.press('Enter');
+      const details = page.locator('.fw-drawer-details');
+      await details.locator('.fw-details', { hasText: 'Elsewhere One' }).waitFor();
+      expect(await show.innerText()).to.contain('1 new row');
+      await page.keyboard.press('Escape');
+      await details.waitFor({ state: 'detached' });
+      // Dismissed, it goes; the total counted both all along.
+      await page.locator('.fw-live-dismiss').click();
+      await show.waitFor({ state: 'detached' });
+      expect(await page.locator('.ant-pagination-total-text').innerText()).to.equal(`Total ${await count()}`);
+      expect(errors).to.deep.equal([]);
+    } finally {
+      await context.close();
     }
   });
 
@@ -189,7 +246,7 @@ describeBrowser('admin UI: live tables', (browser) => {
       await live(page);
       await rowWith(page, 'Ulysses One').waitFor();
       await add(ui, bobToken, { title: 'Ulysses Two', genre: 'novel', price: 6, published: '1922-02-02' });
-      await page.locator('.fw-live-fresh').waitFor({ timeout: 15_000 });
+      await rowWith(page, 'Ulysses Two').waitFor({ timeout: 15_000 });
       // The next table load reads the table at once (both rows, the old price) and answers only
       // when released: a load that read before B's changes and lands after their events.
       let loads = 0;
@@ -205,9 +262,9 @@ describeBrowser('admin UI: live tables', (browser) => {
         await route.fulfill({ response });
         landed();
       });
-      await page.locator('.fw-live-show').click();
+      await page.getByRole('button', { name: 'Reload' }).click();
       for (let i = 0; i < 300 && loads === 0; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(loads, 'the table was loaded again after "Show"').to.equal(1);
+      expect(loads, 'the table was loaded again after "Reload"').to.equal(1);
       const two = await books().where({ title: 'Ulysses Two' }).first();
       const one = await books().where({ title: 'Ulysses One' }).first();
       await post('/delete', { ids: [two.id] });
@@ -238,9 +295,13 @@ describeBrowser('admin UI: live tables', (browser) => {
       const editor = a.page.locator('.fw-cell-editor[data-field="price"]');
       const input = editor.locator('.ant-input-number input');
       await input.fill('20');
+      const inputAt = (await input.boundingBox())!;
       await editCell(b.page, 'Solaris', 'price', '15');
       const note = editor.locator('.fw-live-note');
       await note.waitFor({ timeout: 15_000 });
+      // The note hangs below the editor: the input A types into has not moved.
+      expect(await input.boundingBox(), 'the input moved when the note came').to.deep.equal(inputAt);
+      expect(await note.getAttribute('role'), 'a polite note, not an alert').to.equal('status');
       expect(await note.innerText()).to.contain('bob changed this cell meanwhile');
       expect(await note.locator('.fw-live-note-value').innerText()).to.equal('15');
       const violations = await axeViolations(a.page, { include: '.fw-cell-editor', impacts: ['minor', 'moderate', 'serious', 'critical'] });
@@ -253,15 +314,26 @@ describeBrowser('admin UI: live tables', (browser) => {
       await input.press('Enter');
       const dialog = a.page.locator('.fw-stale-dialog');
       await dialog.waitFor();
+      // The editor waits under the dialog's mask, unusable until the dialog decides.
+      expect(await a.page.evaluate(`(() => { const e = document.querySelector('.fw-cell-editor'); return { inert: e.inert, z: getComputedStyle(e).zIndex }; })()`)).to.deep.equal({
+        inert: true,
+        z: '999',
+      });
       await dialog.locator('.fw-stale-keep').click();
       await dialog.waitFor({ state: 'detached' });
       expect((await books().where({ title: 'Solaris' }).first()).price).to.equal(15);
 
       // "Use this value" puts B's value in and makes it the expected one: Enter then saves nothing.
+      // By keyboard: while the note shows, Tab goes to its button instead of saving and moving on.
       await cell(a.page, 'Solaris', 'price').dblclick();
       await editCell(b.page, 'Solaris', 'price', '16');
-      await editor.locator('.fw-live-take').click();
+      await note.waitFor({ timeout: 15_000 });
+      expect(await editor.locator('.fw-cell-editor-hint').innerText()).to.contain('Tab: to “Use this value”');
+      await input.press('Tab');
+      expect(await a.page.evaluate(`document.activeElement?.classList.contains('fw-live-take')`)).to.equal(true);
+      await a.page.keyboard.press('Enter');
       expect(await input.inputValue()).to.equal('16');
+      await waitUntil(a.page, `document.activeElement === document.querySelector('.fw-cell-editor .ant-input-number input')`, 5000);
       await input.press('Escape');
       await editor.waitFor({ state: 'detached' });
     } finally {
@@ -275,17 +347,26 @@ describeBrowser('admin UI: live tables', (browser) => {
       await (await rowAction(a.page, rowWith(a.page, 'Foundation'), 'fw-row-edit')).click();
       const drawer = a.page.locator('.fw-drawer-edit');
       await drawer.locator('input#row-edit_title').fill('Foundation (1951)');
+      // Where the field is once the drawer has slid in.
+      await waitUntil(a.page, `document.getAnimations().every((x) => x.playState !== 'running')`, 5000);
+      const titleAt = (await drawer.locator('input#row-edit_title').boundingBox())!;
       await editCell(b.page, 'Foundation', 'price', '11');
       const note = drawer.locator('.fw-live-row-changed');
       await note.waitFor({ timeout: 15_000 });
+      // The note is in the drawer's footer: the field A types into has not moved.
+      expect(await drawer.locator('.ant-drawer-footer .fw-live-row-changed').count()).to.equal(1);
+      expect(await drawer.locator('input#row-edit_title').boundingBox(), 'the title field moved when the note came').to.deep.equal(titleAt);
       expect(await note.innerText()).to.contain('bob changed this row while you were editing it');
       expect(await note.locator('.ant-descriptions-item-content').innerText()).to.equal('11');
       const violations = await axeViolations(a.page, { include: '.fw-drawer-edit', impacts: ['minor', 'moderate', 'serious', 'critical'] });
       expect(violations, formatViolations('the edit form with a live note', violations)).to.deep.equal([]);
       await shot(a.page, join(ui.shots, 'live-form-1366.png'));
-      await note.locator('.fw-live-load').click();
+      // By keyboard: Enter on "Load their changes"; the focus goes to the field it loaded.
+      await note.locator('.fw-live-load').focus();
+      await a.page.keyboard.press('Enter');
       await note.waitFor({ state: 'detached' });
       expect(await drawer.locator('.ant-input-number input').first().inputValue()).to.equal('11');
+      await waitUntil(a.page, `document.activeElement?.id === 'row-edit_price'`, 5000);
       expect(await drawer.locator('input#row-edit_title').inputValue()).to.equal('Foundation (1951)');
       await drawer.locator('.ant-drawer-extra .ant-btn-primary').click();
       await drawer.waitFor({ state: 'detached' });
@@ -295,6 +376,93 @@ describeBrowser('admin UI: live tables', (browser) => {
       expect([row.title, row.price]).to.deep.equal(['Foundation (1951)', 11]);
     } finally {
       await close();
+    }
+  });
+
+  it('A saves over B’s change anyway: one warning, not two, and "Load the current values" keeps A’s typed edits', async () => {
+    const bobToken = await apiToken(ui.url, bob.account, bob.password);
+    await add(ui, token, { title: 'Kindred', genre: 'novel', price: 6, published: '1979-06-01' });
+    const id = (await books().where({ title: 'Kindred' }).first()).id as number;
+    const { context, page } = await openPage(browser());
+    try {
+      page.setDefaultTimeout(30_000);
+      await openSignedIn(page, ui.url, '/model/Book', token);
+      await live(page);
+      await (await rowAction(page, rowWith(page, 'Kindred'), 'fw-row-edit')).click();
+      const drawer = page.locator('.fw-drawer-edit');
+      await drawer.locator('input#row-edit_title').fill('Kindred (revised)');
+      const res = await fetch(`${ui.url}/fw-api/data/modify/Book/update-cell`, {
+        method: 'POST',
+        headers: { token: bobToken, 'content-type': 'application/json' },
+        body: JSON.stringify({ id, field: 'price', value: 13 }),
+      });
+      expect(res.status).to.equal(200);
+      await drawer.locator('.fw-live-row-changed').waitFor({ timeout: 15_000 });
+      // Saved anyway: the server refuses (the row's version moved); its warning replaces the live note.
+      await drawer.locator('.ant-drawer-extra .ant-btn-primary').click();
+      await drawer.locator('.fw-stale').waitFor();
+      expect(await drawer.locator('.fw-live-row-changed').count(), 'two warnings at once').to.equal(0);
+      await drawer.locator('.fw-stale-load').click();
+      await drawer.locator('.fw-stale').waitFor({ state: 'detached' });
+      expect(await drawer.locator('input#row-edit_title').inputValue(), 'the typed title was dropped').to.equal('Kindred (revised)');
+      expect(await drawer.locator('#row-edit_price').inputValue()).to.equal('13');
+      await waitUntil(page, `document.activeElement?.id === 'row-edit_price'`, 5000);
+      await drawer.locator('.ant-drawer-extra .ant-btn-primary').click();
+      await drawer.waitFor({ state: 'detached' });
+      const row = await books().where({ id }).first();
+      expect([row.title, row.price]).to.deep.equal(['Kindred (revised)', 13]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('B deletes the row under A’s cell editor: it says so, stops editing, keeps the focus inside, and Enter closes without a request', async () => {
+    const bobToken = await apiToken(ui.url, bob.account, bob.password);
+    await add(ui, token, { title: 'Doomed Row', genre: 'novel', price: 3, published: '1990-01-01' });
+    const id = (await books().where({ title: 'Doomed Row' }).first()).id as number;
+    const { context, page, errors } = await openPage(browser());
+    const writes: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/fw-api/data/modify/')) writes.push(r.url());
+    });
+    try {
+      page.setDefaultTimeout(30_000);
+      await openSignedIn(page, ui.url, '/model/Book', token);
+      await live(page);
+      await cell(page, 'Doomed Row', 'price').dblclick();
+      const editor = page.locator('.fw-cell-editor[data-field="price"]');
+      await editor.locator('.ant-input-number input').fill('4');
+      const res = await fetch(`${ui.url}/fw-api/data/modify/Book/delete`, {
+        method: 'POST',
+        headers: { token: bobToken, 'content-type': 'application/json' },
+        body: JSON.stringify({ ids: [id] }),
+      });
+      expect(res.status).to.equal(200);
+      const note = editor.locator('.fw-live-note');
+      await note.waitFor({ timeout: 15_000 });
+      expect(await note.innerText()).to.contain('bob deleted this row meanwhile');
+      expect(await editor.locator('.ant-input-number input').isDisabled()).to.equal(true);
+      await waitUntil(page, `document.activeElement?.classList.contains('fw-live-close')`, 5000);
+      await page.keyboard.press('Enter');
+      await editor.waitFor({ state: 'detached' });
+      expect(writes, 'nothing was sent for the deleted row').to.deep.equal([]);
+      // The focus goes to the same column of the row beside, not to the page's body.
+      const focused = `(() => { const td = document.activeElement?.closest('td[data-fw-cell]'); return td ? { col: td.dataset.fwCol, row: td.closest('tr').dataset.rowKey } : null; })()`;
+      await rowWith(page, 'Doomed Row').waitFor({ state: 'detached' });
+      await waitUntil(page, `(${focused})?.col === 'price'`, 5000);
+      expect(((await page.evaluate(focused)) as { row: string }).row).to.not.equal(String(id));
+
+      // A focused cell (no editor) of a row B deletes: the focus moves to the row beside as it leaves.
+      const other = (await page.evaluate(focused)) as { col: string; row: string };
+      await fetch(`${ui.url}/fw-api/data/modify/Book/delete`, {
+        method: 'POST',
+        headers: { token: bobToken, 'content-type': 'application/json' },
+        body: JSON.stringify({ ids: [Number(other.row)] }),
+      });
+      await waitUntil(page, `(${focused})?.row !== ${JSON.stringify(other.row)} && (${focused})?.col === 'price'`, 10_000);
+      expect(errors).to.deep.equal([]);
+    } finally {
+      await context.close();
     }
   });
 
@@ -393,7 +561,9 @@ describeBrowser('admin UI: live tables', (browser) => {
     }
   });
 
-  it('in Chinese at 390 px, with reduced motion: the mark holds still, the notice speaks Chinese', async () => {
+  it('in Chinese at 390 px, with reduced motion: the mark holds still, the notice and a failed save speak Chinese, a long cell’s editor fits the screen', async () => {
+    const long = 'A Very Long Title That Runs Far Beyond What A Phone Shows In One Line Of The Table';
+    await add(ui, token, { title: long, genre: 'novel', price: 9, published: '2010-01-01' });
     const { a, b, close } = await twoPages(390, 'zh-CN');
     try {
       await a.page.emulateMedia({ reducedMotion: 'reduce' });
@@ -410,13 +580,38 @@ describeBrowser('admin UI: live tables', (browser) => {
       await waitUntil(a.page, waldenMarked, 10_000);
       await a.page.screenshot({ path: join(ui.shots, 'live-changed-zh-CN-390.png') });
       expect(await a.page.evaluate('window.fwMarkAnimation')).to.equal('none');
-      await a.page.goto(`${ui.url}/model/Book?s=${encodeURIComponent(JSON.stringify({ title: 'Walden' }))}`);
+      // The server cannot be reached: the editor says so in Chinese (not the browser's "Failed to fetch").
+      await a.page.route('**/fw-api/data/modify/Book/update-cell', (route) => route.abort('failed'));
+      await cell(a.page, 'Walden', 'price').dblclick();
+      const editor = a.page.locator('.fw-cell-editor[data-field="price"]');
+      await editor.locator('.ant-input-number input').fill('5');
+      await editor.locator('.ant-input-number input').press('Enter');
+      await editor.locator('.fw-cell-editor-error').waitFor();
+      expect(await editor.locator('.fw-cell-editor-error').innerText()).to.equal('无法连接服务器：未保存任何内容。请稍后重试。');
+      await a.page.unroute('**/fw-api/data/modify/Book/update-cell');
+      await editor.locator('.ant-input-number input').press('Escape');
+      await editor.waitFor({ state: 'detached' });
+      // A long title's editor stays within the phone's width.
+      await a.page.goto(`${ui.url}/model/Book?s=${encodeURIComponent(JSON.stringify({ title: 'Very Long Title' }))}`);
+      await live(a.page);
+      await cell(a.page, long, 'title').dblclick();
+      const titleEditor = a.page.locator('.fw-cell-editor[data-field="title"]');
+      await titleEditor.waitFor();
+      const box = (await titleEditor.boundingBox())!;
+      expect(box.x, 'the editor starts left of the screen').to.be.at.least(0);
+      expect(box.x + box.width, 'the editor ends right of the screen').to.be.at.most(390);
+      await shot(a.page, join(ui.shots, 'live-long-editor-zh-CN-390.png'));
+      await titleEditor.locator('input').press('Escape');
+      // Page 1 of several: B's new row belongs at the end, so the notice says so, in Chinese.
+      await a.page.goto(`${ui.url}/model/Book?size=10`);
       await live(a.page);
       await b.page.locator('.fw-add').click();
       await b.page.locator('.fw-drawer-add input#row-add_title').fill('Walden Two');
       await b.page.locator('.fw-drawer-add .ant-drawer-extra .ant-btn-primary').click();
-      await a.page.locator('.fw-live-fresh').waitFor({ timeout: 15_000 });
-      expect(await a.page.locator('.fw-live-fresh').innerText()).to.contain('有 1 条新记录');
+      await a.page.locator('.fw-live-show').waitFor({ timeout: 15_000 });
+      expect(await a.page.locator('.fw-live-show').innerText()).to.contain('有 1 条新记录');
+      const pill = (await a.page.locator('.fw-live-fresh').boundingBox())!;
+      expect(pill.x >= 0 && pill.x + pill.width <= 390, 'the notice fits the phone').to.equal(true);
       await shot(a.page, join(ui.shots, 'live-new-rows-zh-CN-390.png'));
       // Nothing slides in either: the add drawer is there at once, with no animation or
       // transition running (antd's motion is off, app.css ends the rest; motion.ts).

@@ -124,9 +124,12 @@ export function CellEditor({
   useLiveEvent(channel, 'delete', (event) => {
     if (!Array.isArray(event.data.ids) || !event.data.ids.includes(id) || closed.current) return;
     setChanged({ actor: actorOf(event.data), deleted: true });
-    // The input is disabled now: the focus goes to the note's Close, inside the editor.
-    requestAnimationFrame(() => box.current?.querySelector<HTMLElement>('.fw-live-close')?.focus());
   });
+  // The row is gone and the input disabled: the focus goes to the note's Close, inside the editor.
+  const gone = changed?.deleted === true;
+  useEffect(() => {
+    if (gone) box.current?.querySelector<HTMLElement>('.fw-live-close')?.focus();
+  }, [gone]);
   const takeTheirs = () => {
     if (!changed || changed.deleted) return;
     expected.current = changed.value;
@@ -240,6 +243,8 @@ export function CellEditor({
     // A list or calendar that is open takes Enter and Esc for itself, and so does a list's search
     // box holding text (Enter there picks an option or makes a tag).
     const target = event.target instanceof Element ? event.target : null;
+    // A button of the notes (Use this value, Close) takes Enter and Space for itself.
+    if (target?.closest('button') && event.key !== 'Tab' && event.key !== 'Escape') return;
     const typing = target instanceof HTMLInputElement && target.closest('.ant-select') !== null && target.value !== '';
     const expanded = Boolean(target?.closest('[aria-expanded="true"]')) || typing;
     if (event.key === 'Escape' && !expanded) {
@@ -286,13 +291,7 @@ export function CellEditor({
           ))}
         </div>
       )}
-      <Form
-        form={form}
-        initialValues={{ [field.name]: target.seed ?? row[field.name] ?? null }}
-        component="div"
-        disabled={busy || changed?.deleted}
-        onValuesChange={() => setRefusal([])}
-      >
+      <Form form={form} initialValues={{ [field.name]: target.seed ?? row[field.name] ?? null }} component="div" disabled={changed?.deleted} onValuesChange={() => setRefusal([])}>
         <FieldItem field={field} model={fw} autoFocus inCell />
       </Form>
       <div className="fw-cell-editor-hint">{changed && !changed.deleted ? t('live.takeKeys', { take: t('live.take') }) : t('cell.hintKeys')}</div>

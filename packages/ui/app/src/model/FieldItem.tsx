@@ -58,7 +58,7 @@ export function FieldItem({
       extra={hints.length > 0 ? hints.join(' ') : undefined}
       className={`fw-field fw-field-${field.name}`}
     >
-      <FieldInput field={field} model={model} autoFocus={autoFocus} inCell={inCell} keepEmptyPassword={keepEmptyPassword} disabled={disabled || field.readonly} />
+      <FieldInput field={field} model={model} autoFocus={autoFocus} inCell={inCell} keepEmptyPassword={keepEmptyPassword} disabled={disabled || field.readonly || undefined} />
     </Form.Item>
   );
 }

@@ -80,8 +80,10 @@ export function FreshRows({
   const trigger = useRef<HTMLButtonElement>(null);
   const count = rows.length;
   const text = count === 1 ? t('live.newOne') : t('live.newMany', { count });
+  // The notice keeps the focus while the list closes: a drawer opened from it returns it there.
   const pick = (run: () => void) => {
     setOpen(false);
+    trigger.current?.focus();
     run();
   };
   const list = (

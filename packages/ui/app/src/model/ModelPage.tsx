@@ -40,7 +40,7 @@ import { ViewsBar } from './ViewsBar';
 import { DEFAULT_SIZE, readState, tableQuery, type TableState } from './tableState';
 import { TablePager } from './EstimatePager';
 import { isCursorRefusal, writeMove, type PageTarget } from './paging';
-import { cellId, rowName, useCellFocus } from './useCellFocus';
+import { cellId, focusBeside, rowName, useCellFocus } from './useCellFocus';
 import { useLiveStatus } from '../client/live';
 import { FreshRows, LiveContext, LiveDenied, LiveProvider, LiveStatusBadge } from './LiveBar';
 import { useLiveTable } from './useLiveTable';
@@ -123,6 +123,8 @@ function ModelTable({ build }: { build: BuildView }) {
   const mayPaste = can(build, 'edit') && build.power.cellEdit && !model.tree;
   const [drawer, setDrawer] = useState<DrawerState | undefined>(() => rowFromQuery(params));
   const [editing, setEditing] = useState<CellTarget>();
+  // Where the focus goes when the cell editor of a row someone deleted closes.
+  const besideGone = useRef<{ row: number; cell: string }>(undefined);
   const scope = useRef<HTMLDivElement>(null);
   const grid = useCellFocus(scope);
 
@@ -139,7 +141,17 @@ function ModelTable({ build }: { build: BuildView }) {
   // Live tables (issue 24 §3): one stream while the page is open; events patch the cached pages.
   const channel = useContext(LiveContext);
   const liveStatus = useLiveStatus(channel);
-  const live = useLiveTable(channel, model, query, (ids) => setSelected((s) => s.filter((i) => !ids.includes(i))));
+  const live = useLiveTable(channel, model, query, {
+    // A row someone else deleted takes the focus with it: it goes to the same column of the row beside.
+    // An open cell editor keeps it until it closes (see its onClose).
+    leaving: (ids) => {
+      const under = editing && ids.includes(editing.id) ? document.getElementById(editing.cellId) : null;
+      const next = focusBeside(scope.current, ids.map(String), under ?? document.activeElement);
+      if (next && under) besideGone.current = { row: editing!.id, cell: next };
+      else if (next) grid.focusCell(next);
+    },
+    gone: (ids) => setSelected((s) => s.filter((i) => !ids.includes(i))),
+  });
   const presence = useTablePresence(model.fields);
   // A new row listed by the live notice opens as the row actions would open it.
   const openMode = can(build, 'viewDetails') ? ('details' as const) : can(build, 'edit') ? ('edit' as const) : undefined;
@@ -442,7 +454,10 @@ function ModelTable({ build }: { build: BuildView }) {
           target={editing}
           onClose={(then) => {
             setEditing(undefined);
-            grid.afterEdit(editing.cellId, then);
+            const gone = besideGone.current?.row === editing.id ? besideGone.current.cell : undefined;
+            besideGone.current = undefined;
+            if (gone && then !== 'none') setTimeout(() => grid.focusCell(gone));
+            else grid.afterEdit(editing.cellId, then);
           }}
           labels={labels}
           onSaved={onCellSaved}

@@ -99,8 +99,8 @@ const MAX_SHOWN = 3;
 
 /**
  * Stacked initials of the people on a row (one person in two tabs is one), with what they do in
- * the tooltip and the accessible label. The tooltip shows on hover, and while the cell holding the
- * initials has the keyboard's focus: a keyboard user learns who "BS" is as a mouse user does.
+ * the tooltip and the accessible label. The tooltip shows on hover, and while a cell of the row has
+ * the focus: a keyboard user moving through the table learns who "BS" is as a mouse user does.
  */
 export function PresenceBadge({ peers, fields, id }: { peers: readonly Peer[]; fields: readonly FieldView[]; id?: string }) {
   const label = usePeerLabel(fields);
@@ -109,7 +109,7 @@ export function PresenceBadge({ peers, fields, id }: { peers: readonly Peer[]; f
   const [focused, setFocused] = useState(false);
   const present = peers.length > 0;
   useEffect(() => {
-    const cell = own.current?.closest('td');
+    const cell = own.current?.closest('tr');
     if (!cell) return;
     const on = () => setFocused(true);
     const off = () => setFocused(false);

@@ -23,6 +23,25 @@ export function rowName(row: Row, first: FieldView | undefined, id: unknown): st
   return plain && (typeof value === 'string' || typeof value === 'number') && String(value) !== '' ? String(value) : `#${String(id)}`;
 }
 
+/**
+ * When the focus (or `from`, the cell an editor is open on) is in one of the rows `keys` (leaving
+ * the table), the id of the cell to take it:
+ * the same column in the nearest row below that stays, else above (else its first cell); else
+ * undefined.
+ */
+export function focusBeside(root: HTMLElement | null, keys: readonly string[], from: Element | null = document.activeElement): string | undefined {
+  const active = from;
+  const tr = active?.closest<HTMLTableRowElement>('tr[data-row-key]');
+  if (!root || !tr || !root.contains(tr) || !keys.includes(tr.dataset.rowKey ?? '')) return undefined;
+  const column = active?.closest<HTMLElement>(CELL)?.dataset.fwCol;
+  const rows = [...root.querySelectorAll<HTMLTableRowElement>('tbody tr[data-row-key]')].filter((r) => r.querySelector(CELL));
+  const at = rows.indexOf(tr);
+  const staying = (r: HTMLTableRowElement) => !keys.includes(r.dataset.rowKey ?? '');
+  const beside = rows.slice(at + 1).find(staying) ?? rows.slice(0, Math.max(at, 0)).reverse().find(staying);
+  const cell = (column && beside?.querySelector<HTMLElement>(`${CELL}[data-fw-col="${CSS.escape(column)}"]`)) || beside?.querySelector<HTMLElement>(CELL);
+  return cell?.id || undefined;
+}
+
 /** Where focus goes from a cell. */
 export type CellMove = 'left' | 'right' | 'up' | 'down' | 'home' | 'end' | 'nextEditable' | 'prevEditable';
 

@@ -50,7 +50,13 @@ const MATCH_WAIT_MS = 250;
  * Follows `channel` for the table of `model` showing `query`. The person's own changes (the
  * server marks them `mine`) are applied but not marked.
  */
-export function useLiveTable(channel: LiveChannel | undefined, model: ModelView, query: TableQuery, onGone?: (ids: number[]) => void): LiveTable {
+export function useLiveTable(
+  channel: LiveChannel | undefined,
+  model: ModelView,
+  query: TableQuery,
+  /** Rows others deleted: called when they start to leave (`leaving`) and once they are gone. */
+  on: { leaving?: (ids: number[]) => void; gone?: (ids: number[]) => void } = {},
+): LiveTable {
   const queryClient = useQueryClient();
   const fw = model.name;
   const key = model.primaryKey;
@@ -241,8 +247,9 @@ export function useLiveTable(channel: LiveChannel | undefined, model: ModelView,
         (page, queryKey) => dropFromPage(page, key, ids, (queryKey[3] ?? {}) as TableQuery),
         (tree) => ({ ...tree, rows: tree.rows.filter((r) => !ids.includes(r[key] as number)) }),
       );
-      onGone?.(ids);
+      on.gone?.(ids);
     };
+    on.leaving?.(ids);
     if (reducedMotion()) return drop();
     mark(ids.map(String), 'fw-live-leaving', FADE_MS + 100);
     later(FADE_MS, drop);
