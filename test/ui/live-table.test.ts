@@ -612,6 +612,11 @@ describeBrowser('admin UI: live tables', (browser) => {
       expect(await a.page.locator('.fw-live-show').innerText()).to.contain('有 1 条新记录');
       const pill = (await a.page.locator('.fw-live-fresh').boundingBox())!;
       expect(pill.x >= 0 && pill.x + pill.width <= 390, 'the notice fits the phone').to.equal(true);
+      // Nothing of the table (its fixed key column's header) is drawn over the notice.
+      const over = await a.page.evaluate(
+        `(() => { const r = document.querySelector('.fw-live-show').getBoundingClientRect(); return [r.left + 3, r.right - 3].map((x) => document.elementFromPoint(x, r.top + r.height / 2)?.closest('.fw-live-fresh') !== null); })()`,
+      );
+      expect(over, 'the notice’s two ends are on top').to.deep.equal([true, true]);
       await shot(a.page, join(ui.shots, 'live-new-rows-zh-CN-390.png'));
       // Nothing slides in either: the add drawer is there at once, with no animation or
       // transition running (antd's motion is off, app.css ends the rest; motion.ts).

@@ -136,6 +136,8 @@ describeBrowser('admin UI: presence', (browser) => {
       expect(await note.innerText()).to.contain('Ana Lima is also editing this row');
       const adminName = (await ui.demo.store.users.findByAccount('admin'))!.name || 'admin';
       await a.page.locator('.fw-drawer-edit .fw-presence-note', { hasText: `${adminName} is also editing this row` }).waitFor({ timeout: 5000 });
+      // Read once the drawer has slid in (mid-way its colours are still fading in).
+      await waitUntil(b.page, `document.getAnimations().every((x) => x.playState !== 'running')`, 5000);
       const formViolations = await axeViolations(b.page, { include: '.fw-drawer-edit', impacts: ['minor', 'moderate', 'serious', 'critical'] });
       expect(formViolations, formatViolations('the edit form with presence', formViolations)).to.deep.equal([]);
       await shot(b.page, join(ui.shots, 'presence-form-1366.png'));
