@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -261,9 +262,9 @@ describe('examples/demo start-up with a database it cannot open', function () {
   this.timeout(60_000);
 
   /** Runs `npm start`'s entry point to its exit. */
-  function runMain(dbUrl: string): Promise<{ code: number | null; output: string }> {
+  function runMain(dbUrl: string, port = 0): Promise<{ code: number | null; output: string }> {
     const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=fw-source', join(here, 'main.ts')], {
-      env: { ...process.env, PORT: '0', FW_DB_URL: dbUrl, FW_ADMIN_PASSWORD: '' },
+      env: { ...process.env, PORT: String(port), FW_DB_URL: dbUrl, FW_ADMIN_PASSWORD: '', FW_DEMO_SEED: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -277,6 +278,23 @@ describe('examples/demo start-up with a database it cannot open', function () {
     const { code, output } = await runMain(`postgres://postgres:s3cret@127.0.0.1:${port}/demo`);
     expect(code).to.equal(1);
     expect(output.trim().split('\n')).to.deep.equal([`fwAdmin: cannot open database postgres://postgres:***@127.0.0.1:${port}/demo: connect ECONNREFUSED 127.0.0.1:${port}`]);
+  });
+
+  it('on a port already in use (a second `npm start`): one line naming the port and what to do, exit 1, no stack trace', async () => {
+    const port = await freePort();
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+    const dir = mkdtempSync(join(tmpdir(), 'fw-demo-busy-'));
+    try {
+      const { code, output } = await runMain(`sqlite:${join(dir, 'demo.db')}`, port);
+      expect(code).to.equal(1);
+      const lines = output.trim().split('\n');
+      expect(lines.at(-1)).to.equal(`Port ${port} on 127.0.0.1 is in use (is the demo already running?). Set PORT to another port, e.g. PORT=3001 npm start.`);
+      expect(output).to.not.match(/EADDRINUSE|\n\s+at /);
+    } finally {
+      holder.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   const pg = process.env.FW_TEST_PG_URL;

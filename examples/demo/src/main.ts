@@ -42,10 +42,23 @@ const server = demo.app.listen(port, host, () => {
   const actual = typeof address === 'object' && address ? address.port : port;
   console.log(`Fw demo listening on http://${host.includes(':') ? `[${host}]` : host}:${actual}/`);
 });
+// A port another program holds (a second `npm start`) is the operator's to fix: one line, no stack.
+server.once('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EADDRINUSE') console.error(`Port ${port} on ${host} is in use (is the demo already running?). Set PORT to another port, e.g. PORT=3001 npm start.`);
+  else if (error.code === 'EACCES') console.error(`Port ${port} on ${host} may not be opened by this user. Set PORT to a port above 1023.`);
+  else console.error(error);
+  void demo.close().finally(() => process.exit(1));
+});
 
+// Stopping: no new connection; the live streams are told the server is going (demo.close ends
+// them), and a connection still open a second later (a download) is cut, so the process ends at once.
 async function shutdown(): Promise<void> {
   server.close();
+  server.closeIdleConnections();
+  const cut = setTimeout(() => server.closeAllConnections(), 1000);
+  cut.unref();
   await demo.close();
+  server.closeIdleConnections();
 }
 process.once('SIGINT', () => void shutdown());
 process.once('SIGTERM', () => void shutdown());
