@@ -219,6 +219,10 @@ describeBrowser('admin UI: live tables', (browser) => {
       expect(await show.innerText()).to.contain('1 new row');
       await page.keyboard.press('Escape');
       await details.waitFor({ state: 'detached' });
+      // The focus is back on the notice it came from, not on the page's body.
+      await waitUntil(page, `document.activeElement?.classList.contains('fw-live-show')`, 5000);
+      // The page's title is its one h1 (axe's page-has-heading-one).
+      expect(await page.locator('h1').allInnerTexts()).to.deep.equal(['Books']);
       // Dismissed, it goes; the total counted both all along.
       await page.locator('.fw-live-dismiss').click();
       await show.waitFor({ state: 'detached' });

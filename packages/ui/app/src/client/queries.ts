@@ -76,6 +76,11 @@ export function useTable(fw: string, query: TableQuery, enabled: boolean) {
   return useQuery({ ...tableQuery(fw, query), enabled, placeholderData: keepPreviousData, refetchOnMount: refetchUnlessPrefetched });
 }
 
+/** One page of the table, outside the cache (the live table asks which new rows match a search). */
+export function fetchTablePage(fw: string, query: TableQuery): Promise<TablePage> {
+  return call(routes.table(fw, query));
+}
+
 /** The largest page the table route gives; a tree table reads its rows this many at a time. */
 export const MAX_PAGE_SIZE = 200;
 /** A tree table shows at most this many rows (a tree menu of more is not a menu any more). */

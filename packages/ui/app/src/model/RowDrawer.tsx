@@ -126,7 +126,7 @@ export function RowDrawer({ build, state, onClose, onSwitch }: { build: BuildVie
   };
   // The fields whose stored value is no longer what the form started from.
   const changedSince = (row: Row) =>
-    fields.filter((f) => f.type !== 'PASSWORD' && JSON.stringify(row[f.name] ?? null) !== JSON.stringify(details.data?.row[f.name] ?? null)).map((f) => f.name);
+    fields.filter((f) => f.type !== 'PASSWORD' && f.name in row && JSON.stringify(row[f.name] ?? null) !== JSON.stringify(details.data?.row[f.name] ?? null)).map((f) => f.name);
 
   const loading = state.mode !== 'add' && details.isPending;
   const failed = state.mode !== 'add' && details.isError;

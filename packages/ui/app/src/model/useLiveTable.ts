@@ -9,9 +9,7 @@
 // loads the model's queries again.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { call } from '../client/api';
-import { routes } from '../client/routes';
-import { fetchReference, invalidateModel, keys, MAX_PAGE_SIZE } from '../client/queries';
+import { fetchReference, fetchTablePage, invalidateModel, keys, MAX_PAGE_SIZE } from '../client/queries';
 import { useLiveEvent, type LiveChannel, type LiveEvent } from '../client/live';
 import type { ModelView, Row, TablePage, TableQuery } from '../types';
 import { dropFromPage, insertIntoPage, patchPage, patchRows } from './liveCache';
@@ -179,7 +177,7 @@ export function useLiveTable(
       if (unmatched.current.size > 0) matchLater();
       const ids = rows.map((r) => r[key]);
       const conditions = [...(asked.conditions ?? []), { field: key, op: 'in' as const, value: ids }];
-      call(routes.table(fw, { page: 1, size: ids.length, conditions, count: 'none' })).then(
+      fetchTablePage(fw, { page: 1, size: ids.length, conditions, count: 'none' }).then(
         (answer) => {
           // The search changed meanwhile: what was counted belonged to the old one.
           if (JSON.stringify(current.current) !== JSON.stringify(asked)) return;
