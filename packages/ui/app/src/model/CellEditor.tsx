@@ -35,6 +35,9 @@ function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
 }
 
+/** The editor's own control (an input, a text area, a switch), which the focus returns to. */
+const CONTROL = '.ant-form input:not([type="hidden"]), .ant-form textarea, .ant-form button[role="switch"], .ant-form [tabindex="0"]';
+
 /** Where the editor opens and for what. */
 export interface CellTarget {
   row: Row;
@@ -135,7 +138,8 @@ export function CellEditor({
     expected.current = changed.value;
     form.setFieldsValue({ [field.name]: changed.value });
     setChanged(undefined);
-    box.current?.querySelector<HTMLElement>('input, textarea, .ant-select-selector')?.focus();
+    // After the note (and the button that was pressed) has gone.
+    requestAnimationFrame(() => box.current?.querySelector<HTMLElement>(CONTROL)?.focus());
   };
   // Someone else's change met on saving, with the value this editor tried to save and how it was
   // closing; while it is shown, leaving the editor (into the dialog) does not save again.
@@ -244,7 +248,7 @@ export function CellEditor({
     // box holding text (Enter there picks an option or makes a tag).
     const target = event.target instanceof Element ? event.target : null;
     // A button of the notes (Use this value, Close) takes Enter and Space for itself.
-    if (target?.closest('button') && event.key !== 'Tab' && event.key !== 'Escape') return;
+    if (target?.closest('.fw-cell-editor-notes button') && event.key !== 'Tab' && event.key !== 'Escape') return;
     const typing = target instanceof HTMLInputElement && target.closest('.ant-select') !== null && target.value !== '';
     const expanded = Boolean(target?.closest('[aria-expanded="true"]')) || typing;
     if (event.key === 'Escape' && !expanded) {
@@ -256,7 +260,7 @@ export function CellEditor({
     } else if (event.key === 'Tab' && !event.nativeEvent.isComposing && changed && !changed.deleted) {
       // A live note is showing: Tab goes between the input and "Use this value" instead of saving.
       event.preventDefault();
-      const input = box.current?.querySelector<HTMLElement>('.ant-form input:not([type="hidden"]), .ant-form textarea');
+      const input = box.current?.querySelector<HTMLElement>(CONTROL);
       const stops = [input, box.current?.querySelector<HTMLElement>('.fw-live-take')].filter((el): el is HTMLElement => Boolean(el));
       const at = stops.findIndex((el) => el === document.activeElement || el.contains(document.activeElement));
       stops[(at + (event.shiftKey ? stops.length - 1 : 1)) % stops.length]?.focus();
@@ -294,7 +298,8 @@ export function CellEditor({
       <Form form={form} initialValues={{ [field.name]: target.seed ?? row[field.name] ?? null }} component="div" disabled={changed?.deleted} onValuesChange={() => setRefusal([])}>
         <FieldItem field={field} model={fw} autoFocus inCell />
       </Form>
-      <div className="fw-cell-editor-hint">{changed && !changed.deleted ? t('live.takeKeys', { take: t('live.take') }) : t('cell.hintKeys')}</div>
+      {/* A deleted row's note has its own Close: no keys to tell. */}
+      {!changed?.deleted && <div className="fw-cell-editor-hint">{changed ? t('live.takeKeys', { take: t('live.take') }) : t('cell.hintKeys')}</div>}
       {(changed || alsoHere.length > 0) && (
         <div className="fw-cell-editor-notes">
           {alsoHere.length > 0 && (

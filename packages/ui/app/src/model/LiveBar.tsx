@@ -39,12 +39,28 @@ export function LiveStatusBadge({ status, onRetry }: { status: LiveStatus | unde
         </span>
       </Tooltip>
       {status === 'retrying' && onRetry && (
-        <Button type="link" size="small" className="fw-live-retry" onClick={onRetry}>
+        <Button
+          type="link"
+          size="small"
+          className="fw-live-retry"
+          onClick={() => {
+            focusReload();
+            onRetry();
+          }}
+        >
           {t('live.retryNow')}
         </Button>
       )}
     </span>
   );
+}
+
+/** The most new rows the notice lists; the rest are counted. */
+const MAX_LISTED = 20;
+
+/** Puts the focus on the model page's reload button (what stays when a notice or a button goes). */
+export function focusReload(): void {
+  document.querySelector<HTMLElement>('.fw-table-reload')?.focus();
 }
 
 /** The notice above the table when the stream ended because the person's access changed. */
@@ -86,10 +102,16 @@ export function FreshRows({
     trigger.current?.focus();
     run();
   };
+  // Dismissed or reloaded, the notice goes: the focus goes to the table's reload button, not the page.
+  const leave = (run: () => void) => {
+    setOpen(false);
+    focusReload();
+    run();
+  };
   const list = (
     <div className="fw-live-fresh-list" role="group" aria-label={text}>
       <ul>
-        {rows.map((row, i) => (
+        {rows.slice(0, MAX_LISTED).map((row, i) => (
           <li key={i}>
             {onOpen ? (
               <Button type="link" size="small" className="fw-live-fresh-row" onClick={() => pick(() => onOpen(row))}>
@@ -101,7 +123,8 @@ export function FreshRows({
           </li>
         ))}
       </ul>
-      <Button size="small" className="fw-live-reload" onClick={() => pick(onReload)}>
+      {count > MAX_LISTED && <div className="fw-live-fresh-more">{t('live.more', { count: count - MAX_LISTED })}</div>}
+      <Button size="small" className="fw-live-reload" onClick={() => leave(onReload)}>
         {t('model.reload')}
       </Button>
     </div>
@@ -128,7 +151,15 @@ export function FreshRows({
             </Button>
           </Popover>
           <Tooltip title={t('live.dismiss')}>
-            <Button type="primary" size="small" shape="circle" className="fw-live-dismiss" icon={<CloseOutlined />} aria-label={t('live.dismiss')} onClick={onDismiss} />
+            <Button
+              type="primary"
+              size="small"
+              shape="circle"
+              className="fw-live-dismiss"
+              icon={<CloseOutlined />}
+              aria-label={t('live.dismiss')}
+              onClick={() => leave(onDismiss)}
+            />
           </Tooltip>
         </div>
       )}

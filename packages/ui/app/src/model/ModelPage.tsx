@@ -369,7 +369,7 @@ function ModelTable({ build }: { build: BuildView }) {
           <LiveStatusBadge status={liveStatus} onRetry={() => channel?.retryNow()} />
           {layout.chooser}
           <Tooltip title={t('model.reload')}>
-            <Button icon={<ReloadOutlined />} aria-label={t('model.reload')} onClick={() => void invalidateModel(queryClient, fw)} />
+            <Button icon={<ReloadOutlined />} className="fw-table-reload" aria-label={t('model.reload')} onClick={() => void invalidateModel(queryClient, fw)} />
           </Tooltip>
         </Space>
       </div>

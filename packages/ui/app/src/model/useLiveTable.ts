@@ -155,6 +155,8 @@ export function useLiveTable(
       (tree) => ({ ...tree, rows: patchRows(tree.rows, key, id, values as Row) }),
     );
     labelsFor(values as Row);
+    const asked = asking.current.get(id);
+    if (asked) asking.current.set(id, { ...asked, ...(values as Row) });
     if (others(event))
       mark(
         Object.keys(values).map((f) => `${String(id)}\0${f}`),
@@ -165,6 +167,9 @@ export function useLiveTable(
 
   // New rows under a search or filter, waiting to be matched against it by the server.
   const unmatched = useRef(new Map<unknown, Row>());
+  // Rows whose match is being asked: what events said of them meanwhile (values changed since, or
+  // null: deleted), applied to the answer, which may have read them before.
+  const asking = useRef(new Map<unknown, Row | null>());
   const matchTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
   useEffect(() => () => clearTimeout(matchTimer.current), []);
   const matchLater = () => {
@@ -173,17 +178,29 @@ export function useLiveTable(
       matchTimer.current = undefined;
       const asked = current.current;
       const rows = [...unmatched.current.values()].slice(0, MAX_PAGE_SIZE);
+      if (rows.length === 0) return; // forgotten meanwhile (another search, a reload)
       for (const row of rows) unmatched.current.delete(row[key]);
       if (unmatched.current.size > 0) matchLater();
       const ids = rows.map((r) => r[key]);
+      for (const id of ids) asking.current.set(id, {});
       const conditions = [...(asked.conditions ?? []), { field: key, op: 'in' as const, value: ids }];
+      const since = (id: unknown) => {
+        const seen = asking.current.get(id);
+        asking.current.delete(id);
+        return seen;
+      };
       fetchTablePage(fw, { page: 1, size: ids.length, conditions, count: 'none' }).then(
         (answer) => {
+          const news = new Map(ids.map((id) => [id, since(id)] as const));
           // The search changed meanwhile: what was counted belonged to the old one.
           if (JSON.stringify(current.current) !== JSON.stringify(asked)) return;
-          for (const row of answer.rows) placeOrKeep(row, asked, answer.labels);
+          for (const row of answer.rows) {
+            const seen = news.get(row[key]);
+            // Deleted while asked (its answer would bring it back as a ghost), else with the newer values.
+            if (seen !== null) placeOrKeep({ ...row, ...seen }, asked, answer.labels);
+          }
         },
-        () => undefined, // the rows show with the next load
+        () => ids.forEach(since), // the rows show with the next load
       );
     }, MATCH_WAIT_MS);
   };
@@ -219,7 +236,8 @@ export function useLiveTable(
         return next;
       },
       (tree) => {
-        if (first) shown = true;
+        // The tree is on screen only without a search (a search shows the flat table).
+        if (first && !current.current.conditions?.length) shown = true;
         const has = tree.rows.some((r) => r[key] === id);
         return { ...tree, rows: has ? patchRows(tree.rows, key, id, full) : [...tree.rows, full] };
       },
@@ -238,7 +256,10 @@ export function useLiveTable(
   useLiveEvent(channel, 'delete', (event) => {
     const ids = (Array.isArray(event.data.ids) ? event.data.ids : []).filter((i): i is number => typeof i === 'number');
     if (ids.length === 0) return;
-    for (const i of ids) unmatched.current.delete(i);
+    for (const i of ids) {
+      unmatched.current.delete(i);
+      if (asking.current.has(i)) asking.current.set(i, null);
+    }
     setFresh((old) => (ids.some((i) => old.has(i)) ? new Map([...old].filter(([i]) => !ids.includes(i as number))) : old));
     const drop = () => {
       patchAll(

@@ -181,6 +181,7 @@ export const deWork: Record<WorkKey, string> = {
   'live.newOne': '1 neue Zeile',
   'live.newMany': '{count} neue Zeilen',
   'live.dismiss': 'Ausblenden',
+  'live.more': 'und {count} weitere',
   'live.retryNow': 'Jetzt neu verbinden',
   'live.takeKeys': 'Tab: zu „{take}“, Enter: speichern, Esc: abbrechen',
   'save.unreachable': 'Der Server ist nicht erreichbar: Es wurde nichts gespeichert. Versuchen Sie es gleich noch einmal.',

@@ -179,6 +179,7 @@ export const enWork = {
   'live.newOne': '1 new row',
   'live.newMany': '{count} new rows',
   'live.dismiss': 'Dismiss',
+  'live.more': 'and {count} more',
   'live.retryNow': 'Reconnect now',
   'live.takeKeys': 'Tab: to “{take}”, Enter: save, Esc: cancel',
   'save.unreachable': 'The server cannot be reached: nothing was saved. Try again in a moment.',

@@ -180,6 +180,7 @@ export const esWork: Record<WorkKey, string> = {
   'live.newOne': '1 fila nueva',
   'live.newMany': '{count} filas nuevas',
   'live.dismiss': 'Descartar',
+  'live.more': 'y {count} más',
   'live.retryNow': 'Reconectar ahora',
   'live.takeKeys': 'Tab: a «{take}», Intro: guardar, Esc: cancelar',
   'save.unreachable': 'No se puede contactar con el servidor: no se ha guardado nada. Inténtelo de nuevo en un momento.',

@@ -181,6 +181,7 @@ export const frWork: Record<WorkKey, string> = {
   'live.newOne': '1 nouvelle ligne',
   'live.newMany': '{count} nouvelles lignes',
   'live.dismiss': 'Ignorer',
+  'live.more': 'et {count} de plus',
   'live.retryNow': 'Se reconnecter maintenant',
   'live.takeKeys': 'Tab : vers « {take} », Entrée : enregistrer, Échap : annuler',
   'save.unreachable': 'Le serveur est injoignable : rien n’a été enregistré. Réessayez dans un instant.',

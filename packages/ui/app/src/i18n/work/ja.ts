@@ -180,6 +180,7 @@ export const jaWork: Record<WorkKey, string> = {
   'live.newOne': '新しい行が 1 件あります',
   'live.newMany': '新しい行が {count} 件あります',
   'live.dismiss': '閉じる',
+  'live.more': 'ほか {count} 件',
   'live.retryNow': '今すぐ再接続',
   'live.takeKeys': 'Tab:「{take}」へ、Enter: 保存、Esc: キャンセル',
   'save.unreachable': 'サーバーに接続できません。何も保存されていません。しばらくしてから再試行してください。',
