@@ -548,6 +548,27 @@ describeBrowser('admin UI: live tables', (browser) => {
     }
   });
 
+  it('the stream cannot open: "Reconnecting…" with "Reconnect now", which tries at once, goes away meanwhile and leaves the focus on the reload button', async () => {
+    const { context, page, errors } = await openPage(browser());
+    try {
+      await page.route('**/fw-api/data/events/Book', (route) => route.abort('failed'));
+      await openSignedIn(page, ui.url, '/model/Book', token);
+      await page.locator('.fw-live-status[data-status="retrying"]').waitFor({ timeout: 15_000 });
+      expect(await page.locator('.fw-live-status').innerText()).to.equal('Reconnecting…');
+      const retry = page.locator('.fw-live-retry');
+      await retry.waitFor();
+      await page.unroute('**/fw-api/data/events/Book');
+      await retry.focus();
+      await page.keyboard.press('Enter');
+      await live(page);
+      expect(await retry.count()).to.equal(0);
+      expect(await page.evaluate(`document.activeElement?.classList.contains('fw-table-reload')`)).to.equal(true);
+      expect(errors).to.deep.equal([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('a reference someone else set shows by its label, asked for by id (no table page)', async () => {
     const { context, page } = await openPage(browser());
     const seen = { tables: 0 };

@@ -2,7 +2,7 @@
 // (following, reconnecting, paused while the tab is hidden), the "N new rows" notice for rows
 // others added that belong elsewhere in the table, and a warning when the stream ended because the
 // person may no longer query the model.
-import { createContext, useRef, useState, type ReactNode } from 'react';
+import { createContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { Alert, Badge, Button, Popover, Tooltip } from 'antd';
 import { CloseOutlined, DownOutlined } from '@ant-design/icons';
 import { useLiveChannel, type LiveChannel, type LiveStatus } from '../client/live';
@@ -29,6 +29,14 @@ const BADGE: Record<LiveStatus, 'success' | 'processing' | 'warning' | 'default'
 /** The stream's state, small, beside the reload button; while it waits to reconnect, "Reconnect now". */
 export function LiveStatusBadge({ status, onRetry }: { status: LiveStatus | undefined; onRetry?: () => void }) {
   const { t } = useI18n();
+  // After a press the attempt it started is given a few seconds: pressing again would abort it.
+  const [tried, setTried] = useState(false);
+  useEffect(() => {
+    if (!tried) return;
+    const timer = setTimeout(() => setTried(false), RETRY_GRACE_MS);
+    return () => clearTimeout(timer);
+  }, [tried]);
+  useEffect(() => setTried(false), [status]);
   if (!status || status === 'gone') return null;
   const text = t(`live.status.${status}`);
   return (
@@ -38,13 +46,14 @@ export function LiveStatusBadge({ status, onRetry }: { status: LiveStatus | unde
           <Badge status={BADGE[status]} text={text} />
         </span>
       </Tooltip>
-      {status === 'retrying' && onRetry && (
+      {status === 'retrying' && onRetry && !tried && (
         <Button
           type="link"
           size="small"
           className="fw-live-retry"
           onClick={() => {
             focusReload();
+            setTried(true);
             onRetry();
           }}
         >
@@ -54,6 +63,9 @@ export function LiveStatusBadge({ status, onRetry }: { status: LiveStatus | unde
     </span>
   );
 }
+
+/** How long "Reconnect now" stays away after a press, ms. */
+const RETRY_GRACE_MS = 5000;
 
 /** The most new rows the notice lists; the rest are counted. */
 const MAX_LISTED = 20;
