@@ -321,6 +321,44 @@ describeBrowser('admin UI: live tables', (browser) => {
     }
   });
 
+  it('B deletes two rows and puts them back at once (Undo while they fade): they stay on A’s page', async () => {
+    const bobToken = await apiToken(ui.url, bob.account, bob.password);
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${ui.url}/fw-api/data/modify/Book${path}`, {
+        method: 'POST',
+        headers: { token: bobToken, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status, await res.clone().text()).to.equal(200);
+    };
+    await add(ui, bobToken, { title: 'Odyssey Back', genre: 'poetry', price: 4, published: '1900-01-01' });
+    await add(ui, bobToken, { title: 'Iliad Back', genre: 'poetry', price: 4, published: '1900-01-01' });
+    const { context, page } = await openPage(browser());
+    try {
+      await openSignedIn(page, ui.url, '/model/Book', token);
+      await live(page);
+      await rowWith(page, 'Iliad Back').waitFor();
+      const total = await page.locator('.ant-pagination-total-text').innerText();
+      const ids = (await books().whereIn('title', ['Odyssey Back', 'Iliad Back'])).map((r) => r.id);
+      // A notes when the rows start to fade: the put-back's events come while they do.
+      await page.evaluate(`(() => {
+        window.fwFading = false;
+        new MutationObserver(() => { if (document.querySelector('tr.fw-live-leaving')) window.fwFading = true; }).observe(document.body, { subtree: true, attributes: true, childList: true });
+      })()`);
+      await post('/delete', { ids });
+      await post('/undelete', { ids });
+      await waitUntil(page, 'window.fwFading === true', 15_000);
+      // Well past the fade (0.6 s): the rows were put back, so they stay, and so does the total.
+      await page.waitForTimeout(1500);
+      expect(await rowWith(page, 'Odyssey Back').count(), 'a row put back left A’s table when its fade ended').to.equal(1);
+      expect(await rowWith(page, 'Iliad Back').count(), 'a row put back left A’s table when its fade ended').to.equal(1);
+      expect(await page.locator('.ant-pagination-total-text').innerText()).to.equal(total);
+      expect(await page.locator('tr.fw-live-leaving').count(), 'a row put back still looks as if it were leaving').to.equal(0);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('on a phone: A’s open cell editor shows B’s new value before A saves; the conflict dialog stays the last guard', async () => {
     const { a, b, close } = await twoPages(390);
     try {

@@ -1,7 +1,7 @@
 // The model page's side of live tables (issue 24 §3): every event of the page's stream changes the
 // TanStack Query cache of the model's table pages and tree in place (liveCache.ts), with no
 // request; the cells another person changed are marked for two seconds, rows that were deleted
-// fade before they go, and new rows that belong elsewhere in the table (another page) are kept
+// fade before they go (unless put back meanwhile), and new rows that belong elsewhere in the table (another page) are kept
 // for the "N new rows" notice, which lists them. With a search or filter in force the browser
 // cannot tell whether a new row matches it: the server is asked, by id, which of them do (one small
 // request for the rows that came within a quarter of a second), and only those count — placed on
@@ -13,6 +13,7 @@ import { fetchReference, fetchTablePage, invalidateModel, keys, MAX_PAGE_SIZE } 
 import { useLiveEvent, type LiveChannel, type LiveEvent } from '../client/live';
 import type { ModelView, Row, TablePage, TableQuery } from '../types';
 import { dropFromPage, insertIntoPage, patchPage, patchRows } from './liveCache';
+import { followLoads } from './pendingLoads';
 import { reducedMotion } from '../motion';
 import './live.css';
 
@@ -61,6 +62,8 @@ export function useLiveTable(
   const [marks, setMarks] = useState<ReadonlyMap<string, string>>(new Map());
   const [fresh, setFresh] = useState<ReadonlyMap<unknown, Row>>(new Map());
   const timers = useRef(new Set<ReturnType<typeof setTimeout>>());
+  // Rows deleted that are still fading out (they leave the cache when the fade ends).
+  const leaving = useRef(new Set<unknown>());
   const current = useRef(query);
   current.current = query;
   useEffect(() => () => timers.current.forEach(clearTimeout), []);
@@ -83,46 +86,21 @@ export function useLiveTable(
   const put = <T>(entry: readonly [QueryKey, T | undefined], next: T | undefined) => {
     if (next !== undefined && next !== entry[1]) queryClient.setQueryData(entry[0], next);
   };
-  // An event patches every cached page and tree of the model. A load of one of them still in
-  // flight may have read the rows before the change: landing after the event, it would put back
-  // what the event took out (a deleted row, an old value). So the patch is kept for that load and
-  // applied again to what it brings (never a reload: on a busy table those would never end).
-  const pending = useRef(new Map<string, Array<(data: unknown) => unknown>>());
+  // An event patches every cached page and tree of the model, and a load of one of them in flight
+  // gets the same patch when it lands (pendingLoads.ts).
+  const [pending] = useState(() => followLoads(queryClient));
+  useEffect(() => pending.stop, [pending]);
   const patchAll = (patchTable: (page: TablePage, queryKey: QueryKey) => TablePage, patchTree: (tree: TreeData) => TreeData) => {
     const each = <T>(queryKey: QueryKey, patch: (data: T, queryKey: QueryKey) => T) => {
       for (const query of queryClient.getQueryCache().findAll({ queryKey })) {
         const data = query.state.data as T | undefined;
         if (data !== undefined) put([query.queryKey, data], patch(data, query.queryKey));
-        if (query.state.fetchStatus !== 'fetching') continue;
-        const kept = pending.current.get(query.queryHash) ?? [];
-        kept.push((landed) => patch(landed as T, query.queryKey));
-        pending.current.set(query.queryHash, kept);
+        pending.keep(query, (landed) => patch(landed as T, query.queryKey));
       }
     };
     each([...keys.model(fw), 'table'], patchTable);
     each(keys.tree(fw), patchTree);
   };
-  useEffect(
-    () =>
-      queryClient.getQueryCache().subscribe((event) => {
-        if (event.type !== 'updated') return;
-        const { query, action } = event;
-        const patches = pending.current.get(query.queryHash);
-        if (!patches) return;
-        // A load that starts now reads after the events so far; one that failed brought nothing.
-        if (action.type === 'fetch' || action.type === 'error') pending.current.delete(query.queryHash);
-        else if (action.type === 'success' && !action.manual) {
-          pending.current.delete(query.queryHash);
-          const landed: unknown = query.state.data;
-          if (landed !== undefined)
-            put(
-              [query.queryKey, landed],
-              patches.reduce<unknown>((data, patch) => patch(data), landed),
-            );
-        }
-      }),
-    [queryClient],
-  );
   const isCurrent = (k: QueryKey) => JSON.stringify(k) === JSON.stringify(keys.table(fw, current.current));
   // A reference value the pages have no label for (someone picked another author): its label is
   // asked for by id, the one small request an event may cause, and merged into every page.
@@ -225,6 +203,8 @@ export function useLiveTable(
     const row = event.data.row as Row | undefined;
     if (typeof id !== 'number' || !row || typeof row !== 'object') return;
     const full = { ...row, [key]: id };
+    // Put back while it fades out (Undo right after the delete): it stays.
+    if (leaving.current.delete(id)) setMarks((old) => new Map([...old].filter(([name]) => name !== String(id))));
     labelsFor(full);
     // Whether the row is on screen is judged on the first pass only (a replay changes nothing here).
     let first = true;
@@ -261,12 +241,16 @@ export function useLiveTable(
       if (asking.current.has(i)) asking.current.set(i, null);
     }
     setFresh((old) => (ids.some((i) => old.has(i)) ? new Map([...old].filter(([i]) => !ids.includes(i as number))) : old));
+    for (const i of ids) leaving.current.add(i);
     const drop = () => {
+      // Rows put back meanwhile are not taken out.
+      const gone = ids.filter((i) => leaving.current.delete(i));
+      if (gone.length === 0) return;
       patchAll(
-        (page, queryKey) => dropFromPage(page, key, ids, (queryKey[3] ?? {}) as TableQuery),
-        (tree) => ({ ...tree, rows: tree.rows.filter((r) => !ids.includes(r[key] as number)) }),
+        (page, queryKey) => dropFromPage(page, key, gone, (queryKey[3] ?? {}) as TableQuery),
+        (tree) => ({ ...tree, rows: tree.rows.filter((r) => !gone.includes(r[key] as number)) }),
       );
-      on.gone?.(ids);
+      on.gone?.(gone);
     };
     on.leaving?.(ids);
     if (reducedMotion()) return drop();
