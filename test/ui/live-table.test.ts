@@ -155,7 +155,7 @@ describeBrowser('admin UI: live tables', (browser) => {
     }
   });
 
-  it('with a search in force, the server says which of B’s new rows match it: the one that does appears in place, the other is not counted', async () => {
+  it('with a search in force, the server says which of B’s new rows match it (one question at a time): the one that does appears in place, the other is not counted', async () => {
     const bobToken = await apiToken(ui.url, bob.account, bob.password);
     const { context, page, errors } = await openPage(browser());
     const matches: unknown[] = [];
@@ -200,12 +200,18 @@ describeBrowser('admin UI: live tables', (browser) => {
         body: JSON.stringify({ ids: [ghost] }),
       });
       expect(del.status).to.equal(200);
-      // The delete's event reaches the page (it carries no sign while the row is not shown): give it time.
+      // A row added while that answer is awaited waits for it: one match request at a time.
+      const asking = () => matches.filter((m) => JSON.stringify(m).includes('"op":"in"')).length;
+      const askedBefore = asking();
+      await add(ui, bobToken, { title: 'Zen Later', genre: 'novel', price: 3, published: '2002-02-02' });
+      // The delete's and the insert's events reach the page (no sign while the rows are not shown): give them time.
       await page.waitForTimeout(1000);
+      expect(asking(), 'a second match request went out while the first was unanswered').to.equal(askedBefore);
       release();
+      await rowWith(page, 'Zen Later').waitFor({ timeout: 15_000 });
       await page.waitForTimeout(750);
       expect(await rowWith(page, 'Zen Ghost').count(), 'the deleted row came back with the match answer').to.equal(0);
-      expect(await page.locator('.ant-pagination-total-text').innerText()).to.equal('Total 1');
+      expect(await page.locator('.ant-pagination-total-text').innerText()).to.equal('Total 2');
       await page.unroute('**/fw-api/data/table/Book');
       expect(errors).to.deep.equal([]);
     } finally {
@@ -252,7 +258,21 @@ describeBrowser('admin UI: live tables', (browser) => {
       await waitUntil(page, `document.activeElement?.classList.contains('fw-live-show')`, 5000);
       // The page's title is its one h1 (axe's page-has-heading-one).
       expect(await page.locator('h1').allInnerTexts()).to.deep.equal(['Books']);
-      // Dismissed, it goes; the total counted both all along.
+      // The last listed row opened: the notice goes with it; closing the details leaves the focus
+      // on the table's reload button (the notice it came from is gone), not on the page.
+      await show.focus();
+      await page.keyboard.press('Enter');
+      await list.waitFor();
+      await waitUntil(page, `document.activeElement?.textContent === 'Elsewhere Two'`, 5000);
+      await page.keyboard.press('Enter');
+      await details.locator('.fw-details', { hasText: 'Elsewhere Two' }).waitFor();
+      await show.waitFor({ state: 'detached' });
+      await page.keyboard.press('Escape');
+      await details.waitFor({ state: 'detached' });
+      await waitUntil(page, `document.activeElement?.classList.contains('fw-table-reload')`, 5000);
+      // Dismissed, it goes; the total counted every new row all along.
+      await add(ui, bobToken, { title: 'Elsewhere Three', genre: 'novel', price: 2, published: '2001-01-01' });
+      await show.filter({ hasText: '1 new row' }).waitFor({ timeout: 15_000 });
       await page.locator('.fw-live-dismiss').click();
       await show.waitFor({ state: 'detached' });
       expect(await page.locator('.ant-pagination-total-text').innerText()).to.equal(`Total ${await count()}`);
@@ -586,24 +606,29 @@ describeBrowser('admin UI: live tables', (browser) => {
     }
   });
 
-  it('the stream cannot open: "Reconnecting…" with "Reconnect now", which tries at once, goes away meanwhile and leaves the focus on the reload button', async () => {
-    const { context, page, errors } = await openPage(browser());
-    try {
-      await page.route('**/fw-api/data/events/Book', (route) => route.abort('failed'));
-      await openSignedIn(page, ui.url, '/model/Book', token);
-      await page.locator('.fw-live-status[data-status="retrying"]').waitFor({ timeout: 15_000 });
-      expect(await page.locator('.fw-live-status').innerText()).to.equal('Reconnecting…');
-      const retry = page.locator('.fw-live-retry');
-      await retry.waitFor();
-      await page.unroute('**/fw-api/data/events/Book');
-      await retry.focus();
-      await page.keyboard.press('Enter');
-      await live(page);
-      expect(await retry.count()).to.equal(0);
-      expect(await page.evaluate(`document.activeElement?.classList.contains('fw-table-reload')`)).to.equal(true);
-      expect(errors).to.deep.equal([]);
-    } finally {
-      await context.close();
+  it('the stream cannot open: "Reconnecting…" with "Reconnect now", which goes away once the stream is back and leaves the focus on the reload button (pressed, or not)', async () => {
+    for (const press of [true, false]) {
+      const { context, page, errors } = await openPage(browser());
+      try {
+        // The stream's requests fail until `blocked` is lifted.
+        let blocked = true;
+        await page.route('**/fw-api/data/events/Book', (route) => (blocked ? route.abort('failed') : route.continue()));
+        await openSignedIn(page, ui.url, '/model/Book', token);
+        await page.locator('.fw-live-status[data-status="retrying"]').waitFor({ timeout: 15_000 });
+        expect(await page.locator('.fw-live-status').innerText()).to.equal('Reconnecting…');
+        const retry = page.locator('.fw-live-retry');
+        await retry.focus();
+        blocked = false;
+        // Pressed: it tries at once. Not pressed: the next try on its own reconnects, and the
+        // button, which had the focus, goes: the focus is not dropped to the page.
+        if (press) await page.keyboard.press('Enter');
+        await live(page);
+        expect(await retry.count()).to.equal(0);
+        await waitUntil(page, `document.activeElement?.classList.contains('fw-table-reload')`, 5000);
+        expect(errors).to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
     }
   });
 

@@ -37,6 +37,14 @@ export function LiveStatusBadge({ status, onRetry }: { status: LiveStatus | unde
     return () => clearTimeout(timer);
   }, [tried]);
   useEffect(() => setTried(false), [status]);
+  // The stream reconnected by itself while "Reconnect now" had the focus: the button goes, the
+  // focus goes to the reload button beside it rather than to the page.
+  const retryFocused = useRef(false);
+  useEffect(() => {
+    if (status === 'retrying' || !retryFocused.current) return;
+    retryFocused.current = false;
+    if (document.activeElement === document.body || document.activeElement === null) focusReload();
+  }, [status]);
   if (!status || status === 'gone') return null;
   const text = t(`live.status.${status}`);
   return (
@@ -51,6 +59,8 @@ export function LiveStatusBadge({ status, onRetry }: { status: LiveStatus | unde
           type="link"
           size="small"
           className="fw-live-retry"
+          onFocus={() => (retryFocused.current = true)}
+          onBlur={() => (retryFocused.current = false)}
           onClick={() => {
             focusReload();
             setTried(true);
@@ -109,9 +119,11 @@ export function FreshRows({
   const count = rows.length;
   const text = count === 1 ? t('live.newOne') : t('live.newMany', { count });
   // The notice keeps the focus while the list closes: a drawer opened from it returns it there.
+  // Opening the last row listed takes the notice away: the table's reload button holds it instead.
   const pick = (run: () => void) => {
     setOpen(false);
-    trigger.current?.focus();
+    if (count > 1) trigger.current?.focus();
+    else focusReload();
     run();
   };
   // Dismissed or reloaded, the notice goes: the focus goes to the table's reload button, not the page.

@@ -149,16 +149,27 @@ export function useLiveTable(
   // null: deleted), applied to the answer, which may have read them before.
   const asking = useRef(new Map<unknown, Row | null>());
   const matchTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  useEffect(() => () => clearTimeout(matchTimer.current), []);
+  // One question at a time: rows that come while one is asked wait for its answer (a flood of
+  // inserts makes one request per answer, not one per quarter second).
+  const matching = useRef(false);
+  const mounted = useRef(true);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+      clearTimeout(matchTimer.current);
+      matchTimer.current = undefined;
+    };
+  }, []);
   const matchLater = () => {
-    if (matchTimer.current !== undefined) return;
+    if (matchTimer.current !== undefined || matching.current || !mounted.current) return;
     matchTimer.current = setTimeout(() => {
       matchTimer.current = undefined;
       const asked = current.current;
       const rows = [...unmatched.current.values()].slice(0, MAX_PAGE_SIZE);
       if (rows.length === 0) return; // forgotten meanwhile (another search, a reload)
       for (const row of rows) unmatched.current.delete(row[key]);
-      if (unmatched.current.size > 0) matchLater();
+      matching.current = true;
       const ids = rows.map((r) => r[key]);
       for (const id of ids) asking.current.set(id, {});
       const conditions = [...(asked.conditions ?? []), { field: key, op: 'in' as const, value: ids }];
@@ -167,19 +178,24 @@ export function useLiveTable(
         asking.current.delete(id);
         return seen;
       };
-      fetchTablePage(fw, { page: 1, size: ids.length, conditions, count: 'none' }).then(
-        (answer) => {
-          const news = new Map(ids.map((id) => [id, since(id)] as const));
-          // The search changed meanwhile: what was counted belonged to the old one.
-          if (JSON.stringify(current.current) !== JSON.stringify(asked)) return;
-          for (const row of answer.rows) {
-            const seen = news.get(row[key]);
-            // Deleted while asked (its answer would bring it back as a ghost), else with the newer values.
-            if (seen !== null) placeOrKeep({ ...row, ...seen }, asked, answer.labels);
-          }
-        },
-        () => ids.forEach(since), // the rows show with the next load
-      );
+      fetchTablePage(fw, { page: 1, size: ids.length, conditions, count: 'none' })
+        .then(
+          (answer) => {
+            const news = new Map(ids.map((id) => [id, since(id)] as const));
+            // The search changed meanwhile: what was counted belonged to the old one.
+            if (JSON.stringify(current.current) !== JSON.stringify(asked)) return;
+            for (const row of answer.rows) {
+              const seen = news.get(row[key]);
+              // Deleted while asked (its answer would bring it back as a ghost), else with the newer values.
+              if (seen !== null) placeOrKeep({ ...row, ...seen }, asked, answer.labels);
+            }
+          },
+          () => ids.forEach(since), // the rows show with the next load
+        )
+        .finally(() => {
+          matching.current = false;
+          if (unmatched.current.size > 0) matchLater();
+        });
     }, MATCH_WAIT_MS);
   };
   // A new row known to match the query on screen: on its page where the order puts it there (the
