@@ -341,7 +341,7 @@ describeBrowser('admin UI: live tables', (browser) => {
     }
   });
 
-  it('B deletes two rows and puts them back at once (Undo while they fade): they stay on A’s page', async () => {
+  it('B deletes two rows and puts them back at once (Undo while they fade): on A’s page they stay, elsewhere the total and the notice are untouched', async () => {
     const bobToken = await apiToken(ui.url, bob.account, bob.password);
     const post = async (path: string, body: unknown) => {
       const res = await fetch(`${ui.url}/fw-api/data/modify/Book${path}`, {
@@ -353,29 +353,39 @@ describeBrowser('admin UI: live tables', (browser) => {
     };
     await add(ui, bobToken, { title: 'Odyssey Back', genre: 'poetry', price: 4, published: '1900-01-01' });
     await add(ui, bobToken, { title: 'Iliad Back', genre: 'poetry', price: 4, published: '1900-01-01' });
-    const { context, page } = await openPage(browser());
-    try {
-      await openSignedIn(page, ui.url, '/model/Book', token);
-      await live(page);
-      await rowWith(page, 'Iliad Back').waitFor();
-      const total = await page.locator('.ant-pagination-total-text').innerText();
-      const ids = (await books().whereIn('title', ['Odyssey Back', 'Iliad Back'])).map((r) => r.id);
-      // A notes when the rows start to fade: the put-back's events come while they do.
-      await page.evaluate(`(() => {
-        window.fwFading = false;
-        new MutationObserver(() => { if (document.querySelector('tr.fw-live-leaving')) window.fwFading = true; }).observe(document.body, { subtree: true, attributes: true, childList: true });
-      })()`);
-      await post('/delete', { ids });
-      await post('/undelete', { ids });
-      await waitUntil(page, 'window.fwFading === true', 15_000);
-      // Well past the fade (0.6 s): the rows were put back, so they stay, and so does the total.
-      await page.waitForTimeout(1500);
-      expect(await rowWith(page, 'Odyssey Back').count(), 'a row put back left A’s table when its fade ended').to.equal(1);
-      expect(await rowWith(page, 'Iliad Back').count(), 'a row put back left A’s table when its fade ended').to.equal(1);
-      expect(await page.locator('.ant-pagination-total-text').innerText()).to.equal(total);
-      expect(await page.locator('tr.fw-live-leaving').count(), 'a row put back still looks as if it were leaving').to.equal(0);
-    } finally {
-      await context.close();
+    const ids = (await books().whereIn('title', ['Odyssey Back', 'Iliad Back'])).map((r) => r.id as number);
+    // The rows on A's page (all of the table), then on a page of two that does not hold them.
+    for (const [path, onPage, price] of [
+      ['/model/Book', true, '11.5'],
+      ['/model/Book?size=2', false, '12.5'],
+    ] as const) {
+      const { context, page } = await openPage(browser());
+      try {
+        await openSignedIn(page, ui.url, path, token);
+        await live(page);
+        const first = page.locator('.ant-table-tbody tr.ant-table-row').first();
+        await first.waitFor();
+        const firstTitle = (await first.locator('td.fw-col-title').innerText()).trim();
+        const firstId = (await books().where({ title: firstTitle }).first()).id as number;
+        const total = await page.locator('.ant-pagination-total-text').innerText();
+        await post('/delete', { ids });
+        await post('/undelete', { ids });
+        // Then a change A sees on its page: the stream is in order, so once A shows it, the delete
+        // and the put-back reached A (within well under the fade's 0.6 s of each other).
+        await post('/update-cell', { id: firstId, field: 'price', value: Number(price) });
+        await waitUntil(page, `document.querySelector('.ant-table-tbody tr.ant-table-row td.fw-col-price')?.textContent.includes(${JSON.stringify(price)})`, 15_000);
+        // Past the fade: the rows were put back, so they stay, and the total with them.
+        await page.waitForTimeout(1500);
+        if (onPage) {
+          expect(await rowWith(page, 'Odyssey Back').count(), 'a row put back left A’s table when its fade ended').to.equal(1);
+          expect(await rowWith(page, 'Iliad Back').count(), 'a row put back left A’s table when its fade ended').to.equal(1);
+          expect(await page.locator('tr.fw-live-leaving').count(), 'a row put back still looks as if it were leaving').to.equal(0);
+        }
+        expect(await page.locator('.ant-pagination-total-text').innerText(), `the total on ${path}`).to.equal(total);
+        expect(await page.locator('.fw-live-show').count(), `rows put back listed as new on ${path}`).to.equal(0);
+      } finally {
+        await context.close();
+      }
     }
   });
 

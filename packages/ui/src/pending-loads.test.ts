@@ -98,6 +98,31 @@ describe('ui live tables: patches kept for the load in flight (pendingLoads.ts)'
     pending.stop();
   });
 
+  it('a replacing load that TanStack starts without a fetch action (same meta) still lands as it is', async function () {
+    const c = client();
+    const pending = followLoads(c.queryClient);
+    c.queryClient.setQueryData(KEY, ['Leaves of Grass', 'Walden']);
+    const query = c.query() ?? c.queryClient.getQueryCache().build(c.queryClient, c.options);
+    const actions: string[] = [];
+    const unsubscribe = c.queryClient.getQueryCache().subscribe((event) => {
+      if (event.type === 'updated') actions.push(event.action.type);
+    });
+    void query.fetch(c.options, { meta: null } as never).catch(() => undefined);
+    pending.keep(query, without('Leaves of Grass'));
+    // The same meta as the load in flight: the query stays 'fetching' and no `fetch` action is sent.
+    const again = query.fetch(c.options, { cancelRefetch: true, meta: null } as never);
+    expect(
+      actions.filter((a) => a === 'fetch'),
+      'actions seen',
+    ).to.have.length(1);
+    c.waiting.shift();
+    await c.answer(['Leaves of Grass', 'Walden']);
+    await again;
+    expect(c.data()).to.deep.equal(['Leaves of Grass', 'Walden']);
+    unsubscribe();
+    pending.stop();
+  });
+
   it('an event during the replacing load is kept for that load', async function () {
     const c = client();
     const pending = followLoads(c.queryClient);

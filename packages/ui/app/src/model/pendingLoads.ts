@@ -5,10 +5,11 @@
 // end.
 //
 // The patch belongs to that one load, not to the query: a refetch that cancels it (TanStack's
-// `cancelRefetch`, e.g. the invalidation after an Undo) starts a new load without a `fetch` action
-// of its own, and the new load read after the event. Applying the old patch to its answer would
-// take out rows that came back since: each kept patch is tagged with the load's promise and only
-// the load that lands with the same promise gets it.
+// `cancelRefetch`, e.g. the invalidation after an Undo) starts a new load that read after the event,
+// and the old patch applied to its answer would take out rows that came back since. TanStack marks
+// a new load with a `fetch` action only when the query was idle or the load's `meta` differs (with
+// no meta it always does today, by `null !== undefined`); rather than lean on that, each kept patch
+// is tagged with the load's promise and only the load that lands with the same promise gets it.
 import type { Query, QueryClient } from '@tanstack/react-query';
 
 type Patch = (data: unknown) => unknown;

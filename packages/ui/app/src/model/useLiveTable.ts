@@ -13,7 +13,7 @@ import { fetchReference, fetchTablePage, invalidateModel, keys, MAX_PAGE_SIZE } 
 import { useLiveEvent, type LiveChannel, type LiveEvent } from '../client/live';
 import type { ModelView, Row, TablePage, TableQuery } from '../types';
 import { dropFromPage, insertIntoPage, patchPage, patchRows } from './liveCache';
-import { followLoads } from './pendingLoads';
+import { followLoads, type PendingLoads } from './pendingLoads';
 import { reducedMotion } from '../motion';
 import './live.css';
 
@@ -62,8 +62,9 @@ export function useLiveTable(
   const [marks, setMarks] = useState<ReadonlyMap<string, string>>(new Map());
   const [fresh, setFresh] = useState<ReadonlyMap<unknown, Row>>(new Map());
   const timers = useRef(new Set<ReturnType<typeof setTimeout>>());
-  // Rows deleted that are still fading out (they leave the cache when the fade ends).
-  const leaving = useRef(new Set<unknown>());
+  // Rows deleted that are still fading out (they leave the cache when the fade ends), each with
+  // the delete it fades for: a later delete of the same row restarts its fade.
+  const leaving = useRef(new Map<unknown, object>());
   const current = useRef(query);
   current.current = query;
   useEffect(() => () => timers.current.forEach(clearTimeout), []);
@@ -88,14 +89,21 @@ export function useLiveTable(
   };
   // An event patches every cached page and tree of the model, and a load of one of them in flight
   // gets the same patch when it lands (pendingLoads.ts).
-  const [pending] = useState(() => followLoads(queryClient));
-  useEffect(() => pending.stop, [pending]);
+  const pending = useRef<PendingLoads>(undefined);
+  useEffect(() => {
+    const following = followLoads(queryClient);
+    pending.current = following;
+    return () => {
+      following.stop();
+      if (pending.current === following) pending.current = undefined;
+    };
+  }, [queryClient]);
   const patchAll = (patchTable: (page: TablePage, queryKey: QueryKey) => TablePage, patchTree: (tree: TreeData) => TreeData) => {
     const each = <T>(queryKey: QueryKey, patch: (data: T, queryKey: QueryKey) => T) => {
       for (const query of queryClient.getQueryCache().findAll({ queryKey })) {
         const data = query.state.data as T | undefined;
         if (data !== undefined) put([query.queryKey, data], patch(data, query.queryKey));
-        pending.keep(query, (landed) => patch(landed as T, query.queryKey));
+        pending.current?.keep(query, (landed) => patch(landed as T, query.queryKey));
       }
     };
     each([...keys.model(fw), 'table'], patchTable);
@@ -182,6 +190,7 @@ export function useLiveTable(
         .then(
           (answer) => {
             const news = new Map(ids.map((id) => [id, since(id)] as const));
+            if (!mounted.current) return;
             // The search changed meanwhile: what was counted belonged to the old one.
             if (JSON.stringify(current.current) !== JSON.stringify(asked)) return;
             for (const row of answer.rows) {
@@ -219,9 +228,17 @@ export function useLiveTable(
     const row = event.data.row as Row | undefined;
     if (typeof id !== 'number' || !row || typeof row !== 'object') return;
     const full = { ...row, [key]: id };
-    // Put back while it fades out (Undo right after the delete): it stays.
-    if (leaving.current.delete(id)) setMarks((old) => new Map([...old].filter(([name]) => name !== String(id))));
     labelsFor(full);
+    // Put back while it fades out (Undo right after the delete): the delete has not taken it out of
+    // the cache or the total yet, so it only stays, with the values it came back with.
+    if (leaving.current.delete(id)) {
+      setMarks((old) => new Map([...old].filter(([name]) => name !== String(id))));
+      patchAll(
+        (page) => patchPage(page, key, id, full),
+        (tree) => ({ ...tree, rows: patchRows(tree.rows, key, id, full) }),
+      );
+      return;
+    }
     // Whether the row is on screen is judged on the first pass only (a replay changes nothing here).
     let first = true;
     let shown = false;
@@ -257,10 +274,12 @@ export function useLiveTable(
       if (asking.current.has(i)) asking.current.set(i, null);
     }
     setFresh((old) => (ids.some((i) => old.has(i)) ? new Map([...old].filter(([i]) => !ids.includes(i as number))) : old));
-    for (const i of ids) leaving.current.add(i);
+    const fade = {};
+    for (const i of ids) leaving.current.set(i, fade);
     const drop = () => {
-      // Rows put back meanwhile are not taken out.
-      const gone = ids.filter((i) => leaving.current.delete(i));
+      // Rows put back meanwhile are not taken out (nor those deleted again since: a later fade ends it).
+      const gone = ids.filter((i) => leaving.current.get(i) === fade);
+      for (const i of gone) leaving.current.delete(i);
       if (gone.length === 0) return;
       patchAll(
         (page, queryKey) => dropFromPage(page, key, gone, (queryKey[3] ?? {}) as TableQuery),
@@ -277,6 +296,8 @@ export function useLiveTable(
   useLiveEvent(channel, 'reload', () => {
     setFresh(new Map());
     unmatched.current.clear();
+    // The load says which rows are there: a fade under way takes nothing out after it.
+    leaving.current.clear();
     void invalidateModel(queryClient, fw);
   });
 
