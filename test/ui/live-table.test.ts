@@ -13,10 +13,13 @@ import { describeBrowser } from '@fw/test-utils';
 import { axeViolations, formatViolations } from './axe.js';
 import { apiToken, openPage, openSignedIn, rowAction, rowWith, shot, startDemo, userWithMenus, waitUntil, type UiDemo } from './support.js';
 
-async function add(ui: UiDemo, token: string, row: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${ui.url}/fw-api/data/modify/Book`, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(row) });
+/** A write to Book through the data API as the holder of `token` (`path`: '' adds, '/delete', …). */
+async function modify(ui: UiDemo, token: string, path: string, body: unknown): Promise<void> {
+  const res = await fetch(`${ui.url}/fw-api/data/modify/Book${path}`, { method: 'POST', headers: { token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   expect(res.status, await res.clone().text()).to.equal(200);
 }
+
+const add = (ui: UiDemo, token: string, row: Record<string, unknown>) => modify(ui, token, '', row);
 
 /** The cell of `field` in the row showing `text`. */
 function cell(page: Page, text: string, field: string) {
@@ -284,14 +287,7 @@ describeBrowser('admin UI: live tables', (browser) => {
 
   it('a table load in flight when B deletes a row and changes another does not bring back either: the events apply to what it brings', async () => {
     const bobToken = await apiToken(ui.url, bob.account, bob.password);
-    const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${ui.url}/fw-api/data/modify/Book${path}`, {
-        method: 'POST',
-        headers: { token: bobToken, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      expect(res.status, await res.clone().text()).to.equal(200);
-    };
+    const post = (path: string, body: unknown) => modify(ui, bobToken, path, body);
     await add(ui, bobToken, { title: 'Ulysses One', genre: 'novel', price: 5, published: '1922-02-02' });
     const { context, page } = await openPage(browser());
     try {
@@ -343,14 +339,7 @@ describeBrowser('admin UI: live tables', (browser) => {
 
   it('B deletes two rows and puts them back at once (Undo while they fade): on A’s page they stay, elsewhere the total and the notice are untouched', async () => {
     const bobToken = await apiToken(ui.url, bob.account, bob.password);
-    const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${ui.url}/fw-api/data/modify/Book${path}`, {
-        method: 'POST',
-        headers: { token: bobToken, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      expect(res.status, await res.clone().text()).to.equal(200);
-    };
+    const post = (path: string, body: unknown) => modify(ui, bobToken, path, body);
     await add(ui, bobToken, { title: 'Odyssey Back', genre: 'poetry', price: 4, published: '1900-01-01' });
     await add(ui, bobToken, { title: 'Iliad Back', genre: 'poetry', price: 4, published: '1900-01-01' });
     const ids = (await books().whereIn('title', ['Odyssey Back', 'Iliad Back'])).map((r) => r.id as number);
